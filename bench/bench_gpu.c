@@ -1,0 +1,227 @@
+/* The benchmark harness behind BENCHMARKS.md: the design.md workloads for
+ * every kernel variant, sync mode and precision on one GPU, timed with CUDA
+ * events around the launches (warm-up first, median of REPS runs), with
+ * evaluations per second and the fraction of the memory roofline (bytes:
+ * every position, velocity and personal-best element read once and every
+ * position and velocity element written once per iteration, over the
+ * device-to-device copy bandwidth measured here). Optionally the CPU
+ * backend on the same problems (--cpu), for the GPU/CPU speedup.
+ *
+ *   bench_gpu [--reps N] [--only NAME] [--cpu] [--csv FILE]            */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "backend.h"
+#include "config.h"
+#include "log.h"
+#include "runtime.h"
+
+struct workload {
+  const char *name, *objective, *precision;
+  int dims, particles;
+  long iterations;
+  const char *target; /* design.md's target, for the table */
+};
+
+static const struct workload workloads[] = {
+    {"cubic-1d-2048", "cubic", "double", 1, 2048, 100000, "<= 0.04 s"},
+    {"cubic-1d-65536", "cubic", "double", 1, 65536, 100000, "<= 0.06 s (relaxed)"},
+    {"cubic-120d-32768", "cubic", "double", 120, 32768, 1000, "<= 0.065 s"},
+    {"cubic-120d-131072", "cubic", "double", 120, 131072, 800, "<= 0.2 s"},
+    {"rastrigin-30d-65536-float", "rastrigin", "float", 30, 65536, 1000, "<= 0.015 s"},
+};
+
+struct variant {
+  const char *kernel, *sync;
+};
+static const struct variant variants[] = {{"queue_lock", "strict"},
+                                          {"queue_lock", "relaxed"},
+                                          {"queue", "strict"},
+                                          {"reduction", "strict"}};
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Device-to-device copy bandwidth (bytes read + written per second). */
+static double copy_bandwidth(void)
+{
+  size_t n = (size_t)2 << 30;
+  void *a, *b;
+  cudaEvent_t e0, e1;
+  if (cudaMalloc(&a, n) != cudaSuccess || cudaMalloc(&b, n) != cudaSuccess) return 0;
+  cudaMemset(a, 1, n);
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  double t[7];
+  for (int r = 0; r < 8; r++) {
+    cudaEventRecord(e0, 0);
+    cudaMemcpy(b, a, n, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(e1, 0);
+    cudaEventSynchronize(e1);
+    float ms;
+    cudaEventElapsedTime(&ms, e0, e1);
+    if (r > 0) t[r - 1] = ms;
+  }
+  qsort(t, 7, sizeof t[0], cmp_double);
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * (double)n / (t[3] * 1e-3);
+}
+
+static int make_config(const struct workload *w, const struct variant *v, const char *backend,
+                       struct ipso_config *cfg)
+{
+  char text[1024];
+  snprintf(text, sizeof text,
+           "[run]\nbackend = \"%s\"\nprecision = \"%s\"\nmax_iterations = %ld\noutput = \"\"\n"
+           "[objective]\nname = \"%s\"\ndimensions = %d\n"
+           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n[output]\ncheckpoint = \"\"\n",
+           backend, w->precision, w->iterations, w->objective, w->dims, w->particles, v->kernel,
+           v->sync);
+  return config_load_text(text, w->name, 0, NULL, 1, cfg);
+}
+
+/* Times ITERATIONS iterations REPS times (after a warm-up) on the GPU; the
+ * median device time in seconds, and the final best of the last run. */
+static int time_gpu(const struct ipso_config *cfg, long iterations, int reps, double *median,
+                    double *spread, double *best_out, char *mapping, size_t mlen)
+{
+  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct backend b;
+  IPSO_TRY(backend_gpu_create(&setup, &b));
+  gpu_mapping_of(&b, mapping, mlen);
+  double *best = malloc(sizeof(double) * (size_t)iterations);
+  double *t = malloc(sizeof(double) * (size_t)reps);
+  int rc = IPSO_OK;
+  long warm = iterations < 200 ? iterations : 200;
+  if (rc == IPSO_OK) rc = b.ops->init(&b);
+  if (rc == IPSO_OK) rc = b.ops->step(&b, 1, warm, best);
+  for (int r = 0; r < reps && rc == IPSO_OK; r++) {
+    rc = b.ops->init(&b);
+    if (rc == IPSO_OK) rc = b.ops->step(&b, 1, iterations, best);
+    t[r] = gpu_last_step_ms(&b) * 1e-3;
+  }
+  if (rc == IPSO_OK) {
+    *best_out = best[iterations - 1];
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    *median = t[reps / 2];
+    *spread = (t[reps - 1] - t[0]) / t[reps / 2];
+  }
+  free(best);
+  free(t);
+  b.ops->destroy(&b);
+  return rc;
+}
+
+/* Seconds per iteration of the CPU backend on the same problem (all cores). */
+static int time_cpu(const struct workload *w, double *per_iteration)
+{
+  struct ipso_config cfg;
+  IPSO_TRY(make_config(w, &variants[0], "cpu", &cfg));
+  struct swarm_setup setup = {&cfg, 0, 1, -1};
+  struct backend b;
+  IPSO_TRY(backend_cpu_create(&setup, &b));
+  /* Enough iterations for about a second of work, at least 3. */
+  long its = (long)(3e8 / ((double)w->particles * w->dims));
+  if (its < 3) its = 3;
+  if (its > w->iterations) its = w->iterations;
+  double *best = malloc(sizeof(double) * (size_t)its);
+  b.ops->init(&b);
+  b.ops->step(&b, 1, 2, best);
+  double t0 = wall_seconds();
+  int rc = b.ops->step(&b, 3, its + 2, best);
+  *per_iteration = (wall_seconds() - t0) / (double)its;
+  free(best);
+  b.ops->destroy(&b);
+  config_free(&cfg);
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  int reps = 5, cpu = 0;
+  const char *only = NULL, *csv_path = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else if (!strcmp(argv[i], "--cpu"))
+      cpu = 1;
+    else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+      csv_path = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench_gpu [--reps N] [--only NAME] [--cpu] [--csv FILE]\n");
+      return 2;
+    }
+  }
+  if (reps < 1) reps = 1;
+  if (backend_gpu_count() == 0) {
+    printf("no GPU: nothing to benchmark\n");
+    return 77;
+  }
+  struct cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  double bw = copy_bandwidth();
+  time_t now = time(NULL);
+  char date[32];
+  strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+  printf("device: %s (%d SMs), %s; copy bandwidth %.2f TB/s (read + write); median of %d runs\n",
+         prop.name, prop.multiProcessorCount, date, bw / 1e12, reps);
+  FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+  if (csv)
+    fprintf(csv,
+            "workload,kernel,sync,mapping,seconds,spread,evals_per_s,roofline_fraction,best\n");
+  printf("%-26s %-11s %-8s %-22s %10s %7s %11s %8s %14s\n", "workload", "kernel", "sync", "mapping",
+         "time [s]", "spread", "evals/s", "roofline", "best");
+  for (size_t k = 0; k < sizeof workloads / sizeof workloads[0]; k++) {
+    const struct workload *w = &workloads[k];
+    if (only && !strstr(w->name, only)) continue;
+    double es = strcmp(w->precision, "float") ? 8 : 4;
+    double bytes = 5.0 * w->particles * (double)w->dims * es * (double)w->iterations;
+    double ql = 0, red = 0;
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+      struct ipso_config cfg;
+      if (make_config(w, &variants[v], "gpu", &cfg) != IPSO_OK) return 1;
+      double med = 0, spread = 0, best = 0;
+      char mapping[64] = "";
+      int rc = time_gpu(&cfg, w->iterations, reps, &med, &spread, &best, mapping, sizeof mapping);
+      config_free(&cfg);
+      if (rc != IPSO_OK) {
+        printf("%-26s %-11s %-8s failed\n", w->name, variants[v].kernel, variants[v].sync);
+        continue;
+      }
+      double evals = (double)w->particles * (double)w->iterations / med;
+      double roof = bytes / bw / med;
+      printf("%-26s %-11s %-8s %-22s %10.4f %6.1f%% %11.3e %7.1f%% %14.8g\n", w->name,
+             variants[v].kernel, variants[v].sync, mapping, med, 100 * spread, evals, 100 * roof,
+             fabs(best));
+      if (csv)
+        fprintf(csv, "%s,%s,%s,%s,%.6f,%.4f,%.6e,%.4f,%.17g\n", w->name, variants[v].kernel,
+                variants[v].sync, mapping, med, spread, evals, roof, fabs(best));
+      if (v == 0) ql = med;
+      if (v == 3) red = med;
+    }
+    if (ql > 0 && red > 0)
+      printf("%-26s queue_lock strict vs reduction: %.2fx   (target %s)\n", w->name, red / ql,
+             w->target);
+    if (cpu) {
+      double per_it;
+      if (time_cpu(w, &per_it) == IPSO_OK)
+        printf("%-26s cpu backend: %.4g s per iteration -> %.4g s for %ld iterations "
+               "(%.0fx the queue_lock strict GPU run)\n",
+               w->name, per_it, per_it * (double)w->iterations, w->iterations,
+               per_it * (double)w->iterations / (ql > 0 ? ql : 1));
+    }
+  }
+  if (csv) fclose(csv);
+  return 0;
+}

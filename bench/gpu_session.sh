@@ -1,0 +1,25 @@
+#!/bin/bash
+# One session on the GPU machine: build with the gpu preset, run the
+# gpu-labelled tests and the benchmark. Logs and CSV under $OUT (or ./out).
+# Usage (from the checkout root): bash bench/gpu_session.sh [tests|bench|all] [bench args...]
+set -uo pipefail
+what=${1:-all}
+shift || true
+out=${OUT:-out}
+mkdir -p "$out"
+[ -f .device/setup.sh ] && . .device/setup.sh
+export IPSO_CACHE_DIR=${IPSO_CACHE_DIR:-/tmp/ipso-cache}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+if ! { cmake --preset gpu >"$out/cmake.log" 2>&1 && cmake --build --preset gpu -j "$(nproc)" >"$out/build.log" 2>&1; }; then
+  tail -40 "$out/cmake.log" "$out/build.log"
+  exit 1
+fi
+status=0
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  (cd build-gpu && ctest -L gpu --output-on-failure --timeout 1200) >"$out/gpu-tests.log" 2>&1 || status=1
+  grep -E "^(ok|FAIL)|tests passed|Passed|Failed|\*\*\*|p=" "$out/gpu-tests.log" | tail -60
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  build-gpu/bench_gpu --csv "$out/bench.csv" "$@" 2>&1 | tee "$out/bench.log" || status=1
+fi
+exit $status

@@ -1,0 +1,45 @@
+/* Checkpoints: the full state of every island in one HDF5 file of its own,
+ * written collectively to a temporary name, flushed and renamed, with the
+ * previous checkpoint kept as <path>.prev. Each island's arrays carry a
+ * checksum, so a truncated or altered file is refused on reading. */
+#ifndef IPSO_CHECKPOINT_H
+#define IPSO_CHECKPOINT_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "config.h"
+
+struct checkpoint_info {
+  int64_t iteration;        /* last completed iteration */
+  int64_t evaluations;      /* objective evaluations so far, all islands */
+  double elapsed_seconds;   /* run time so far, all earlier segments of the run */
+  int64_t target_iteration; /* first iteration that reached target_fitness, or -1 */
+  int64_t history_rows;     /* history rows written to the output so far */
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Writes the checkpoint cfg->output.checkpoint from every rank's island S
+ * (costs, not fitness). Returns IPSO_ERR_RUNTIME with the path and errno on
+ * failure, leaving the previous checkpoint in place. */
+int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
+                     const struct checkpoint_info *info, const struct swarm_state *s);
+
+/* Reads checkpoint PATH into this rank's island S (allocated here) and INFO.
+ * A file that is missing, unreadable, truncated or fails its checksum, or
+ * that was written for a different problem (dimensions, particles, islands,
+ * objective, bounds, goal, precision) is refused with IPSO_ERR_USAGE and a
+ * message naming the file and the reason. Changed algorithm settings (seed,
+ * coefficients, kernel, migration) are allowed with a warning. */
+int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *cfg,
+                    struct checkpoint_info *info, struct swarm_state *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

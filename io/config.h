@@ -1,0 +1,129 @@
+/* The run configuration: a plain C struct filled from a TOML file by
+ * config_load() (toml++ behind this C API), validated, and broadcast from
+ * rank 0 to all ranks with config_pack()/config_unpack(). */
+#ifndef IPSO_CONFIG_H
+#define IPSO_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ipso.h"
+
+enum ipso_backend_kind { IPSO_BACKEND_AUTO, IPSO_BACKEND_GPU, IPSO_BACKEND_CPU };
+enum ipso_precision { IPSO_DOUBLE, IPSO_FLOAT };
+enum ipso_goal { IPSO_MINIMIZE, IPSO_MAXIMIZE };
+enum ipso_kernel { IPSO_KERNEL_QUEUE_LOCK, IPSO_KERNEL_QUEUE, IPSO_KERNEL_REDUCTION };
+enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
+enum ipso_topology { IPSO_TOPOLOGY_RING, IPSO_TOPOLOGY_BIDIRECTIONAL_RING };
+enum ipso_policy { IPSO_POLICY_REPLACE_WORST };
+enum ipso_progress { IPSO_PROGRESS_AUTO, IPSO_PROGRESS_LINES, IPSO_PROGRESS_OFF };
+
+/* A named constant of the objective: [objective.params] name = x or [x, ...]. */
+struct ipso_param {
+  char name[64];
+  int64_t len;    /* 1 for a scalar */
+  int is_array;   /* written as an array in the config */
+  double *values; /* [len] */
+};
+
+struct ipso_run_config {
+  char name[IPSO_NAME_MAX];
+  uint64_t seed;
+  enum ipso_backend_kind backend;
+  enum ipso_precision precision;
+  int64_t max_iterations;
+  int has_target;
+  double target_fitness;      /* in the objective's own units (not sign-adjusted) */
+  double time_limit;          /* seconds; 0 = none */
+  double watchdog;            /* seconds without progress before the job is ended; 0 = off */
+  char output[IPSO_PATH_MAX]; /* "" = no HDF5 output */
+};
+
+struct ipso_objective_config {
+  char name[IPSO_NAME_MAX];
+  int id; /* enum ipso_objective_id (src/objective.h) */
+  int dimensions;
+  double *lower; /* [dimensions] */
+  double *upper; /* [dimensions] */
+  enum ipso_goal goal;
+  char source[IPSO_PATH_MAX];   /* name = "user": file, resolved against the config's directory */
+  char function[IPSO_NAME_MAX]; /* name = "user": function name in source */
+  int nparams;
+  struct ipso_param params[IPSO_MAX_PARAMS];
+};
+
+struct ipso_swarm_config {
+  int64_t particles; /* per island */
+  double inertia;
+  double cognitive;
+  double social;
+  double velocity_clamp; /* fraction of (upper - lower) */
+  enum ipso_kernel kernel;
+  enum ipso_sync sync;
+};
+
+struct ipso_migration_config {
+  int64_t interval; /* 0 = isolated islands */
+  int migrants;
+  enum ipso_topology topology;
+  enum ipso_policy policy;
+};
+
+struct ipso_output_config {
+  int64_t history_interval;    /* 0 = no history */
+  int64_t snapshot_interval;   /* 0 = no snapshots */
+  int64_t checkpoint_interval; /* iterations; 0 = not by iterations */
+  double checkpoint_seconds;   /* wall time; 0 = not by time */
+  char checkpoint[IPSO_PATH_MAX];
+  enum ipso_progress progress;
+};
+
+struct ipso_config {
+  struct ipso_run_config run;
+  struct ipso_objective_config objective;
+  struct ipso_swarm_config swarm;
+  struct ipso_migration_config migration;
+  struct ipso_output_config output;
+  char path[IPSO_PATH_MAX]; /* the config file as given */
+  char *text;               /* resolved config: every key with the value used, as TOML */
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads, validates and resolves the config file PATH with command-line
+ * overrides ("section.key=value", TOML value syntax; a bare word is taken as
+ * a string). ISLANDS is the number of MPI ranks (for checks that depend on
+ * it). Every problem is printed to stderr as "file:line:column: error: ..."
+ * (or "--set key=value: error: ...") and IPSO_ERR_USAGE returned; on success
+ * CFG is filled and owns its memory (config_free). */
+int config_load(const char *path, int noverrides, char *const *overrides, int islands,
+                struct ipso_config *cfg);
+
+/* Same, from TOML text already in memory; SOURCE_NAME names it in messages. */
+int config_load_text(const char *text, const char *source_name, int noverrides,
+                     char *const *overrides, int islands, struct ipso_config *cfg);
+
+void config_free(struct ipso_config *cfg);
+
+/* Serialises CFG into one malloc'd buffer (for MPI_Bcast) and back. */
+int config_pack(const struct ipso_config *cfg, void **buf, size_t *len);
+int config_unpack(const void *buf, size_t len, struct ipso_config *cfg);
+
+/* Parses "HH:MM:SS" into seconds; returns -1 if malformed. */
+double config_parse_hms(const char *s);
+
+/* Names of enum values as written in the config. */
+const char *config_backend_name(enum ipso_backend_kind b);
+const char *config_precision_name(enum ipso_precision p);
+const char *config_kernel_name(enum ipso_kernel k);
+const char *config_sync_name(enum ipso_sync s);
+const char *config_goal_name(enum ipso_goal g);
+const char *config_topology_name(enum ipso_topology t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

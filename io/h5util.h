@@ -1,0 +1,190 @@
+/* HDF5 helpers shared by the run output (h5out.c) and the checkpoints
+ * (checkpoint.c), implemented in h5out.c: opening a file for parallel or
+ * serial HDF5, checked calls, attributes, and transfers of the blocks of
+ * rows that ranks own.
+ *
+ * With parallel HDF5 every rank opens the file, takes part in every
+ * collective call and moves its own rows (collective transfers, collective
+ * metadata operations). With serial HDF5 rank 0 alone opens the file and
+ * gathers or scatters the rows of the other ranks; the file is the same.
+ *
+ * Failures: a failed HDF5 or MPI call is reported with the file's path, the
+ * operation and the library's own message, and the function returns
+ * IPSO_ERR_RUNTIME at once. It does not wait for the other ranks, which may
+ * still be inside a collective call it skipped (waiting could deadlock);
+ * main() turns the status into MPI_Abort, which ends them. Verdicts on the
+ * user's input (an existing output, a bad checkpoint) are reached where
+ * every rank passes and agreed with h5u_agree(), so every rank returns the
+ * same IPSO_ERR_USAGE.
+ *
+ * Reads: HDF5 (1.10 at least) looks up the chunks of a chunked dataset
+ * independently on each rank that reads, so ranks that read different
+ * chunks end up with different metadata caches, and the next collective
+ * metadata access hangs. Every writer therefore reads the same rows of a
+ * chunked dataset; rows per rank are read from contiguous datasets only.
+ * Writes allocate chunks collectively and may differ between ranks. */
+#ifndef IPSO_H5UTIL_H
+#define IPSO_H5UTIL_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ipso.h"
+#include "log.h"
+
+#ifdef IPSO_HDF5_PARALLEL
+#ifndef H5_HAVE_PARALLEL
+#error "IPSO_HDF5_PARALLEL is set but this HDF5 was built without parallel support"
+#endif
+#define H5U_PARALLEL 1
+#else
+#define H5U_PARALLEL 0
+#endif
+
+/* An HDF5 file shared by the ranks of a communicator. */
+struct h5u_file {
+  MPI_Comm comm; /* not owned */
+  int rank;
+  int size;
+  int writer; /* this rank calls HDF5: every rank (parallel) or rank 0 (serial) */
+  hid_t id;   /* the open file on writers, else H5I_INVALID_HID */
+  hid_t dxpl; /* data transfer properties: collective with parallel HDF5 */
+  char path[IPSO_PATH_MAX];
+};
+
+enum h5u_mode {
+  H5U_CREATE,   /* a new file; fails if it exists */
+  H5U_REPLACE,  /* a new file, truncating an existing one */
+  H5U_READ,     /* an existing file, read only */
+  H5U_READWRITE /* an existing file, read and write */
+};
+
+/* Checks an HDF5 call (it failed if it returned a negative value): reports
+ * it on F's path with the operation (printf format and arguments) and
+ * HDF5's own message, then jumps to the calling function's `done` label. */
+#define H5U_CHECK(f, call, ...)                                                                    \
+  do {                                                                                             \
+    if ((call) < 0) {                                                                              \
+      h5u_fail((f)->path, __FILE__, __LINE__, __VA_ARGS__);                                        \
+      goto done;                                                                                   \
+    }                                                                                              \
+  } while (0)
+
+/* Checks an MPI call: reports the MPI error string and jumps to `done`. */
+#define H5U_MPI_CHECK(call)                                                                        \
+  do {                                                                                             \
+    int h5u_mpi_rc_ = (call);                                                                      \
+    if (h5u_mpi_rc_ != MPI_SUCCESS) {                                                              \
+      h5u_mpi_fail(h5u_mpi_rc_, #call, __FILE__, __LINE__);                                        \
+      goto done;                                                                                   \
+    }                                                                                              \
+  } while (0)
+
+/* Closes the listed HDF5 identifiers (invalid ones are skipped); evaluates
+ * to STATUS, or to IPSO_ERR_RUNTIME if a close failed. */
+#define H5U_CLOSE(f, status, ...)                                                                  \
+  h5u_close_ids((f), (status), (hid_t[]){__VA_ARGS__},                                             \
+                sizeof((hid_t[]){__VA_ARGS__}) / sizeof(hid_t))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Prepares F for PATH on COMM (nothing is opened) and silences HDF5's own
+ * printing of errors: failures are reported by islandpso's messages. */
+void h5u_init(struct h5u_file *f, MPI_Comm comm, const char *path);
+
+/* Opens or creates the file on the writers (collective with parallel HDF5).
+ * Prints nothing: on failure returns IPSO_ERR_RUNTIME with HDF5's reason in
+ * WHY, for the caller to report as it sees fit. */
+int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len);
+
+/* Closes the file on the writers (collective with parallel HDF5); every
+ * object in it must be closed already. Reports a failure. */
+int h5u_close(struct h5u_file *f);
+
+/* The innermost message on HDF5's error stack (the most specific one), or
+ * "no HDF5 error message" if it is empty. Call it right after the failed
+ * call: the next HDF5 call clears the stack. */
+void h5u_error_text(char *buf, size_t len);
+
+/* Reports a failed HDF5 call on PATH: the operation and HDF5's message. */
+void h5u_fail(const char *path, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Reports a failed MPI call with MPI's error string. */
+void h5u_mpi_fail(int rc, const char *call, const char *file, int line);
+
+/* The worst STATUS of all ranks of COMM (IPSO_ERR_RUNTIME if the reduction
+ * fails), so that every rank takes the same branch. */
+int h5u_agree(MPI_Comm comm, int status);
+
+/* Prints a verdict on the user's input once, from rank 0 (RANK is the
+ * caller's): every rank reaches the same verdict. */
+void h5u_user_error(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The directory part of PATH ("." for a bare file name). */
+void h5u_directory(const char *path, char *dir, size_t len);
+
+/* Closes N identifiers of any kind (invalid ones are skipped). */
+int h5u_close_ids(const struct h5u_file *f, int status, hid_t *ids, size_t n);
+
+/* Creates dataset NAME in LOC of TYPE with RANK (0: scalar, 1 or 2) DIMS,
+ * and its 'units' and 'description' attributes. CHUNK_ROWS > 0 makes it
+ * extendible along the first dimension in chunks of that many rows;
+ * otherwise it is contiguous and never pre-filled (every element is
+ * written). Reports a failure and returns a negative identifier. */
+hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
+                         int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
+                         const char *description);
+
+/* Opens dataset NAME in LOC; reports a failure. */
+hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name);
+
+/* Writes attribute NAME of OBJ (replacing one of that name): a scalar, or
+ * an array of N elements; a string (UTF-8, fixed length). Writers only,
+ * with the same value on every writer. Report failures. */
+int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
+                   hid_t mem_type, const void *value);
+int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
+                         hid_t mem_type, hsize_t n, const void *values);
+int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name, const char *value);
+
+/* Reads attribute NAME of OBJ, which must hold N elements (1 for a scalar),
+ * converted to MEM_TYPE. Prints nothing; returns a negative value if it is
+ * missing or of another kind. */
+int h5u_read_attr(hid_t obj, const char *name, hid_t mem_type, hsize_t n, void *values);
+
+/* The number of elements of attribute NAME of OBJ; -1 (nothing printed)
+ * if it is missing. */
+hssize_t h5u_attr_length(hid_t obj, const char *name);
+
+/* Reads string attribute NAME of OBJ into a malloc'd string; NULL (and
+ * nothing printed) if it is missing or not a string. */
+char *h5u_read_attr_string(hid_t obj, const char *name);
+
+/* Writes or reads the block at START of COUNT (rows, and columns for 2-D
+ * datasets; a scalar dataset is all or nothing) of DSET from or to the
+ * contiguous BUF. Writers only, collective with parallel HDF5: a writer
+ * with COUNT[0] = 0 takes part with an empty selection. */
+int h5u_write(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
+              const hsize_t count[2], const void *buf);
+int h5u_read(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
+             const hsize_t count[2], void *buf);
+
+/* Writes or reads every rank's block of ROWS rows (WIDTH elements each) of
+ * DSET, [size * ROWS] or [size * ROWS, WIDTH]: rank r's rows are
+ * r*ROWS .. (r+1)*ROWS - 1 and BUF holds them. Every rank calls it (DSET
+ * matters on writers only); large blocks move in pieces. */
+int h5u_write_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
+                          int64_t width, const void *buf);
+int h5u_read_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
+                         int64_t width, void *buf);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,186 @@
+/* NVRTC compilation of the kernels and the on-disk cache of the results. */
+#include "gpu_compile.h"
+
+#include <errno.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "runtime.h"
+#include "user_objective.h"
+
+#ifndef IPSO_CUDA_INCLUDE
+#define IPSO_CUDA_INCLUDE "/usr/local/cuda/include"
+#endif
+
+/* Loads a cubin image as a library. */
+static int load_image(const void *image, struct gpu_program *out)
+{
+  cudaError_t e = cudaLibraryLoadData(&out->library, image, NULL, NULL, 0, NULL, NULL, 0);
+  if (e != cudaSuccess)
+    return IPSO_FAIL("cuda", "cannot load the compiled kernels: %s", cudaGetErrorString(e));
+  return IPSO_OK;
+}
+
+/* Writes N bytes to PATH atomically (temporary name, then rename); a cache
+ * that cannot be written is only a warning. */
+static void cache_store(const char *path, const void *data, size_t n)
+{
+  char tmp[IPSO_PATH_MAX + 96];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f || fwrite(data, 1, n, f) != n || fclose(f) != 0 || rename(tmp, path) != 0) {
+    log_warn("cannot write the kernel cache '%s': %s", path, strerror(errno));
+    remove(tmp);
+  }
+}
+
+/* Prints NVRTC's log of PROG to stderr. */
+static void print_log(nvrtcProgram prog)
+{
+  size_t n = 0;
+  if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n <= 1) return;
+  char *log = malloc(n);
+  if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS) log_user_error("%s", log);
+  free(log);
+}
+
+/* The NVRTC options for compute capability MAJOR.MINOR, in BUF. */
+struct nvrtc_opts {
+  char arch[64], inc[IPSO_PATH_MAX + 8], cccl[IPSO_PATH_MAX + 16];
+  const char *v[8];
+  int n;
+};
+
+static void make_opts(struct nvrtc_opts *o, int major, int minor)
+{
+  const char *inc_env = getenv("IPSO_CUDA_INCLUDE");
+  const char *inc = inc_env && *inc_env ? inc_env : IPSO_CUDA_INCLUDE;
+  snprintf(o->arch, sizeof o->arch, "--gpu-architecture=sm_%d%d", major, minor);
+  snprintf(o->inc, sizeof o->inc, "-I%s", inc);
+  snprintf(o->cccl, sizeof o->cccl, "-I%s/cccl", inc);
+  /* No contraction beyond the explicit fma() calls: the CPU backend computes
+   * the same operations (kernels/pso_kernels.cu, src/backend_cpu_impl.h). */
+  const char *v[] = {o->arch,     "--std=c++17", "--fmad=false", "-default-device",
+                     "-lineinfo", o->inc,        o->cccl};
+  o->n = (int)(sizeof v / sizeof v[0]);
+  memcpy(o->v, v, sizeof v);
+  /* IPSO_NVRTC_VERBOSE: print ptxas's resource report of every kernel. */
+  const char *verbose = getenv("IPSO_NVRTC_VERBOSE");
+  if (verbose && *verbose) o->v[o->n++] = "--ptxas-options=-v";
+}
+
+/* DEFINES + PRELUDE + the kernel source, malloc'd. */
+static char *full_source(const char *defines, const char *prelude)
+{
+  size_t len = strlen(defines) + (prelude ? strlen(prelude) : 0) + strlen(ipso_src_pso_kernels);
+  char *src = malloc(len + 32);
+  if (src)
+    snprintf(src, len + 32, "%s%s\n%s", defines, prelude ? prelude : "", ipso_src_pso_kernels);
+  return src;
+}
+
+int gpu_compile_image(const char *defines, const char *prelude, int major, int minor, int user_code,
+                      char **image, size_t *size)
+{
+  *image = NULL;
+  *size = 0;
+  struct nvrtc_opts o;
+  make_opts(&o, major, minor);
+  char *src = full_source(defines, prelude);
+  if (!src) return IPSO_FAIL("nvrtc", "out of memory");
+  nvrtcProgram prog;
+  const char *hdr_src[] = {ipso_src_objectives};
+  const char *hdr_name[] = {"objectives.h"};
+  nvrtcResult r = nvrtcCreateProgram(&prog, src, "pso_kernels.cu", 1, hdr_src, hdr_name);
+  free(src);
+  if (r != NVRTC_SUCCESS)
+    return IPSO_FAIL("nvrtc", "nvrtcCreateProgram: %s", nvrtcGetErrorString(r));
+  r = nvrtcCompileProgram(prog, o.n, o.v);
+  if (r != NVRTC_SUCCESS) {
+    print_log(prog);
+    nvrtcDestroyProgram(&prog);
+    if (user_code) {
+      log_user_error("islandpso: error: cannot compile objective.source for the GPU (NVRTC's "
+                     "messages are above)");
+      return IPSO_ERR_USAGE;
+    }
+    return IPSO_FAIL("nvrtc", "the built-in kernels did not compile for sm_%d%d: %s", major, minor,
+                     nvrtcGetErrorString(r));
+  }
+  const char *verbose = getenv("IPSO_NVRTC_VERBOSE");
+  if (verbose && *verbose) print_log(prog);
+  size_t n = 0;
+  r = nvrtcGetCUBINSize(prog, &n);
+  char *img = r == NVRTC_SUCCESS ? malloc(n) : NULL;
+  if (img) r = nvrtcGetCUBIN(prog, img);
+  nvrtcDestroyProgram(&prog);
+  if (r != NVRTC_SUCCESS || !img) {
+    free(img);
+    return IPSO_FAIL("nvrtc", "cannot get the compiled image: %s", nvrtcGetErrorString(r));
+  }
+  *image = img;
+  *size = n;
+  return IPSO_OK;
+}
+
+/* The cache key of a compilation: source, options, NVRTC version, and the
+ * contents of the user's file (#included by path). */
+static uint64_t cache_key(const char *defines, const char *prelude, int major, int minor,
+                          int user_code)
+{
+  struct nvrtc_opts o;
+  make_opts(&o, major, minor);
+  char *src = full_source(defines, prelude);
+  uint64_t h = src ? ipso_hash(0, src, strlen(src)) : 0;
+  free(src);
+  h = ipso_hash(h, ipso_src_objectives, strlen(ipso_src_objectives));
+  for (int i = 0; i < o.n; i++) h = ipso_hash(h, o.v[i], strlen(o.v[i]) + 1);
+  int ver[2] = {0, 0};
+  nvrtcVersion(&ver[0], &ver[1]);
+  h = ipso_hash(h, ver, sizeof ver);
+  const char *q = prelude && user_code ? strstr(prelude, "#include \"") : NULL;
+  char path[IPSO_PATH_MAX];
+  if (q && sscanf(q + 10, "%4095[^\"]", path) == 1) {
+    size_t ulen;
+    char *user = ipso_read_file(path, &ulen);
+    if (user) h = ipso_hash(h, user, ulen);
+    free(user);
+  }
+  return h;
+}
+
+int gpu_compile(const char *defines, const char *prelude, int major, int minor, int user_code,
+                struct gpu_program *out)
+{
+  memset(out, 0, sizeof *out);
+  char dir[IPSO_PATH_MAX], path[IPSO_PATH_MAX + 64];
+  int cache_ok = user_cache_dir(dir, sizeof dir) == IPSO_OK;
+  if (cache_ok) {
+    snprintf(path, sizeof path, "%s/kernels-%016llx-sm%d%d.cubin", dir,
+             (unsigned long long)cache_key(defines, prelude, major, minor, user_code), major,
+             minor);
+    size_t n;
+    char *image = ipso_read_file(path, &n);
+    int loaded =
+        image && n > 0 &&
+        cudaLibraryLoadData(&out->library, image, NULL, NULL, 0, NULL, NULL, 0) == cudaSuccess;
+    free(image);
+    if (loaded) {
+      out->cached = 1;
+      return IPSO_OK;
+    }
+  }
+  double t0 = wall_seconds();
+  char *image;
+  size_t n;
+  IPSO_TRY(gpu_compile_image(defines, prelude, major, minor, user_code, &image, &n));
+  out->compile_seconds = wall_seconds() - t0;
+  if (cache_ok) cache_store(path, image, n);
+  int rc = load_image(image, out);
+  free(image);
+  return rc;
+}

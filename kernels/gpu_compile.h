@@ -1,0 +1,41 @@
+/* Run-time compilation of the kernels with NVRTC, for the device's own
+ * architecture, with an on-disk cache keyed by the source, the options,
+ * the NVRTC version and the architecture. No MPI, no HDF5. */
+#ifndef IPSO_GPU_COMPILE_H
+#define IPSO_GPU_COMPILE_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kernel sources built into the binary (kernels/embed.cmake). */
+extern const char ipso_src_pso_kernels[];
+extern const char ipso_src_objectives[];
+
+struct gpu_program {
+  cudaLibrary_t library;
+  double compile_seconds; /* 0 when the cache had it */
+  int cached;
+};
+
+/* Compiles DEFINES (a block of #define lines) + [PRELUDE] + the kernel
+ * source for compute capability MAJOR.MINOR, or loads it from the cache,
+ * and loads it as a library. PRELUDE (may be NULL) is code placed before
+ * the kernels, e.g. the user objective's wrapper. A compile error in user
+ * code returns IPSO_ERR_USAGE with NVRTC's log printed (file names and lines
+ * of the user's file); any other failure IPSO_ERR_RUNTIME. */
+int gpu_compile(const char *defines, const char *prelude, int major, int minor, int user_code,
+                struct gpu_program *out);
+
+/* Compiles without a device or the cache: the cubin image (malloc'd). */
+int gpu_compile_image(const char *defines, const char *prelude, int major, int minor, int user_code,
+                      char **image, size_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

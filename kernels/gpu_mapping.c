@@ -1,0 +1,76 @@
+/* The thread mapping and the kernel specialisation. */
+#include "gpu_mapping.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "objective.h"
+
+/* Chunks per thread at most, before more threads share a particle: each
+ * chunk keeps V coordinates in registers until the personal best is known. */
+#define MAX_CHUNKS 8
+
+static int pow2_at_least(int n)
+{
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+void gpu_mapping_choose(int dims, int fl, int user, struct gpu_mapping *m)
+{
+  int V = dims == 1 ? 1 : (fl ? 4 : 2);
+  while (V > dims) V /= 2;
+  int lanes = (dims + V - 1) / V; /* threads that one chunk would need */
+  int G;
+  if (user) {
+    /* The user's function sees the whole row from one thread: one thread per
+     * particle unless the row is too long to keep. */
+    G = 1;
+    while ((lanes + G - 1) / G > 2 * MAX_CHUNKS && G < 1024) G *= 2;
+  } else {
+    /* About two chunks per thread within a warp; more threads for long rows. */
+    G = pow2_at_least((lanes + 1) / 2);
+    if (G > 32) G = 32;
+    while ((lanes + G - 1) / G > MAX_CHUNKS && G < 1024) G *= 2;
+  }
+  const char *env = getenv("IPSO_GPU_GROUP");
+  if (env && *env) {
+    int e = atoi(env);
+    if (e >= 1 && e <= 1024 && (e & (e - 1)) == 0) G = e;
+  }
+  m->group = G;
+  m->vec = V;
+  m->pitch = (dims + V - 1) / V * V;
+  m->block = G > 256 ? G : 256;
+}
+
+char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping *m,
+                         const struct swarm_consts *k)
+{
+  const struct objective_info *info = objective_get(cfg->objective.id);
+  int D = cfg->objective.dimensions, user = cfg->objective.id == IPSO_OBJ_USER;
+  int uniform = 1;
+  for (int d = 1; d < D; d++)
+    if (k->lower[d] != k->lower[0] || k->upper[d] != k->upper[0]) uniform = 0;
+  size_t cap = 2048;
+  char *s = malloc(cap);
+  if (!s) return NULL;
+  int n = snprintf(s, cap,
+                   "#define IPSO_REAL %s\n#define IPSO_D %d\n#define IPSO_PITCH %d\n"
+                   "#define IPSO_G %d\n#define IPSO_V %d\n#define IPSO_BLOCK %d\n"
+                   "#define IPSO_SIGN %d\n#define IPSO_OBJ %s\n#define IPSO_ACC1 %d\n"
+                   "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_RELAXED %d\n"
+                   "#define IPSO_UNIFORM %d\n",
+                   cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group,
+                   m->vec, m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1,
+                   user ? "user" : info->name, user ? 0 : info->acc1, user ? 0 : info->needs_next,
+                   user, cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform);
+  /* Uniform bounds as exact hexadecimal literals; the kernel rounds them to
+   * its precision as the CPU backend does. */
+  if (uniform)
+    snprintf(s + n, cap - (size_t)n,
+             "#define IPSO_LO %a\n#define IPSO_HI %a\n#define IPSO_SPAN %a\n#define IPSO_VMAX %a\n",
+             k->lower[0], k->upper[0], k->span[0], k->vmax[0]);
+  return s;
+}

@@ -1,0 +1,41 @@
+/* How the kernels map particles to threads, chosen from the problem alone
+ * (so a strict run gives the same bits on any GPU): G threads per particle,
+ * each handling chunks of V consecutive coordinates (16-byte vectors), rows
+ * padded to a multiple of V. */
+#ifndef IPSO_GPU_MAPPING_H
+#define IPSO_GPU_MAPPING_H
+
+#include "backend.h"
+#include "config.h"
+
+struct gpu_mapping {
+  int group; /* G: threads per particle, a power of two */
+  int vec;   /* V: coordinates per thread and chunk */
+  int pitch; /* row length in elements */
+  int block; /* threads per block */
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The mapping for D dimensions (FL: float precision, USER: user objective).
+ * The environment variable IPSO_GPU_GROUP overrides G (for benchmarks; it
+ * changes the summation order, hence the last bits of the results). */
+void gpu_mapping_choose(int dims, int fl, int user, struct gpu_mapping *m);
+
+static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
+{
+  return m->block / m->group;
+}
+
+/* The #define block that specialises the kernel source to CFG with mapping
+ * M and per-dimension constants K (malloc'd). */
+char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping *m,
+                         const struct swarm_consts *k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,23 @@
+# The CUDA backend: host code in C (CUDA runtime API and NVRTC), kernel
+# sources embedded into the binary and compiled at run time for the GPU.
+# Included from the top level and added to ipso_core (it uses the core helpers).
+
+set(IPSO_EMBEDDED ${PROJECT_BINARY_DIR}/embedded_sources.c)
+add_custom_command(
+  OUTPUT ${IPSO_EMBEDDED}
+  COMMAND ${CMAKE_COMMAND} -DOUTPUT=${IPSO_EMBEDDED}
+          -DINPUTS=ipso_src_pso_kernels=${PROJECT_SOURCE_DIR}/kernels/pso_kernels.cu,ipso_src_objectives=${PROJECT_SOURCE_DIR}/kernels/objectives.h
+          -P ${PROJECT_SOURCE_DIR}/kernels/embed.cmake
+  DEPENDS kernels/pso_kernels.cu kernels/objectives.h kernels/embed.cmake
+  COMMENT "Embedding the kernel sources" VERBATIM)
+
+list(GET CUDAToolkit_INCLUDE_DIRS 0 IPSO_CUDA_INCLUDE)
+target_sources(ipso_core PRIVATE
+  ${PROJECT_SOURCE_DIR}/kernels/backend_gpu.c
+  ${PROJECT_SOURCE_DIR}/kernels/gpu_compile.c
+  ${PROJECT_SOURCE_DIR}/kernels/gpu_mapping.c
+  ${IPSO_EMBEDDED})
+set_source_files_properties(${PROJECT_SOURCE_DIR}/kernels/gpu_compile.c PROPERTIES
+  COMPILE_DEFINITIONS IPSO_CUDA_INCLUDE="${IPSO_CUDA_INCLUDE}")
+target_link_libraries(ipso_core PUBLIC CUDA::cudart_static CUDA::nvrtc)
+target_compile_definitions(ipso_core PUBLIC IPSO_HAVE_CUDA=1)

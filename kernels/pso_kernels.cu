@@ -1,0 +1,847 @@
+/* The PSO kernels of the GPU backend, compiled at start-up by NVRTC for the
+ * device's own architecture and specialised to the problem by macros the
+ * host defines in front of this file (kernels/backend_gpu.c):
+ *
+ *   IPSO_REAL      float or double
+ *   IPSO_D         dimensions;  IPSO_PITCH  row pitch in elements (multiple of IPSO_V)
+ *   IPSO_G         threads per particle (1..32, or a multiple of 32)
+ *   IPSO_V         elements per thread and chunk (vector width: 1, 2 or 4)
+ *   IPSO_BLOCK     threads per block;  IPSO_SIGN  +1 minimize, -1 maximize
+ *   IPSO_OBJ       built-in objective name (sphere, ...), or IPSO_USER 1
+ *   IPSO_ACC1      second accumulator of the objective (none, sum, product)
+ *   IPSO_NEEDS_NEXT  the objective's term uses the next coordinate
+ *   IPSO_RELAXED   1 for sync = "relaxed"
+ *   IPSO_UNIFORM   1 when every dimension has the same bounds (IPSO_LO, IPSO_HI,
+ *                  IPSO_SPAN, IPSO_VMAX given as literals)
+ *
+ * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
+ * aligned. Random numbers: cuRAND's Philox4_32_10 addressed exactly as
+ * curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h
+ * has the host twin), W = swarm_words_per_iteration(D).
+ *
+ * Global best: two slots, one per iteration parity. In strict mode iteration
+ * t reads slot (t-1)&1 (complete: it was written by the previous launch) and
+ * improves slot t&1 under that slot's lock, so every particle sees the best
+ * of t-1 and the result is the same on every run. The first block to take
+ * the lock in iteration t copies the previous best forward; block 0 always
+ * does, so slot t&1 holds the best of t after every launch. In relaxed mode
+ * one slot is read and written live; a sequence counter lets readers take a
+ * consistent (cost, index, position) without the lock. */
+
+#include <curand_philox4x32_x.h>
+
+typedef IPSO_REAL real;
+
+#define IPSO_INF (__longlong_as_double(0x7ff0000000000000ULL))
+
+#define IPSO_HD static __device__ __forceinline__
+#define IPSO_FN(name) obj_##name
+#include "objectives.h"
+
+#define IPSO_CAT2(a, b) a##b
+#define IPSO_CAT(a, b) IPSO_CAT2(a, b)
+#define IPSO_PPB (IPSO_BLOCK / IPSO_G)                              /* particles per block */
+#define IPSO_C ((IPSO_D + IPSO_G * IPSO_V - 1) / (IPSO_G * IPSO_V)) /* chunks per thread */
+#define IPSO_W (IPSO_D == 1 ? 2ull : 4ull * ((IPSO_D + 1) / 2))     /* random words per iteration */
+
+/* Scalars of the run, set once by the host. */
+struct ipso_consts {
+  unsigned long long seed;
+  unsigned int island;
+  long long n; /* particles */
+  real w, c1, c2;
+  const real *lo, *hi, *span, *vmax, *prm; /* per-dimension tables [IPSO_PITCH] */
+};
+__constant__ ipso_consts K;
+
+/* One global-best slot. Cost and index are written together under the lock
+ * (strict) or inside a sequence-counter write (relaxed). */
+struct gbest_slot {
+  real cost;
+  long long idx;
+  long long tag;        /* iteration whose best this is */
+  int lock;             /* 0 free, 1 held */
+  unsigned int version; /* even: stable; odd: being written (relaxed) */
+};
+
+/* The swarm of this island in device memory. */
+struct swarm_ptrs {
+  real *x, *v, *p;     /* [n * IPSO_PITCH] position, velocity, personal best */
+  real *cost, *pcost;  /* [n] */
+  gbest_slot *gb;      /* [2] */
+  real *gpos;          /* [2 * IPSO_PITCH] */
+  real *slot_cost;     /* [blocks] per-block candidates (queue, reduction) */
+  long long *slot_idx; /* [blocks] */
+  double *hist;        /* [segment] best cost after each iteration */
+};
+
+#if IPSO_UNIFORM
+#define LO(d) ((real)(IPSO_LO))
+#define HI(d) ((real)(IPSO_HI))
+#define SPAN(d) ((real)(IPSO_SPAN))
+#define VMAX(d) ((real)(IPSO_VMAX))
+#else
+#define LO(d) (__ldg(K.lo + (d)))
+#define HI(d) (__ldg(K.hi + (d)))
+#define SPAN(d) (__ldg(K.span + (d)))
+#define VMAX(d) (__ldg(K.vmax + (d)))
+#endif
+
+IPSO_HD real u01(unsigned int w)
+{
+  /* curand_uniform_double / curand_uniform of one word. */
+  if (sizeof(real) == sizeof(double)) return (real)((double)w * 0x1p-32 + 0x1p-32);
+  return (real)((float)w * 0x1p-32f + 0x1p-33f);
+}
+
+/* The Philox block holding the random words of dimensions 2k, 2k+1 of
+ * particle I at iteration T (in 1-D: the iteration's two words in .x, .y). */
+IPSO_HD uint4 rng_block(long long i, long long t, int k)
+{
+  unsigned long long off = (unsigned long long)t * IPSO_W + 4ull * (unsigned long long)k;
+  unsigned long long blk = off >> 2;
+  uint4 ctr = make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, K.island);
+  uint2 key = make_uint2((unsigned int)K.seed, (unsigned int)(K.seed >> 32));
+  uint4 r = curand_Philox4x32_10(ctr, key);
+  if (IPSO_D == 1 && (off & 2)) {
+    r.x = r.z;
+    r.y = r.w;
+  }
+  return r;
+}
+
+/* Lexicographic order of (cost, index): lower cost first, then lower index. */
+IPSO_HD bool lex_less(real c1, long long i1, real c2, long long i2)
+{
+  return c1 < c2 || (c1 == c2 && i1 < i2);
+}
+
+/* The PSO update of one coordinate D (same operations as the CPU backend). */
+IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, unsigned int wb, int d)
+{
+  real a = K.c1 * u01(wa);
+  real b = K.c2 * u01(wb);
+  real vn = fma(K.w, v, fma(a, p - x, b * (g - x)));
+  real vm = VMAX(d);
+  vn = vn > vm ? vm : (vn < -vm ? -vm : vn);
+  real xn = x + vn;
+  real lo = LO(d), hi = HI(d);
+  if (xn < lo) {
+    xn = lo;
+    vn = (real)0;
+  } else if (xn > hi) {
+    xn = hi;
+    vn = (real)0;
+  }
+  x = xn;
+  v = vn;
+}
+
+/* The initial coordinate D from the two words of iteration 0. */
+IPSO_HD void init_coord(real &x, real &v, unsigned int wa, unsigned int wb, int d)
+{
+  real lo = LO(d), hi = HI(d);
+  real xd = fma(SPAN(d), u01(wa), lo);
+  x = xd < lo ? lo : (xd > hi ? hi : xd);
+  v = VMAX(d) * ((real)2 * u01(wb) - (real)1);
+}
+
+/* Vector loads and stores of IPSO_V elements. */
+template <int V> struct vec;
+template <> struct vec<1> {
+  IPSO_HD void load(const real *a, real *r)
+  {
+    r[0] = a[0];
+  }
+  IPSO_HD void store(real *a, const real *r)
+  {
+    a[0] = r[0];
+  }
+};
+template <> struct vec<2> {
+  IPSO_HD void load(const real *a, real *r)
+  {
+    if (sizeof(real) == 8) {
+      double2 t = *(const double2 *)a;
+      r[0] = (real)t.x, r[1] = (real)t.y;
+    } else {
+      float2 t = *(const float2 *)a;
+      r[0] = (real)t.x, r[1] = (real)t.y;
+    }
+  }
+  IPSO_HD void store(real *a, const real *r)
+  {
+    if (sizeof(real) == 8)
+      *(double2 *)a = make_double2((double)r[0], (double)r[1]);
+    else
+      *(float2 *)a = make_float2((float)r[0], (float)r[1]);
+  }
+};
+template <> struct vec<4> {
+  IPSO_HD void load(const real *a, real *r)
+  {
+    if (sizeof(real) == 8) {
+      double2 s = *(const double2 *)a, t = *(const double2 *)(a + 2);
+      r[0] = (real)s.x, r[1] = (real)s.y, r[2] = (real)t.x, r[3] = (real)t.y;
+    } else {
+      float4 t = *(const float4 *)a;
+      r[0] = (real)t.x, r[1] = (real)t.y, r[2] = (real)t.z, r[3] = (real)t.w;
+    }
+  }
+  IPSO_HD void store(real *a, const real *r)
+  {
+    if (sizeof(real) == 8) {
+      *(double2 *)a = make_double2((double)r[0], (double)r[1]);
+      *(double2 *)(a + 2) = make_double2((double)r[2], (double)r[3]);
+    } else {
+      *(float4 *)a = make_float4((float)r[0], (float)r[1], (float)r[2], (float)r[3]);
+    }
+  }
+};
+
+/* Shared memory of a block, reused by the phases of a kernel. */
+struct block_shared {
+  int q_n;        /* candidates queued */
+  int win, stale; /* lock holder's decisions, for the block */
+  long long win_idx;
+  real q_cost[IPSO_PPB]; /* the queue: cost and particle index */
+  long long q_idx[IPSO_PPB];
+  real red_cost[IPSO_BLOCK / 32]; /* block reductions */
+  long long red_idx[IPSO_BLOCK / 32];
+#if IPSO_G > 32
+  real acc[IPSO_PPB][IPSO_G / 32][2]; /* cross-warp objective accumulators */
+#endif
+};
+
+/* Group-wide sum (or product) of a value over the IPSO_G threads of a
+ * particle, in a fixed order, so every thread gets the same bits. */
+IPSO_HD real group_combine(real a, bool product, block_shared &sh, int which)
+{
+#if IPSO_G > 1
+  const int width = IPSO_G < 32 ? IPSO_G : 32;
+  for (int off = width / 2; off > 0; off >>= 1) {
+    real o = __shfl_xor_sync(0xffffffffu, a, off, width);
+    a = product ? a * o : a + o;
+  }
+#endif
+#if IPSO_G > 32
+  int g = threadIdx.x / IPSO_G, w = (threadIdx.x % IPSO_G) / 32;
+  if ((threadIdx.x & 31) == 0) sh.acc[g][w][which] = a;
+  __syncthreads();
+  a = sh.acc[g][0][which];
+  for (int k = 1; k < IPSO_G / 32; k++)
+    a = product ? a * sh.acc[g][k][which] : a + sh.acc[g][k][which];
+  __syncthreads();
+#endif
+  return a;
+}
+
+/* The sign-adjusted cost of the particle whose new position is ROW (in
+ * global memory; this thread holds its part in XS: chunk c, element k =
+ * coordinate (c*G + lane)*V + k). Built-in objectives are reduced across
+ * the group; the user's objective takes the whole row and is evaluated by
+ * the group's first thread. ROW is read only after the group's barrier, so
+ * every thread's stores to it are visible. */
+IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
+{
+#if IPSO_NEEDS_NEXT || IPSO_USER
+#if IPSO_G > 32
+  __syncthreads();
+#else
+  __syncwarp();
+#endif
+#endif
+  real f;
+#if IPSO_USER
+  real mine = (real)0;
+  if (lane == 0) mine = ipso_user_objective(row, IPSO_D, K.prm);
+  f = group_combine(mine, false, sh, 0);
+#else
+  real s0 = (real)0, s1 = IPSO_ACC1 == IPSO_ACC_PRODUCT ? (real)1 : (real)0;
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) {
+      int d = (c * IPSO_G + lane) * IPSO_V + k;
+      if (d >= IPSO_D) continue;
+#if IPSO_NEEDS_NEXT
+      real xn = d + 1 < IPSO_D ? row[d + 1] : (real)0;
+#else
+      real xn = (real)0;
+#endif
+      s0 += IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _t0)(xs[c][k], xn, d, IPSO_D, K.prm);
+      if (IPSO_ACC1 == IPSO_ACC_SUM)
+        s1 += IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _t1)(xs[c][k], d, K.prm);
+      else if (IPSO_ACC1 == IPSO_ACC_PRODUCT)
+        s1 *= IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _t1)(xs[c][k], d, K.prm);
+    }
+  s0 = group_combine(s0, false, sh, 0);
+  if (IPSO_ACC1 != IPSO_ACC_NONE) s1 = group_combine(s1, IPSO_ACC1 == IPSO_ACC_PRODUCT, sh, 1);
+  f = IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _final)(s0, s1, IPSO_D, K.prm);
+#endif
+  real cost = (real)(IPSO_SIGN)*f;
+  return isnan(cost) ? (real)IPSO_INF : cost;
+}
+
+/* Updates particle I at iteration T against the global best position G:
+ * new position and velocity, cost, personal best. Returns the cost and
+ * whether the personal best improved (on every thread of the group). */
+IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const real *g, int lane,
+                           bool active, block_shared &sh, bool &improved)
+{
+  real xs[IPSO_C][IPSO_V];
+  size_t row = (size_t)i * IPSO_PITCH;
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++) {
+    int base = (c * IPSO_G + lane) * IPSO_V;
+    if (base >= IPSO_D) continue;
+    real x[IPSO_V], v[IPSO_V], p[IPSO_V], gg[IPSO_V];
+    vec<IPSO_V>::load(s.x + row + base, x);
+    vec<IPSO_V>::load(s.v + row + base, v);
+    vec<IPSO_V>::load(s.p + row + base, p);
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) gg[k] = base + k < IPSO_D ? g[base + k] : (real)0;
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k += 2) {
+      uint4 r = rng_block(i, t, (base + k) / 2);
+      if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k);
+      if (IPSO_V > 1 && base + k + 1 < IPSO_D)
+        update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1);
+    }
+    if (active) {
+      vec<IPSO_V>::store(s.x + row + base, x);
+      vec<IPSO_V>::store(s.v + row + base, v);
+    }
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) xs[c][k] = x[k];
+  }
+  real cost = group_cost(xs, s.x + row, lane, sh);
+  real pc = s.pcost[i];
+  improved = cost < pc;
+  if (active) {
+    if (improved) {
+#pragma unroll
+      for (int c = 0; c < IPSO_C; c++) {
+        int base = (c * IPSO_G + lane) * IPSO_V;
+        if (base < IPSO_D) vec<IPSO_V>::store(s.p + row + base, xs[c]);
+      }
+    }
+    if (lane == 0) {
+      s.cost[i] = cost;
+      if (improved) s.pcost[i] = cost;
+    }
+  }
+  return improved ? cost : pc;
+}
+
+/* Block-wide lexicographic minimum of (cost, index); the result is valid in
+ * thread 0. */
+IPSO_HD void block_lexmin(real &c, long long &i, block_shared &sh)
+{
+  for (int off = 16; off > 0; off >>= 1) {
+    real oc = __shfl_down_sync(0xffffffffu, c, off);
+    long long oi = __shfl_down_sync(0xffffffffu, i, off);
+    if (lex_less(oc, oi, c, i)) c = oc, i = oi;
+  }
+  int w = threadIdx.x / 32;
+  if ((threadIdx.x & 31) == 0) sh.red_cost[w] = c, sh.red_idx[w] = i;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int k = 1; k < IPSO_BLOCK / 32; k++)
+      if (lex_less(sh.red_cost[k], sh.red_idx[k], c, i)) c = sh.red_cost[k], i = sh.red_idx[k];
+  __syncthreads();
+}
+
+IPSO_HD void lock_acquire(int *lock)
+{
+  while (atomicCAS(lock, 0, 1) != 0) {
+  }
+  __threadfence();
+}
+
+IPSO_HD void lock_release(int *lock)
+{
+  __threadfence();
+  atomicExch(lock, 0);
+}
+
+/* Reads the live best of relaxed mode consistently into shared memory: all
+ * reads happen between two barriers, inside the window that thread 0's two
+ * reads of the sequence counter bracket; retried if a writer moved it. */
+IPSO_HD void read_live_best(const swarm_ptrs &s, real *gs, real &gc, long long &gi)
+{
+  __shared__ unsigned int v0;
+  __shared__ int again;
+  volatile gbest_slot *slot = s.gb;
+  do {
+    __syncthreads();
+    if (threadIdx.x == 0) v0 = slot->version;
+    __threadfence_block();
+    __syncthreads();
+    gc = slot->cost;
+    gi = slot->idx;
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) gs[d] = ((volatile real *)s.gpos)[d];
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) again = (v0 & 1u) || slot->version != v0;
+    __syncthreads();
+  } while (again);
+}
+
+/* Thread 0: the best candidate of the block's queue (index -1 if empty). */
+IPSO_HD void queue_best(const block_shared &sh, real &bc, long long &bi)
+{
+  bc = (real)IPSO_INF;
+  bi = -1;
+  for (int k = 0; k < sh.q_n; k++)
+    if (bi < 0 || lex_less(sh.q_cost[k], sh.q_idx[k], bc, bi)) bc = sh.q_cost[k], bi = sh.q_idx[k];
+}
+
+/* Queue-lock publication of the block's best candidate (BC, BI; BI < 0:
+ * none), valid in thread 0. A candidate strictly worse than any cost the
+ * slot has held is dropped without the lock (slot costs only decrease);
+ * otherwise the block takes the slot's lock, compares with the slot (or,
+ * when the slot still holds an older iteration's best, with the previous
+ * best GPREV), and if it wins copies the position and publishes cost and
+ * index. FORWARD makes the block also bring a stale slot up to GPREV
+ * (one launch per iteration: block 0, so the slot always ends with the best
+ * of iteration T). */
+IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real gprev_c,
+                                long long gprev_i, const real *gprev_pos, real bc, long long bi,
+                                bool forward, block_shared &sh, double *hist_slot)
+{
+  gbest_slot *slot = s.gb + cur;
+  if (threadIdx.x == 0) {
+    volatile gbest_slot *vs = slot;
+    bool take = forward || (bi >= 0 && !(bc > vs->cost));
+    sh.win = 0;
+    sh.stale = 0;
+    if (take) {
+      lock_acquire(&slot->lock);
+      int stale = !IPSO_RELAXED && vs->tag != t;
+      real cc = stale ? gprev_c : vs->cost;
+      long long ci = stale ? gprev_i : vs->idx;
+      sh.stale = stale;
+      sh.win = bi >= 0 && lex_less(bc, bi, cc, ci);
+      sh.win_idx = bi;
+      if (sh.win) cc = bc, ci = bi;
+      sh.q_cost[0] = cc; /* what the slot will hold */
+      sh.q_idx[0] = ci;
+      if (IPSO_RELAXED && sh.win) {
+        vs->version = vs->version + 1;
+        __threadfence();
+      }
+      if (!sh.win && !stale) lock_release(&slot->lock);
+    }
+  }
+  __syncthreads();
+  if (!sh.win && !sh.stale) return;
+  real *dst = s.gpos + (size_t)cur * IPSO_PITCH;
+  if (sh.win) {
+    const real *src = s.p + (size_t)sh.win_idx * IPSO_PITCH;
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = src[d];
+  } else {
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = gprev_pos[d];
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    volatile gbest_slot *vs = slot;
+    vs->cost = sh.q_cost[0];
+    vs->idx = sh.q_idx[0];
+    __threadfence();
+    vs->tag = t;
+    if (hist_slot) *hist_slot = (double)sh.q_cost[0];
+    if (IPSO_RELAXED && sh.win) {
+      __threadfence();
+      vs->version = vs->version + 1;
+    }
+    lock_release(&slot->lock);
+  }
+}
+
+/* One iteration T of the swarm: update, evaluate, personal bests, and the
+ * global best by VARIANT: 0 queue-lock (fused, one launch), 1 queue (block
+ * candidates to slots, reduce_kernel next), 2 reduction (block tree
+ * reduction of every personal best to slots, reduce_kernel next). */
+template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long first)
+{
+  __shared__ block_shared sh;
+  __shared__ real gs[IPSO_RELAXED ? IPSO_PITCH : 1];
+  int lane = threadIdx.x % IPSO_G;
+  long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
+  bool active = i < K.n;
+  if (!active) i = K.n - 1;
+  int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
+  real gc;
+  long long gi;
+  const real *g;
+  if (threadIdx.x == 0) sh.q_n = 0;
+  if (IPSO_RELAXED) {
+    read_live_best(s, gs, gc, gi);
+    g = gs;
+  } else {
+    gc = s.gb[prev].cost;
+    gi = s.gb[prev].idx;
+    g = s.gpos + (size_t)prev * IPSO_PITCH;
+    __syncthreads();
+  }
+  bool improved;
+  real pc = particle_step(s, i, t, g, lane, active, sh, improved);
+  if (VARIANT == 2) {
+    real c = active ? pc : (real)IPSO_INF;
+    long long idx = active ? i : -1;
+    if (lane != 0) c = (real)IPSO_INF, idx = -1;
+    block_lexmin(c, idx, sh);
+    if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
+    return;
+  }
+  if (active && lane == 0 && improved && lex_less(pc, i, gc, gi)) {
+    int k = atomicAdd(&sh.q_n, 1);
+    sh.q_cost[k] = pc;
+    sh.q_idx[k] = i;
+  }
+  __syncthreads();
+  if (VARIANT == 1) {
+    if (threadIdx.x == 0) {
+      real bc;
+      long long bi;
+      queue_best(sh, bc, bi);
+      s.slot_cost[blockIdx.x] = bc;
+      s.slot_idx[blockIdx.x] = bi;
+    }
+    return;
+  }
+  real bc;
+  long long bi;
+  if (threadIdx.x == 0) queue_best(sh, bc, bi);
+  publish_queue_lock(s, t, cur, gc, gi, g, bc, bi, !IPSO_RELAXED && blockIdx.x == 0, sh,
+                     s.hist + (t - first));
+}
+
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    step_queue_lock_kernel(swarm_ptrs s, long long t, long long first)
+{
+  step<0>(s, t, first);
+}
+
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    step_queue_kernel(swarm_ptrs s, long long t, long long first)
+{
+  step<1>(s, t, first);
+}
+
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    step_reduction_kernel(swarm_ptrs s, long long t, long long first)
+{
+  step<2>(s, t, first);
+}
+
+/* Global-memory loads that bypass L1, for what other blocks wrote. */
+template <typename T> IPSO_HD T ld_l2(const T *p)
+{
+  return __ldcg(p);
+}
+
+/* A barrier over every block of the grid, which must be co-resident (the
+ * host launches it cooperatively): BAR[0] counts arrivals, BAR[1] is the
+ * generation the waiting blocks watch. */
+IPSO_HD void grid_barrier(unsigned int *bar)
+{
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    volatile unsigned int *gen = bar + 1;
+    unsigned int g = *gen;
+    __threadfence();
+    if (atomicAdd(bar, 1u) == gridDim.x - 1) {
+      atomicExch(bar, 0u);
+      __threadfence();
+      atomicAdd(bar + 1, 1u);
+    } else {
+      while (*gen == g) {
+      }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+/* The hardware barrier of a thread-block cluster (the whole grid is one
+ * cluster), with release/acquire ordering of memory at cluster scope. */
+IPSO_HD void cluster_barrier()
+{
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+               "barrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+}
+
+/* Iterations FIRST..LAST in one launch. Every block stays resident for the
+ * whole launch and loops over its tiles of particles, so the launch cost is
+ * paid once per segment instead of once per iteration.
+ *
+ * Strict (SCOPE 1: the grid is one cluster, hardware barrier; SCOPE 2: any
+ * grid of co-resident blocks, grid_barrier): each block keeps the best of
+ * t-1 in shared memory; after its particles, a block with a candidate
+ * publishes it under the slot's lock (queue-lock, as the one-launch
+ * kernel); after the barrier every block reads slot t&1 if it was written
+ * in iteration t, and otherwise keeps what it has. Nobody needs to copy a
+ * stale slot forward, except block 0 once at the end.
+ *
+ * Relaxed: no barrier; blocks run ahead and read the live best (slot 0)
+ * after every iteration, possibly while a writer updates it. */
+template <int SCOPE>
+__device__ void resident(swarm_ptrs s, long long first, long long last, unsigned int *bar)
+{
+  __shared__ block_shared sh;
+  __shared__ real gs[IPSO_PITCH];
+  __shared__ real g_cost;
+  __shared__ long long g_idx;
+  int lane = threadIdx.x % IPSO_G;
+  long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
+  int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
+  if (threadIdx.x == 0) {
+    g_cost = ld_l2(&s.gb[start].cost);
+    g_idx = ld_l2(&s.gb[start].idx);
+  }
+  for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
+    gs[d] = ld_l2(s.gpos + (size_t)start * IPSO_PITCH + d);
+  __syncthreads();
+  for (long long t = first; t <= last; t++) {
+    int cur = IPSO_RELAXED ? 0 : (int)(t & 1);
+    real gc = g_cost;
+    long long gi = g_idx;
+    real bc = (real)IPSO_INF;
+    long long bi = -1;
+    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      if (threadIdx.x == 0) sh.q_n = 0;
+      __syncthreads();
+      long long i = tile * IPSO_PPB + threadIdx.x / IPSO_G;
+      bool active = i < K.n;
+      if (!active) i = K.n - 1;
+      bool improved;
+      real pc = particle_step(s, i, t, gs, lane, active, sh, improved);
+      if (active && lane == 0 && improved && lex_less(pc, i, gc, gi)) {
+        int k = atomicAdd(&sh.q_n, 1);
+        sh.q_cost[k] = pc;
+        sh.q_idx[k] = i;
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        real c;
+        long long k;
+        queue_best(sh, c, k);
+        if (k >= 0 && (bi < 0 || lex_less(c, k, bc, bi))) bc = c, bi = k;
+      }
+    }
+    publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
+    if (!IPSO_RELAXED) {
+      if (SCOPE == 1)
+        cluster_barrier();
+      else
+        grid_barrier(bar);
+      if (threadIdx.x == 0) {
+        sh.win = ld_l2(&s.gb[cur].tag) == t;
+        if (sh.win) {
+          g_cost = ld_l2(&s.gb[cur].cost);
+          g_idx = ld_l2(&s.gb[cur].idx);
+        }
+      }
+      __syncthreads();
+      if (sh.win)
+        for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
+          gs[d] = ld_l2(s.gpos + (size_t)cur * IPSO_PITCH + d);
+    } else {
+      volatile gbest_slot *live = s.gb;
+      if (threadIdx.x == 0) {
+        g_cost = live->cost;
+        g_idx = live->idx;
+      }
+      for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) gs[d] = ((volatile real *)s.gpos)[d];
+    }
+    __syncthreads();
+    if (blockIdx.x == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
+  }
+  if (!IPSO_RELAXED && blockIdx.x == 0) {
+    /* Leave slot LAST&1 holding the final best, as a one-launch run would. */
+    int cur = (int)(last & 1);
+    if (threadIdx.x == 0) sh.stale = ld_l2(&s.gb[cur].tag) != last;
+    __syncthreads();
+    if (sh.stale) {
+      for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
+        s.gpos[(size_t)cur * IPSO_PITCH + d] = gs[d];
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        volatile gbest_slot *vs = s.gb + cur;
+        vs->cost = g_cost;
+        vs->idx = g_idx;
+        __threadfence();
+        vs->tag = last;
+      }
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    resident_cluster_kernel(swarm_ptrs s, long long first, long long last, unsigned int *bar)
+{
+  resident<1>(s, first, last, bar);
+}
+
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    resident_grid_kernel(swarm_ptrs s, long long first, long long last, unsigned int *bar)
+{
+  resident<2>(s, first, last, bar);
+}
+
+/* The global best of iteration T from NSLOTS per-block candidates and the
+ * best of T-1 (slot (t-1)&1, unless FRESH: then from the slots alone); one
+ * block. Writes slot t&1 (position copied) and hist[t - first]. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    reduce_kernel(swarm_ptrs s, int nslots, long long t, long long first, int fresh)
+{
+  __shared__ block_shared sh;
+  __shared__ long long win;
+  int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
+  real c = (real)IPSO_INF;
+  long long idx = -1;
+  if (!fresh && threadIdx.x == 0) c = s.gb[prev].cost, idx = s.gb[prev].idx;
+  for (int k = threadIdx.x; k < nslots; k += IPSO_BLOCK)
+    if (s.slot_idx[k] >= 0 && (idx < 0 || lex_less(s.slot_cost[k], s.slot_idx[k], c, idx)))
+      c = s.slot_cost[k], idx = s.slot_idx[k];
+  if (idx < 0) c = (real)IPSO_INF;
+  block_lexmin(c, idx, sh);
+  if (threadIdx.x == 0) win = idx;
+  __syncthreads();
+  /* The winner's personal best is its position: copy it (stable: nothing
+   * writes personal bests during this kernel). */
+  const real *src = s.p + (size_t)win * IPSO_PITCH;
+  real *dst = s.gpos + (size_t)cur * IPSO_PITCH;
+  for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = src[d];
+  if (threadIdx.x == 0) {
+    s.gb[cur].cost = c;
+    s.gb[cur].idx = win;
+    s.gb[cur].tag = t;
+    if (s.hist) s.hist[t - first] = (double)c;
+  }
+}
+
+/* Iteration 0: initial positions and velocities, costs, personal bests, and
+ * the block candidates for reduce_kernel. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs s)
+{
+  __shared__ block_shared sh;
+  int lane = threadIdx.x % IPSO_G;
+  long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
+  bool active = i < K.n;
+  if (!active) i = K.n - 1;
+  real xs[IPSO_C][IPSO_V];
+  size_t row = (size_t)i * IPSO_PITCH;
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++) {
+    int base = (c * IPSO_G + lane) * IPSO_V;
+    if (base >= IPSO_D) continue;
+    real x[IPSO_V], v[IPSO_V];
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) x[k] = v[k] = (real)0;
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k += 2) {
+      uint4 r = rng_block(i, 0, (base + k) / 2);
+      if (base + k < IPSO_D) init_coord(x[k], v[k], r.x, r.y, base + k);
+      if (IPSO_V > 1 && base + k + 1 < IPSO_D)
+        init_coord(x[k + 1], v[k + 1], r.z, r.w, base + k + 1);
+    }
+    if (active) {
+      vec<IPSO_V>::store(s.x + row + base, x);
+      vec<IPSO_V>::store(s.v + row + base, v);
+      vec<IPSO_V>::store(s.p + row + base, x);
+    }
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) xs[c][k] = x[k];
+  }
+  real cost = group_cost(xs, s.x + row, lane, sh);
+  if (active && lane == 0) s.cost[i] = s.pcost[i] = cost;
+  real c = active && lane == 0 ? cost : (real)IPSO_INF;
+  long long idx = active && lane == 0 ? i : -1;
+  block_lexmin(c, idx, sh);
+  if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
+}
+
+/* Block candidates from the personal bests as they are (after a load or a
+ * migration), for reduce_kernel with fresh = 1. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm_ptrs s)
+{
+  __shared__ block_shared sh;
+  long long i = (long long)blockIdx.x * IPSO_BLOCK + threadIdx.x;
+  real c = i < K.n ? s.pcost[i] : (real)IPSO_INF;
+  long long idx = i < K.n ? i : -1;
+  block_lexmin(c, idx, sh);
+  if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
+}
+
+/* The COUNT best (WORST = 0) or worst (WORST = 1) personal bests in the
+ * order (cost, index), or its reverse, into OUT[0..count); one block, one
+ * pass per pick, each pass the next in the order after the previous pick. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    select_kernel(swarm_ptrs s, int worst, int count, long long *out, real *out_cost)
+{
+  __shared__ block_shared sh;
+  __shared__ real last_c;
+  __shared__ long long last_i;
+  if (threadIdx.x == 0) last_i = -1;
+  __syncthreads();
+  for (int m = 0; m < count; m++) {
+    real lc = last_c;
+    long long li = last_i;
+    real c = (real)IPSO_INF;
+    long long idx = -1;
+    for (long long i = threadIdx.x; i < K.n; i += IPSO_BLOCK) {
+      real pc = s.pcost[i];
+      /* In the worst order, compare negated keys: (-cost, -index). */
+      real key = worst ? -pc : pc;
+      long long kid = worst ? -i : i;
+      real lkey = worst ? -lc : lc;
+      long long lkid = worst ? -li : li;
+      if (li >= 0 && !lex_less(lkey, lkid, key, kid)) continue;
+      if (idx < 0 || lex_less(key, kid, c, worst ? -idx : idx)) c = key, idx = i;
+    }
+    long long kidx = idx < 0 ? (long long)0x7fffffffffffffffLL : (worst ? -idx : idx);
+    if (idx < 0) c = (real)IPSO_INF;
+    block_lexmin(c, kidx, sh);
+    if (threadIdx.x == 0) {
+      long long win = worst ? -kidx : kidx;
+      out[m] = win;
+      out_cost[m] = s.pcost[win];
+      last_c = s.pcost[win];
+      last_i = win;
+    }
+    __syncthreads();
+  }
+}
+
+/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out). */
+extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int count, real *buf)
+{
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       e < (long long)count * IPSO_PITCH; e += (long long)gridDim.x * blockDim.x) {
+    long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
+    buf[e] = s.p[(size_t)idx[m] * IPSO_PITCH + d];
+  }
+}
+
+/* Migrants in: particle IDX[m] (if >= 0) takes BUF row m as position and
+ * personal best, COST[m] as cost, and zero velocity. */
+extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, int count,
+                                          const real *buf, const real *cost)
+{
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       e < (long long)count * IPSO_PITCH; e += (long long)gridDim.x * blockDim.x) {
+    long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
+    long long i = idx[m];
+    if (i < 0) continue;
+    size_t at = (size_t)i * IPSO_PITCH + d;
+    s.x[at] = s.p[at] = buf[e];
+    s.v[at] = (real)0;
+    if (d == 0) s.cost[i] = s.pcost[i] = cost[m];
+  }
+}

@@ -1,0 +1,214 @@
+/* The CPU reference backend: the whole swarm in host memory, structure of
+ * arrays, OpenMP over particles, the GPU's random stream (src/philox.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <string.h>
+
+#include "backend.h"
+#include "log.h"
+#include "objective.h"
+#include "philox.h"
+#include "user_objective.h"
+
+#define IPSO_FN(name) cpu_unused_##name
+#define IPSO_REAL double
+#include "objectives.h" /* for IPSO_M_FMA */
+#undef IPSO_FN
+#undef IPSO_REAL
+
+/* Swarms smaller than this (particles x dimensions) run on one thread: the
+ * fork and join of a parallel region would cost more than they save. */
+#define CPU_PARALLEL_MIN 16384
+
+struct cpu_swarm {
+  const struct ipso_config *cfg;
+  int island, D;
+  int64_t N;
+  uint64_t seed, W;
+  enum ipso_precision precision;
+  double sign, inertia, cognitive, social;
+  objective_fn_d eval_d;
+  objective_fn_f eval_f;
+  struct user_objective *user;
+  void *x, *v, *p, *cost, *pcost, *gpos;      /* REAL arrays */
+  void *tables, *lo, *hi, *span, *vmax, *prm; /* REAL [D] each, in one block */
+  double gcost;                               /* global best cost, exact */
+  int64_t gidx;
+};
+
+/* The 4 random words of dimensions 2k and 2k+1 of one particle at iteration
+ * T (in 1-D: the iteration's 2 words in w[0], w[1]). */
+static inline void cpu_words(uint64_t seed, uint64_t sub, int D, uint64_t W, int64_t t, int k,
+                             uint32_t w[4])
+{
+  uint64_t off = (uint64_t)t * W + 4u * (uint64_t)k;
+  philox_block(seed, sub, off / 4, w);
+  if (D == 1 && off % 4) {
+    w[0] = w[2];
+    w[1] = w[3];
+  }
+}
+
+#define REAL double
+#define R(name) name##_d
+#define U01 philox_uniform_double
+#include "backend_cpu_impl.h"
+#undef REAL
+#undef R
+#undef U01
+
+#define REAL float
+#define R(name) name##_f
+#define U01 philox_uniform_float
+#include "backend_cpu_impl.h"
+#undef REAL
+#undef R
+#undef U01
+
+#define DISPATCH(c, fn, ...)                                                                       \
+  ((c)->precision == IPSO_FLOAT ? fn##_f(__VA_ARGS__) : fn##_d(__VA_ARGS__))
+
+static int cpu_init(struct backend *b)
+{
+  struct cpu_swarm *c = b->impl;
+  DISPATCH(c, init, c);
+  return IPSO_OK;
+}
+
+static int cpu_step(struct backend *b, int64_t first, int64_t last, double *best)
+{
+  struct cpu_swarm *c = b->impl;
+  for (int64_t t = first; t <= last; t++) {
+    DISPATCH(c, iterate, c, t);
+    best[t - first] = c->gcost;
+  }
+  return IPSO_OK;
+}
+
+static int cpu_best(struct backend *b, struct island_best *out)
+{
+  struct cpu_swarm *c = b->impl;
+  out->cost = c->gcost;
+  out->particle = c->gidx;
+  for (int d = 0; d < c->D; d++)
+    out->position[d] =
+        c->precision == IPSO_FLOAT ? (double)((float *)c->gpos)[d] : ((double *)c->gpos)[d];
+  return IPSO_OK;
+}
+
+static int cpu_pack(struct backend *b, int count, double *pos, double *cost, int64_t *index)
+{
+  struct cpu_swarm *c = b->impl;
+  DISPATCH(c, pack, c, count, pos, cost, index);
+  return IPSO_OK;
+}
+
+static int cpu_unpack(struct backend *b, int count, const double *pos, const double *cost,
+                      int64_t *replaced)
+{
+  struct cpu_swarm *c = b->impl;
+  DISPATCH(c, unpack, c, count, pos, cost, replaced);
+  return IPSO_OK;
+}
+
+static int cpu_save(struct backend *b, struct swarm_state *s)
+{
+  struct cpu_swarm *c = b->impl;
+  DISPATCH(c, save, c, s);
+  return IPSO_OK;
+}
+
+static int cpu_load(struct backend *b, const struct swarm_state *s)
+{
+  struct cpu_swarm *c = b->impl;
+  DISPATCH(c, load, c, s);
+  return IPSO_OK;
+}
+
+static void cpu_destroy(struct backend *b)
+{
+  struct cpu_swarm *c = b->impl;
+  if (!c) return;
+  free(c->x);
+  free(c->v);
+  free(c->p);
+  free(c->cost);
+  free(c->pcost);
+  free(c->gpos);
+  free(c->tables);
+  user_objective_close(c->user);
+  free(c);
+  b->impl = NULL;
+}
+
+static const struct backend_ops cpu_ops = {
+    .name = "cpu",
+    .init = cpu_init,
+    .step = cpu_step,
+    .best = cpu_best,
+    .pack_migrants = cpu_pack,
+    .unpack_migrants = cpu_unpack,
+    .save_state = cpu_save,
+    .load_state = cpu_load,
+    .destroy = cpu_destroy,
+};
+
+void backend_cpu_threads(int ranks_on_node)
+{
+#ifdef _OPENMP
+  if (getenv("OMP_NUM_THREADS")) return;
+  int n = omp_get_num_procs() / (ranks_on_node > 0 ? ranks_on_node : 1);
+  omp_set_num_threads(n > 0 ? n : 1);
+#else
+  (void)ranks_on_node;
+#endif
+}
+
+int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
+{
+  const struct ipso_config *cfg = setup->cfg;
+  struct cpu_swarm *c = calloc(1, sizeof *c);
+  if (!c) return IPSO_FAIL("cpu", "out of memory");
+  b->ops = &cpu_ops;
+  b->setup = *setup;
+  b->impl = c;
+  c->cfg = cfg;
+  c->island = setup->island;
+  c->D = cfg->objective.dimensions;
+  c->N = cfg->swarm.particles;
+  c->seed = cfg->run.seed;
+  c->W = swarm_words_per_iteration(c->D);
+  c->precision = cfg->run.precision;
+  c->sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
+  c->inertia = cfg->swarm.inertia;
+  c->cognitive = cfg->swarm.cognitive;
+  c->social = cfg->swarm.social;
+  if (cfg->objective.id == IPSO_OBJ_USER) {
+    int rc = user_objective_open_cpu(cfg, &c->user);
+    if (rc != IPSO_OK) {
+      cpu_destroy(b);
+      return rc;
+    }
+    c->eval_d = user_objective_fn_d(c->user);
+    c->eval_f = user_objective_fn_f(c->user);
+  } else {
+    const struct objective_info *info = objective_get(cfg->objective.id);
+    c->eval_d = info->eval_d;
+    c->eval_f = info->eval_f;
+  }
+#ifdef _OPENMP
+  snprintf(b->description, sizeof b->description, "cpu (%d OpenMP threads)", omp_get_max_threads());
+#else
+  snprintf(b->description, sizeof b->description, "cpu (1 thread)");
+#endif
+  struct swarm_consts k;
+  int rc = swarm_consts_build(cfg, &k);
+  if (rc == IPSO_OK) rc = DISPATCH(c, alloc, c, &k);
+  swarm_consts_free(&k);
+  if (rc != IPSO_OK) cpu_destroy(b);
+  return rc;
+}

@@ -1,0 +1,245 @@
+/* The CPU reference swarm in one precision. Included by backend_cpu.c with
+ * REAL (float or double), R(name) (name mangling) and U01 (the cuRAND
+ * conversion of one random word to (0, 1]) defined.
+ *
+ * Arithmetic is written operation by operation, every fused multiply-add as
+ * an explicit fma(), and the file is compiled without contraction, so the
+ * GPU kernels (compiled the same way) produce the same bits for the
+ * objectives without transcendental functions. */
+
+/* A REAL view of the swarm arrays. */
+struct R(view) {
+  REAL *x, *v, *p, *cost, *pcost, *gpos;
+  const REAL *lo, *hi, *span, *vmax, *prm;
+};
+
+static struct R(view) R(view_of)(struct cpu_swarm *c)
+{
+  struct R(view)
+      s = {(REAL *)c->x,          (REAL *)c->v,          (REAL *)c->p,        (REAL *)c->cost,
+           (REAL *)c->pcost,      (REAL *)c->gpos,       (const REAL *)c->lo, (const REAL *)c->hi,
+           (const REAL *)c->span, (const REAL *)c->vmax, (const REAL *)c->prm};
+  return s;
+}
+
+/* Sign-adjusted cost of position X; NaN counts as +infinity. */
+static REAL R(cost_of)(const struct cpu_swarm *c, const REAL *x, const REAL *prm)
+{
+  REAL f = c->R(eval)(x, c->D, prm);
+  REAL cost = c->sign > 0 ? f : -f;
+  return isnan(cost) ? (REAL)INFINITY : cost;
+}
+
+/* Converts the constant tables (lower, upper, span, vmax, params) to REAL. */
+static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
+{
+  size_t n = (size_t)c->N * (size_t)c->D, D = (size_t)c->D;
+  c->x = malloc(n * sizeof(REAL));
+  c->v = malloc(n * sizeof(REAL));
+  c->p = malloc(n * sizeof(REAL));
+  c->cost = malloc((size_t)c->N * sizeof(REAL));
+  c->pcost = malloc((size_t)c->N * sizeof(REAL));
+  c->gpos = malloc(D * sizeof(REAL));
+  REAL *t = malloc(5 * D * sizeof(REAL));
+  if (!c->x || !c->v || !c->p || !c->cost || !c->pcost || !c->gpos || !t) {
+    free(t);
+    return IPSO_FAIL("cpu", "cannot allocate a swarm of %lld particles x %d dimensions",
+                     (long long)c->N, c->D);
+  }
+  c->tables = t;
+  c->lo = t;
+  c->hi = t + D;
+  c->span = t + 2 * D;
+  c->vmax = t + 3 * D;
+  c->prm = t + 4 * D;
+  for (size_t d = 0; d < D; d++) {
+    t[d] = (REAL)k->lower[d];
+    t[D + d] = (REAL)k->upper[d];
+    t[2 * D + d] = (REAL)k->span[d];
+    t[3 * D + d] = (REAL)k->vmax[d];
+    t[4 * D + d] = k->param ? (REAL)k->param[d] : (REAL)0;
+  }
+  return IPSO_OK;
+}
+
+/* Recomputes the global best: the lowest (pbest cost, index). The minimum
+ * of a total order, so the same for any number of threads. */
+static void R(update_global_best)(struct cpu_swarm *c)
+{
+  struct R(view) s = R(view_of)(c);
+  REAL best = s.pcost[0];
+  int64_t arg = 0;
+  for (int64_t i = 1; i < c->N; i++)
+    if (s.pcost[i] < best) {
+      best = s.pcost[i];
+      arg = i;
+    }
+  c->gcost = (double)best;
+  c->gidx = arg;
+  memcpy(s.gpos, s.p + (size_t)arg * (size_t)c->D, (size_t)c->D * sizeof(REAL));
+}
+
+/* Iteration 0: positions uniform in the bounds, velocities uniform in
+ * [-vmax, vmax], personal bests at the start positions. */
+static void R(init)(struct cpu_swarm *c)
+{
+  struct R(view) s = R(view_of)(c);
+  const int D = c->D;
+#pragma omp parallel for schedule(static) if (c->N * D >= CPU_PARALLEL_MIN)
+  for (int64_t i = 0; i < c->N; i++) {
+    REAL *x = s.x + (size_t)i * (size_t)D, *v = s.v + (size_t)i * (size_t)D;
+    uint64_t sub = swarm_subsequence(c->island, i);
+    for (int k = 0; 2 * k < D; k++) {
+      uint32_t w[4];
+      cpu_words(c->seed, sub, D, c->W, 0, k, w);
+      for (int j = 0; j < 2 && 2 * k + j < D; j++) {
+        int d = 2 * k + j;
+        REAL u1 = U01(w[2 * j]), u2 = U01(w[2 * j + 1]);
+        REAL xd = IPSO_M_FMA(s.span[d], u1, s.lo[d]);
+        x[d] = xd < s.lo[d] ? s.lo[d] : (xd > s.hi[d] ? s.hi[d] : xd);
+        v[d] = s.vmax[d] * ((REAL)2 * u2 - (REAL)1);
+      }
+    }
+    REAL cost = R(cost_of)(c, x, s.prm);
+    s.cost[i] = cost;
+    s.pcost[i] = cost;
+    memcpy(s.p + (size_t)i * (size_t)D, x, (size_t)D * sizeof(REAL));
+  }
+  R(update_global_best)(c);
+}
+
+/* One iteration T of the swarm (strict: every particle sees the global best
+ * of iteration T - 1). */
+static void R(iterate)(struct cpu_swarm *c, int64_t t)
+{
+  struct R(view) s = R(view_of)(c);
+  const int D = c->D;
+  const REAL w = (REAL)c->inertia, c1 = (REAL)c->cognitive, c2 = (REAL)c->social;
+#pragma omp parallel for schedule(static) if (c->N * D >= CPU_PARALLEL_MIN)
+  for (int64_t i = 0; i < c->N; i++) {
+    REAL *x = s.x + (size_t)i * (size_t)D, *v = s.v + (size_t)i * (size_t)D;
+    REAL *p = s.p + (size_t)i * (size_t)D;
+    uint64_t sub = swarm_subsequence(c->island, i);
+    for (int k = 0; 2 * k < D; k++) {
+      uint32_t rw[4];
+      cpu_words(c->seed, sub, D, c->W, t, k, rw);
+      for (int j = 0; j < 2 && 2 * k + j < D; j++) {
+        int d = 2 * k + j;
+        REAL a = c1 * U01(rw[2 * j]);
+        REAL b = c2 * U01(rw[2 * j + 1]);
+        REAL vn = IPSO_M_FMA(w, v[d], IPSO_M_FMA(a, p[d] - x[d], b * (s.gpos[d] - x[d])));
+        vn = vn > s.vmax[d] ? s.vmax[d] : (vn < -s.vmax[d] ? -s.vmax[d] : vn);
+        REAL xn = x[d] + vn;
+        if (xn < s.lo[d]) {
+          xn = s.lo[d];
+          vn = (REAL)0;
+        } else if (xn > s.hi[d]) {
+          xn = s.hi[d];
+          vn = (REAL)0;
+        }
+        x[d] = xn;
+        v[d] = vn;
+      }
+    }
+    REAL cost = R(cost_of)(c, x, s.prm);
+    s.cost[i] = cost;
+    if (cost < s.pcost[i]) {
+      s.pcost[i] = cost;
+      memcpy(p, x, (size_t)D * sizeof(REAL));
+    }
+  }
+  R(update_global_best)(c);
+}
+
+/* Index of the K-th best (WORST = 0) or worst (WORST = 1) personal best
+ * after AFTER (the previous pick, or -1): the next in the order (cost,
+ * index), or its reverse. */
+static int64_t R(next_ranked)(const struct cpu_swarm *c, int worst, int64_t after)
+{
+  const REAL *pc = (const REAL *)c->pcost;
+  int64_t arg = -1;
+  for (int64_t i = 0; i < c->N; i++) {
+    if (after >= 0) {
+      /* Skip everything at or before AFTER in the order. */
+      int before = worst ? (pc[i] > pc[after] || (pc[i] == pc[after] && i >= after))
+                         : (pc[i] < pc[after] || (pc[i] == pc[after] && i <= after));
+      if (before) continue;
+    }
+    if (arg < 0) {
+      arg = i;
+      continue;
+    }
+    int better = worst ? (pc[i] > pc[arg] || (pc[i] == pc[arg] && i > arg))
+                       : (pc[i] < pc[arg] || (pc[i] == pc[arg] && i < arg));
+    if (better) arg = i;
+  }
+  return arg;
+}
+
+static void R(pack)(struct cpu_swarm *c, int count, double *pos, double *cost, int64_t *index)
+{
+  const REAL *p = (const REAL *)c->p, *pc = (const REAL *)c->pcost;
+  int64_t last = -1;
+  for (int m = 0; m < count; m++) {
+    last = R(next_ranked)(c, 0, last);
+    index[m] = last;
+    cost[m] = (double)pc[last];
+    for (int d = 0; d < c->D; d++) pos[(size_t)m * c->D + d] = (double)p[(size_t)last * c->D + d];
+  }
+}
+
+static void R(unpack)(struct cpu_swarm *c, int count, const double *pos, const double *cost,
+                      int64_t *replaced)
+{
+  struct R(view) s = R(view_of)(c);
+  int64_t last = -1;
+  /* Choose the victims first, then replace, so a replacement does not change
+   * the ranking of the particles still to be chosen. */
+  for (int m = 0; m < count; m++) replaced[m] = last = R(next_ranked)(c, 1, last);
+  for (int m = 0; m < count; m++) {
+    int64_t i = replaced[m];
+    REAL mc = (REAL)cost[m];
+    if (!(mc < s.pcost[i])) {
+      replaced[m] = -1;
+      continue;
+    }
+    for (int d = 0; d < c->D; d++) {
+      size_t e = (size_t)i * c->D + d;
+      s.x[e] = s.p[e] = (REAL)pos[(size_t)m * c->D + d];
+      s.v[e] = (REAL)0;
+    }
+    s.cost[i] = s.pcost[i] = mc;
+  }
+  R(update_global_best)(c);
+}
+
+static void R(save)(const struct cpu_swarm *c, struct swarm_state *st)
+{
+  size_t n = (size_t)c->N * (size_t)c->D;
+  const REAL *x = c->x, *v = c->v, *p = c->p, *co = c->cost, *pc = c->pcost;
+  for (size_t e = 0; e < n; e++) {
+    st->position[e] = (double)x[e];
+    st->velocity[e] = (double)v[e];
+    st->pbest_position[e] = (double)p[e];
+  }
+  for (int64_t i = 0; i < c->N; i++) {
+    st->cost[i] = (double)co[i];
+    st->pbest_cost[i] = (double)pc[i];
+  }
+}
+
+static void R(load)(struct cpu_swarm *c, const struct swarm_state *st)
+{
+  size_t n = (size_t)c->N * (size_t)c->D;
+  REAL *x = c->x, *v = c->v, *p = c->p, *co = c->cost, *pc = c->pcost;
+  for (size_t e = 0; e < n; e++) {
+    x[e] = (REAL)st->position[e];
+    v[e] = (REAL)st->velocity[e];
+    p[e] = (REAL)st->pbest_position[e];
+  }
+  for (int64_t i = 0; i < c->N; i++) {
+    co[i] = (REAL)st->cost[i];
+    pc[i] = (REAL)st->pbest_cost[i];
+  }
+  R(update_global_best)(c);
+}

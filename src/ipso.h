@@ -1,0 +1,26 @@
+/* Common definitions of islandpso: version, status codes, limits. */
+#ifndef IPSO_IPSO_H
+#define IPSO_IPSO_H
+
+#include <stdint.h>
+
+#define IPSO_VERSION "0.1.0"
+
+/* Status of every function that can fail. The values are the process exit
+ * codes of design.md, so main() can return a status as it is. */
+enum ipso_status {
+  IPSO_OK = 0,          /* finished */
+  IPSO_ERR_RUNTIME = 1, /* runtime failure: rank, component and cause printed */
+  IPSO_ERR_USAGE = 2,   /* bad command line or config */
+  IPSO_STOPPED = 3      /* stopped early by a signal or time limit, checkpoint written */
+};
+
+/* Limits checked by the config reader. */
+#define IPSO_NAME_MAX 128
+#define IPSO_PATH_MAX 4096
+#define IPSO_MAX_DIMENSIONS 100000
+#define IPSO_MAX_PARTICLES (INT64_C(1) << 31)
+#define IPSO_MAX_ELEMENTS (INT64_C(1) << 32) /* particles * dimensions per island */
+#define IPSO_MAX_PARAMS 16
+
+#endif

@@ -1,0 +1,74 @@
+/* Messages to the user. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static int log_rank_ = 0;
+static int log_size_ = 1;
+
+void log_init(int rank, int size)
+{
+  log_rank_ = rank;
+  log_size_ = size;
+}
+
+int log_rank(void)
+{
+  return log_rank_;
+}
+
+int log_size(void)
+{
+  return log_size_;
+}
+
+void log_fail(const char *component, const char *file, int line, const char *fmt, ...)
+{
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+  fprintf(stderr, "islandpso: error: [rank %d] %s: %s (%s:%d)\n", log_rank_, component, msg, file,
+          line);
+  fflush(stderr);
+}
+
+void log_user_error(const char *fmt, ...)
+{
+  va_list ap;
+  fflush(stdout);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fflush(stderr);
+}
+
+void log_warn(const char *fmt, ...)
+{
+  va_list ap;
+  fflush(stdout);
+  if (log_size_ > 1)
+    fprintf(stderr, "islandpso: warning: [rank %d] ", log_rank_);
+  else
+    fputs("islandpso: warning: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fflush(stderr);
+}
+
+void log_info(const char *fmt, ...)
+{
+  if (log_rank_ != 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stdout, fmt, ap);
+  va_end(ap);
+  fputc('\n', stdout);
+  fflush(stdout);
+}

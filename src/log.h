@@ -1,0 +1,47 @@
+/* Messages to the user: information from rank 0, warnings and errors from
+ * any rank, each error naming the rank and the component that failed. */
+#ifndef IPSO_LOG_H
+#define IPSO_LOG_H
+
+#include "ipso.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sets the rank and size shown in messages (before MPI: rank 0 of 1). */
+void log_init(int rank, int size);
+int log_rank(void);
+int log_size(void);
+
+/* A runtime failure: "islandpso: error: [rank R] COMPONENT: message (file:line)"
+ * on stderr, flushed. */
+void log_fail(const char *component, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A problem with the user's input, printed as given ("file:line:col: error: ..."
+ * or "islandpso: error: ..."), on stderr, flushed. */
+void log_user_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A warning from any rank, prefixed with the rank when there are several. */
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Information for the user, printed by rank 0 only, on stdout. */
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Reports a runtime failure in COMPONENT and evaluates to IPSO_ERR_RUNTIME. */
+#define IPSO_FAIL(component, ...)                                                                  \
+  (log_fail(component, __FILE__, __LINE__, __VA_ARGS__), IPSO_ERR_RUNTIME)
+
+/* Returns the status of CALL from the calling function if it is not IPSO_OK. */
+#define IPSO_TRY(call)                                                                             \
+  do {                                                                                             \
+    int ipso_rc_ = (call);                                                                         \
+    if (ipso_rc_ != IPSO_OK) return ipso_rc_;                                                      \
+  } while (0)
+
+#endif

@@ -1,0 +1,218 @@
+/* islandpso: the command line. Rank 0 reads and validates the config and
+ * broadcasts it; then every rank runs its island. Only here does a runtime
+ * failure turn into MPI_Abort, so no rank is left waiting on a neighbour. */
+#include <getopt.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "island_mpi.h"
+#include "log.h"
+#include "runtime.h"
+#include "solver.h"
+
+#define MAX_OVERRIDES 256
+
+static const char usage_text[] =
+    "usage: islandpso CONFIG [options]\n"
+    "       mpirun -np N islandpso CONFIG [options]     (one island per rank)\n"
+    "\n"
+    "options:\n"
+    "  --set SECTION.KEY=VALUE  override a config key (repeatable; VALUE in TOML syntax)\n"
+    "  --backend cpu|gpu|auto   same as --set run.backend=...\n"
+    "  --dry-run                check the config, print it resolved, and exit\n"
+    "  --overwrite              replace an existing output file\n"
+    "  --restart CHECKPOINT     continue the run saved in CHECKPOINT\n"
+    "  --resume                 continue from the config's checkpoint if it exists\n"
+    "  --check-invariants       check the swarm invariants after every iteration (slow)\n"
+    "  --version                print the version and the build's features\n"
+    "  --help                   print this help\n"
+    "\n"
+    "exit codes: 0 finished, 1 runtime failure, 2 usage or config error,\n"
+    "            3 stopped by a signal or the time limit (checkpoint written)\n";
+
+struct cli {
+  const char *config;
+  char *overrides[MAX_OVERRIDES];
+  int noverrides;
+  char backend_override[64];
+  int dry_run, help, version;
+  struct solver_options opt;
+};
+
+/* Parses the command line; returns IPSO_ERR_USAGE (message printed by rank
+ * 0) if it is malformed. */
+static int parse_cli(int argc, char **argv, struct cli *c, int rank)
+{
+  enum { O_SET = 256, O_BACKEND, O_DRY, O_OVERWRITE, O_RESTART, O_RESUME, O_CHECK, O_VERSION };
+  static const struct option longopts[] = {
+      {"set", required_argument, NULL, O_SET},
+      {"backend", required_argument, NULL, O_BACKEND},
+      {"dry-run", no_argument, NULL, O_DRY},
+      {"overwrite", no_argument, NULL, O_OVERWRITE},
+      {"restart", required_argument, NULL, O_RESTART},
+      {"resume", no_argument, NULL, O_RESUME},
+      {"check-invariants", no_argument, NULL, O_CHECK},
+      {"version", no_argument, NULL, O_VERSION},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  memset(c, 0, sizeof *c);
+  opterr = 0;
+  int ch;
+  while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    switch (ch) {
+    case O_SET:
+      if (c->noverrides == MAX_OVERRIDES) {
+        if (rank == 0)
+          log_user_error("islandpso: error: more than %d --set options", MAX_OVERRIDES);
+        return IPSO_ERR_USAGE;
+      }
+      c->overrides[c->noverrides++] = optarg;
+      break;
+    case O_BACKEND:
+      if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu") && strcmp(optarg, "auto")) {
+        if (rank == 0)
+          log_user_error("islandpso: error: --backend must be cpu, gpu or auto, not '%s'\n\n%s",
+                         optarg, usage_text);
+        return IPSO_ERR_USAGE;
+      }
+      snprintf(c->backend_override, sizeof c->backend_override, "run.backend=\"%s\"", optarg);
+      break;
+    case O_DRY:
+      c->dry_run = 1;
+      break;
+    case O_OVERWRITE:
+      c->opt.overwrite = 1;
+      break;
+    case O_RESTART:
+      c->opt.restart = optarg;
+      break;
+    case O_RESUME:
+      c->opt.resume = 1;
+      break;
+    case O_CHECK:
+      c->opt.check_invariants = 1;
+      break;
+    case O_VERSION:
+      c->version = 1;
+      break;
+    case 'h':
+      c->help = 1;
+      break;
+    default:
+      if (rank == 0) {
+        if (optopt && optopt < 256)
+          log_user_error("islandpso: error: unknown option '-%c'\n\n%s", optopt, usage_text);
+        else
+          log_user_error("islandpso: error: unknown or incomplete option '%s'\n\n%s",
+                         argv[optind - 1], usage_text);
+      }
+      return IPSO_ERR_USAGE;
+    }
+  }
+  if (c->help || c->version) return IPSO_OK;
+  if (optind >= argc) {
+    if (rank == 0) log_user_error("islandpso: error: no config file given\n\n%s", usage_text);
+    return IPSO_ERR_USAGE;
+  }
+  if (optind + 1 < argc) {
+    if (rank == 0)
+      log_user_error("islandpso: error: unexpected argument '%s' (one config file only)\n\n%s",
+                     argv[optind + 1], usage_text);
+    return IPSO_ERR_USAGE;
+  }
+  if (c->opt.restart && c->opt.resume) {
+    if (rank == 0)
+      log_user_error("islandpso: error: --restart and --resume exclude each other\n\n%s",
+                     usage_text);
+    return IPSO_ERR_USAGE;
+  }
+  c->config = argv[optind];
+  if (c->backend_override[0]) c->overrides[c->noverrides++] = c->backend_override;
+  return IPSO_OK;
+}
+
+static void print_version(void)
+{
+  char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(mpi, &len);
+  char *nl = strchr(mpi, '\n');
+  if (nl) *nl = '\0';
+  char *comma = strchr(mpi, ',');
+  if (comma) *comma = '\0';
+#ifdef IPSO_HAVE_CUDA
+  const char *gpu = "CUDA (NVRTC kernels)";
+#else
+  const char *gpu = "none (CPU-only build)";
+#endif
+#ifdef IPSO_HDF5_PARALLEL
+  const char *h5 = "parallel";
+#else
+  const char *h5 = "serial (rank 0 writes)";
+#endif
+  printf("islandpso %s\n  GPU backend: %s\n  HDF5: %s\n  MPI: %s\n", IPSO_VERSION, gpu, h5, mpi);
+}
+
+/* Rank 0 loads the config; every rank gets it (or the verdict that it is bad). */
+static int load_config(const struct cli *c, int rank, int size, struct ipso_config *cfg)
+{
+  int rc = IPSO_OK;
+  void *buf = NULL;
+  size_t len = 0;
+  if (rank == 0) {
+    rc = config_load(c->config, c->noverrides, c->overrides, size, cfg);
+    if (rc == IPSO_OK) rc = config_pack(cfg, &buf, &len);
+  }
+  IPSO_CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (rc != IPSO_OK) return rc;
+  unsigned long long n = len;
+  IPSO_CHECK_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD));
+  if (rank != 0 && !(buf = malloc(n))) rc = IPSO_FAIL("memory", "out of memory");
+  rc = island_agree(MPI_COMM_WORLD, rc);
+  if (rc != IPSO_OK) return rc;
+  for (unsigned long long off = 0; off < n; off += 1u << 30) {
+    unsigned long long k = n - off < (1u << 30) ? n - off : (1u << 30);
+    IPSO_CHECK_MPI(MPI_Bcast((char *)buf + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD));
+  }
+  if (rank != 0) rc = config_unpack(buf, n, cfg);
+  free(buf);
+  return island_agree(MPI_COMM_WORLD, rc);
+}
+
+int main(int argc, char **argv)
+{
+  int rank = 0, size = 1;
+  if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
+  struct cli c;
+  int rc = parse_cli(argc, argv, &c, rank);
+  if (rc == IPSO_OK && (c.help || c.version)) {
+    if (rank == 0) {
+      if (c.version)
+        print_version();
+      else
+        fputs(usage_text, stdout);
+    }
+    MPI_Finalize();
+    return IPSO_OK;
+  }
+  struct ipso_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  if (rc == IPSO_OK) rc = load_config(&c, rank, size, &cfg);
+  if (rc == IPSO_OK && c.dry_run) {
+    if (rank == 0) printf("%s# config OK: %s\n", cfg.text, cfg.path);
+  } else if (rc == IPSO_OK) {
+    signals_install();
+    if (watchdog_start(cfg.run.watchdog) != 0)
+      rc = IPSO_FAIL("watchdog", "cannot start the thread");
+    if (rc == IPSO_OK) rc = solver_run(MPI_COMM_WORLD, &cfg, &c.opt);
+    watchdog_stop();
+  }
+  config_free(&cfg);
+  if (rc == IPSO_ERR_RUNTIME && size > 1) MPI_Abort(MPI_COMM_WORLD, IPSO_ERR_RUNTIME);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,76 @@
+/* Philox4x32-10 on the host: the same stream as cuRAND's device API
+ * (curand_init(seed, subsequence, offset) followed by curand()/curand4()),
+ * and the same conversions to uniform numbers, so the CPU backend draws the
+ * numbers the GPU draws. Counter layout as in cuRAND: the 128-bit counter is
+ * (offset / 4) in its low 64 bits and the subsequence in its high 64 bits;
+ * the key is the 64-bit seed; word offset % 4 of the block is returned. */
+#ifndef IPSO_PHILOX_H
+#define IPSO_PHILOX_H
+
+#include <stdint.h>
+
+#define IPSO_PHILOX_M0 UINT32_C(0xD2511F53)
+#define IPSO_PHILOX_M1 UINT32_C(0xCD9E8D57)
+#define IPSO_PHILOX_W0 UINT32_C(0x9E3779B9)
+#define IPSO_PHILOX_W1 UINT32_C(0xBB67AE85)
+
+/* The 4 words of the block with counter CTR under key (k0, k1). */
+static inline void philox4x32_10(const uint32_t ctr[4], uint32_t k0, uint32_t k1, uint32_t out[4])
+{
+  uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
+  for (int round = 0; round < 10; round++) {
+    uint64_t p0 = (uint64_t)IPSO_PHILOX_M0 * c0;
+    uint64_t p1 = (uint64_t)IPSO_PHILOX_M1 * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint32_t)p1;
+    c3 = (uint32_t)p0;
+    c0 = n0;
+    c2 = n2;
+    k0 += IPSO_PHILOX_W0;
+    k1 += IPSO_PHILOX_W1;
+  }
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
+/* The block of stream (SEED, SUBSEQUENCE) that holds word OFFSET - OFFSET % 4. */
+static inline void philox_block(uint64_t seed, uint64_t subsequence, uint64_t block,
+                                uint32_t out[4])
+{
+  uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), (uint32_t)subsequence,
+                     (uint32_t)(subsequence >> 32)};
+  philox4x32_10(ctr, (uint32_t)seed, (uint32_t)(seed >> 32), out);
+}
+
+/* Word OFFSET of stream (SEED, SUBSEQUENCE): what curand() returns after
+ * curand_init(seed, subsequence, offset). */
+static inline uint32_t philox_word(uint64_t seed, uint64_t subsequence, uint64_t offset)
+{
+  uint32_t b[4];
+  philox_block(seed, subsequence, offset / 4, b);
+  return b[offset % 4];
+}
+
+/* curand_uniform_double() of one word: x 2^-32 + 2^-32, in (0, 1]. */
+static inline double philox_uniform_double(uint32_t w)
+{
+  return (double)w * 0x1p-32 + 0x1p-32;
+}
+
+/* curand_uniform() of one word: x 2^-32 + 2^-33 in float, in (0, 1]. */
+static inline float philox_uniform_float(uint32_t w)
+{
+  return (float)w * 0x1p-32f + 0x1p-33f;
+}
+
+/* curand_uniform2_double() of two words (x, y): (x ^ y << 21) 2^-53 + 2^-54. */
+static inline double philox_uniform2_double(uint32_t x, uint32_t y)
+{
+  uint64_t z = (uint64_t)x ^ ((uint64_t)y << 21);
+  return (double)z * 0x1p-53 + 0x1p-54;
+}
+
+#endif

@@ -1,0 +1,115 @@
+/* Signal flags and the watchdog thread. */
+#include "runtime.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static volatile sig_atomic_t stop_signal = 0;
+
+/* First SIGTERM/SIGINT/SIGUSR1: remember it, the solver stops at the end of
+ * the current segment. A second SIGINT: the user insists, stop now. */
+static void on_signal(int sig)
+{
+  if (sig == SIGINT && stop_signal != 0) {
+    signal(SIGINT, SIG_DFL);
+    raise(SIGINT);
+    return;
+  }
+  if (stop_signal == 0) stop_signal = sig;
+}
+
+void signals_install(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGUSR1, &sa, NULL);
+}
+
+int signals_pending(void)
+{
+  return stop_signal;
+}
+
+double wall_seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static struct {
+  pthread_t thread;
+  int running;
+  double timeout;
+  _Atomic int64_t beat_ms;
+  _Atomic(const char *) phase;
+  _Atomic int64_t iteration;
+  atomic_int quit;
+} wd;
+
+static int64_t now_ms(void)
+{
+  return (int64_t)(wall_seconds() * 1000.0);
+}
+
+/* Wakes up a few times per timeout and ends the process when the last beat
+ * is older than the timeout. */
+static void *watchdog_main(void *arg)
+{
+  (void)arg;
+  useconds_t nap = (useconds_t)(wd.timeout * 1e6 / 8);
+  if (nap > 1000000) nap = 1000000;
+  if (nap < 10000) nap = 10000;
+  while (!atomic_load(&wd.quit)) {
+    usleep(nap);
+    double idle = (double)(now_ms() - atomic_load(&wd.beat_ms)) / 1000.0;
+    if (idle > wd.timeout) {
+      log_fail("watchdog", __FILE__, __LINE__,
+               "no progress for %.0f s (in %s at iteration %lld); a rank may be stopped or hung; "
+               "ending the job (run.watchdog = %.0f s)",
+               idle, atomic_load(&wd.phase), (long long)atomic_load(&wd.iteration), wd.timeout);
+      _exit(1);
+    }
+  }
+  return NULL;
+}
+
+int watchdog_start(double seconds)
+{
+  if (seconds <= 0) return 0;
+  wd.timeout = seconds;
+  atomic_store(&wd.beat_ms, now_ms());
+  atomic_store(&wd.phase, "start-up");
+  atomic_store(&wd.iteration, 0);
+  atomic_store(&wd.quit, 0);
+  if (pthread_create(&wd.thread, NULL, watchdog_main, NULL) != 0) return -1;
+  wd.running = 1;
+  return 0;
+}
+
+void watchdog_beat(const char *phase, int64_t iteration)
+{
+  atomic_store(&wd.phase, phase);
+  atomic_store(&wd.iteration, iteration);
+  atomic_store(&wd.beat_ms, now_ms());
+}
+
+void watchdog_stop(void)
+{
+  if (!wd.running) return;
+  atomic_store(&wd.quit, 1);
+  pthread_join(wd.thread, NULL);
+  wd.running = 0;
+}

@@ -1,0 +1,33 @@
+/* The process's run-time guards: signal flags (SIGTERM, SIGINT, SIGUSR1 ask
+ * for a checkpoint and exit 3; a second SIGINT stops at once) and a watchdog
+ * thread that ends the job when a rank makes no progress for too long. */
+#ifndef IPSO_RUNTIME_H
+#define IPSO_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void signals_install(void);
+/* The first stop signal received, or 0. */
+int signals_pending(void);
+
+/* Starts the watchdog: if no watchdog_beat() comes for SECONDS, it prints
+ * what the rank was doing and ends the process with exit status 1, which
+ * makes mpirun/srun end the whole job. SECONDS <= 0: no watchdog. */
+int watchdog_start(double seconds);
+/* Records progress: the phase being entered (a string literal) and the
+ * iteration. */
+void watchdog_beat(const char *phase, int64_t iteration);
+void watchdog_stop(void);
+
+/* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
+double wall_seconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

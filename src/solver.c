@@ -1,0 +1,656 @@
+/* The island loop. Each rank runs one island in segments of iterations; at
+ * segment ends (fixed iterations, so a strict run is a pure function of the
+ * config) the ranks record history, migrate, agree on stopping, and write
+ * snapshots and checkpoints. */
+#include "solver.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "checkpoint.h"
+#include "h5out.h"
+#include "island_mpi.h"
+#include "log.h"
+#include "objective.h"
+#include "progress.h"
+#include "runtime.h"
+#include "user_objective.h"
+
+/* Segment length bounds: short enough that signals, progress and the target
+ * are noticed promptly; long enough that the host stays out of the way. */
+#define SEGMENT_MAX_ITERATIONS 10000
+#define HISTORY_FLUSH_ROWS 4096
+
+/* Stop reasons agreed between ranks at a segment end (bit flags). */
+enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4 };
+
+struct history {
+  int64_t n, cap, written; /* rows buffered, capacity, rows already in the file */
+  int64_t *iteration, *evaluations;
+  double *island, *global, *wall;
+};
+
+struct solver {
+  MPI_Comm comm;
+  int rank, size;
+  const struct ipso_config *cfg;
+  const struct solver_options *opt;
+  struct backend b;
+  struct h5out *out;
+  struct ring_migration *rm;
+  struct history hist;
+  struct migration_record *mlog;
+  int mn, mcap;
+  struct progress prog;
+  struct swarm_state state; /* host copy for snapshots, checkpoints, checks */
+  struct island_best best;
+  double *seg_best; /* [segment] island best cost after each iteration */
+  double *row_cost; /* [segment + 1] scratch for the rows' global minimum */
+  double sign;      /* cost = sign * fitness */
+  int64_t N, segment;
+  int D;
+  int64_t t;                /* last completed iteration */
+  int64_t target_iteration; /* first iteration an island reached the target, or -1 */
+  double elapsed0;          /* run time of earlier invocations (restart) */
+  double t0;                /* wall_seconds() when this invocation started iterating */
+  double deadline;          /* wall_seconds() by which to stop, or 0 */
+  double last_checkpoint, checkpoint_cost, segment_cost;
+  int stop_signal;
+  /* Invariant checks: reference objective and the previous personal bests. */
+  objective_fn_d ref_d;
+  objective_fn_f ref_f;
+  struct user_objective *ref_user;
+  double *ref_prm, *prev_pbest;
+};
+
+static double fitness_of(const struct solver *s, double cost)
+{
+  return s->sign * cost;
+}
+
+static int64_t evaluations_at(const struct solver *s, int64_t t)
+{
+  return s->N * (int64_t)s->size * (t + 1);
+}
+
+static double elapsed(const struct solver *s)
+{
+  return s->elapsed0 + (wall_seconds() - s->t0);
+}
+
+/* The next multiple of K after T. */
+static int64_t next_multiple(int64_t t, int64_t k)
+{
+  return (t / k + 1) * k;
+}
+
+/* The last iteration of the segment that starts after T: the nearest of the
+ * run's end and the next migration, snapshot, checkpoint and segment
+ * boundary. Boundaries are multiples, so they do not depend on where a
+ * restart began. */
+static int64_t segment_end(const struct solver *s, int64_t t)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int64_t end = cfg->run.max_iterations;
+  int64_t k[4] = {s->segment, ring_migration_active(s->rm) ? cfg->migration.interval : 0,
+                  s->out ? cfg->output.snapshot_interval : 0, cfg->output.checkpoint_interval};
+  for (int i = 0; i < 4; i++)
+    if (k[i] > 0 && next_multiple(t, k[i]) < end) end = next_multiple(t, k[i]);
+  if (s->opt->check_invariants && t + 1 < end) end = t + 1;
+  return end;
+}
+
+static int history_reserve(struct history *h, int64_t need)
+{
+  if (h->n + need <= h->cap) return IPSO_OK;
+  int64_t cap = h->cap ? h->cap : 1024;
+  while (cap < h->n + need) cap *= 2;
+  int64_t *it = realloc(h->iteration, (size_t)cap * sizeof *it);
+  if (it) h->iteration = it;
+  int64_t *ev = realloc(h->evaluations, (size_t)cap * sizeof *ev);
+  if (ev) h->evaluations = ev;
+  double *is = realloc(h->island, (size_t)cap * sizeof *is);
+  if (is) h->island = is;
+  double *gl = realloc(h->global, (size_t)cap * sizeof *gl);
+  if (gl) h->global = gl;
+  double *wa = realloc(h->wall, (size_t)cap * sizeof *wa);
+  if (wa) h->wall = wa;
+  if (!it || !ev || !is || !gl || !wa) return IPSO_FAIL("memory", "cannot grow the history buffer");
+  h->cap = cap;
+  return IPSO_OK;
+}
+
+static void history_free(struct history *h)
+{
+  free(h->iteration);
+  free(h->evaluations);
+  free(h->island);
+  free(h->global);
+  free(h->wall);
+}
+
+/* Writes the buffered history rows and migration records to the file. */
+static int flush_records(struct solver *s)
+{
+  if (!s->out) {
+    s->hist.written += s->hist.n;
+    s->hist.n = 0;
+    s->mn = 0;
+    return IPSO_OK;
+  }
+  watchdog_beat("writing history", s->t);
+  struct history *h = &s->hist;
+  IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
+                                h->evaluations, h->wall));
+  h->written += h->n;
+  h->n = 0;
+  IPSO_TRY(h5out_append_migrations(s->out, s->mn, s->mlog));
+  s->mn = 0;
+  return IPSO_OK;
+}
+
+/* Adds history rows for iterations FIRST..LAST whose island bests are
+ * s->seg_best; returns in *TARGET_HIT the first iteration (over all
+ * islands) that reached the target, or -1. Collective. */
+static int record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
+                          double seg_stop, int final, int64_t *target_hit)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int64_t hi = cfg->output.history_interval, n = last - first + 1;
+  int rows = 0;
+  /* The rows: multiples of history_interval, and the run's last iteration. */
+  for (int64_t t = first; t <= last; t++)
+    if (hi > 0 && (t % hi == 0 || (final && t == last)))
+      s->row_cost[rows++] = s->seg_best[t - first];
+  /* The first iteration reaching the target rides along as a double. */
+  double hit = INFINITY;
+  if (cfg->run.has_target) {
+    double target_cost = s->sign * cfg->run.target_fitness;
+    for (int64_t k = 0; k < n; k++)
+      if (s->seg_best[k] <= target_cost) {
+        hit = (double)(first + k);
+        break;
+      }
+  }
+  s->row_cost[rows] = hit;
+  IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1));
+  *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
+  if (rows == 0) return IPSO_OK;
+  IPSO_TRY(history_reserve(&s->hist, rows));
+  int r = 0;
+  for (int64_t t = first; t <= last; t++) {
+    if (!(hi > 0 && (t % hi == 0 || (final && t == last)))) continue;
+    int64_t j = s->hist.n++;
+    s->hist.iteration[j] = t;
+    s->hist.island[j] = fitness_of(s, s->seg_best[t - first]);
+    s->hist.global[j] = fitness_of(s, s->row_cost[r++]);
+    s->hist.evaluations[j] = evaluations_at(s, t);
+    s->hist.wall[j] = s->elapsed0 + (seg_start - s->t0) +
+                      (seg_stop - seg_start) * (double)(t - first + 1) / (double)n;
+  }
+  if (s->hist.n >= HISTORY_FLUSH_ROWS) return flush_records(s);
+  return IPSO_OK;
+}
+
+/* Copies the swarm to the host (for snapshots, checkpoints, checks). */
+static int fetch_state(struct solver *s)
+{
+  watchdog_beat("copying the swarm to the host", s->t);
+  return s->b.ops->save_state(&s->b, &s->state);
+}
+
+static int write_checkpoint(struct solver *s)
+{
+  double t = wall_seconds();
+  IPSO_TRY(flush_records(s));
+  if (s->out) IPSO_TRY(h5out_flush(s->out));
+  if (!s->cfg->output.checkpoint[0]) return IPSO_OK; /* checkpoints switched off */
+  IPSO_TRY(fetch_state(s));
+  watchdog_beat("writing a checkpoint", s->t);
+  struct checkpoint_info info = {s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration,
+                                 s->hist.written};
+  IPSO_TRY(checkpoint_write(s->comm, s->cfg, &info, &s->state));
+  s->last_checkpoint = wall_seconds();
+  s->checkpoint_cost = s->last_checkpoint - t;
+  return IPSO_OK;
+}
+
+static int write_snapshot(struct solver *s)
+{
+  IPSO_TRY(fetch_state(s));
+  watchdog_beat("writing a snapshot", s->t);
+  return h5out_write_snapshot(s->out, s->t, &s->state, s->sign);
+}
+
+/* Exchanges migrants and logs what this island sent. */
+static int migrate(struct solver *s)
+{
+  int to[2], ndest, replaced;
+  double best_sent;
+  watchdog_beat("migrating", s->t);
+  IPSO_TRY(ring_migration_exchange(s->rm, &s->b, to, &ndest, &best_sent, &replaced));
+  if (s->mn + ndest > s->mcap) {
+    int cap = s->mcap ? 2 * s->mcap : 64;
+    struct migration_record *m = realloc(s->mlog, (size_t)cap * sizeof *m);
+    if (!m) return IPSO_FAIL("memory", "cannot grow the migration log");
+    s->mlog = m;
+    s->mcap = cap;
+  }
+  for (int k = 0; k < ndest; k++)
+    s->mlog[s->mn++] = (struct migration_record){s->t, s->rank, to[k], fitness_of(s, best_sent)};
+  return IPSO_OK;
+}
+
+/* Sign-adjusted cost of X by the host's own objective, as the backend
+ * computes it (in the run's precision). */
+static double reference_cost(struct solver *s, const double *x)
+{
+  int D = s->D;
+  double f;
+  if (s->cfg->run.precision == IPSO_FLOAT) {
+    float xf[D], pf[D];
+    for (int d = 0; d < D; d++) {
+      xf[d] = (float)x[d];
+      pf[d] = s->ref_prm ? (float)s->ref_prm[d] : 0.0f;
+    }
+    f = (double)s->ref_f(xf, D, pf);
+  } else {
+    f = s->ref_d(x, D, s->ref_prm);
+  }
+  double c = s->sign * f;
+  return isnan(c) ? INFINITY : c;
+}
+
+/* Whether A and B agree: exactly for the CPU backend (same code), to a
+ * relative tolerance for the GPU (other math library, other summation order). */
+static int costs_agree(const struct solver *s, double a, double b)
+{
+  if (a == b) return 1;
+  if (strcmp(s->b.ops->name, "cpu") == 0) return 0;
+  double tol = s->cfg->run.precision == IPSO_FLOAT ? 1e-5 : 1e-11;
+  return fabs(a - b) <= tol * (1 + fabs(b)) * sqrt((double)s->D);
+}
+
+/* Checks the swarm invariants after iteration s->t: positions and
+ * velocities within bounds, each personal best the objective at its
+ * position and never worse than before, each cost the objective at the
+ * position, and the global best the lowest personal best. */
+static int check_invariants(struct solver *s)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int D = s->D, fl = cfg->run.precision == IPSO_FLOAT;
+  IPSO_TRY(fetch_state(s));
+  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
+  struct swarm_state *st = &s->state;
+  int64_t arg = 0;
+  for (int64_t i = 0; i < s->N; i++) {
+    const double *x = st->position + (size_t)i * D, *v = st->velocity + (size_t)i * D;
+    for (int d = 0; d < D; d++) {
+      double lo = fl ? (float)cfg->objective.lower[d] : cfg->objective.lower[d];
+      double hi = fl ? (float)cfg->objective.upper[d] : cfg->objective.upper[d];
+      double span = cfg->objective.upper[d] - cfg->objective.lower[d];
+      double vmax = cfg->swarm.velocity_clamp * span;
+      if (fl) vmax = (float)vmax;
+      if (!(x[d] >= lo && x[d] <= hi))
+        return IPSO_FAIL("invariant",
+                         "iteration %lld: particle %lld dimension %d: position %.17g "
+                         "outside [%.17g, %.17g]",
+                         (long long)s->t, (long long)i, d, x[d], lo, hi);
+      if (!(fabs(v[d]) <= vmax))
+        return IPSO_FAIL("invariant",
+                         "iteration %lld: particle %lld dimension %d: velocity %.17g "
+                         "beyond the clamp %.17g",
+                         (long long)s->t, (long long)i, d, v[d], vmax);
+    }
+    double c = reference_cost(s, x), pc = reference_cost(s, st->pbest_position + (size_t)i * D);
+    if (!costs_agree(s, st->cost[i], c))
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld: cost %.17g but the objective "
+                       "at its position is %.17g",
+                       (long long)s->t, (long long)i, st->cost[i], c);
+    if (!costs_agree(s, st->pbest_cost[i], pc))
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld: personal best %.17g but the "
+                       "objective at its position is %.17g",
+                       (long long)s->t, (long long)i, st->pbest_cost[i], pc);
+    if (st->pbest_cost[i] > st->cost[i])
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld: personal best %.17g worse than "
+                       "its current cost %.17g",
+                       (long long)s->t, (long long)i, st->pbest_cost[i], st->cost[i]);
+    if (s->prev_pbest[i] < st->pbest_cost[i])
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld: personal best got worse "
+                       "(%.17g -> %.17g)",
+                       (long long)s->t, (long long)i, s->prev_pbest[i], st->pbest_cost[i]);
+    s->prev_pbest[i] = st->pbest_cost[i];
+    if (st->pbest_cost[i] < st->pbest_cost[arg]) arg = i;
+  }
+  if (s->best.cost != st->pbest_cost[arg] || s->best.particle != arg)
+    return IPSO_FAIL("invariant",
+                     "iteration %lld: global best is particle %lld with %.17g, but "
+                     "the best personal best is particle %lld with %.17g",
+                     (long long)s->t, (long long)s->best.particle, s->best.cost, (long long)arg,
+                     st->pbest_cost[arg]);
+  for (int d = 0; d < D; d++)
+    if (s->best.position[d] != st->pbest_position[(size_t)arg * D + d])
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: global best position differs from particle "
+                       "%lld's personal best in dimension %d",
+                       (long long)s->t, (long long)arg, d);
+  return IPSO_OK;
+}
+
+static int setup_invariant_checks(struct solver *s)
+{
+  const struct ipso_config *cfg = s->cfg;
+  s->prev_pbest = malloc((size_t)s->N * sizeof(double));
+  if (!s->prev_pbest) return IPSO_FAIL("memory", "out of memory");
+  for (int64_t i = 0; i < s->N; i++) s->prev_pbest[i] = INFINITY;
+  s->ref_prm = objective_param_vector(cfg);
+  if (cfg->objective.id == IPSO_OBJ_USER) {
+    IPSO_TRY(user_objective_open_cpu(cfg, &s->ref_user));
+    s->ref_d = user_objective_fn_d(s->ref_user);
+    s->ref_f = user_objective_fn_f(s->ref_user);
+  } else {
+    s->ref_d = objective_get(cfg->objective.id)->eval_d;
+    s->ref_f = objective_get(cfg->objective.id)->eval_f;
+  }
+  return IPSO_OK;
+}
+
+/* Stop flags seen by this rank at a segment end. */
+static int local_flags(struct solver *s)
+{
+  int flags = 0;
+  double now = wall_seconds();
+  if (signals_pending()) flags |= STOP_SIGNAL;
+  if (s->deadline > 0) {
+    double margin = 2 * s->segment_cost + 2 * s->checkpoint_cost + 0.5;
+    if (now + margin >= s->deadline) flags |= STOP_TIME;
+  }
+  if (s->rank == 0 && s->cfg->output.checkpoint_seconds > 0 &&
+      now - s->last_checkpoint >= s->cfg->output.checkpoint_seconds)
+    flags |= CHECKPOINT_DUE;
+  return flags;
+}
+
+/* Prints every island's device, in rank order, from rank 0. */
+static int report_devices(struct solver *s)
+{
+  char *all = NULL;
+  size_t len = sizeof s->b.description;
+  if (s->rank == 0 && !(all = malloc(len * (size_t)s->size)))
+    return IPSO_FAIL("memory", "out of memory");
+  IPSO_CHECK_MPI(
+      MPI_Gather(s->b.description, (int)len, MPI_CHAR, all, (int)len, MPI_CHAR, 0, s->comm));
+  if (s->rank == 0)
+    for (int r = 0; r < s->size; r++) log_info("  island %d: %s", r, all + (size_t)r * len);
+  free(all);
+  return IPSO_OK;
+}
+
+/* Prints the final summary (rank 0). */
+static void print_summary(struct solver *s, const struct run_result *r, int reached)
+{
+  const struct ipso_config *cfg = s->cfg;
+  double opt;
+  if (s->rank != 0) return;
+  log_info("islandpso: finished at iteration %lld (%s)", (long long)r->iteration,
+           reached ? "target_fitness reached" : "max_iterations");
+  if (reached) log_info("  target reached    iteration %lld", (long long)s->target_iteration);
+  log_info("  best fitness      %.17g  (island %d, particle %lld)", r->best_fitness, r->island,
+           (long long)r->particle);
+  if (objective_optimum(cfg, &opt, NULL))
+    log_info("  known optimum     %.17g  (error %.3e)", opt, fabs(r->best_fitness - opt));
+  else
+    log_info("  known optimum     n/a");
+  char pos[512];
+  int n = 0, D = r->dims, shown = D <= 8 ? D : 6;
+  for (int d = 0; d < shown && n < (int)sizeof pos - 40; d++)
+    n += snprintf(pos + n, sizeof pos - (size_t)n, "%s%.10g", d ? ", " : "", r->best_position[d]);
+  if (shown < D) snprintf(pos + n, sizeof pos - (size_t)n, ", ..., %.10g", r->best_position[D - 1]);
+  log_info("  position          [%s]  (%d dimensions)", pos, D);
+  log_info("  evaluations       %lld  (%.3g per second)", (long long)r->evaluations,
+           r->elapsed_seconds > 0 ? (double)r->evaluations / r->elapsed_seconds : 0.0);
+  log_info("  time              %.3f s", r->elapsed_seconds);
+  if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
+}
+
+/* Fails with a usage error (on every rank) unless the directory of PATH
+ * exists and is writable. Checked by rank 0 before anything is written. */
+static int check_writable_dir(struct solver *s, const char *what, const char *path)
+{
+  int status = IPSO_OK;
+  if (s->rank == 0) {
+    char copy[IPSO_PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    const char *dir = dirname(copy);
+    if (access(dir, W_OK | X_OK) != 0) {
+      log_user_error("islandpso: error: %s '%s': directory '%s' is not writable: %s", what, path,
+                     dir, strerror(errno));
+      status = IPSO_ERR_USAGE;
+    }
+  }
+  return island_agree(s->comm, status);
+}
+
+/* Creates the backend and the swarm (fresh or from a checkpoint) and the
+ * output file. */
+static int start(struct solver *s, const char *restart, struct checkpoint_info *info)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int local_rank = 0, local_size = 1, rc;
+  IPSO_TRY(island_local_rank(s->comm, &local_rank, &local_size));
+  backend_cpu_threads(local_size);
+  if (cfg->output.checkpoint[0])
+    IPSO_TRY(check_writable_dir(s, "output.checkpoint", cfg->output.checkpoint));
+  if (restart) {
+    IPSO_TRY(checkpoint_read(s->comm, restart, cfg, info, &s->state));
+    if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
+  } else {
+    IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
+    if (cfg->run.output[0]) IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite, &s->out));
+  }
+  watchdog_beat("creating the backend", 0);
+  int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
+  struct swarm_setup setup = {cfg, s->rank, s->size, island_device_for(local_rank, devices)};
+  rc = island_agree(s->comm, backend_create(&setup, &s->b));
+  if (rc != IPSO_OK) return rc;
+  IPSO_TRY(report_devices(s));
+  IPSO_TRY(ring_migration_create(s->comm, cfg, &s->rm));
+  watchdog_beat("initialising the swarm", 0);
+  if (restart) {
+    rc = s->b.ops->load_state(&s->b, &s->state);
+    s->t = info->iteration;
+    s->target_iteration = info->target_iteration;
+    s->elapsed0 = info->elapsed_seconds;
+    s->hist.written = info->history_rows;
+  } else {
+    rc = s->b.ops->init(&s->b);
+  }
+  return island_agree(s->comm, rc);
+}
+
+/* Iteration 0 of a fresh run: its history row, snapshot and checks. */
+static int record_start(struct solver *s)
+{
+  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
+  s->seg_best[0] = s->best.cost;
+  int64_t hit;
+  double now = wall_seconds();
+  IPSO_TRY(record_segment(s, 0, 0, now, now, 0, &hit));
+  if (hit >= 0) s->target_iteration = hit;
+  if (s->out && s->cfg->output.snapshot_interval > 0) IPSO_TRY(write_snapshot(s));
+  if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
+  return IPSO_OK;
+}
+
+/* The loop over segments until the end, the target or a stop request.
+ * Returns IPSO_STOPPED when asked to stop early. */
+static int iterate(struct solver *s)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int64_t max_it = cfg->run.max_iterations;
+  progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
+  while (s->t < max_it) {
+    int64_t first = s->t + 1, last = segment_end(s, s->t);
+    watchdog_beat("computing", s->t);
+    double a = wall_seconds();
+    IPSO_TRY(s->b.ops->step(&s->b, first, last, s->seg_best));
+    double b = wall_seconds();
+    s->segment_cost = b - a;
+    s->t = last;
+    watchdog_beat("recording history", s->t);
+    int64_t hit;
+    int done = last == max_it;
+    IPSO_TRY(record_segment(s, first, last, a, b, done, &hit));
+    if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
+    if (ring_migration_active(s->rm) && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
+    if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
+    int flags;
+    IPSO_TRY(island_or(s->comm, local_flags(s), &flags));
+    if (s->out && cfg->output.snapshot_interval > 0 && s->t % cfg->output.snapshot_interval == 0)
+      IPSO_TRY(write_snapshot(s));
+    int stop = flags & (STOP_SIGNAL | STOP_TIME);
+    int reached = s->target_iteration >= 0 && !done;
+    if (reached && cfg->output.history_interval > 0 && s->t % cfg->output.history_interval != 0) {
+      /* The run ends here: its last iteration gets a history row. */
+      s->seg_best[0] = s->seg_best[last - first];
+      IPSO_TRY(record_segment(s, s->t, s->t, b, b, 1, &hit));
+    }
+    if (stop || (flags & CHECKPOINT_DUE) ||
+        (cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0))
+      IPSO_TRY(write_checkpoint(s));
+    IPSO_TRY(s->b.ops->best(&s->b, &s->best));
+    progress_update(&s->prog, s->t, fitness_of(s, s->best.cost), evaluations_at(s, s->t),
+                    wall_seconds());
+    if (stop) {
+      s->stop_signal = signals_pending();
+      progress_finish(&s->prog);
+      return IPSO_STOPPED;
+    }
+    if (reached) break;
+  }
+  progress_finish(&s->prog);
+  return IPSO_OK;
+}
+
+/* The end of a completed run: global best, result, summary, checkpoint. */
+static int finish(struct solver *s)
+{
+  struct island_best global;
+  double *gpos = malloc(sizeof(double) * (size_t)s->D);
+  if (!gpos) return IPSO_FAIL("memory", "out of memory");
+  global.position = gpos;
+  int island = 0, rc;
+  rc = s->b.ops->best(&s->b, &s->best);
+  if (rc == IPSO_OK) rc = island_global_best(s->comm, &s->best, s->D, &global, &island);
+  struct run_result r = {fitness_of(s, global.cost), gpos,      s->D, island, global.particle, s->t,
+                         evaluations_at(s, s->t),    elapsed(s)};
+  if (rc == IPSO_OK) rc = write_checkpoint(s);
+  if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
+  if (rc == IPSO_OK)
+    print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
+  free(gpos);
+  return rc;
+}
+
+static void solver_free(struct solver *s)
+{
+  if (s->b.ops) s->b.ops->destroy(&s->b);
+  ring_migration_free(s->rm);
+  history_free(&s->hist);
+  swarm_state_free(&s->state);
+  free(s->mlog);
+  free(s->best.position);
+  free(s->seg_best);
+  free(s->row_cost);
+  free(s->ref_prm);
+  free(s->prev_pbest);
+  user_objective_close(s->ref_user);
+}
+
+/* Iterations per segment: about 2^31 (GPU) or 2^25 (CPU) particle-dimension
+ * updates, within [1, SEGMENT_MAX_ITERATIONS]. */
+static int64_t segment_length(const struct solver *s)
+{
+  double budget = strcmp(s->b.ops->name, "cpu") == 0 ? 0x1p25 : 0x1p31;
+  double k = budget / ((double)s->N * (double)s->D);
+  return k < 1 ? 1 : (k > SEGMENT_MAX_ITERATIONS ? SEGMENT_MAX_ITERATIONS : (int64_t)k);
+}
+
+int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver_options *opt)
+{
+  struct solver s;
+  memset(&s, 0, sizeof s);
+  s.comm = comm;
+  s.cfg = cfg;
+  s.opt = opt;
+  s.N = cfg->swarm.particles;
+  s.D = cfg->objective.dimensions;
+  s.sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
+  s.target_iteration = -1;
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &s.rank));
+  IPSO_CHECK_MPI(MPI_Comm_size(comm, &s.size));
+
+  const char *restart = opt->restart;
+  if (!restart && opt->resume && cfg->output.checkpoint[0]) {
+    int exists = access(cfg->output.checkpoint, F_OK) == 0;
+    IPSO_CHECK_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
+    if (exists) restart = cfg->output.checkpoint;
+  }
+  log_info("islandpso %s: %s, %s in %d dimensions, %lld particles x %d islands, seed %llu, %s%s",
+           IPSO_VERSION, cfg->run.name, cfg->objective.name, s.D, (long long)s.N, s.size,
+           (unsigned long long)cfg->run.seed, config_precision_name(cfg->run.precision),
+           restart ? ", restarting" : "");
+  if (restart) log_info("  restart from      %s", restart);
+
+  struct checkpoint_info info;
+  double started = wall_seconds();
+  s.t0 = started;
+  s.last_checkpoint = started;
+  if (cfg->run.time_limit > 0) s.deadline = started + cfg->run.time_limit;
+  int rc = start(&s, restart, &info);
+  if (rc == IPSO_OK) {
+    s.segment = segment_length(&s);
+    s.seg_best = malloc(sizeof(double) * (size_t)s.segment);
+    s.row_cost = malloc(sizeof(double) * (size_t)(s.segment + 1));
+    s.best.position = malloc(sizeof(double) * (size_t)s.D);
+    if (!s.seg_best || !s.row_cost || !s.best.position) rc = IPSO_FAIL("memory", "out of memory");
+  }
+  if (rc == IPSO_OK && opt->check_invariants) rc = setup_invariant_checks(&s);
+  s.t0 = wall_seconds();
+  if (rc == IPSO_OK && !restart) rc = record_start(&s);
+  if (rc == IPSO_OK) rc = iterate(&s);
+  if (rc == IPSO_OK) rc = flush_records(&s);
+  if (rc == IPSO_OK)
+    rc = finish(&s);
+  else if (rc == IPSO_STOPPED) {
+    if (s.rank == 0) {
+      const char *why = s.stop_signal ? strsignal(s.stop_signal) : "the time limit";
+      if (cfg->output.checkpoint[0]) {
+        log_info("islandpso: stopped at iteration %lld by %s; checkpoint written to %s",
+                 (long long)s.t, why, cfg->output.checkpoint);
+        log_info("  continue with: islandpso %s --restart %s", cfg->path, cfg->output.checkpoint);
+      } else {
+        log_info("islandpso: stopped at iteration %lld by %s; no checkpoint (output.checkpoint "
+                 "is empty)",
+                 (long long)s.t, why);
+      }
+    }
+  }
+  if (s.out) {
+    int crc = h5out_close(s.out, rc == IPSO_OK);
+    if (rc == IPSO_OK || rc == IPSO_STOPPED) rc = crc == IPSO_OK ? rc : crc;
+  }
+  solver_free(&s);
+  return rc;
+}

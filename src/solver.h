@@ -1,0 +1,24 @@
+/* The island loop: the only place that knows the config, the backend,
+ * migration and the output together. */
+#ifndef IPSO_SOLVER_H
+#define IPSO_SOLVER_H
+
+#include <mpi.h>
+
+#include "config.h"
+
+struct solver_options {
+  int overwrite;        /* replace an existing output file */
+  int check_invariants; /* check the swarm invariants after every iteration */
+  const char *restart;  /* checkpoint to continue from, or NULL */
+  int resume;           /* continue from the config's checkpoint if it exists */
+};
+
+/* Runs the configured optimisation on every rank of COMM (one island per
+ * rank). Returns IPSO_OK, IPSO_STOPPED (signal or time limit, checkpoint
+ * written), IPSO_ERR_USAGE (problem with the user's input, found before the
+ * run starts) or IPSO_ERR_RUNTIME; the same value on every rank except for
+ * a runtime failure of one rank. */
+int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver_options *opt);
+
+#endif

@@ -1,0 +1,46 @@
+/* User-defined objectives: objective.name = "user" with objective.source and
+ * objective.function. The user's file is wrapped in a generated translation
+ * unit (its parameters as constants, the type ipso_real, an entry point with
+ * the built-ins' signature) that the CPU backend compiles with the system C
+ * compiler into a shared object, and the GPU backend compiles with NVRTC
+ * together with the kernels. Compiled objects are cached on disk. */
+#ifndef IPSO_USER_OBJECTIVE_H
+#define IPSO_USER_OBJECTIVE_H
+
+#include "config.h"
+#include "objective.h"
+
+struct user_objective;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The generated wrapper source for the config's precision: parameters,
+ * "typedef ... ipso_real", #include of the user's file (so messages carry its
+ * own name and lines), and ipso_user_objective(x, d, prm). malloc'd. */
+char *user_objective_wrapper(const struct ipso_config *cfg);
+
+/* Compiles (or takes from the cache) and loads the user's objective for the
+ * CPU. A compile error prints the compiler's messages (with the user's file
+ * and lines) and returns IPSO_ERR_USAGE. */
+int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective **out);
+objective_fn_d user_objective_fn_d(struct user_objective *u);
+objective_fn_f user_objective_fn_f(struct user_objective *u);
+void user_objective_close(struct user_objective *u);
+
+/* The directory of compiled objects: $IPSO_CACHE_DIR, else
+ * $XDG_CACHE_HOME/islandpso, else $HOME/.cache/islandpso (created). */
+int user_cache_dir(char *dir, size_t size);
+
+/* 64-bit FNV-1a of N bytes, continuing from H (start with 0). */
+uint64_t ipso_hash(uint64_t h, const void *data, size_t n);
+
+/* Reads a whole file into a malloc'd, NUL-terminated buffer. */
+char *ipso_read_file(const char *path, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,35 @@
+# Shared by the GPU test scripts: skip (77) without a GPU, a scratch
+# directory, and a config writer.
+set -u
+if ! "$IPSO_BIN" --version | grep -q "GPU backend: CUDA"; then
+  echo "islandpso built without CUDA: skipped"; exit 77
+fi
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "no GPU: skipped"; exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export IPSO_CACHE_DIR=${IPSO_CACHE_DIR:-$work/cache}
+
+# write_config FILE OBJECTIVE DIMS PARTICLES PRECISION KERNEL SYNC ITERATIONS [SEED]
+write_config() {
+  cat >"$1" <<CFG
+[run]
+seed = ${9:-5}
+backend = "gpu"
+precision = "$5"
+max_iterations = $8
+output = ""
+watchdog = "00:10:00"
+[objective]
+name = "$2"
+dimensions = $3
+[swarm]
+particles = $4
+kernel = "$6"
+sync = "$7"
+[output]
+checkpoint = ""
+progress = "off"
+CFG
+}

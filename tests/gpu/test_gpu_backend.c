@@ -1,0 +1,334 @@
+/* GPU backend against the CPU reference: the kernel variants agree with
+ * each other bit for bit in strict mode, with the CPU backend to rounding
+ * (exactly where the objective has no transcendental functions and one
+ * thread evaluates a particle), strict runs repeat exactly, save/load and
+ * migration behave as on the CPU, and particle counts that are not
+ * multiples of the block size work. Exit 77 without a GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "config.h"
+#include "gpu_mapping.h"
+#include "log.h"
+
+static int failures = 0;
+
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      failures++;                                                                                  \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+    }                                                                                              \
+  } while (0)
+
+struct problem {
+  const char *objective;
+  int dims;
+  int particles;
+  const char *precision;
+  int exact; /* CPU and GPU must agree bit for bit */
+};
+
+static int make_config(const struct problem *p, const char *kernel, const char *sync,
+                       unsigned long long seed, struct ipso_config *cfg)
+{
+  char text[1024];
+  snprintf(text, sizeof text,
+           "[run]\nseed = %llu\nprecision = \"%s\"\nmax_iterations = 100\noutput = \"\"\n"
+           "[objective]\nname = \"%s\"\ndimensions = %d\n"
+           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n",
+           seed, p->precision, p->objective, p->dims, p->particles, kernel, sync);
+  return config_load_text(text, "test_gpu_backend", 0, NULL, 1, cfg);
+}
+
+/* Runs ITERS iterations on BACKEND ("cpu"/"gpu") and copies the state out. */
+static int run(const struct ipso_config *cfg, int gpu, int iters, struct swarm_state *st,
+               double *best)
+{
+  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct backend b;
+  memset(&b, 0, sizeof b);
+  int rc = gpu ? backend_gpu_create(&setup, &b) : backend_cpu_create(&setup, &b);
+  if (rc != IPSO_OK) return rc;
+  rc = b.ops->init(&b);
+  if (rc == IPSO_OK && iters > 0) rc = b.ops->step(&b, 1, iters, best);
+  if (rc == IPSO_OK) rc = swarm_state_alloc(st, cfg->swarm.particles, cfg->objective.dimensions);
+  if (rc == IPSO_OK) rc = b.ops->save_state(&b, st);
+  b.ops->destroy(&b);
+  return rc;
+}
+
+static int same_bits(const double *a, const double *b, size_t n, size_t *where)
+{
+  for (size_t k = 0; k < n; k++)
+    if (memcmp(&a[k], &b[k], sizeof(double)) != 0) {
+      *where = k;
+      return 0;
+    }
+  return 1;
+}
+
+static int states_equal(const struct swarm_state *a, const struct swarm_state *b, const char **what,
+                        size_t *where)
+{
+  size_t n = (size_t)a->particles * (size_t)a->dims, m = (size_t)a->particles;
+  if (!same_bits(a->position, b->position, n, where)) return *what = "position", 0;
+  if (!same_bits(a->velocity, b->velocity, n, where)) return *what = "velocity", 0;
+  if (!same_bits(a->pbest_position, b->pbest_position, n, where)) return *what = "pbest", 0;
+  if (!same_bits(a->cost, b->cost, m, where)) return *what = "cost", 0;
+  if (!same_bits(a->pbest_cost, b->pbest_cost, m, where)) return *what = "pbest_cost", 0;
+  return 1;
+}
+
+/* Largest difference of A and B relative to SCALE (+ |b|). */
+static double max_rel(const double *a, const double *b, size_t n, double scale)
+{
+  double m = 0;
+  for (size_t k = 0; k < n; k++) {
+    double d = fabs(a[k] - b[k]) / (scale + fabs(b[k]));
+    if (!(d <= m)) m = d;
+  }
+  return m;
+}
+
+/* Strict runs: variants equal, repeatable, and close to (or equal to) the CPU.
+ * The queue-lock kernel runs twice: resident where the backend chooses it,
+ * and one launch per iteration (IPSO_GPU_RESIDENT=0). */
+static void check_problem(const struct problem *p)
+{
+  enum { NV = 4 };
+  const char *kernels[NV] = {"queue_lock", "queue_lock", "queue", "reduction"};
+  const char *labels[NV] = {"queue_lock", "queue_lock (one launch per iteration)", "queue",
+                            "reduction"};
+  const int iters = 3;
+  double best[16];
+  struct ipso_config cfg;
+  struct swarm_state cpu, gpu[NV], again;
+  if (make_config(p, "queue_lock", "strict", 7, &cfg) != IPSO_OK) {
+    CHECK(0, "config for %s", p->objective);
+    return;
+  }
+  struct gpu_mapping m;
+  gpu_mapping_choose(p->dims, cfg.run.precision == IPSO_FLOAT, 0, &m);
+  printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d\n", p->objective, p->dims, p->particles, p->precision,
+         m.group, m.vec);
+  CHECK(run(&cfg, 0, iters, &cpu, best) == IPSO_OK, "cpu run");
+  config_free(&cfg);
+  for (int v = 0; v < NV; v++) {
+    make_config(p, kernels[v], "strict", 7, &cfg);
+    if (v == 1) setenv("IPSO_GPU_RESIDENT", "0", 1);
+    CHECK(run(&cfg, 1, iters, &gpu[v], best) == IPSO_OK, "gpu run %s", labels[v]);
+    unsetenv("IPSO_GPU_RESIDENT");
+    config_free(&cfg);
+    const char *what;
+    size_t where;
+    if (v > 0)
+      CHECK(states_equal(&gpu[0], &gpu[v], &what, &where),
+            "%s: %s differs from queue_lock in %s[%zu]", p->objective, labels[v], what, where);
+  }
+  make_config(p, "queue_lock", "strict", 7, &cfg);
+  CHECK(run(&cfg, 1, iters, &again, best) == IPSO_OK, "gpu rerun");
+  double span = cfg.objective.upper[0] - cfg.objective.lower[0];
+  config_free(&cfg);
+  const char *what;
+  size_t where;
+  CHECK(states_equal(&gpu[0], &again, &what, &where), "%s: strict GPU run not repeatable (%s[%zu])",
+        p->objective, what, where);
+  size_t n = (size_t)p->particles * (size_t)p->dims;
+  if (p->exact) {
+    CHECK(states_equal(&cpu, &gpu[0], &what, &where),
+          "%s: GPU and CPU differ in %s[%zu] (expected bit-identical)", p->objective, what, where);
+  } else {
+    int fl = strcmp(p->precision, "float") == 0;
+    double tol_x = fl ? 1e-5 : 1e-12, tol_c = fl ? 1e-4 : 1e-10;
+    double dx = max_rel(gpu[0].position, cpu.position, n, span);
+    double dc = max_rel(gpu[0].pbest_cost, cpu.pbest_cost, (size_t)p->particles, 1.0);
+    printf("    GPU vs CPU after %d iterations: positions %.2e, personal-best costs %.2e\n", iters,
+           dx, dc);
+    CHECK(dx <= tol_x, "%s: positions differ by %.3e (tolerance %.1e)", p->objective, dx, tol_x);
+    CHECK(dc <= tol_c, "%s: costs differ by %.3e (tolerance %.1e)", p->objective, dc, tol_c);
+  }
+  swarm_state_free(&cpu);
+  swarm_state_free(&again);
+  for (int v = 0; v < NV; v++) swarm_state_free(&gpu[v]);
+}
+
+/* save_state / load_state continue exactly; migrants match the CPU's. */
+static void check_state_and_migrants(void)
+{
+  enum { D = 2 }; /* one thread per particle: bit-identical to the CPU */
+  struct problem p = {"sphere", D, 300, "double", 1};
+  struct ipso_config cfg;
+  make_config(&p, "queue_lock", "strict", 11, &cfg);
+  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct backend g, c;
+  double best[64];
+  CHECK(backend_gpu_create(&setup, &g) == IPSO_OK, "gpu create");
+  CHECK(backend_cpu_create(&setup, &c) == IPSO_OK, "cpu create");
+  g.ops->init(&g);
+  c.ops->init(&c);
+  g.ops->step(&g, 1, 10, best);
+  c.ops->step(&c, 1, 10, best);
+  struct swarm_state s10, s20, r20, cs;
+  swarm_state_alloc(&s10, p.particles, p.dims);
+  swarm_state_alloc(&s20, p.particles, p.dims);
+  swarm_state_alloc(&r20, p.particles, p.dims);
+  swarm_state_alloc(&cs, p.particles, p.dims);
+  g.ops->save_state(&g, &s10);
+  g.ops->step(&g, 11, 20, best);
+  g.ops->save_state(&g, &s20);
+  g.ops->load_state(&g, &s10);
+  g.ops->step(&g, 11, 20, best);
+  g.ops->save_state(&g, &r20);
+  const char *what;
+  size_t where;
+  CHECK(states_equal(&s20, &r20, &what, &where), "load_state did not continue exactly (%s[%zu])",
+        what, where);
+
+  /* Migrants out: the same particles and costs as the CPU backend's. */
+  c.ops->step(&c, 11, 20, best);
+  enum { M = 5 };
+  double gpos[M * D], gcost[M], cpos[M * D], ccost[M];
+  int64_t gidx[M], cidx[M], grep[M], crep[M];
+  CHECK(g.ops->pack_migrants(&g, M, gpos, gcost, gidx) == IPSO_OK, "gpu pack");
+  CHECK(c.ops->pack_migrants(&c, M, cpos, ccost, cidx) == IPSO_OK, "cpu pack");
+  for (int k = 0; k < M; k++) {
+    CHECK(gidx[k] == cidx[k] && gcost[k] == ccost[k], "migrant %d: gpu %lld %.17g cpu %lld %.17g",
+          k, (long long)gidx[k], gcost[k], (long long)cidx[k], ccost[k]);
+    if (k > 0) CHECK(gcost[k - 1] <= gcost[k], "migrants not sorted best first");
+  }
+  /* Migrants in: good ones replace the worst, a bad one is refused. */
+  for (int d = 0; d < D * M; d++) gpos[d] = cpos[d] = 0.25;
+  for (int k = 0; k < M; k++) gcost[k] = ccost[k] = k == M - 1 ? 1e300 : 0.375;
+  CHECK(g.ops->unpack_migrants(&g, M, gpos, gcost, grep) == IPSO_OK, "gpu unpack");
+  CHECK(c.ops->unpack_migrants(&c, M, cpos, ccost, crep) == IPSO_OK, "cpu unpack");
+  for (int k = 0; k < M; k++)
+    CHECK(grep[k] == crep[k], "replaced %d: gpu %lld cpu %lld", k, (long long)grep[k],
+          (long long)crep[k]);
+  CHECK(grep[M - 1] == -1, "a migrant worse than the worst particle replaced it");
+  g.ops->save_state(&g, &r20);
+  c.ops->save_state(&c, &cs);
+  CHECK(states_equal(&r20, &cs, &what, &where), "after migration GPU and CPU differ (%s[%zu])",
+        what, where);
+  struct island_best gb = {0}, cb = {0};
+  double gp[D], cp[D];
+  gb.position = gp;
+  cb.position = cp;
+  g.ops->best(&g, &gb);
+  c.ops->best(&c, &cb);
+  CHECK(gb.cost == cb.cost && gb.particle == cb.particle,
+        "best after migration: gpu %lld %.17g "
+        "cpu %lld %.17g",
+        (long long)gb.particle, gb.cost, (long long)cb.particle, cb.cost);
+  g.ops->destroy(&g);
+  c.ops->destroy(&c);
+  swarm_state_free(&s10);
+  swarm_state_free(&s20);
+  swarm_state_free(&r20);
+  swarm_state_free(&cs);
+  config_free(&cfg);
+}
+
+/* Relaxed mode keeps the invariants of the global best (RESIDENT: the
+ * grid-resident kernel, else one launch per iteration). */
+static void check_relaxed(int resident)
+{
+  if (!resident) setenv("IPSO_GPU_RESIDENT", "0", 1);
+  struct problem p = {"rastrigin", 30, 5000, "float", 0};
+  struct ipso_config cfg;
+  make_config(&p, "queue_lock", "relaxed", 3, &cfg);
+  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct backend g;
+  double best[50];
+  CHECK(backend_gpu_create(&setup, &g) == IPSO_OK, "gpu create relaxed");
+  g.ops->init(&g);
+  CHECK(g.ops->step(&g, 1, 50, best) == IPSO_OK, "relaxed step");
+  for (int k = 1; k < 50; k++) CHECK(best[k] <= best[k - 1], "relaxed best got worse at %d", k);
+  struct swarm_state s;
+  swarm_state_alloc(&s, p.particles, p.dims);
+  g.ops->save_state(&g, &s);
+  int64_t arg = 0;
+  for (int64_t i = 1; i < p.particles; i++)
+    if (s.pbest_cost[i] < s.pbest_cost[arg]) arg = i;
+  double pos[30];
+  struct island_best b = {0};
+  b.position = pos;
+  g.ops->best(&g, &b);
+  CHECK(b.cost == s.pbest_cost[arg] && b.particle == arg,
+        "relaxed global best %lld %.9g, lowest personal best %lld %.9g", (long long)b.particle,
+        b.cost, (long long)arg, s.pbest_cost[arg]);
+  CHECK(b.cost == best[49], "relaxed history %.9g vs best %.9g", best[49], b.cost);
+  swarm_state_free(&s);
+  g.ops->destroy(&g);
+  config_free(&cfg);
+  unsetenv("IPSO_GPU_RESIDENT");
+}
+
+/* A strict resident run split over several launches (segments) gives the
+ * same bits as one launch, and as one launch per iteration. */
+static void check_segments(void)
+{
+  struct problem p = {"rastrigin", 30, 5000, "float", 0};
+  struct ipso_config cfg;
+  make_config(&p, "queue_lock", "strict", 9, &cfg);
+  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct swarm_state st[3];
+  double best[12];
+  for (int k = 0; k < 3; k++) {
+    struct backend b;
+    if (k == 2) setenv("IPSO_GPU_RESIDENT", "0", 1);
+    CHECK(backend_gpu_create(&setup, &b) == IPSO_OK, "gpu create");
+    unsetenv("IPSO_GPU_RESIDENT");
+    b.ops->init(&b);
+    if (k == 1) {
+      b.ops->step(&b, 1, 5, best);
+      b.ops->step(&b, 6, 7, best);
+      b.ops->step(&b, 8, 12, best);
+    } else {
+      b.ops->step(&b, 1, 12, best);
+    }
+    swarm_state_alloc(&st[k], p.particles, p.dims);
+    b.ops->save_state(&b, &st[k]);
+    b.ops->destroy(&b);
+  }
+  const char *what;
+  size_t where;
+  CHECK(states_equal(&st[0], &st[1], &what, &where), "split segments differ (%s[%zu])", what,
+        where);
+  CHECK(states_equal(&st[0], &st[2], &what, &where),
+        "resident and one launch per iteration differ (%s[%zu])", what, where);
+  for (int k = 0; k < 3; k++) swarm_state_free(&st[k]);
+  config_free(&cfg);
+}
+
+int main(void)
+{
+  if (backend_gpu_count() == 0) {
+    printf("no GPU: skipped\n");
+    return 77;
+  }
+  /* One thread per particle and no transcendental functions: bit-identical
+   * to the CPU. Otherwise: equal to rounding. Particle counts that are not
+   * multiples of the block size, and a single particle. */
+  const struct problem problems[] = {
+      {"cubic", 1, 2048, "double", 1},         {"cubic", 1, 1000, "float", 1},
+      {"sphere", 2, 333, "double", 1},         {"cubic", 120, 1000, "double", 0},
+      {"rastrigin", 30, 777, "float", 0},      {"rastrigin", 30, 513, "double", 0},
+      {"rosenbrock", 30, 300, "double", 0},    {"griewank", 50, 200, "double", 0},
+      {"ackley", 30, 256, "float", 0},         {"schwefel", 10, 100, "double", 0},
+      {"target_distance", 7, 99, "double", 0}, {"sphere", 1500, 40, "double", 0},
+      {"sphere", 2, 1, "double", 1},
+  };
+  for (size_t k = 0; k < sizeof problems / sizeof problems[0]; k++) check_problem(&problems[k]);
+  check_state_and_migrants();
+  check_segments();
+  check_relaxed(1);
+  check_relaxed(0);
+  printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,32 @@
+# Shared by the test scripts: a scratch directory removed on exit, the
+# launcher, and small assertion helpers. Source it; it sets -u.
+set -u
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fails=0
+
+# mpi N ARGS...: runs islandpso on N ranks (oversubscribed and as root as
+# the test environment allows).
+mpi() {
+  local n=$1; shift
+  "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$n" "$IPSO_BIN" "$@"
+}
+
+pass() { echo "ok   $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# expect_rc WANT DESCRIPTION COMMAND...: runs COMMAND (output in $out) and checks its exit code.
+expect_rc() {
+  local want=$1 what=$2; shift 2
+  out=$("$@" 2>&1); local rc=$?
+  if [ "$rc" -eq "$want" ]; then pass "$what (exit $rc)"; else fail "$what: exit $rc, want $want"; echo "$out" | tail -15; fi
+}
+
+# field NAME TEXT: the first number after "NAME" on a summary line.
+field() { echo "$2" | sed -n "s/^ *$1 *\([^ ]*\).*/\1/p" | head -1; }
+
+finish() {
+  if [ "$fails" -eq 0 ]; then echo "passed"; exit 0; fi
+  echo "FAILED ($fails)"; exit 1
+}

@@ -1,0 +1,15 @@
+#!/bin/bash
+# Sets up, builds and runs the quickstart job: 4 islands (MPI ranks) on
+# 10-D Rastrigin, on the GPU when there is one and the CPU otherwise, then
+# prints the report of its HDF5 file. Output in run/quickstart/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+bash tools/build.sh default
+mkdir -p run/quickstart
+cd run/quickstart
+flags=(-np 4)
+[ "$(id -u)" -ne 0 ] || flags+=(--allow-run-as-root)
+[ "$(nproc)" -ge 4 ] || flags+=(--oversubscribe)
+mpirun "${flags[@]}" ../../build/islandpso ../../configs/quickstart.toml --overwrite
+python3 ../../tools/islandpso-report quickstart.h5
