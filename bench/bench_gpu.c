@@ -7,12 +7,18 @@
  * device-to-device copy bandwidth measured here). Optionally the CPU
  * backend on the same problems (--cpu), for the GPU/CPU speedup.
  *
- *   bench_gpu [--reps N] [--only NAME] [--cpu] [--csv FILE]            */
+ * --user FILE: the 30-D float Rastrigin workload with the built-in objective
+ * and with FILE's rastrigin_user (configs/user/rastrigin.cu): time of each,
+ * and the start-up time of the user version with an empty kernel cache
+ * (NVRTC compile) and with the cache filled.
+ *
+ *   bench_gpu [--reps N] [--only NAME] [--cpu] [--csv FILE] [--user FILE]  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -38,11 +44,14 @@ static const struct workload workloads[] = {
 
 struct variant {
   const char *kernel, *sync;
+  int streaming; /* force one launch per iteration (IPSO_GPU_RESIDENT=0) */
 };
-static const struct variant variants[] = {{"queue_lock", "strict"},
-                                          {"queue_lock", "relaxed"},
-                                          {"queue", "strict"},
-                                          {"reduction", "strict"}};
+static const struct variant variants[] = {{"queue_lock", "strict", 0},
+                                          {"queue_lock", "strict", 1},
+                                          {"queue_lock", "relaxed", 0},
+                                          {"queue", "strict", 0},
+                                          {"reduction", "strict", 0}};
+enum { V_QUEUE_LOCK = 0, V_REDUCTION = 4 };
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -91,12 +100,15 @@ static int make_config(const struct workload *w, const struct variant *v, const 
 
 /* Times ITERATIONS iterations REPS times (after a warm-up) on the GPU; the
  * median device time in seconds, and the final best of the last run. */
-static int time_gpu(const struct ipso_config *cfg, long iterations, int reps, double *median,
-                    double *spread, double *best_out, char *mapping, size_t mlen)
+static int time_gpu(const struct ipso_config *cfg, int streaming, long iterations, int reps,
+                    double *median, double *spread, double *best_out, char *mapping, size_t mlen)
 {
   struct swarm_setup setup = {cfg, 0, 1, 0};
   struct backend b;
-  IPSO_TRY(backend_gpu_create(&setup, &b));
+  if (streaming) setenv("IPSO_GPU_RESIDENT", "0", 1);
+  int created = backend_gpu_create(&setup, &b);
+  unsetenv("IPSO_GPU_RESIDENT");
+  IPSO_TRY(created);
   gpu_mapping_of(&b, mapping, mlen);
   double *best = malloc(sizeof(double) * (size_t)iterations);
   double *t = malloc(sizeof(double) * (size_t)reps);
@@ -129,8 +141,8 @@ static int time_cpu(const struct workload *w, double *per_iteration)
   struct swarm_setup setup = {&cfg, 0, 1, -1};
   struct backend b;
   IPSO_TRY(backend_cpu_create(&setup, &b));
-  /* Enough iterations for about a second of work, at least 3. */
-  long its = (long)(3e8 / ((double)w->particles * w->dims));
+  /* Enough iterations for a fraction of a second of work, at least 3. */
+  long its = (long)(5e7 / ((double)w->particles * w->dims));
   if (its < 3) its = 3;
   if (its > w->iterations) its = w->iterations;
   double *best = malloc(sizeof(double) * (size_t)its);
@@ -145,10 +157,58 @@ static int time_cpu(const struct workload *w, double *per_iteration)
   return rc;
 }
 
+/* Seconds to create (compile or load from the cache) and destroy a backend. */
+static double startup_seconds(const struct ipso_config *cfg)
+{
+  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct backend b;
+  double t0 = wall_seconds();
+  if (backend_gpu_create(&setup, &b) != IPSO_OK) return -1;
+  double t = wall_seconds() - t0;
+  b.ops->destroy(&b);
+  return t;
+}
+
+/* Built-in against user-defined Rastrigin on the float workload. */
+static int compare_user(const char *source, int reps)
+{
+  const struct workload *w = &workloads[4];
+  char text[2048];
+  struct ipso_config builtin, user;
+  snprintf(text, sizeof text,
+           "[run]\nprecision = \"float\"\noutput = \"\"\nmax_iterations = %ld\n[objective]\n"
+           "name = \"rastrigin\"\ndimensions = %d\n[swarm]\nparticles = %d\n[output]\ncheckpoint = "
+           "\"\"\n",
+           w->iterations, w->dims, w->particles);
+  IPSO_TRY(config_load_text(text, "builtin", 0, NULL, 1, &builtin));
+  snprintf(text, sizeof text,
+           "[run]\nprecision = \"float\"\noutput = \"\"\nmax_iterations = %ld\n[objective]\n"
+           "name = \"user\"\nsource = \"%s\"\nfunction = \"rastrigin_user\"\ndimensions = %d\n"
+           "lower = -5.12\nupper = 5.12\n[swarm]\nparticles = %d\n[output]\ncheckpoint = \"\"\n",
+           w->iterations, source, w->dims, w->particles);
+  IPSO_TRY(config_load_text(text, "user", 0, NULL, 1, &user));
+  char dir[] = "/tmp/ipso-bench-cache-XXXXXX";
+  if (!mkdtemp(dir)) return IPSO_ERR_RUNTIME;
+  setenv("IPSO_CACHE_DIR", dir, 1);
+  double first = startup_seconds(&user), cached = startup_seconds(&user);
+  double tb, tu, spread, best_b, best_u;
+  char mb[64], mu[64];
+  IPSO_TRY(time_gpu(&builtin, 0, w->iterations, reps, &tb, &spread, &best_b, mb, sizeof mb));
+  IPSO_TRY(time_gpu(&user, 0, w->iterations, reps, &tu, &spread, &best_u, mu, sizeof mu));
+  printf("user objective: built-in rastrigin %.4f s (%s, best %.6g), user rastrigin_user %.4f s "
+         "(%s, best %.6g): user/built-in %.3f\n",
+         tb, mb, best_b, tu, mu, best_u, tu / tb);
+  printf("user objective: start-up with an empty kernel cache %.2f s (NVRTC), cached %.3f s\n",
+         first, cached);
+  config_free(&builtin);
+  config_free(&user);
+  return IPSO_OK;
+}
+
 int main(int argc, char **argv)
 {
   int reps = 5, cpu = 0;
-  const char *only = NULL, *csv_path = NULL;
+  const char *only = NULL, *csv_path = NULL, *user = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
@@ -158,8 +218,11 @@ int main(int argc, char **argv)
       cpu = 1;
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
       csv_path = argv[++i];
+    else if (!strcmp(argv[i], "--user") && i + 1 < argc)
+      user = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_gpu [--reps N] [--only NAME] [--cpu] [--csv FILE]\n");
+      fprintf(stderr,
+              "usage: bench_gpu [--reps N] [--only NAME] [--cpu] [--csv FILE] [--user FILE]\n");
       return 2;
     }
   }
@@ -180,7 +243,7 @@ int main(int argc, char **argv)
   if (csv)
     fprintf(csv,
             "workload,kernel,sync,mapping,seconds,spread,evals_per_s,roofline_fraction,best\n");
-  printf("%-26s %-11s %-8s %-22s %10s %7s %11s %8s %14s\n", "workload", "kernel", "sync", "mapping",
+  printf("%-26s %-11s %-8s %-26s %10s %7s %11s %8s %14s\n", "workload", "kernel", "sync", "mapping",
          "time [s]", "spread", "evals/s", "roofline", "best");
   for (size_t k = 0; k < sizeof workloads / sizeof workloads[0]; k++) {
     const struct workload *w = &workloads[k];
@@ -193,7 +256,8 @@ int main(int argc, char **argv)
       if (make_config(w, &variants[v], "gpu", &cfg) != IPSO_OK) return 1;
       double med = 0, spread = 0, best = 0;
       char mapping[64] = "";
-      int rc = time_gpu(&cfg, w->iterations, reps, &med, &spread, &best, mapping, sizeof mapping);
+      int rc = time_gpu(&cfg, variants[v].streaming, w->iterations, reps, &med, &spread, &best,
+                        mapping, sizeof mapping);
       config_free(&cfg);
       if (rc != IPSO_OK) {
         printf("%-26s %-11s %-8s failed\n", w->name, variants[v].kernel, variants[v].sync);
@@ -201,14 +265,14 @@ int main(int argc, char **argv)
       }
       double evals = (double)w->particles * (double)w->iterations / med;
       double roof = bytes / bw / med;
-      printf("%-26s %-11s %-8s %-22s %10.4f %6.1f%% %11.3e %7.1f%% %14.8g\n", w->name,
+      printf("%-26s %-11s %-8s %-26s %10.4f %6.1f%% %11.3e %7.1f%% %14.8g\n", w->name,
              variants[v].kernel, variants[v].sync, mapping, med, 100 * spread, evals, 100 * roof,
              fabs(best));
       if (csv)
         fprintf(csv, "%s,%s,%s,%s,%.6f,%.4f,%.6e,%.4f,%.17g\n", w->name, variants[v].kernel,
                 variants[v].sync, mapping, med, spread, evals, roof, fabs(best));
-      if (v == 0) ql = med;
-      if (v == 3) red = med;
+      if (v == V_QUEUE_LOCK) ql = med;
+      if (v == V_REDUCTION) red = med;
     }
     if (ql > 0 && red > 0)
       printf("%-26s queue_lock strict vs reduction: %.2fx   (target %s)\n", w->name, red / ql,
@@ -223,5 +287,6 @@ int main(int argc, char **argv)
     }
   }
   if (csv) fclose(csv);
+  if (user && compare_user(user, reps) != IPSO_OK) return 1;
   return 0;
 }

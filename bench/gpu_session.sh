@@ -16,8 +16,8 @@ if ! { cmake --preset gpu >"$out/cmake.log" 2>&1 && cmake --build --preset gpu -
 fi
 status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  (cd build-gpu && ctest -L gpu --output-on-failure --timeout 1200) >"$out/gpu-tests.log" 2>&1 || status=1
-  grep -E "^(ok|FAIL)|tests passed|Passed|Failed|\*\*\*|p=" "$out/gpu-tests.log" | tail -60
+  (cd build-gpu && ctest -L gpu -V --timeout 1200 ${IPSO_CTEST_ARGS:-}) >"$out/gpu-tests.log" 2>&1 || status=1
+  grep -E "FAIL|tests passed|Test +#|p=|GPU vs CPU|runs (passed|clean)|draws" "$out/gpu-tests.log" | tail -60
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   build-gpu/bench_gpu --csv "$out/bench.csv" "$@" 2>&1 | tee "$out/bench.log" || status=1

@@ -52,8 +52,11 @@ struct consts_f {
 };
 
 /* A global-best slot as laid out on the device: cost (REAL) at 0, index at
- * 8, iteration tag at 16, lock, sequence counter; 32 bytes either way. */
+ * 8, iteration tag at 16, lock at 24; 32 bytes either way. */
 #define GB_SLOT_BYTES 32
+/* Rows the resident kernels can keep in shared memory (IPSO_RESIDENT_MAX_D
+ * in kernels/pso_kernels.cu). */
+#define RESIDENT_MAX_D 1024
 
 enum {
   K_STEP,
@@ -215,7 +218,23 @@ static int allocate(struct gpu_swarm *g)
   CUDA_TRY(cudaMalloc(&g->s.cost, n));
   CUDA_TRY(cudaMalloc(&g->s.pcost, n));
   CUDA_TRY(cudaMalloc(&g->s.gb, 2 * GB_SLOT_BYTES));
-  CUDA_TRY(cudaMemset(g->s.gb, 0, 2 * GB_SLOT_BYTES));
+  /* Both slots empty: cost +infinity (no candidate is ever compared with a
+   * cost that was not in the swarm), no particle, no iteration. */
+  unsigned char slots[2 * GB_SLOT_BYTES];
+  memset(slots, 0, sizeof slots);
+  for (int k = 0; k < 2; k++) {
+    unsigned char *sl = slots + k * GB_SLOT_BYTES;
+    float inf_f = INFINITY;
+    double inf_d = INFINITY;
+    long long none = 0x7fffffffffffffffLL, tag = -1;
+    if (g->fl)
+      memcpy(sl, &inf_f, sizeof inf_f);
+    else
+      memcpy(sl, &inf_d, sizeof inf_d);
+    memcpy(sl + 8, &none, sizeof none);
+    memcpy(sl + 16, &tag, sizeof tag);
+  }
+  CUDA_TRY(cudaMemcpy(g->s.gb, slots, sizeof slots, cudaMemcpyHostToDevice));
   CUDA_TRY(cudaMalloc(&g->s.gpos, 2 * (size_t)g->map.pitch * g->es));
   CUDA_TRY(cudaMemset(g->s.gpos, 0, 2 * (size_t)g->map.pitch * g->es));
   CUDA_TRY(cudaMalloc(&g->s.slot_cost, (size_t)g->blocks * g->es));
@@ -321,7 +340,7 @@ static int choose_mode(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
 {
   const char *env = getenv("IPSO_GPU_RESIDENT");
   g->mode = MODE_STREAMING;
-  if (g->variant != 0 || (env && env[0] == '0')) return IPSO_OK;
+  if (g->variant != 0 || g->D > RESIDENT_MAX_D || (env && env[0] == '0')) return IPSO_OK;
   int per_sm = 0;
   CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)g->k[K_RES_GRID],
                                                          g->map.block, 0));
@@ -375,6 +394,9 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
     if (isnan(best[k])) best[k] = k ? best[k - 1] : g->last_best;
   }
   g->t = last;
+  /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the
+   * best after the last iteration is the slot itself. */
+  if (g->relaxed) IPSO_TRY(read_best(g, &best[n - 1], NULL, NULL));
   g->last_best = best[n - 1];
   return IPSO_OK;
 }
@@ -637,6 +659,7 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
   if (rc != IPSO_OK) return rc;
   for (int i = 0; i < K_COUNT; i++) {
     const char *name = i == K_STEP ? variant_kernel(g->variant) : kernel_names[i];
+    if ((i == K_RES_CLUSTER || i == K_RES_GRID) && g->D > RESIDENT_MAX_D) continue;
     CUDA_TRY(cudaLibraryGetKernel(&g->k[i], g->prog.library, name));
   }
   return IPSO_OK;

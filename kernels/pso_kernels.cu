@@ -25,14 +25,17 @@
  * of t-1 and the result is the same on every run. The first block to take
  * the lock in iteration t copies the previous best forward; block 0 always
  * does, so slot t&1 holds the best of t after every launch. In relaxed mode
- * one slot is read and written live; a sequence counter lets readers take a
- * consistent (cost, index, position) without the lock. */
+ * one slot is read live (without the lock, as the paper's enhanced variant
+ * does) and written under the lock. */
 
 #include <curand_philox4x32_x.h>
 
 typedef IPSO_REAL real;
 
 #define IPSO_INF (__longlong_as_double(0x7ff0000000000000ULL))
+/* "No particle" in (cost, index) reductions: after every real index, so a
+ * real particle wins a tie at +infinity (an objective that is NaN everywhere). */
+#define IPSO_NONE 0x7fffffffffffffffLL
 
 #define IPSO_HD static __device__ __forceinline__
 #define IPSO_FN(name) obj_##name
@@ -54,14 +57,13 @@ struct ipso_consts {
 };
 __constant__ ipso_consts K;
 
-/* One global-best slot. Cost and index are written together under the lock
- * (strict) or inside a sequence-counter write (relaxed). */
+/* One global-best slot. Cost and index are written together, under the
+ * lock. */
 struct gbest_slot {
   real cost;
   long long idx;
-  long long tag;        /* iteration whose best this is */
-  int lock;             /* 0 free, 1 held */
-  unsigned int version; /* even: stable; odd: being written (relaxed) */
+  long long tag; /* iteration whose best this is */
+  int lock;      /* 0 free, 1 held */
 };
 
 /* The swarm of this island in device memory. */
@@ -352,10 +354,11 @@ IPSO_HD void block_lexmin(real &c, long long &i, block_shared &sh)
   __syncthreads();
 }
 
+/* Spins for the lock with a short back-off, so waiting blocks do not flood
+ * the L2 slice that holds it while the owner works. */
 IPSO_HD void lock_acquire(int *lock)
 {
-  while (atomicCAS(lock, 0, 1) != 0) {
-  }
+  while (atomicCAS(lock, 0, 1) != 0) __nanosleep(100);
   __threadfence();
 }
 
@@ -363,29 +366,6 @@ IPSO_HD void lock_release(int *lock)
 {
   __threadfence();
   atomicExch(lock, 0);
-}
-
-/* Reads the live best of relaxed mode consistently into shared memory: all
- * reads happen between two barriers, inside the window that thread 0's two
- * reads of the sequence counter bracket; retried if a writer moved it. */
-IPSO_HD void read_live_best(const swarm_ptrs &s, real *gs, real &gc, long long &gi)
-{
-  __shared__ unsigned int v0;
-  __shared__ int again;
-  volatile gbest_slot *slot = s.gb;
-  do {
-    __syncthreads();
-    if (threadIdx.x == 0) v0 = slot->version;
-    __threadfence_block();
-    __syncthreads();
-    gc = slot->cost;
-    gi = slot->idx;
-    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) gs[d] = ((volatile real *)s.gpos)[d];
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) again = (v0 & 1u) || slot->version != v0;
-    __syncthreads();
-  } while (again);
 }
 
 /* Thread 0: the best candidate of the block's queue (index -1 if empty). */
@@ -427,10 +407,6 @@ IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real 
       if (sh.win) cc = bc, ci = bi;
       sh.q_cost[0] = cc; /* what the slot will hold */
       sh.q_idx[0] = ci;
-      if (IPSO_RELAXED && sh.win) {
-        vs->version = vs->version + 1;
-        __threadfence();
-      }
       if (!sh.win && !stale) lock_release(&slot->lock);
     }
   }
@@ -452,10 +428,6 @@ IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real 
     __threadfence();
     vs->tag = t;
     if (hist_slot) *hist_slot = (double)sh.q_cost[0];
-    if (IPSO_RELAXED && sh.win) {
-      __threadfence();
-      vs->version = vs->version + 1;
-    }
     lock_release(&slot->lock);
   }
 }
@@ -467,7 +439,6 @@ IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real 
 template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long first)
 {
   __shared__ block_shared sh;
-  __shared__ real gs[IPSO_RELAXED ? IPSO_PITCH : 1];
   int lane = threadIdx.x % IPSO_G;
   long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
   bool active = i < K.n;
@@ -478,20 +449,23 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   const real *g;
   if (threadIdx.x == 0) sh.q_n = 0;
   if (IPSO_RELAXED) {
-    read_live_best(s, gs, gc, gi);
-    g = gs;
+    /* The live best, read without the lock: it only filters candidates and
+     * steers the particles; every update of the best is decided under it. */
+    volatile gbest_slot *live = s.gb;
+    gc = live->cost;
+    gi = live->idx;
   } else {
     gc = s.gb[prev].cost;
     gi = s.gb[prev].idx;
-    g = s.gpos + (size_t)prev * IPSO_PITCH;
-    __syncthreads();
   }
+  g = s.gpos + (size_t)prev * IPSO_PITCH;
+  __syncthreads();
   bool improved;
   real pc = particle_step(s, i, t, g, lane, active, sh, improved);
   if (VARIANT == 2) {
     real c = active ? pc : (real)IPSO_INF;
-    long long idx = active ? i : -1;
-    if (lane != 0) c = (real)IPSO_INF, idx = -1;
+    long long idx = active ? i : IPSO_NONE;
+    if (lane != 0) c = (real)IPSO_INF, idx = IPSO_NONE;
     block_lexmin(c, idx, sh);
     if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
     return;
@@ -537,6 +511,10 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   step<2>(s, t, first);
 }
 
+/* The resident kernels keep the best position in shared memory: only for
+ * rows up to IPSO_RESIDENT_MAX_D coordinates (the host knows the same limit). */
+#define IPSO_RESIDENT_MAX_D 1024
+#if IPSO_D <= IPSO_RESIDENT_MAX_D
 /* Global-memory loads that bypass L1, for what other blocks wrote. */
 template <typename T> IPSO_HD T ld_l2(const T *p)
 {
@@ -575,20 +553,92 @@ IPSO_HD void cluster_barrier()
                    : "memory");
 }
 
+/* The global best of a cluster-resident run, in the shared memory of the
+ * cluster's first block, reached by the others through distributed shared
+ * memory: one slot per iteration parity, each behind its own lock. */
+template <int P> struct cluster_best_t {
+  real cost[2];
+  long long idx[2];
+  long long tag[2];
+  int lock[2];
+  real pos[2][P];
+};
+typedef cluster_best_t<IPSO_PITCH> cluster_best;
+
+/* The address of *P in the shared memory of cluster block RANK. */
+template <typename T> IPSO_HD T *cluster_map(T *p, unsigned int rank)
+{
+  unsigned long long r;
+  asm volatile("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"((unsigned long long)p), "r"(rank));
+  return (T *)r;
+}
+
+/* Queue-lock publication of the block's best candidate (BC, BI) into the
+ * cluster leader's slot L: as publish_queue_lock, with the slot in
+ * distributed shared memory, and a stale slot brought up to the previous
+ * best (GC, GI, GS) that every block holds. */
+IPSO_HD void publish_cluster(const swarm_ptrs &s, cluster_best *L, long long t, int cur, real gc,
+                             long long gi, const real *gs, real bc, long long bi, block_shared &sh)
+{
+  volatile cluster_best *vl = L;
+  if (threadIdx.x == 0) {
+    sh.win = 0;
+    sh.stale = 0;
+    if (bi >= 0 && !(bc > vl->cost[cur])) {
+      while (atomicCAS(&L->lock[cur], 0, 1) != 0) __nanosleep(32);
+      __threadfence();
+      int stale = vl->tag[cur] != t;
+      real cc = stale ? gc : vl->cost[cur];
+      long long ci = stale ? gi : vl->idx[cur];
+      sh.win = lex_less(bc, bi, cc, ci);
+      sh.stale = stale;
+      sh.win_idx = bi;
+      sh.q_cost[0] = sh.win ? bc : cc;
+      sh.q_idx[0] = sh.win ? bi : ci;
+      if (!sh.win && !stale) {
+        __threadfence();
+        atomicExch(&L->lock[cur], 0);
+      }
+    }
+  }
+  __syncthreads();
+  if (!sh.win && !sh.stale) return;
+  volatile real *dst = vl->pos[cur];
+  if (sh.win) {
+    const real *src = s.p + (size_t)sh.win_idx * IPSO_PITCH;
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = src[d];
+  } else {
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = gs[d];
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    vl->cost[cur] = sh.q_cost[0];
+    vl->idx[cur] = sh.q_idx[0];
+    __threadfence();
+    vl->tag[cur] = t;
+    __threadfence();
+    atomicExch(&L->lock[cur], 0);
+  }
+}
+
 /* Iterations FIRST..LAST in one launch. Every block stays resident for the
  * whole launch and loops over its tiles of particles, so the launch cost is
  * paid once per segment instead of once per iteration.
  *
- * Strict (SCOPE 1: the grid is one cluster, hardware barrier; SCOPE 2: any
- * grid of co-resident blocks, grid_barrier): each block keeps the best of
- * t-1 in shared memory; after its particles, a block with a candidate
- * publishes it under the slot's lock (queue-lock, as the one-launch
- * kernel); after the barrier every block reads slot t&1 if it was written
- * in iteration t, and otherwise keeps what it has. Nobody needs to copy a
- * stale slot forward, except block 0 once at the end.
+ * Strict, SCOPE 1 (the swarm fits one thread-block cluster, which is the
+ * grid): the global best lives in the first block's shared memory
+ * (cluster_best); a block with a candidate publishes it under the slot's
+ * lock; after the cluster's hardware barrier every block reads the slot of
+ * iteration t if it was written, and keeps the best of t-1 otherwise.
  *
- * Relaxed: no barrier; blocks run ahead and read the live best (slot 0)
- * after every iteration, possibly while a writer updates it. */
+ * Strict, SCOPE 2 (any co-resident grid): the same with the global-memory
+ * slots and grid_barrier.
+ *
+ * Relaxed: no barrier; blocks run ahead; each iteration uses the live best
+ * read during the previous one (the load is issued before the particles
+ * are updated, so its latency is hidden), possibly while a writer updates
+ * it. */
 template <int SCOPE>
 __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned int *bar)
 {
@@ -596,6 +646,9 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   __shared__ real gs[IPSO_PITCH];
   __shared__ real g_cost;
   __shared__ long long g_idx;
+  /* Only the cluster kernel needs room for the best position here. */
+  __shared__ cluster_best_t<SCOPE == 1 ? IPSO_PITCH : 1> cb;
+  cluster_best *L = SCOPE == 1 ? cluster_map((cluster_best *)&cb, 0) : nullptr;
   int lane = threadIdx.x % IPSO_G;
   long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
   int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
@@ -605,11 +658,28 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   }
   for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
     gs[d] = ld_l2(s.gpos + (size_t)start * IPSO_PITCH + d);
-  __syncthreads();
+  if (SCOPE == 1 && blockIdx.x == 0 && threadIdx.x < 2) {
+    cb.cost[threadIdx.x] = (real)IPSO_INF;
+    cb.idx[threadIdx.x] = IPSO_NONE;
+    cb.tag[threadIdx.x] = -1;
+    cb.lock[threadIdx.x] = 0;
+  }
+  if (SCOPE == 1)
+    cluster_barrier();
+  else
+    __syncthreads();
   for (long long t = first; t <= last; t++) {
     int cur = IPSO_RELAXED ? 0 : (int)(t & 1);
     real gc = g_cost;
     long long gi = g_idx;
+    /* Relaxed: start reading the live best for the next iteration now. */
+    real next_c = gc, next_g = (real)0;
+    long long next_i = gi;
+    if (IPSO_RELAXED) {
+      volatile gbest_slot *live = s.gb;
+      if (threadIdx.x == 0) next_c = live->cost, next_i = live->idx;
+      if (threadIdx.x < IPSO_D) next_g = ((volatile real *)s.gpos)[threadIdx.x];
+    }
     real bc = (real)IPSO_INF;
     long long bi = -1;
     for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -633,12 +703,30 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
         if (k >= 0 && (bi < 0 || lex_less(c, k, bc, bi))) bc = c, bi = k;
       }
     }
-    publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
-    if (!IPSO_RELAXED) {
-      if (SCOPE == 1)
-        cluster_barrier();
-      else
-        grid_barrier(bar);
+    if (IPSO_RELAXED) {
+      publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
+      if (threadIdx.x == 0) g_cost = next_c, g_idx = next_i;
+      if (threadIdx.x < IPSO_D) gs[threadIdx.x] = next_g;
+      for (int d = threadIdx.x + IPSO_BLOCK; d < IPSO_D; d += IPSO_BLOCK)
+        gs[d] = ((volatile real *)s.gpos)[d];
+    } else if (SCOPE == 1) {
+      publish_cluster(s, L, t, cur, gc, gi, gs, bc, bi, sh);
+      cluster_barrier();
+      if (threadIdx.x == 0) {
+        volatile cluster_best *vl = L;
+        long long tag = vl->tag[cur];
+        real c = vl->cost[cur];
+        long long ix = vl->idx[cur];
+        sh.win = tag == t;
+        if (sh.win) g_cost = c, g_idx = ix;
+      }
+      __syncthreads();
+      if (sh.win)
+        for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
+          gs[d] = ((volatile real *)L->pos[cur])[d];
+    } else {
+      publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
+      grid_barrier(bar);
       if (threadIdx.x == 0) {
         sh.win = ld_l2(&s.gb[cur].tag) == t;
         if (sh.win) {
@@ -650,21 +738,15 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
       if (sh.win)
         for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
           gs[d] = ld_l2(s.gpos + (size_t)cur * IPSO_PITCH + d);
-    } else {
-      volatile gbest_slot *live = s.gb;
-      if (threadIdx.x == 0) {
-        g_cost = live->cost;
-        g_idx = live->idx;
-      }
-      for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) gs[d] = ((volatile real *)s.gpos)[d];
     }
     __syncthreads();
     if (blockIdx.x == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
   }
+  if (SCOPE == 1) cluster_barrier(); /* the leader's shared memory outlives every reader */
   if (!IPSO_RELAXED && blockIdx.x == 0) {
-    /* Leave slot LAST&1 holding the final best, as a one-launch run would. */
+    /* Leave slot LAST&1 holding the final best, as one launch per iteration would. */
     int cur = (int)(last & 1);
-    if (threadIdx.x == 0) sh.stale = ld_l2(&s.gb[cur].tag) != last;
+    if (threadIdx.x == 0) sh.stale = SCOPE == 1 || ld_l2(&s.gb[cur].tag) != last;
     __syncthreads();
     if (sh.stale) {
       for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
@@ -694,6 +776,8 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   resident<2>(s, first, last, bar);
 }
 
+#endif
+
 /* The global best of iteration T from NSLOTS per-block candidates and the
  * best of T-1 (slot (t-1)&1, unless FRESH: then from the slots alone); one
  * block. Writes slot t&1 (position copied) and hist[t - first]. */
@@ -704,14 +788,23 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   __shared__ long long win;
   int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
   real c = (real)IPSO_INF;
-  long long idx = -1;
+  long long idx = IPSO_NONE;
   if (!fresh && threadIdx.x == 0) c = s.gb[prev].cost, idx = s.gb[prev].idx;
   for (int k = threadIdx.x; k < nslots; k += IPSO_BLOCK)
-    if (s.slot_idx[k] >= 0 && (idx < 0 || lex_less(s.slot_cost[k], s.slot_idx[k], c, idx)))
+    if (s.slot_idx[k] >= 0 && lex_less(s.slot_cost[k], s.slot_idx[k], c, idx))
       c = s.slot_cost[k], idx = s.slot_idx[k];
-  if (idx < 0) c = (real)IPSO_INF;
   block_lexmin(c, idx, sh);
-  if (threadIdx.x == 0) win = idx;
+  if (threadIdx.x == 0) {
+    win = idx;
+    /* After a reload or a migration the other slot may hold a best that is
+     * no longer in the swarm: mark it empty, so that no candidate is
+     * compared with it. */
+    if (fresh && !IPSO_RELAXED) {
+      s.gb[prev].cost = (real)IPSO_INF;
+      s.gb[prev].idx = IPSO_NONE;
+      s.gb[prev].tag = -1;
+    }
+  }
   __syncthreads();
   /* The winner's personal best is its position: copy it (stable: nothing
    * writes personal bests during this kernel). */
@@ -762,7 +855,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs 
   real cost = group_cost(xs, s.x + row, lane, sh);
   if (active && lane == 0) s.cost[i] = s.pcost[i] = cost;
   real c = active && lane == 0 ? cost : (real)IPSO_INF;
-  long long idx = active && lane == 0 ? i : -1;
+  long long idx = active && lane == 0 ? i : IPSO_NONE;
   block_lexmin(c, idx, sh);
   if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
 }
@@ -774,7 +867,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm
   __shared__ block_shared sh;
   long long i = (long long)blockIdx.x * IPSO_BLOCK + threadIdx.x;
   real c = i < K.n ? s.pcost[i] : (real)IPSO_INF;
-  long long idx = i < K.n ? i : -1;
+  long long idx = i < K.n ? i : IPSO_NONE;
   block_lexmin(c, idx, sh);
   if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
 }

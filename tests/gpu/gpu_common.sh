@@ -12,7 +12,14 @@ trap 'rm -rf "$work"' EXIT
 export IPSO_CACHE_DIR=${IPSO_CACHE_DIR:-$work/cache}
 
 # write_config FILE OBJECTIVE DIMS PARTICLES PRECISION KERNEL SYNC ITERATIONS [SEED]
+# (OBJECTIVE "user": configs/user/rastrigin.cu on [-5.12, 5.12])
 write_config() {
+  local objective="name = \"$2\""
+  [ "$2" = user ] && objective="name = \"user\"
+source = \"$IPSO_SOURCE_DIR/configs/user/rastrigin.cu\"
+function = \"rastrigin_user\"
+lower = -5.12
+upper = 5.12"
   cat >"$1" <<CFG
 [run]
 seed = ${9:-5}
@@ -22,7 +29,7 @@ max_iterations = $8
 output = ""
 watchdog = "00:10:00"
 [objective]
-name = "$2"
+$objective
 dimensions = $3
 [swarm]
 particles = $4

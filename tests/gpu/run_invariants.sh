@@ -2,25 +2,28 @@
 # Every kernel variant keeps the swarm invariants after every iteration
 # (islandpso --check-invariants: positions and velocities in bounds, each
 # personal best the objective at its position, the global best the best
-# personal best), including particle counts that are not multiples of the
-# block size and the multi-warp mapping of long rows.
+# personal best): the cluster-resident (2048 particles), grid-resident
+# (1000 particles, 30-D) and one-launch-per-iteration paths, particle counts
+# that are not multiples of the block size, the multi-warp mapping of long
+# rows, the next-coordinate term of rosenbrock and a user objective.
 . "$(dirname "$0")/gpu_common.sh"
 fail=0 n=0
 problems="cubic:1:2048:double rastrigin:30:1000:float rosenbrock:20:333:double
-griewank:40:257:double ackley:30:100:float sphere:1500:40:double target_distance:9:65:float"
+sphere:1500:40:double user:10:300:double"
 for p in $problems; do
   IFS=: read -r obj dims parts prec <<<"$p"
-    for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 \
+  for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 \
                  queue_lock:relaxed:0 queue:strict:1 reduction:strict:1; do
     IFS=: read -r kernel sync resident <<<"$variant"
     export IPSO_GPU_RESIDENT=$resident
-    cfg=$work/$obj-$dims-$kernel-$sync.toml
+    cfg=$work/$obj-$dims-$kernel-$sync-$resident.toml
     write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 25
     n=$((n + 1))
     if out=$("$IPSO_BIN" "$cfg" --check-invariants 2>&1); then
-      echo "ok   $obj D=$dims N=$parts $prec $kernel $sync"
+      echo "ok   $obj D=$dims N=$parts $prec $kernel $sync resident=$resident"
     else
-      echo "FAIL $obj D=$dims N=$parts $prec $kernel $sync"; echo "$out" | tail -5; fail=$((fail + 1))
+      echo "FAIL $obj D=$dims N=$parts $prec $kernel $sync resident=$resident"
+      echo "$out" | tail -5; fail=$((fail + 1))
     fi
   done
 done

@@ -55,7 +55,10 @@ int main(void)
       snprintf(what, sizeof what, "%s D=%d %s %s", objectives[o], D, fl ? "float" : "double", sync);
       fail += compile(toml, what);
     }
-  /* Non-uniform bounds, and a user objective with a parameter array. */
+  /* Rows too long for the resident kernels, non-uniform bounds, and a user
+   * objective with a parameter array. */
+  fail += compile("[objective]\nname = \"rastrigin\"\ndimensions = 20000\n[swarm]\nparticles = 8\n"
+                  "sync = \"relaxed\"\n", "rastrigin D=20000 double relaxed");
   fail += compile("[objective]\nname = \"sphere\"\ndimensions = 3\nlower = [-1, -2, -3]\n"
                   "upper = [1, 2, 3]\n",
                   "sphere D=3 per-dimension bounds");
