@@ -111,13 +111,15 @@ struct gpu_swarm {
   struct gpu_program prog;
   cudaKernel_t k[K_COUNT];
   struct swarm_ptrs s;
-  void *d_tables;   /* lo, hi, span, vmax, prm: [pitch] each */
-  long long *d_sel; /* [2 * cap] selected indices */
-  void *d_selcost;  /* [2 * cap] their costs */
-  void *d_buf;      /* [cap * pitch] migrant rows */
-  void *d_bufcost;  /* [cap] migrant costs */
-  void *h_stage;    /* pinned staging: rows, costs, indices */
-  int cap;          /* migrants the buffers hold */
+  void *d_tables;    /* lo, hi, span, vmax, prm: [pitch] each */
+  long long *d_sel;  /* [2 * cap] selected indices */
+  void *d_selcost;   /* [2 * cap] their costs */
+  long long *d_pick; /* [pick_blocks * cap] the selection blocks' picks */
+  void *d_pickcost;  /* [pick_blocks * cap] their costs */
+  void *d_buf;       /* [cap * pitch] migrant rows */
+  void *d_bufcost;   /* [cap] migrant costs */
+  void *h_stage;     /* pinned staging: rows, costs, indices */
+  int cap;           /* migrants the buffers hold */
   int64_t hist_cap;
   double *h_hist;
   double last_best;              /* best cost after iteration t */
@@ -408,15 +410,34 @@ static int gpu_best(struct backend *b, struct island_best *out)
 }
 
 /* Grows the migrant buffers to COUNT migrants. */
+/* Entries per block in the first selection pass. */
+#define PICK_CHUNK_PER_THREAD 16
+
+static long long pick_chunk(const struct gpu_swarm *g)
+{
+  return (long long)g->map.block * PICK_CHUNK_PER_THREAD;
+}
+
+static int pick_blocks(const struct gpu_swarm *g)
+{
+  return (int)((g->N + pick_chunk(g) - 1) / pick_chunk(g));
+}
+
 static int reserve_migrants(struct gpu_swarm *g, int count)
 {
   if (count <= g->cap) return IPSO_OK;
   cudaFree(g->d_sel);
   cudaFree(g->d_selcost);
+  cudaFree(g->d_pick);
+  cudaFree(g->d_pickcost);
   cudaFree(g->d_buf);
   cudaFree(g->d_bufcost);
   cudaFreeHost(g->h_stage);
-  g->d_sel = NULL, g->d_selcost = g->d_buf = g->d_bufcost = g->h_stage = NULL;
+  g->d_sel = g->d_pick = NULL;
+  g->d_selcost = g->d_pickcost = g->d_buf = g->d_bufcost = g->h_stage = NULL;
+  size_t picks = (size_t)pick_blocks(g) * (size_t)count;
+  CUDA_TRY(cudaMalloc((void **)&g->d_pick, picks * sizeof(long long)));
+  CUDA_TRY(cudaMalloc(&g->d_pickcost, picks * g->es));
   size_t rows = (size_t)count * (size_t)g->map.pitch * g->es;
   CUDA_TRY(cudaMalloc((void **)&g->d_sel, 2 * (size_t)count * sizeof(long long)));
   CUDA_TRY(cudaMalloc(&g->d_selcost, 2 * (size_t)count * g->es));
@@ -428,13 +449,26 @@ static int reserve_migrants(struct gpu_swarm *g, int count)
   return IPSO_OK;
 }
 
+/* The COUNT best (WORST = 0) or worst personal bests into d_sel and
+ * d_selcost: each block picks from its chunk, then one block from the picks. */
+static int select_particles(struct gpu_swarm *g, int worst, int count)
+{
+  const void *no_index = NULL;
+  long long n = g->N, chunk = pick_chunk(g);
+  int nb = pick_blocks(g);
+  void *a[] = {&g->s.pcost, &no_index, &n, &chunk, &worst, &count, &g->d_pick, &g->d_pickcost};
+  IPSO_TRY(launch(g, K_SELECT, (unsigned)nb, (unsigned)g->map.block, a));
+  long long picks = (long long)nb * count;
+  void *b[] = {&g->d_pickcost, &g->d_pick, &picks,    &picks,
+               &worst,         &count,     &g->d_sel, &g->d_selcost};
+  return launch(g, K_SELECT, 1, (unsigned)g->map.block, b);
+}
+
 static int gpu_pack(struct backend *b, int count, double *pos, double *cost, int64_t *index)
 {
   struct gpu_swarm *g = b->impl;
   IPSO_TRY(reserve_migrants(g, count));
-  int worst = 0;
-  void *a[] = {&g->s, &worst, &count, &g->d_sel, &g->d_selcost};
-  IPSO_TRY(launch(g, K_SELECT, 1, (unsigned)g->map.block, a));
+  IPSO_TRY(select_particles(g, 0, count));
   void *ga[] = {&g->s, &g->d_sel, &count, &g->d_buf};
   IPSO_TRY(launch(g, K_GATHER, 64, 256, ga));
   size_t rows = (size_t)count * (size_t)g->map.pitch * g->es;
@@ -462,9 +496,7 @@ static int gpu_unpack(struct backend *b, int count, const double *pos, const dou
 {
   struct gpu_swarm *g = b->impl;
   IPSO_TRY(reserve_migrants(g, count));
-  int worst = 1;
-  void *a[] = {&g->s, &worst, &count, &g->d_sel, &g->d_selcost};
-  IPSO_TRY(launch(g, K_SELECT, 1, (unsigned)g->map.block, a));
+  IPSO_TRY(select_particles(g, 1, count));
   size_t rows = (size_t)count * (size_t)g->map.pitch * g->es;
   char *h = g->h_stage;
   char *hcost = h + rows;
@@ -582,9 +614,10 @@ static void gpu_destroy(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   if (!g) return;
-  void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
-                 g->s.gpos,    g->s.slot_cost, g->s.slot_idx, g->s.hist, g->d_tables, g->d_sel,
-                 g->d_selcost, g->d_buf,       g->d_bufcost,  g->d_bar};
+  void *dev[] = {g->s.x,      g->s.v,    g->s.p,         g->s.cost,     g->s.pcost,
+                 g->s.gb,     g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->s.hist,
+                 g->d_tables, g->d_sel,  g->d_selcost,   g->d_buf,      g->d_bufcost,
+                 g->d_bar,    g->d_pick, g->d_pickcost};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   if (g->h_stage) cudaFreeHost(g->h_stage);

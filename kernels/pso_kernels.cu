@@ -565,6 +565,42 @@ template <int P> struct cluster_best_t {
 };
 typedef cluster_best_t<IPSO_PITCH> cluster_best;
 
+/* Relaxed loads and stores at cluster scope, for the leader's slot fields
+ * that blocks read without the lock (the pre-check) or under it: atomic in
+ * the memory model, so a concurrent access is not a data race. */
+IPSO_HD long long ld_cluster_b64(const void *p)
+{
+  long long v;
+  asm volatile("ld.relaxed.cluster.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+IPSO_HD int ld_cluster_b32(const void *p)
+{
+  int v;
+  asm volatile("ld.relaxed.cluster.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+IPSO_HD void st_cluster_b64(void *p, long long v)
+{
+  asm volatile("st.relaxed.cluster.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+IPSO_HD void st_cluster_b32(void *p, int v)
+{
+  asm volatile("st.relaxed.cluster.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+IPSO_HD real ld_cluster_real(const real *p)
+{
+  if (sizeof(real) == 8) return (real)__longlong_as_double(ld_cluster_b64(p));
+  return (real)__int_as_float(ld_cluster_b32(p));
+}
+IPSO_HD void st_cluster_real(real *p, real v)
+{
+  if (sizeof(real) == 8)
+    st_cluster_b64(p, __double_as_longlong((double)v));
+  else
+    st_cluster_b32(p, __float_as_int((float)v));
+}
+
 /* The address of *P in the shared memory of cluster block RANK. */
 template <typename T> IPSO_HD T *cluster_map(T *p, unsigned int rank)
 {
@@ -580,16 +616,15 @@ template <typename T> IPSO_HD T *cluster_map(T *p, unsigned int rank)
 IPSO_HD void publish_cluster(const swarm_ptrs &s, cluster_best *L, long long t, int cur, real gc,
                              long long gi, const real *gs, real bc, long long bi, block_shared &sh)
 {
-  volatile cluster_best *vl = L;
   if (threadIdx.x == 0) {
     sh.win = 0;
     sh.stale = 0;
-    if (bi >= 0 && !(bc > vl->cost[cur])) {
+    if (bi >= 0 && !(bc > ld_cluster_real(&L->cost[cur]))) {
       while (atomicCAS(&L->lock[cur], 0, 1) != 0) __nanosleep(32);
       __threadfence();
-      int stale = vl->tag[cur] != t;
-      real cc = stale ? gc : vl->cost[cur];
-      long long ci = stale ? gi : vl->idx[cur];
+      int stale = ld_cluster_b64(&L->tag[cur]) != t;
+      real cc = stale ? gc : ld_cluster_real(&L->cost[cur]);
+      long long ci = stale ? gi : ld_cluster_b64(&L->idx[cur]);
       sh.win = lex_less(bc, bi, cc, ci);
       sh.stale = stale;
       sh.win_idx = bi;
@@ -603,20 +638,20 @@ IPSO_HD void publish_cluster(const swarm_ptrs &s, cluster_best *L, long long t, 
   }
   __syncthreads();
   if (!sh.win && !sh.stale) return;
-  volatile real *dst = vl->pos[cur];
+  real *dst = L->pos[cur];
   if (sh.win) {
     const real *src = s.p + (size_t)sh.win_idx * IPSO_PITCH;
-    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = src[d];
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) st_cluster_real(dst + d, src[d]);
   } else {
-    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = gs[d];
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) st_cluster_real(dst + d, gs[d]);
   }
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
-    vl->cost[cur] = sh.q_cost[0];
-    vl->idx[cur] = sh.q_idx[0];
+    st_cluster_real(&L->cost[cur], sh.q_cost[0]);
+    st_cluster_b64(&L->idx[cur], sh.q_idx[0]);
     __threadfence();
-    vl->tag[cur] = t;
+    st_cluster_b64(&L->tag[cur], t);
     __threadfence();
     atomicExch(&L->lock[cur], 0);
   }
@@ -872,41 +907,47 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm
   if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
 }
 
-/* The COUNT best (WORST = 0) or worst (WORST = 1) personal bests in the
- * order (cost, index), or its reverse, into OUT[0..count); one block, one
- * pass per pick, each pass the next in the order after the previous pick. */
+/* The COUNT best (WORST = 0) or worst (WORST = 1) of N entries in the order
+ * (cost, particle), or its reverse. Each block takes the entries
+ * [blockIdx.x * CHUNK, +CHUNK) and writes its picks, in order, to
+ * OUT[blockIdx.x * COUNT + m] and OUT_COST (particle -1: fewer entries than
+ * COUNT); one pass per pick, each the next in the order after the previous.
+ * INDEX gives the particle of each entry (NULL: the entry number), -1 entries
+ * are skipped: so one launch over the personal bests and one single-block
+ * launch over the blocks' picks select the swarm's COUNT best or worst. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
-    select_kernel(swarm_ptrs s, int worst, int count, long long *out, real *out_cost)
+    select_kernel(const real *cost, const long long *index, long long n, long long chunk, int worst,
+                  int count, long long *out, real *out_cost)
 {
   __shared__ block_shared sh;
   __shared__ real last_c;
   __shared__ long long last_i;
+  long long lo = (long long)blockIdx.x * chunk, hi = lo + chunk < n ? lo + chunk : n;
   if (threadIdx.x == 0) last_i = -1;
   __syncthreads();
   for (int m = 0; m < count; m++) {
     real lc = last_c;
     long long li = last_i;
+    /* Keys: (cost, particle), negated in the worst order. */
+    real lkey = worst ? -lc : lc;
+    long long lkid = worst ? -li : li;
     real c = (real)IPSO_INF;
-    long long idx = -1;
-    for (long long i = threadIdx.x; i < K.n; i += IPSO_BLOCK) {
-      real pc = s.pcost[i];
-      /* In the worst order, compare negated keys: (-cost, -index). */
-      real key = worst ? -pc : pc;
+    long long kid_best = IPSO_NONE;
+    for (long long e = lo + threadIdx.x; e < hi; e += IPSO_BLOCK) {
+      long long i = index ? index[e] : e;
+      if (i < 0) continue;
+      real key = worst ? -cost[e] : cost[e];
       long long kid = worst ? -i : i;
-      real lkey = worst ? -lc : lc;
-      long long lkid = worst ? -li : li;
       if (li >= 0 && !lex_less(lkey, lkid, key, kid)) continue;
-      if (idx < 0 || lex_less(key, kid, c, worst ? -idx : idx)) c = key, idx = i;
+      if (lex_less(key, kid, c, kid_best)) c = key, kid_best = kid;
     }
-    long long kidx = idx < 0 ? (long long)0x7fffffffffffffffLL : (worst ? -idx : idx);
-    if (idx < 0) c = (real)IPSO_INF;
-    block_lexmin(c, kidx, sh);
+    block_lexmin(c, kid_best, sh);
     if (threadIdx.x == 0) {
-      long long win = worst ? -kidx : kidx;
-      out[m] = win;
-      out_cost[m] = s.pcost[win];
-      last_c = s.pcost[win];
-      last_i = win;
+      long long win = kid_best == IPSO_NONE ? -1 : (worst ? -kid_best : kid_best);
+      real wc = worst ? -c : c;
+      out[(long long)blockIdx.x * count + m] = win;
+      out_cost[(long long)blockIdx.x * count + m] = win < 0 ? (real)IPSO_INF : wc;
+      if (win >= 0) last_c = wc, last_i = win;
     }
     __syncthreads();
   }
