@@ -16,7 +16,7 @@ check() { # check TOOL CONFIG LABEL
     echo "FAIL $1 $3"; echo "$out" | grep -v "^islandpso" | head -20; fail=$((fail + 1))
   fi
 }
-for p in cubic:1:300:double rastrigin:30:1333:float sphere:700:9:double; do
+for p in ${IPSO_SANITIZER_PROBLEMS:-cubic:1:300:double rastrigin:30:1333:float sphere:700:9:double}; do
   IFS=: read -r obj dims parts prec <<<"$p"
   for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 queue:strict:1 \
                  reduction:strict:1; do
