@@ -553,18 +553,53 @@ IPSO_HD void cluster_barrier()
                    : "memory");
 }
 
-/* A block's queue winner of one iteration (per parity), kept in its own
- * shared memory and read by the other blocks of the cluster through
- * distributed shared memory after the cluster barrier. Each slot is written
- * only by its block, and only between the barriers around the iterations of
- * its parity, so no location is written and read by different blocks in
- * the same phase. */
-template <int P> struct cluster_cand_t {
+/* The global best of a cluster-resident run, in the shared memory of the
+ * cluster's first block, reached by the others through distributed shared
+ * memory: one slot per iteration parity, each behind its own lock. */
+template <int P> struct cluster_best_t {
   real cost[2];
   long long idx[2];
+  long long tag[2];
+  int lock[2];
   real pos[2][P];
 };
-typedef cluster_cand_t<IPSO_PITCH> cluster_cand;
+typedef cluster_best_t<IPSO_PITCH> cluster_best;
+
+/* Relaxed loads and stores at cluster scope, for the leader's slot fields
+ * that blocks read without the lock (the pre-check) or under it: atomic in
+ * the memory model, so a concurrent access is not a data race. */
+IPSO_HD long long ld_cluster_b64(const void *p)
+{
+  long long v;
+  asm volatile("ld.relaxed.cluster.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+IPSO_HD int ld_cluster_b32(const void *p)
+{
+  int v;
+  asm volatile("ld.relaxed.cluster.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+IPSO_HD void st_cluster_b64(void *p, long long v)
+{
+  asm volatile("st.relaxed.cluster.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+IPSO_HD void st_cluster_b32(void *p, int v)
+{
+  asm volatile("st.relaxed.cluster.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+IPSO_HD real ld_cluster_real(const real *p)
+{
+  if (sizeof(real) == 8) return (real)__longlong_as_double(ld_cluster_b64(p));
+  return (real)__int_as_float(ld_cluster_b32(p));
+}
+IPSO_HD void st_cluster_real(real *p, real v)
+{
+  if (sizeof(real) == 8)
+    st_cluster_b64(p, __double_as_longlong((double)v));
+  else
+    st_cluster_b32(p, __float_as_int((float)v));
+}
 
 /* The address of *P in the shared memory of cluster block RANK. */
 template <typename T> IPSO_HD T *cluster_map(T *p, unsigned int rank)
@@ -574,50 +609,51 @@ template <typename T> IPSO_HD T *cluster_map(T *p, unsigned int rank)
   return (T *)r;
 }
 
-/* The cluster's best of iteration T: every block publishes its queue winner
- * (BC, BI; BI < 0: none) in its own slot, the cluster barrier orders it,
- * and every block takes the lexicographic minimum of all the slots and of
- * the previous best it holds (G_COST, G_IDX, GS in shared memory). */
-IPSO_HD void cluster_exchange(const swarm_ptrs &s, cluster_cand *own, int cur, real bc,
-                              long long bi, real &g_cost, long long &g_idx, real *gs,
-                              block_shared &sh)
+/* Queue-lock publication of the block's best candidate (BC, BI) into the
+ * cluster leader's slot L: as publish_queue_lock, with the slot in
+ * distributed shared memory, and a stale slot brought up to the previous
+ * best (GC, GI, GS) that every block holds. */
+IPSO_HD void publish_cluster(const swarm_ptrs &s, cluster_best *L, long long t, int cur, real gc,
+                             long long gi, const real *gs, real bc, long long bi, block_shared &sh)
 {
   if (threadIdx.x == 0) {
-    own->cost[cur] = bi >= 0 ? bc : (real)IPSO_INF;
-    own->idx[cur] = bi >= 0 ? bi : IPSO_NONE;
-    sh.win_idx = bi;
-  }
-  __syncthreads();
-  if (sh.win_idx >= 0) {
-    const real *src = s.p + (size_t)sh.win_idx * IPSO_PITCH;
-    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) own->pos[cur][d] = src[d];
-  }
-  cluster_barrier();
-  if (threadIdx.x < 32) {
-    real c = (real)IPSO_INF;
-    long long i = IPSO_NONE;
-    int rank = (int)threadIdx.x;
-    if (threadIdx.x < gridDim.x) {
-      const cluster_cand *r = cluster_map(own, threadIdx.x);
-      c = r->cost[cur];
-      i = r->idx[cur];
-    }
-    for (int off = 16; off > 0; off >>= 1) {
-      real oc = __shfl_down_sync(0xffffffffu, c, off);
-      long long oi = __shfl_down_sync(0xffffffffu, i, off);
-      int orank = __shfl_down_sync(0xffffffffu, rank, off);
-      if (lex_less(oc, oi, c, i)) c = oc, i = oi, rank = orank;
-    }
-    if (threadIdx.x == 0) {
-      sh.win = i != IPSO_NONE && lex_less(c, i, g_cost, g_idx);
-      sh.stale = rank; /* the winning block */
-      if (sh.win) g_cost = c, g_idx = i;
+    sh.win = 0;
+    sh.stale = 0;
+    if (bi >= 0 && !(bc > ld_cluster_real(&L->cost[cur]))) {
+      while (atomicCAS(&L->lock[cur], 0, 1) != 0) __nanosleep(32);
+      __threadfence();
+      int stale = ld_cluster_b64(&L->tag[cur]) != t;
+      real cc = stale ? gc : ld_cluster_real(&L->cost[cur]);
+      long long ci = stale ? gi : ld_cluster_b64(&L->idx[cur]);
+      sh.win = lex_less(bc, bi, cc, ci);
+      sh.stale = stale;
+      sh.win_idx = bi;
+      sh.q_cost[0] = sh.win ? bc : cc;
+      sh.q_idx[0] = sh.win ? bi : ci;
+      if (!sh.win && !stale) {
+        __threadfence();
+        atomicExch(&L->lock[cur], 0);
+      }
     }
   }
   __syncthreads();
+  if (!sh.win && !sh.stale) return;
+  real *dst = L->pos[cur];
   if (sh.win) {
-    const cluster_cand *r = cluster_map(own, (unsigned int)sh.stale);
-    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) gs[d] = r->pos[cur][d];
+    const real *src = s.p + (size_t)sh.win_idx * IPSO_PITCH;
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) st_cluster_real(dst + d, src[d]);
+  } else {
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) st_cluster_real(dst + d, gs[d]);
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    st_cluster_real(&L->cost[cur], sh.q_cost[0]);
+    st_cluster_b64(&L->idx[cur], sh.q_idx[0]);
+    __threadfence();
+    st_cluster_b64(&L->tag[cur], t);
+    __threadfence();
+    atomicExch(&L->lock[cur], 0);
   }
 }
 
@@ -626,10 +662,10 @@ IPSO_HD void cluster_exchange(const swarm_ptrs &s, cluster_cand *own, int cur, r
  * paid once per segment instead of once per iteration.
  *
  * Strict, SCOPE 1 (the swarm fits one thread-block cluster, which is the
- * grid): the blocks exchange their queue winners through distributed
- * shared memory around the cluster's hardware barrier (cluster_exchange);
- * one barrier per iteration and no lock: the exchange already orders every
- * access.
+ * grid): the global best lives in the first block's shared memory
+ * (cluster_best); a block with a candidate publishes it under the slot's
+ * lock; after the cluster's hardware barrier every block reads the slot of
+ * iteration t if it was written, and keeps the best of t-1 otherwise.
  *
  * Strict, SCOPE 2 (any co-resident grid): the same with the global-memory
  * slots and grid_barrier.
@@ -645,8 +681,9 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   __shared__ real gs[IPSO_PITCH];
   __shared__ real g_cost;
   __shared__ long long g_idx;
-  /* Only the cluster kernel needs room for a position here. */
-  __shared__ cluster_cand_t<SCOPE == 1 ? IPSO_PITCH : 1> cand;
+  /* Only the cluster kernel needs room for the best position here. */
+  __shared__ cluster_best_t<SCOPE == 1 ? IPSO_PITCH : 1> cb;
+  cluster_best *L = SCOPE == 1 ? cluster_map((cluster_best *)&cb, 0) : nullptr;
   int lane = threadIdx.x % IPSO_G;
   long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
   int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
@@ -656,6 +693,12 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   }
   for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
     gs[d] = ld_l2(s.gpos + (size_t)start * IPSO_PITCH + d);
+  if (SCOPE == 1 && blockIdx.x == 0 && threadIdx.x < 2) {
+    cb.cost[threadIdx.x] = (real)IPSO_INF;
+    cb.idx[threadIdx.x] = IPSO_NONE;
+    cb.tag[threadIdx.x] = -1;
+    cb.lock[threadIdx.x] = 0;
+  }
   if (SCOPE == 1)
     cluster_barrier();
   else
@@ -702,7 +745,20 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
       for (int d = threadIdx.x + IPSO_BLOCK; d < IPSO_D; d += IPSO_BLOCK)
         gs[d] = ((volatile real *)s.gpos)[d];
     } else if (SCOPE == 1) {
-      cluster_exchange(s, (cluster_cand *)&cand, cur, bc, bi, g_cost, g_idx, gs, sh);
+      publish_cluster(s, L, t, cur, gc, gi, gs, bc, bi, sh);
+      cluster_barrier();
+      if (threadIdx.x == 0) {
+        volatile cluster_best *vl = L;
+        long long tag = vl->tag[cur];
+        real c = vl->cost[cur];
+        long long ix = vl->idx[cur];
+        sh.win = tag == t;
+        if (sh.win) g_cost = c, g_idx = ix;
+      }
+      __syncthreads();
+      if (sh.win)
+        for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
+          gs[d] = ((volatile real *)L->pos[cur])[d];
     } else {
       publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
       grid_barrier(bar);
@@ -721,7 +777,7 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
     __syncthreads();
     if (blockIdx.x == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
   }
-  if (SCOPE == 1) cluster_barrier(); /* every block's slots outlive their readers */
+  if (SCOPE == 1) cluster_barrier(); /* the leader's shared memory outlives every reader */
   if (!IPSO_RELAXED && blockIdx.x == 0) {
     /* Leave slot LAST&1 holding the final best, as one launch per iteration would. */
     int cur = (int)(last & 1);
