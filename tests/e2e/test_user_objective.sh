@@ -1,0 +1,103 @@
+#!/bin/bash
+# User objectives on the CPU backend: a user sphere gives bit for bit the
+# built-in sphere's run; the user Rastrigin of configs/user gives the
+# built-in's values to rounding; parameters arrive as constants; the fitting
+# example finds the least-squares optimum; a syntax error exits 2 naming the
+# user's file and line; a missing function is a clear error.
+. "$IPSO_TEST_DIR/lib/common.sh"
+. "$IPSO_TEST_DIR/e2e/cfg.sh"
+export IPSO_CACHE_DIR=$work/cache
+user_cfg() { # user_cfg FILE SOURCE FUNCTION DIMS LOWER UPPER PARTICLES ITERATIONS [extra lines]
+  local file=$1 src=$2 fn=$3 dims=$4 lo=$5 hi=$6 parts=$7 its=$8; shift 8
+  {
+    printf '[run]\nbackend = "cpu"\nmax_iterations = %s\noutput = ""\n' "$its"
+    printf '[objective]\nname = "user"\nsource = "%s"\nfunction = "%s"\n' "$src" "$fn"
+    printf 'dimensions = %s\nlower = %s\nupper = %s\n' "$dims" "$lo" "$hi"
+    for line in "$@"; do printf '%s\n' "$line"; done
+    printf '[swarm]\nparticles = %s\n[output]\ncheckpoint = ""\nprogress = "off"\n' "$parts"
+  } >"$file"
+}
+summary() { echo "$1" | grep -E "best fitness|position"; }
+
+cat >sphere.cu <<'SRC'
+/* x . x, summed in order: the built-in sphere's operations. */
+ipso_real my_sphere(const ipso_real *x, int d)
+{
+  ipso_real s = 0;
+  for (int i = 0; i < d; i++) s += x[i] * x[i];
+  return s;
+}
+SRC
+user_cfg u.toml sphere.cu my_sphere 12 -100 100 64 150
+write_cfg b.toml sphere 12 64 150
+u=$("$IPSO_BIN" u.toml 2>&1) || fail "user sphere run: $u"
+b=$("$IPSO_BIN" b.toml 2>&1) || fail "built-in sphere run"
+if [ -n "$(summary "$u")" ] && [ "$(summary "$u")" = "$(summary "$b")" ]; then
+  pass "user sphere = built-in sphere, bit for bit ($(field "best fitness" "$u"))"
+else
+  fail "user sphere differs from the built-in"; summary "$u"; summary "$b"
+fi
+
+# Rastrigin: same values to rounding at the same positions (iteration 0 and
+# 1 snapshots of identical swarms), then the same kind of run.
+user_cfg ur.toml "$IPSO_SOURCE_DIR/configs/user/rastrigin.cu" rastrigin_user 30 -5.12 5.12 50 1
+write_cfg br.toml rastrigin 30 50 1 "snapshot_interval = 1"
+sed -i 's/^\[output\]$/[output]\nsnapshot_interval = 1/' ur.toml
+sed -i 's/^output = ""$/output = "u.h5"/' ur.toml
+sed -i 's/^output = ""$/output = "b.h5"/' br.toml
+"$IPSO_BIN" ur.toml >/dev/null 2>&1 || fail "user rastrigin run"
+"$IPSO_BIN" br.toml >/dev/null 2>&1 || fail "built-in rastrigin run"
+if "$IPSO_PYTHON" - <<'PY'; then pass "user rastrigin = built-in rastrigin to 1e-12 (iterations 0 and 1)"; else fail "user rastrigin values"; fi
+import h5py, numpy as np, sys
+with h5py.File("u.h5") as u, h5py.File("b.h5") as b:
+    for it in ("0", "1"):
+        fu, fb = u[f"/snapshots/{it}/fitness"][()], b[f"/snapshots/{it}/fitness"][()]
+        pu, pb = u[f"/snapshots/{it}/position"][()], b[f"/snapshots/{it}/position"][()]
+        if not np.array_equal(pu, pb):
+            sys.exit(f"positions differ at iteration {it}")
+        rel = np.max(np.abs(fu - fb) / (1 + np.abs(fb)))
+        print(f"iteration {it}: largest relative difference {rel:.2e}")
+        if rel > 1e-12:
+            sys.exit(1)
+PY
+
+# Parameters as constants: a shifted sphere finds its shift.
+cat >shifted.cu <<'SRC'
+/* Squared distance to the configured point `shift`, scaled by `scale`. */
+ipso_real shifted(const ipso_real *x, int d)
+{
+  ipso_real s = 0;
+  for (int i = 0; i < d; i++) s += (x[i] - shift[i]) * (x[i] - shift[i]);
+  return scale * s;
+}
+SRC
+user_cfg s.toml shifted.cu shifted 3 -10 10 128 400 "[objective.params]" "shift = [1.5, -2.25, 3.0]" "scale = 2.0"
+out=$("$IPSO_BIN" s.toml 2>&1) || fail "shifted run: $out"
+pos=$(echo "$out" | sed -n 's/^ *position *\[\(.*\)\].*/\1/p')
+if awk -v p="$pos" 'BEGIN { split(p, a, ", "); exit !(a[1] - 1.5 < 1e-6 && 1.5 - a[1] < 1e-6 &&
+    a[2] + 2.25 < 1e-6 && -2.25 - a[2] < 1e-6 && a[3] - 3 < 1e-6 && 3 - a[3] < 1e-6) }'; then
+  pass "parameters reach the function: optimum at the shift ($pos)"
+else
+  fail "shifted optimum at $pos"
+fi
+
+# The fitting example: the least-squares optimum of its data.
+out=$(cd "$IPSO_SOURCE_DIR/configs/user" && "$IPSO_BIN" fit_decay.toml --backend cpu \
+  --set 'run.output=""' --set 'output.checkpoint=""' --set output.progress=off 2>&1) || fail "fit_decay run"
+best=$(field "best fitness" "$out")
+if awk -v b="$best" 'BEGIN { exit !(b > 0.0104520 && b < 0.0104522) }'; then
+  pass "fit_decay reaches the least-squares optimum ($best)"
+else
+  fail "fit_decay best $best, want 0.0104521"
+fi
+
+# Errors: a syntax error names the file and line; a missing function is named.
+printf 'ipso_real broken(const ipso_real *x, int d)\n{\n  return x[0] +;\n}\n' >broken.cu
+user_cfg e.toml broken.cu broken 2 -1 1 8 5
+expect_rc 2 "syntax error in the user's file" "$IPSO_BIN" e.toml
+echo "$out" | grep -q "broken.cu:3" || fail "syntax error: no 'broken.cu:3' in the message"
+echo "$out" | grep -q "cannot compile objective.source" || fail "syntax error: no summary line"
+user_cfg m.toml sphere.cu nosuch 2 -1 1 8 5
+expect_rc 2 "missing function" "$IPSO_BIN" m.toml
+echo "$out" | grep -q "objective.function 'nosuch' is not defined in" || fail "missing function: message"
+finish
