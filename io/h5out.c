@@ -1174,6 +1174,15 @@ done:
   return st;
 }
 
+/* Order of /migrations rows: iteration, then sender, then receiver. */
+static int migration_cmp(const void *a, const void *b)
+{
+  const struct migration_record *x = a, *y = b;
+  if (x->iteration != y->iteration) return x->iteration < y->iteration ? -1 : 1;
+  if (x->from != y->from) return x->from < y->from ? -1 : 1;
+  return (x->to > y->to) - (x->to < y->to);
+}
+
 int h5out_append_migrations(struct h5out *h, int n, const struct migration_record *rec)
 {
   struct h5u_file *f = &h->f;
@@ -1186,36 +1195,36 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   if (f->rank == 0) offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
   H5U_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, h->comm));
   if (total == 0) return IPSO_OK;
-  if (!H5U_PARALLEL) {
-    if (total > INT_MAX) {
-      log_fail("hdf5", __FILE__, __LINE__,
-               "'%s': %" PRId64 " migration records in one call exceed what one gather can hold",
-               f->path, total);
-      return IPSO_ERR_RUNTIME;
-    }
-    H5U_MPI_CHECK(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type));
-    H5U_MPI_CHECK(MPI_Type_commit(&rec_type));
-    if (f->rank == 0) {
-      counts = malloc((size_t)f->size * sizeof *counts);
-      displs = malloc((size_t)f->size * sizeof *displs);
-      all = malloc((size_t)total * sizeof *all);
-      if (!counts || !displs || !all) {
-        log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-        goto done;
-      }
-    }
-    H5U_MPI_CHECK(MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, h->comm));
-    if (f->rank == 0)
-      for (int i = 0, at = 0; i < f->size; at += counts[i], i++) displs[i] = at;
-    H5U_MPI_CHECK(MPI_Gatherv(rec, n, rec_type, all, counts, displs, rec_type, 0, h->comm));
+  if (total > INT_MAX) {
+    log_fail("hdf5", __FILE__, __LINE__,
+             "'%s': %" PRId64 " migration records in one call exceed what one gather can hold",
+             f->path, total);
+    return IPSO_ERR_RUNTIME;
   }
+  /* Every rank gets every record and sorts them, so the table's order does
+   * not depend on when records were flushed (a restarted run flushes at
+   * other points than an uninterrupted one); each rank then writes its
+   * share of the sorted rows (all of them with serial HDF5, rank 0). */
+  H5U_MPI_CHECK(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type));
+  H5U_MPI_CHECK(MPI_Type_commit(&rec_type));
+  counts = malloc((size_t)f->size * sizeof *counts);
+  displs = malloc((size_t)f->size * sizeof *displs);
+  all = malloc((size_t)total * sizeof *all);
+  if (!counts || !displs || !all) {
+    log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
+    goto done;
+  }
+  H5U_MPI_CHECK(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, h->comm));
+  for (int i = 0, at = 0; i < f->size; at += counts[i], i++) displs[i] = at;
+  H5U_MPI_CHECK(MPI_Allgatherv(rec, n, rec_type, all, counts, displs, rec_type, h->comm));
+  qsort(all, (size_t)total, sizeof *all, migration_cmp);
   if (f->writer) {
     hsize_t dims[1] = {(hsize_t)(h->migration_rows + total)};
-    hsize_t start[2] = {(hsize_t)(h->migration_rows + offset), 0};
+    hsize_t start[2] = {(hsize_t)(h->migration_rows + (H5U_PARALLEL ? offset : 0)), 0};
     hsize_t count[2] = {(hsize_t)(H5U_PARALLEL ? n : total), 0};
     H5U_CHECK(f, H5Dset_extent(h->migrations, dims), "extending /migrations");
-    if (h5u_write(f, h->migrations, h->migration_mem, start, count, H5U_PARALLEL ? rec : all) !=
-        IPSO_OK)
+    if (h5u_write(f, h->migrations, h->migration_mem, start, count,
+                  all + (H5U_PARALLEL ? offset : 0)) != IPSO_OK)
       goto done;
   }
   h->migration_rows += total;

@@ -186,7 +186,12 @@ static int load_config(const struct cli *c, int rank, int size, struct ipso_conf
 int main(int argc, char **argv)
 {
   int rank = 0, size = 1;
+  /* From the start, so a stop signal that arrives during start-up is kept
+   * and honoured at the first segment end instead of killing the process;
+   * again after MPI_Init in case the MPI library installed its own. */
+  signals_install();
   if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
+  signals_install();
   struct cli c;
   int rc = parse_cli(argc, argv, &c, rank);
   if (rc == IPSO_OK && (c.help || c.version)) {
@@ -205,7 +210,6 @@ int main(int argc, char **argv)
   if (rc == IPSO_OK && c.dry_run) {
     if (rank == 0) printf("%s# config OK: %s\n", cfg.text, cfg.path);
   } else if (rc == IPSO_OK) {
-    signals_install();
     if (watchdog_start(cfg.run.watchdog) != 0)
       rc = IPSO_FAIL("watchdog", "cannot start the thread");
     if (rc == IPSO_OK) rc = solver_run(MPI_COMM_WORLD, &cfg, &c.opt);

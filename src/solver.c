@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -425,7 +426,8 @@ static void print_summary(struct solver *s, const struct run_result *r, int reac
 }
 
 /* Fails with a usage error (on every rank) unless the directory of PATH
- * exists and is writable. Checked by rank 0 before anything is written. */
+ * exists, is a directory and is writable. Checked by rank 0 before anything
+ * is written. */
 static int check_writable_dir(struct solver *s, const char *what, const char *path)
 {
   int status = IPSO_OK;
@@ -433,10 +435,40 @@ static int check_writable_dir(struct solver *s, const char *what, const char *pa
     char copy[IPSO_PATH_MAX];
     snprintf(copy, sizeof copy, "%s", path);
     const char *dir = dirname(copy);
-    if (access(dir, W_OK | X_OK) != 0) {
+    struct stat st;
+    int err = stat(dir, &st) != 0 ? errno : (!S_ISDIR(st.st_mode) ? ENOTDIR : 0);
+    if (!err && access(dir, W_OK | X_OK) != 0) err = errno;
+    if (err) {
       log_user_error("islandpso: error: %s '%s': directory '%s' is not writable: %s", what, path,
-                     dir, strerror(errno));
+                     dir, strerror(err));
       status = IPSO_ERR_USAGE;
+    }
+  }
+  return island_agree(s->comm, status);
+}
+
+/* A fresh run must not leave an older run's checkpoint where --resume would
+ * find it: an existing checkpoint is an error unless --overwrite, which
+ * removes it (and the one kept before it). Rank 0 decides, all agree. */
+static int claim_checkpoint(struct solver *s)
+{
+  const char *path = s->cfg->output.checkpoint;
+  int status = IPSO_OK;
+  if (s->rank == 0) {
+    char prev[IPSO_PATH_MAX + 8];
+    snprintf(prev, sizeof prev, "%s.prev", path);
+    int exists = access(path, F_OK) == 0 || access(prev, F_OK) == 0;
+    if (exists && !s->opt->overwrite) {
+      log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
+                     "with --resume (or --restart %s), or start over with --overwrite",
+                     path, path);
+      status = IPSO_ERR_USAGE;
+    } else if (exists) {
+      if ((remove(path) != 0 && errno != ENOENT) || (remove(prev) != 0 && errno != ENOENT)) {
+        log_user_error("islandpso: error: cannot remove the earlier checkpoint '%s': %s", path,
+                       strerror(errno));
+        status = IPSO_ERR_USAGE;
+      }
     }
   }
   return island_agree(s->comm, status);
@@ -458,6 +490,14 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   } else {
     IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
     if (cfg->run.output[0]) IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite, &s->out));
+    rc = cfg->output.checkpoint[0] ? claim_checkpoint(s) : IPSO_OK;
+    if (rc != IPSO_OK && s->out) {
+      /* The output was created just now and holds nothing: take it back. */
+      h5out_close(s->out, 0);
+      s->out = NULL;
+      if (s->rank == 0) remove(cfg->run.output);
+    }
+    IPSO_TRY(rc);
   }
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
@@ -479,7 +519,8 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   return island_agree(s->comm, rc);
 }
 
-/* Iteration 0 of a fresh run: its history row, snapshot and checks. */
+/* Iteration 0 of a fresh run: its history row, snapshot, checks, and a
+ * first checkpoint, so that from now on --resume continues this run. */
 static int record_start(struct solver *s)
 {
   IPSO_TRY(s->b.ops->best(&s->b, &s->best));
@@ -490,7 +531,7 @@ static int record_start(struct solver *s)
   if (hit >= 0) s->target_iteration = hit;
   if (s->out && s->cfg->output.snapshot_interval > 0) IPSO_TRY(write_snapshot(s));
   if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
-  return IPSO_OK;
+  return write_checkpoint(s);
 }
 
 /* The loop over segments until the end, the target or a stop request.

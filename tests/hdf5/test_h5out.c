@@ -403,18 +403,35 @@ static int all_migration_rows(void)
   return n;
 }
 
-/* Checks /migrations of run file FILE. */
+/* Order of the rows of one append: iteration, sender, receiver. */
+static int migration_order(const void *a, const void *b)
+{
+  const struct migration_record *x = a, *y = b;
+  if (x->iteration != y->iteration) return x->iteration < y->iteration ? -1 : 1;
+  if (x->from != y->from) return x->from < y->from ? -1 : 1;
+  return (x->to > y->to) - (x->to < y->to);
+}
+
+/* Checks /migrations of run file FILE: each append's rows in the order
+ * (iteration, from, to), appends in call order. */
 static void check_migrations(hid_t file, const struct expected *e)
 {
-  struct migration_record *want = calloc((size_t)all_migration_rows() + 1, sizeof *want), *got;
+  int rows = all_migration_rows();
+  struct migration_record *want = calloc((size_t)rows + 1, sizeof *want), *got;
+  struct migration_record *block = calloc((size_t)rows + 1, sizeof *block);
   int n = 0;
-  for (int call = 0; call < 3 && e->migrations > 0; call++)
+  for (int call = 0; call < 3 && e->migrations > 0; call++) {
+    int m = 0;
     for (int i = 0; i < size; i++)
-      for (int k = 0; k < migrations_in(call, i); k++) {
-        struct migration_record r = migration_at(call, i, k);
-        if (e->migrations == 2 ? call < 2 : r.iteration <= 7 || (call == 2 && e->migrations == 3))
-          want[n++] = r;
-      }
+      for (int k = 0; k < migrations_in(call, i); k++) block[m++] = migration_at(call, i, k);
+    qsort(block, (size_t)m, sizeof *block, migration_order);
+    for (int k = 0; k < m; k++) {
+      struct migration_record r = block[k];
+      if (e->migrations == 2 ? call < 2 : r.iteration <= 7 || (call == 2 && e->migrations == 3))
+        want[n++] = r;
+    }
+  }
+  free(block);
   hid_t mem = H5Tcreate(H5T_COMPOUND, sizeof(struct migration_record));
   H5Tinsert(mem, "iteration", offsetof(struct migration_record, iteration), H5T_NATIVE_INT64);
   H5Tinsert(mem, "from", offsetof(struct migration_record, from), H5T_NATIVE_INT32);

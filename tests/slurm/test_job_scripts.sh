@@ -1,0 +1,191 @@
+#!/bin/bash
+# The job scripts' logic without Slurm: stand-ins for srun, mpirun and scontrol record what the scripts run, requeue and forward.
+#
+# Asserts: every script parses (bash -n; shellcheck where installed), carries
+# the directives the cluster behaviour rests on, and has the same text below
+# its site settings. Then, run with a Slurm-like environment: outside a job,
+# without a config, or with no islandpso: exit 2 and a message. First start:
+# the user's options reach islandpso unchanged (--overwrite too); srun gets
+# --kill-on-bad-exit=1 and the task's CPUs, mpirun -n NTASKS with a raised
+# odls_base_sigkill_timeout. A requeued start (SLURM_RESTART_COUNT=1): drops
+# --overwrite, --resume and --restart PATH and adds --resume. Exit codes: 0
+# exits 0 without requeue; 2 and 1 are passed on without requeue; 3 requeues
+# (scontrol requeue JOBID) unless IPSO_MAX_REQUEUES is reached. SIGUSR1 to
+# the script reaches the launcher as SIGUSR1 and the stop requeues; SIGTERM
+# reaches it as SIGUSR1 and the stop does not requeue.
+. "$IPSO_TEST_DIR/lib/common.sh"
+jobs=$IPSO_SOURCE_DIR/jobs
+scripts=(islandpso.sbatch islandpso-multinode.sbatch islandpso-mpirun.sbatch)
+marker='# ---- Below this line every islandpso job script is the same'
+
+for s in "${scripts[@]}"; do
+  f=$jobs/$s
+  bash -n "$f" && pass "$s: bash -n" || fail "$s: syntax"
+  if command -v shellcheck >/dev/null; then
+    shellcheck -S style "$f" >sc.log 2>&1 && pass "$s: shellcheck" || { fail "$s: shellcheck"; cat sc.log; }
+  fi
+  for d in "--signal=B:USR1@120" "--requeue" "--open-mode=append" "--output=%x-%j.out" "--ntasks-per-node="; do
+    grep -q "^#SBATCH $d" "$f" || fail "$s: no '#SBATCH $d'"
+  done
+  grep -Eq '^#SBATCH --(gpus-per-task=1|gres=gpu:)' "$f" || fail "$s: no GPU request"
+  [ "$(sed -n 2p "$f" | cut -c1-12)" = "# islandpso " ] || fail "$s: line 2 is not its purpose"
+  sed -n "/^$marker/,\$p" "$f" >"body.$s"
+  [ -s "body.$s" ] || fail "$s: no '$marker' line"
+done
+cmp -s "body.${scripts[0]}" "body.${scripts[1]}" && cmp -s "body.${scripts[0]}" "body.${scripts[2]}" &&
+  pass "the three scripts are the same below the site settings" ||
+  { fail "the scripts' common parts differ"; diff "body.${scripts[0]}" "body.${scripts[1]}"; diff "body.${scripts[0]}" "body.${scripts[2]}"; }
+
+# Stand-ins. The launchers log their arguments and the kill timeout, then
+# exit $FAKE_RC, or with FAKE_RC=wait run until SIGUSR1 and exit 3.
+mkdir bin
+cat >bin/launcher <<'EOF'
+#!/bin/bash
+echo "$(basename "$0") $* sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-unset}" >>"$FAKE_LOG"
+[ -z "${FAKE_FINISH:-}" ] || echo "$FAKE_FINISH" >>"$FAKE_STDOUT"
+if [ "$FAKE_RC" = wait ]; then
+  trap 'echo "got USR1" >>"$FAKE_LOG"; exit 3' USR1
+  trap 'echo "got TERM" >>"$FAKE_LOG"; exit 143' TERM
+  echo $$ >"$FAKE_LOG.running"
+  while :; do sleep 0.05; done
+fi
+exit "$FAKE_RC"
+EOF
+cat >bin/scontrol <<'EOF'
+#!/bin/bash
+echo "scontrol $*" >>"$FAKE_LOG"
+[ "$1 $2" != "show job" ] || [ -z "${FAKE_STDOUT:-}" ] || echo "   StdOut=$FAKE_STDOUT"
+[ "$1 $2" != "show job" ] || [ -z "${FAKE_COMMAND:-}" ] || echo "   Command=$FAKE_COMMAND"
+EOF
+chmod +x bin/launcher bin/scontrol
+ln -s launcher bin/srun
+ln -s launcher bin/mpirun
+printf 'fake\n' >bin/islandpso
+chmod +x bin/islandpso
+: >cfg.toml
+export PATH=$work/bin:$PATH FAKE_LOG=$work/fake.log IPSO_BIN=islandpso
+unset IPSO_LAUNCHER IPSO_SRUN_MPI IPSO_LAUNCH_OPTS IPSO_MODULES IPSO_MAX_REQUEUES OMPI_MCA_odls_base_sigkill_timeout
+job_env=(SLURM_JOB_ID=42 SLURM_NTASKS=4 SLURM_CPUS_PER_TASK=2 SLURM_JOB_NUM_NODES=1 SLURM_JOB_NODELIST=n1)
+
+# job RC SCRIPT [VAR=value...] -- ARGS...: runs SCRIPT as a job whose launcher
+# exits RC; output in $out, exit code in $rc, launcher/scontrol calls in $calls.
+job() {
+  local fake=$1 script=$2 vars=()
+  shift 2
+  while [ "$1" != -- ]; do
+    vars+=("$1")
+    shift
+  done
+  shift
+  : >"$FAKE_LOG"
+  rc=0
+  out=$(env "${job_env[@]}" "${vars[@]}" FAKE_RC="$fake" bash "$jobs/$script" "$@" 2>&1) || rc=$?
+  calls=$(cat "$FAKE_LOG")
+}
+# want WHAT RC [PATTERN...]: $rc is RC and each PATTERN is in the calls.
+want() {
+  local what=$1 code=$2 p ok=1
+  shift 2
+  [ "$rc" -eq "$code" ] || ok=0
+  for p in "$@"; do
+    case $p in
+    !*) grep -qF -- "${p#!}" <<<"$calls" && ok=0 ;;
+    *) grep -qF -- "$p" <<<"$calls" || ok=0 ;;
+    esac
+  done
+  if [ $ok -eq 1 ]; then pass "$what"; else
+    fail "$what (exit $rc, want $code)"
+    echo "$out" | tail -8
+    echo "calls: $calls"
+  fi
+}
+bin=$work/bin/islandpso
+
+rc=0
+out=$(env -u SLURM_JOB_ID bash "$jobs/islandpso.sbatch" cfg.toml 2>&1) || rc=$?
+[ "$rc" -eq 2 ] && grep -q "not inside a Slurm job" <<<"$out" && pass "outside a job: exit 2" || fail "outside a job: exit $rc: $out"
+job 0 islandpso.sbatch --
+[ "$rc" -eq 2 ] && grep -q "no config file" <<<"$out" && pass "no config: exit 2" || fail "no config: exit $rc: $out"
+job 0 islandpso.sbatch -- missing.toml
+[ "$rc" -eq 2 ] && grep -q "cannot read the config 'missing.toml'" <<<"$out" && pass "unreadable config: exit 2" || fail "unreadable config: exit $rc: $out"
+job 0 islandpso.sbatch IPSO_BIN=no-such-islandpso -- cfg.toml
+[ "$rc" -eq 2 ] && grep -q "islandpso not found" <<<"$out" && pass "no islandpso: exit 2" || fail "no islandpso: exit $rc: $out"
+job 0 islandpso.sbatch IPSO_MAX_REQUEUES=many -- cfg.toml
+[ "$rc" -eq 2 ] && grep -q "IPSO_MAX_REQUEUES must be a number" <<<"$out" && pass "bad IPSO_MAX_REQUEUES: exit 2" || fail "bad IPSO_MAX_REQUEUES: exit $rc"
+job 0 islandpso.sbatch IPSO_LAUNCHER=aprun -- cfg.toml
+[ "$rc" -eq 2 ] && grep -q "IPSO_LAUNCHER must be srun or mpirun" <<<"$out" && pass "unknown launcher: exit 2" || fail "unknown launcher: exit $rc"
+
+job 0 islandpso.sbatch -- cfg.toml --set 'run.seed=7' --overwrite
+want "first start: options unchanged, srun with --kill-on-bad-exit=1 and the CPUs; exit 0" 0 \
+  "srun --kill-on-bad-exit=1 --cpus-per-task=2 $bin cfg.toml --set run.seed=7 --overwrite" "!scontrol requeue"
+job 0 islandpso.sbatch IPSO_SRUN_MPI=pmix "IPSO_LAUNCH_OPTS=--gpu-bind=closest -l" -- cfg.toml
+want "IPSO_SRUN_MPI and IPSO_LAUNCH_OPTS reach srun" 0 \
+  "srun --kill-on-bad-exit=1 --mpi=pmix --cpus-per-task=2 --gpu-bind=closest -l $bin cfg.toml"
+job 0 islandpso-mpirun.sbatch -- cfg.toml --resume
+want "mpirun variant: mpirun -n 4, kill timeout 15 s, options unchanged" 0 \
+  "mpirun -n 4 $bin cfg.toml --resume sigkill_timeout=15"
+job 0 islandpso.sbatch SLURM_RESTART_COUNT=1 -- cfg.toml --overwrite --restart old.ckpt.h5 --set a=1 --restart=x.h5 --resume
+want "requeued start: --overwrite, --restart, --resume dropped; --resume added" 0 \
+  "srun --kill-on-bad-exit=1 --cpus-per-task=2 $bin cfg.toml --set a=1 --resume sigkill"
+job 0 islandpso-multinode.sbatch SLURM_RESTART_COUNT=3 -- cfg.toml
+want "multinode variant, requeued start" 0 "srun --kill-on-bad-exit=1 --cpus-per-task=2 $bin cfg.toml --resume"
+
+job 3 islandpso.sbatch -- cfg.toml
+want "exit 3: requeued" 3 "scontrol requeue 42"
+grep -q "To continue" <<<"$out" && fail "exit 3 requeued but says 'To continue'" || true
+job 3 islandpso-mpirun.sbatch SLURM_RESTART_COUNT=5 IPSO_MAX_REQUEUES=5 -- cfg.toml --set a=1
+want "exit 3 after IPSO_MAX_REQUEUES requeues: not requeued" 3 "!scontrol requeue"
+grep -q "not requeued. To continue: sbatch SCRIPT cfg.toml --set a=1 --resume" <<<"$out" &&
+  pass "says how to continue" || fail "no continue hint: $out"
+job 3 islandpso.sbatch SLURM_RESTART_COUNT=5 IPSO_MAX_REQUEUES=5 "FAKE_COMMAND=jobs/islandpso.sbatch cfg.toml" -- cfg.toml
+grep -q "To continue: sbatch jobs/islandpso.sbatch cfg.toml --resume" <<<"$out" &&
+  pass "names the script as submitted" || fail "no script name in the hint: $out"
+
+# A signal before islandpso starts (here: during 'module load'): not started.
+module() { kill -USR1 $$; }
+export -f module
+job 0 islandpso.sbatch IPSO_MODULES=islandpso -- cfg.toml
+want "SIGUSR1 before the start: islandpso not started, job requeued" 3 "!srun" "scontrol requeue 42"
+unset -f module
+job 2 islandpso.sbatch -- cfg.toml
+want "exit 2: passed on, not requeued" 2 "!scontrol requeue"
+job 1 islandpso-multinode.sbatch -- cfg.toml
+want "exit 1: passed on, not requeued" 1 "!scontrol requeue"
+job 137 islandpso.sbatch -- cfg.toml
+want "killed step (137): passed on, not requeued" 137 "!scontrol requeue"
+
+# srun may return 0 for a step that never ran: 0 counts with islandpso's line in the log.
+printf 'islandpso: finished at iteration 9\n' >job.out
+job 0 islandpso.sbatch FAKE_STDOUT="$work/job.out" -- cfg.toml
+[ "$rc" -eq 1 ] && grep -q "the launcher returned 0 but islandpso did not report finishing" <<<"$out" &&
+  pass "exit 0 without a new 'finished' line in the log: exit 1" || fail "exit 0 without islandpso's line: exit $rc: $out"
+job 0 islandpso.sbatch FAKE_STDOUT="$work/job.out" "FAKE_FINISH=2: islandpso: finished at iteration 9" -- cfg.toml
+want "exit 0 with a new 'finished' line (srun -l labels too): exit 0" 0
+
+# signal_job SIG SCRIPT: runs SCRIPT with a launcher that waits for SIGUSR1,
+# and sends SIG to the script once the launcher runs.
+signal_job() {
+  local sig=$1 script=$2 pid
+  : >"$FAKE_LOG"
+  rm -f "$FAKE_LOG.running"
+  env "${job_env[@]}" FAKE_RC=wait bash "$jobs/$script" cfg.toml >sig.out 2>&1 &
+  pid=$!
+  local end=$((SECONDS + 20))
+  until [ -e "$FAKE_LOG.running" ] || [ "$SECONDS" -ge "$end" ]; do sleep 0.05; done
+  kill -"$sig" "$pid"
+  rc=0
+  wait "$pid" || rc=$?
+  out=$(cat sig.out)
+  calls=$(cat "$FAKE_LOG")
+  # A launcher the script failed to stop must not outlive the test.
+  [ -s "$FAKE_LOG.running" ] && kill "$(cat "$FAKE_LOG.running")" 2>/dev/null
+  return 0
+}
+for s in islandpso.sbatch islandpso-mpirun.sbatch; do
+  signal_job USR1 "$s"
+  want "$s: SIGUSR1 to the script reaches the launcher as SIGUSR1; requeued" 3 "got USR1" "scontrol requeue 42"
+  signal_job TERM "$s"
+  want "$s: SIGTERM to the script reaches the launcher as SIGUSR1; not requeued" 3 "got USR1" "!got TERM" "!scontrol requeue"
+  grep -q "stopped by SIGTERM; not requeued" <<<"$out" && pass "$s: says why" || fail "$s: $out"
+done
+finish
