@@ -927,9 +927,11 @@ done:
 
 /* Shrinks the histories to the rows up to ITERATION: the longest prefix of
  * strictly increasing iterations not above it (rows a crash left half
- * written end the prefix). Every writer reads the iterations, so that all
- * make the same metadata accesses. */
-static int h5out_truncate_history(struct h5out *h, int64_t iteration)
+ * written end the prefix), less a last row at ITERATION that is not a
+ * multiple of INTERVAL (the final row of a run that ended there and is now
+ * continued: an uninterrupted run has no row there). Every writer reads the
+ * iterations, so that all make the same metadata accesses. */
+static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t interval)
 {
   struct h5u_file *f = &h->f;
   int64_t rows = 0, keep = 0, *its = NULL;
@@ -951,6 +953,7 @@ static int h5out_truncate_history(struct h5out *h, int64_t iteration)
       goto done;
     while (keep < rows && its[keep] <= iteration && (keep == 0 || its[keep] > its[keep - 1]))
       keep++;
+    if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
     for (int c = 0; c < HIST_COLUMNS; c++) {
       hsize_t dims[2] = {(hsize_t)keep, (hsize_t)f->size};
       H5U_CHECK(f, H5Dset_extent(h->history[c], dims), "shrinking /%s", history_specs[c].name);
@@ -1095,9 +1098,11 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
     h5out_discard(h);
     return st;
   }
-  st = h5out_truncate_history(h, iteration);
+  st = h5out_truncate_history(h, iteration, cfg->output.history_interval);
   if (st == IPSO_OK) st = h5out_truncate_migrations(h, iteration);
   if (st == IPSO_OK && h->f.writer) st = h5out_truncate_groups(h, iteration);
+  /* The file describes the run as continued now (max_iterations may grow). */
+  if (st == IPSO_OK && h->f.writer) st = h5u_write_attr_string(&h->f, h->f.id, "config", cfg->text);
   /* Shrinking rewrites the chunk it cuts through in HDF5's chunk cache,
    * which writes it back when the dataset is closed: with parallel HDF5
    * that would overwrite the rows written collectively in the meantime
@@ -1110,6 +1115,11 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
   }
   *out = h;
   return IPSO_OK;
+}
+
+int64_t h5out_history_rows(const struct h5out *h)
+{
+  return h->history_rows;
 }
 
 int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,

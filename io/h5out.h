@@ -42,10 +42,15 @@ extern "C" {
 int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, struct h5out **out);
 
 /* Opens the existing output of a run restarted from ITERATION and removes
- * what was written after it: history rows with a larger iteration, later
- * migration rows, later snapshots, the result group and 'finished'. */
+ * what was written after it: history rows with a larger iteration (and a
+ * final row at ITERATION off the history interval), later migration rows,
+ * later snapshots, the result group and 'finished'; the config attribute
+ * becomes CFG's. */
 int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration,
                  struct h5out **out);
+
+/* History rows in the file (after a reopen: those kept). */
+int64_t h5out_history_rows(const struct h5out *h);
 
 /* Appends N history rows. ITERATION, GLOBAL_BEST, EVALUATIONS and
  * WALL_SECONDS are the same on every rank; ISLAND_BEST is this rank's island

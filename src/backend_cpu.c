@@ -201,7 +201,9 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     c->eval_f = info->eval_f;
   }
 #ifdef _OPENMP
-  snprintf(b->description, sizeof b->description, "cpu (%d OpenMP threads)", omp_get_max_threads());
+  int threads = omp_get_max_threads();
+  snprintf(b->description, sizeof b->description, "cpu (%d OpenMP thread%s)", threads,
+           threads == 1 ? "" : "s");
 #else
   snprintf(b->description, sizeof b->description, "cpu (1 thread)");
 #endif

@@ -448,28 +448,50 @@ static int check_writable_dir(struct solver *s, const char *what, const char *pa
 }
 
 /* A fresh run must not leave an older run's checkpoint where --resume would
- * find it: an existing checkpoint is an error unless --overwrite, which
- * removes it (and the one kept before it). Rank 0 decides, all agree. */
-static int claim_checkpoint(struct solver *s)
+ * find it. Before anything is written: an existing checkpoint (or the one
+ * kept before it) is an error unless --overwrite, and must be a regular
+ * file. Rank 0 decides, all agree. */
+static int check_old_checkpoint(struct solver *s)
 {
   const char *path = s->cfg->output.checkpoint;
   int status = IPSO_OK;
   if (s->rank == 0) {
     char prev[IPSO_PATH_MAX + 8];
     snprintf(prev, sizeof prev, "%s.prev", path);
-    int exists = access(path, F_OK) == 0 || access(prev, F_OK) == 0;
-    if (exists && !s->opt->overwrite) {
-      log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
-                     "with --resume (or --restart %s), or start over with --overwrite",
-                     path, path);
-      status = IPSO_ERR_USAGE;
-    } else if (exists) {
-      if ((remove(path) != 0 && errno != ENOENT) || (remove(prev) != 0 && errno != ENOENT)) {
-        log_user_error("islandpso: error: cannot remove the earlier checkpoint '%s': %s", path,
-                       strerror(errno));
+    const char *files[2] = {path, prev};
+    for (int k = 0; k < 2 && status == IPSO_OK; k++) {
+      struct stat st;
+      if (lstat(files[k], &st) != 0) continue;
+      if (!s->opt->overwrite) {
+        log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
+                       "with --resume (or --restart %s), or start over with --overwrite",
+                       files[k], files[k]);
+        status = IPSO_ERR_USAGE;
+      } else if (!S_ISREG(st.st_mode)) {
+        log_user_error("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
+                       "checkpoint files", files[k],
+                       S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
         status = IPSO_ERR_USAGE;
       }
     }
+  }
+  return island_agree(s->comm, status);
+}
+
+/* With --overwrite, once the new output exists: removes the older run's
+ * checkpoint and the one kept before it (checked to be files). */
+static int remove_old_checkpoint(struct solver *s)
+{
+  int status = IPSO_OK;
+  if (s->rank == 0) {
+    const char *path = s->cfg->output.checkpoint;
+    char prev[IPSO_PATH_MAX + 8];
+    snprintf(prev, sizeof prev, "%s.prev", path);
+    const char *files[2] = {path, prev};
+    for (int k = 0; k < 2; k++)
+      if (remove(files[k]) != 0 && errno != ENOENT)
+        status = IPSO_FAIL("checkpoint", "cannot remove the earlier checkpoint '%s': %s", files[k],
+                           strerror(errno));
   }
   return island_agree(s->comm, status);
 }
@@ -489,15 +511,9 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
   } else {
     IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
+    if (cfg->output.checkpoint[0]) IPSO_TRY(check_old_checkpoint(s));
     if (cfg->run.output[0]) IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite, &s->out));
-    rc = cfg->output.checkpoint[0] ? claim_checkpoint(s) : IPSO_OK;
-    if (rc != IPSO_OK && s->out) {
-      /* The output was created just now and holds nothing: take it back. */
-      h5out_close(s->out, 0);
-      s->out = NULL;
-      if (s->rank == 0) remove(cfg->run.output);
-    }
-    IPSO_TRY(rc);
+    if (cfg->output.checkpoint[0] && s->opt->overwrite) IPSO_TRY(remove_old_checkpoint(s));
   }
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
@@ -512,7 +528,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
     s->t = info->iteration;
     s->target_iteration = info->target_iteration;
     s->elapsed0 = info->elapsed_seconds;
-    s->hist.written = info->history_rows;
+    s->hist.written = s->out ? h5out_history_rows(s->out) : info->history_rows;
   } else {
     rc = s->b.ops->init(&s->b);
   }

@@ -12,4 +12,9 @@ flags=(-np 4)
 [ "$(id -u)" -ne 0 ] || flags+=(--allow-run-as-root)
 [ "$(nproc)" -ge 4 ] || flags+=(--oversubscribe)
 mpirun "${flags[@]}" ../../build/islandpso ../../configs/quickstart.toml --overwrite
-python3 ../../tools/islandpso-report quickstart.h5
+# The report needs h5py and matplotlib: the distribution's python3 has them.
+py=python3
+for cand in /usr/bin/python3 python3; do
+  if "$cand" -c "import h5py, matplotlib" 2>/dev/null; then py=$cand; break; fi
+done
+"$py" ../../tools/islandpso-report quickstart.h5
