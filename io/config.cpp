@@ -1056,7 +1056,8 @@ private:
 
     if (gi == got::bad || gm == got::bad || gt == got::bad || !particles_ok_) return;
     if (interval == 0 || islands_ <= 1) return;
-    int64_t neighbours = topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING ? 2 : 1;
+    /* Two islands are each other's only neighbour, even on a bidirectional ring. */
+    int64_t neighbours = topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING && islands_ > 2 ? 2 : 1;
     int64_t particles = out.cfg.swarm.particles;
     int64_t replaced = migrants * neighbours;
     if (replaced <= particles / 2) return;

@@ -139,7 +139,9 @@ int ring_migration_create(MPI_Comm comm, const struct ipso_config *cfg, struct r
   rm->left = (rm->rank + rm->size - 1) % rm->size;
   rm->right = (rm->rank + 1) % rm->size;
   if (cfg->migration.interval <= 0 || rm->size < 2) return IPSO_OK;
-  rm->nlinks = cfg->migration.topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING ? 2 : 1;
+  /* Two islands are each other's only neighbour: one link, even when the ring
+   * is bidirectional, so no migrant arrives twice. */
+  rm->nlinks = cfg->migration.topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING && rm->size > 2 ? 2 : 1;
   size_t n = (size_t)rm->migrants * (size_t)(rm->dims + 1);
   rm->send = malloc(n * sizeof(double));
   rm->recv[0] = malloc(n * sizeof(double));

@@ -56,9 +56,9 @@ int island_global_best(MPI_Comm comm, const struct island_best *local, int dims,
 
 /* Ring migration: every migration.interval iterations each island sends
  * copies of its migration.migrants best particles to its right neighbour
- * (ring) or to both neighbours (bidirectional_ring), and replaces its worst
- * particles by what it receives (backend unpack_migrants). Receives are
- * posted ahead; sends are nonblocking. */
+ * (ring) or to both neighbours (bidirectional_ring; with two islands there
+ * is one), and replaces its worst particles by what it receives (backend
+ * unpack_migrants). Receives are posted ahead; sends are nonblocking. */
 int ring_migration_create(MPI_Comm comm, const struct ipso_config *cfg,
                           struct ring_migration **out);
 

@@ -52,6 +52,8 @@ struct solver {
   struct progress prog;
   struct swarm_state state; /* host copy for snapshots, checkpoints, checks */
   struct island_best best;
+  struct island_best result; /* the run's best, taken before the last migration */
+  int result_island, have_result;
   double *seg_best; /* [segment] island best cost after each iteration */
   double *row_cost; /* [segment + 1] scratch for the rows' global minimum */
   double sign;      /* cost = sign * fitness */
@@ -550,6 +552,17 @@ static int record_start(struct solver *s)
   return write_checkpoint(s);
 }
 
+/* Takes the run's best of all islands now: at the last iteration, before
+ * its migration, so that the result names the island that found the best
+ * rather than one that only received a copy of it. Collective. */
+static int take_result(struct solver *s)
+{
+  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
+  IPSO_TRY(island_global_best(s->comm, &s->best, s->D, &s->result, &s->result_island));
+  s->have_result = 1;
+  return IPSO_OK;
+}
+
 /* The loop over segments until the end, the target or a stop request.
  * Returns IPSO_STOPPED when asked to stop early. */
 static int iterate(struct solver *s)
@@ -570,6 +583,8 @@ static int iterate(struct solver *s)
     int done = last == max_it;
     IPSO_TRY(record_segment(s, first, last, a, b, done, &hit));
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
+    int reached = s->target_iteration >= 0 && !done;
+    if (done || reached) IPSO_TRY(take_result(s));
     if (ring_migration_active(s->rm) && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
     int flags;
@@ -577,7 +592,6 @@ static int iterate(struct solver *s)
     if (s->out && cfg->output.snapshot_interval > 0 && s->t % cfg->output.snapshot_interval == 0)
       IPSO_TRY(write_snapshot(s));
     int stop = flags & (STOP_SIGNAL | STOP_TIME);
-    int reached = s->target_iteration >= 0 && !done;
     if (reached && cfg->output.history_interval > 0 && s->t % cfg->output.history_interval != 0) {
       /* The run ends here: its last iteration gets a history row. */
       s->seg_best[0] = s->seg_best[last - first];
@@ -603,20 +617,15 @@ static int iterate(struct solver *s)
 /* The end of a completed run: global best, result, summary, checkpoint. */
 static int finish(struct solver *s)
 {
-  struct island_best global;
-  double *gpos = malloc(sizeof(double) * (size_t)s->D);
-  if (!gpos) return IPSO_FAIL("memory", "out of memory");
-  global.position = gpos;
-  int island = 0, rc;
-  rc = s->b.ops->best(&s->b, &s->best);
-  if (rc == IPSO_OK) rc = island_global_best(s->comm, &s->best, s->D, &global, &island);
-  struct run_result r = {fitness_of(s, global.cost), gpos,      s->D, island, global.particle, s->t,
-                         evaluations_at(s, s->t),    elapsed(s)};
-  if (rc == IPSO_OK) rc = write_checkpoint(s);
+  /* A run restarted at its last iteration has not taken its result yet. */
+  if (!s->have_result) IPSO_TRY(take_result(s));
+  struct island_best *g = &s->result;
+  struct run_result r = {fitness_of(s, g->cost), g->position, s->D,  s->result_island,
+                         g->particle,            s->t,        evaluations_at(s, s->t), elapsed(s)};
+  int rc = write_checkpoint(s);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK)
     print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
-  free(gpos);
   return rc;
 }
 
@@ -628,6 +637,7 @@ static void solver_free(struct solver *s)
   swarm_state_free(&s->state);
   free(s->mlog);
   free(s->best.position);
+  free(s->result.position);
   free(s->seg_best);
   free(s->row_cost);
   free(s->ref_prm);
@@ -681,7 +691,9 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     s.seg_best = malloc(sizeof(double) * (size_t)s.segment);
     s.row_cost = malloc(sizeof(double) * (size_t)(s.segment + 1));
     s.best.position = malloc(sizeof(double) * (size_t)s.D);
-    if (!s.seg_best || !s.row_cost || !s.best.position) rc = IPSO_FAIL("memory", "out of memory");
+    s.result.position = malloc(sizeof(double) * (size_t)s.D);
+    if (!s.seg_best || !s.row_cost || !s.best.position || !s.result.position)
+      rc = IPSO_FAIL("memory", "out of memory");
   }
   if (rc == IPSO_OK && opt->check_invariants) rc = setup_invariant_checks(&s);
   s.t0 = wall_seconds();

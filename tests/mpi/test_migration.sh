@@ -1,0 +1,40 @@
+#!/bin/bash
+# Ring migration on 4 ranks (CPU backend), checked from the HDF5 file by check_migrations.py: ring and bidirectional ring (minimize), ring (maximize, run not ending on a migration), and a bidirectional ring offering 12 migrants to 24 particles.
+#
+# Each run has history_interval = 1 and snapshot_interval = migration.interval,
+# and an isolated twin (migration.interval = 0, same seed) whose snapshot at
+# the first migration iteration is the migrating run's swarm just before it.
+. "$IPSO_TEST_DIR/lib/common.sh"
+. "$IPSO_TEST_DIR/e2e/cfg.sh"
+"$IPSO_PYTHON" -c "import h5py" 2>/dev/null || { echo "skipped: $IPSO_PYTHON has no h5py"; exit 77; }
+every=10
+
+# run_case NAME GOAL TOPOLOGY ITERATIONS MIGRANTS [CHECK-OPTIONS]: the migrating run and its
+# twin, then the checks.
+run_case() {
+  local name=$1 goal=$2 topology=$3 its=$4 migrants=$5; shift 5
+  # The watchdog turns a hang (a lost message) into a failure within seconds.
+  local set=(--set run.seed=7 --set "objective.goal=\"$goal\"" --set 'run.watchdog="00:00:20"')
+  write_cfg "$name.toml" rastrigin 10 24 "$its" "history_interval = 1" "snapshot_interval = $every" \
+    "[migration]" "interval = $every" "migrants = $migrants" "topology = \"$topology\""
+  mpi 4 "$name.toml" "${set[@]}" --set "run.output=\"$name.h5\"" >"$name.log" 2>&1 ||
+    { fail "$name: run exited $?"; tail -15 "$name.log"; return; }
+  mpi 4 "$name.toml" "${set[@]}" --set "run.output=\"$name-twin.h5\"" \
+    --set migration.interval=0 --set "run.max_iterations=$every" >"$name-twin.log" 2>&1 ||
+    { fail "$name: isolated twin exited $?"; tail -15 "$name-twin.log"; return; }
+  echo "== $name"
+  if "$IPSO_PYTHON" "$IPSO_TEST_DIR/mpi/check_migrations.py" "$name.h5" "$name-twin.h5" \
+    --log "$name.log" "$@"; then
+    pass "$name: migrations as the topology and the policy say"
+  else
+    fail "$name: migration checks"
+  fi
+}
+
+run_case ring minimize ring 100 3
+run_case bidirectional minimize bidirectional_ring 100 3
+run_case ring-maximize maximize ring 95 3
+# 12 migrants offered to 24 particles (the most allowed): some are worse than
+# the particle they would replace, which must then stay.
+run_case many-migrants minimize bidirectional_ring 40 6 --want-kept
+finish
