@@ -272,8 +272,98 @@ done:
   if (!f->writer) return st;
   st = h5u_close_ids(f, st, dsets, 5);
   st = H5U_CLOSE(f, st, dset);
-  /* Closing is collective: only when every rank got here (h5util.h). */
-  return st == IPSO_OK ? h5u_close(f) : st;
+  /* Closing is collective: only when every rank got here (h5util.h), or
+   * where this rank has the file to itself. */
+  if (st == IPSO_OK || !H5U_PARALLEL || f->size == 1) {
+    int closed = h5u_close(f);
+    return st == IPSO_OK ? closed : st;
+  }
+  return st;
+}
+
+/* Reads the five arrays of the closed file TMP back, island by island,
+ * with serial HDF5 on this rank alone, and compares every island's checksum
+ * with SUMS. A failed write must not replace the previous checkpoint, and
+ * MPI-IO does not always say that a write failed (Open MPI's ompio prints
+ * the error of a collective write and returns success), so what counts is
+ * what the file holds. IPSO_OK, or IPSO_ERR_RUNTIME with the reason in WHY. */
+static int read_back(const char *tmp, int islands, int64_t particles, int dims,
+                     const uint64_t *sums, char *why, size_t len)
+{
+  hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
+  hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
+  uint64_t *h = malloc((size_t)islands * sizeof *h);
+  double *buf = malloc((size_t)(particles * dims) * sizeof *buf);
+  int st = IPSO_ERR_RUNTIME, e = 0;
+  char hdf5[512] = "";
+  if (!h || !buf) {
+    snprintf(why, len, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < islands; i++) h[i] = FNV_OFFSET;
+  errno = 0;
+  if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_sec2(fapl) < 0 ||
+      (file = H5Fopen(tmp, H5F_ACC_RDONLY, fapl)) < 0)
+    goto hdf5_failed;
+  for (int a = 0; a < 5; a++) {
+    int cols = state_arrays[a].per_dimension ? dims : 1;
+    hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)particles, (hsize_t)cols};
+    if ((dset = H5Dopen2(file, state_arrays[a].name, H5P_DEFAULT)) < 0 ||
+        (fspace = H5Dget_space(dset)) < 0 ||
+        (mspace = H5Screate_simple(state_arrays[a].per_dimension ? 2 : 1, count, NULL)) < 0)
+      goto hdf5_failed;
+    for (int i = 0; i < islands; i++) {
+      start[0] = (hsize_t)i * (hsize_t)particles;
+      if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+          H5Dread(dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buf) < 0)
+        goto hdf5_failed;
+      h[i] = fnv1a_doubles(h[i], buf, particles * cols);
+    }
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+    H5Dclose(dset);
+    mspace = fspace = dset = H5I_INVALID_HID;
+  }
+  st = IPSO_OK;
+  for (int i = 0; i < islands && st == IPSO_OK; i++)
+    if (h[i] != sums[i]) {
+      snprintf(why, len, "island %d's rows differ from what was written", i);
+      st = IPSO_ERR_RUNTIME;
+    }
+  goto done;
+hdf5_failed:
+  e = errno;
+  h5u_error_text(hdf5, sizeof hdf5);
+  H5Eclear2(H5E_DEFAULT);
+  if (h5u_file_errno(e))
+    snprintf(why, len, "%s (%s)", strerror(e), hdf5);
+  else
+    snprintf(why, len, "%s", hdf5);
+done:
+  if (mspace >= 0) H5Sclose(mspace);
+  if (fspace >= 0) H5Sclose(fspace);
+  if (dset >= 0) H5Dclose(dset);
+  if (file >= 0) H5Fclose(file);
+  if (fapl >= 0) H5Pclose(fapl);
+  free(h);
+  free(buf);
+  return st;
+}
+
+/* Checks the written TMP before it replaces the checkpoint PATH (rank 0):
+ * see read_back. Reports a failure, naming the file system's state when it
+ * is full (the usual cause, which MPI-IO reports as MPI_ERR_OTHER at best). */
+static int verify(const char *path, const char *tmp, int islands, int64_t particles, int dims,
+                  const uint64_t *sums)
+{
+  char why[1024], full[IPSO_PATH_MAX + 64];
+  if (read_back(tmp, islands, particles, dims, sums, why, sizeof why) == IPSO_OK) return IPSO_OK;
+  h5u_full_note(path, full, sizeof full);
+  log_fail("checkpoint", __FILE__, __LINE__,
+           "'%s': the new checkpoint '%s' does not read back as written: %s%s; the previous "
+           "checkpoint is kept",
+           path, tmp, why, full);
+  return IPSO_ERR_RUNTIME;
 }
 
 /* Whether a failed link(2) means the file system has no hard links. */
@@ -371,17 +461,22 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
   }
   h5u_init(&f, comm, tmp);
   st = write_file(&f, cfg, info, s, sums);
-  free(sums);
   if (st != IPSO_OK) {
     /* Runtime failure: leave at once (h5util.h); the previous checkpoint
      * was not touched. */
     if (rank == 0) unlink(tmp);
+    free(sums);
     return st;
   }
-  if (rank == 0) {
-    st = commit(path, tmp, prev);
+  /* Every rank has written and closed; a rank that failed never gets here
+   * (it aborts the job), so neither does rank 0's commit. */
+  st = h5u_agree(comm, st);
+  if (st == IPSO_OK && rank == 0) {
+    st = verify(path, tmp, size, s->particles, s->dims, sums);
+    if (st == IPSO_OK) st = commit(path, tmp, prev);
     if (st != IPSO_OK) unlink(tmp);
   }
+  free(sums);
   return h5u_agree(comm, st);
 }
 

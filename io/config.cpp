@@ -877,6 +877,17 @@ private:
       diag_.error(s.tbl->get(key)->source(), qualified(s, key), msg);
       return;
     }
+    /* Both finite, but the span overflows: the swarm could be neither
+     * initialised nor clamped (velocity limits are fractions of the span). */
+    for (size_t d = 0; d < lo.size(); d++) {
+      if (std::isfinite(hi[d] - lo[d])) continue;
+      const char *key = ghi == got::ok ? "upper" : "lower";
+      diag_.error(s.tbl->get(key)->source(), qualified(s, key),
+                  "upper - lower must be finite, but it overflows in dimension " +
+                      std::to_string(d) + " (" + format_double(lo[d]) + " to " +
+                      format_double(hi[d]) + ")");
+      return;
+    }
     out.lower = std::move(lo);
     out.upper = std::move(hi);
   }

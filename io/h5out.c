@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,16 +73,62 @@ void h5u_error_text(char *buf, size_t len)
     if (*c == '\n') *c = ' ';
 }
 
+int h5u_file_errno(int e)
+{
+  switch (e) {
+  case ENOSPC:
+  case EDQUOT:
+  case EROFS:
+  case EIO:
+  case EFBIG:
+  case EACCES:
+  case ENOTDIR:
+  case ESTALE:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+void h5u_full_note(const char *path, char *buf, size_t len)
+{
+  char dir[IPSO_PATH_MAX];
+  struct statvfs vfs;
+  if (len) buf[0] = '\0';
+  h5u_directory(path, dir, sizeof dir);
+  if (statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0)
+    snprintf(buf, len, "; directory '%s': %s", dir, strerror(ENOSPC));
+}
+
+static void h5u_vfail(const char *path, int e, const char *file, int line, const char *fmt,
+                      va_list ap)
+{
+  char hdf5[1024], what[1024], full[IPSO_PATH_MAX + 64] = "";
+  h5u_error_text(hdf5, sizeof hdf5);
+  vsnprintf(what, sizeof what, fmt, ap);
+  if (h5u_file_errno(e)) {
+    log_fail("hdf5", file, line, "'%s': %s failed: %s (%s)", path, what, strerror(e), hdf5);
+  } else {
+    h5u_full_note(path, full, sizeof full);
+    log_fail("hdf5", file, line, "'%s': %s failed: %s%s", path, what, hdf5, full);
+  }
+  H5Eclear2(H5E_DEFAULT);
+}
+
 void h5u_fail(const char *path, const char *file, int line, const char *fmt, ...)
 {
-  char hdf5[1024], what[1024];
   va_list ap;
-  h5u_error_text(hdf5, sizeof hdf5);
   va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
+  h5u_vfail(path, 0, file, line, fmt, ap);
   va_end(ap);
-  log_fail("hdf5", file, line, "'%s': %s failed: %s", path, what, hdf5);
-  H5Eclear2(H5E_DEFAULT);
+}
+
+void h5u_fail_errno(const char *path, int e, const char *file, int line, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  h5u_vfail(path, e, file, line, fmt, ap);
+  va_end(ap);
 }
 
 void h5u_mpi_fail(int rc, const char *call, const char *file, int line)
@@ -209,8 +256,9 @@ int h5u_close(struct h5u_file *f)
     h5u_fail(f->path, __FILE__, __LINE__, "closing the transfer properties");
     st = IPSO_ERR_RUNTIME;
   }
+  errno = 0;
   if (f->id >= 0 && H5Fclose(f->id) < 0) {
-    h5u_fail(f->path, __FILE__, __LINE__, "closing the file");
+    h5u_fail_errno(f->path, errno, __FILE__, __LINE__, "closing the file");
     st = IPSO_ERR_RUNTIME;
   }
   f->dxpl = f->id = H5I_INVALID_HID;
@@ -682,6 +730,11 @@ static void h5out_discard(struct h5out *h)
     h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
     H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_mem);
   }
+  free(h);
+}
+
+void h5out_abandon(struct h5out *h)
+{
   free(h);
 }
 

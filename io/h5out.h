@@ -76,6 +76,12 @@ int h5out_flush(struct h5out *h);
 /* Closes the file; FINISHED writes the 'finished' attribute (time). */
 int h5out_close(struct h5out *h, int finished);
 
+/* Frees H after a runtime failure, with no HDF5 or MPI call: closing is
+ * collective and the other ranks may be inside another collective call, so
+ * the file is left as the last flush made it and the job is aborted
+ * (h5util.h). */
+void h5out_abandon(struct h5out *h);
+
 #ifdef __cplusplus
 }
 #endif

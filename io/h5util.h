@@ -26,6 +26,7 @@
 #ifndef IPSO_H5UTIL_H
 #define IPSO_H5UTIL_H
 
+#include <errno.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <stddef.h>
@@ -66,8 +67,9 @@ enum h5u_mode {
  * HDF5's own message, then jumps to the calling function's `done` label. */
 #define H5U_CHECK(f, call, ...)                                                                    \
   do {                                                                                             \
+    errno = 0;                                                                                     \
     if ((call) < 0) {                                                                              \
-      h5u_fail((f)->path, __FILE__, __LINE__, __VA_ARGS__);                                        \
+      h5u_fail_errno((f)->path, errno, __FILE__, __LINE__, __VA_ARGS__);                           \
       goto done;                                                                                   \
     }                                                                                              \
   } while (0)
@@ -113,6 +115,21 @@ void h5u_error_text(char *buf, size_t len);
 /* Reports a failed HDF5 call on PATH: the operation and HDF5's message. */
 void h5u_fail(const char *path, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* h5u_fail, plus the system's reason when E (errno, cleared before the
+ * call) is one a failed read or write of a file reports: HDF5 and MPI-IO
+ * pass on "file write failed" or MPI_ERR_OTHER, not why. Other values of E
+ * (the MPI library's own sockets, for one) are not shown. */
+void h5u_fail_errno(const char *path, int e, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* "; directory 'DIR': No space left on device" in BUF when the file system
+ * of PATH's directory has no space left, for a failure that MPI-IO reports
+ * without a reason; "" otherwise. */
+void h5u_full_note(const char *path, char *buf, size_t len);
+
+/* Whether E is an errno value that explains a failed file access. */
+int h5u_file_errno(int e);
 
 /* Reports a failed MPI call with MPI's error string. */
 void h5u_mpi_fail(int rc, const char *call, const char *file, int line);

@@ -716,7 +716,9 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
       }
     }
   }
-  if (s.out) {
+  if (s.out && rc == IPSO_ERR_RUNTIME && s.size > 1) {
+    h5out_abandon(s.out); /* main() aborts the job */
+  } else if (s.out) {
     int crc = h5out_close(s.out, rc == IPSO_OK);
     if (rc == IPSO_OK || rc == IPSO_STOPPED) rc = crc == IPSO_OK ? rc : crc;
   }
