@@ -12,7 +12,9 @@
 #   overhead = median(history_interval = 1) / median(history_interval = 0) - 1
 # against the target (< 2 %), the spread of the runs without history (an
 # overhead inside it is noise, not resolved), and the median overhead of the
-# back-to-back pairs; the last line is "overhead_percent=X.XX".
+# back-to-back pairs, and islandpso's own account of the time its history
+# code took in each run (the summary's "history" line: free of run-to-run
+# noise); the last lines are "inside_percent=X.XX" and "overhead_percent=X.XX".
 #
 # --calibrate adds one pair of runs with the history written at every
 # iteration (checkpoint_interval = 1 with checkpoints off: each segment end
@@ -63,6 +65,9 @@ quickstart() {
   }
   t=$(sed -n 's/^ *time *\([0-9.]*\) s$/\1/p' run.log)
   [ -n "$t" ] || { echo "history_overhead: no time line in the output" >&2; tail -5 run.log >&2; return 1; }
+  # islandpso's own account (rank 0): time spent recording and writing the
+  # rows, as a percentage of the run ("history ... (X% of this run)").
+  sed -n 's/^ *history .*(\([0-9.]*\)% of this run)$/\1/p' run.log >inside.txt
   echo "$t"
 }
 
@@ -70,12 +75,12 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 
 
 echo "history_overhead: $(basename "$config"), ${NP:-4} ranks, CPU, OMP_NUM_THREADS=$OMP_NUM_THREADS, $runs runs each, $(getconf _NPROCESSORS_ONLN) cores"
 quickstart 1 >/dev/null || exit 1 # warm-up: page cache, first MPI start-up
-with=() without=() ratios=()
+with=() without=() ratios=() inside=()
 for ((i = 1; i <= runs; i++)); do
   if ((i % 2)); then order="1 0"; else order="0 1"; fi
   for h in $order; do
     t=$(quickstart "$h") || exit 1
-    if [ "$h" = 1 ]; then with+=("$t"); else without+=("$t"); fi
+    if [ "$h" = 1 ]; then with+=("$t") inside+=("$(cat inside.txt)"); else without+=("$t"); fi
   done
   ratios+=("$(awk -v a="${with[-1]}" -v b="${without[-1]}" 'BEGIN { print a / b }')")
 done
@@ -91,6 +96,12 @@ echo "spread of the runs without history: $(printf '%s\n' "${without[@]}" | sort
   awk -v m="$m0" '{ v[NR] = $1 } END { printf "%.1f", (v[NR] - v[1]) / m * 100 }') % of the median (max - min)"
 # The same from back-to-back pairs, which a slow drift of the machine's load affects less.
 echo "median of the $runs back-to-back pairs: $(awk -v r="$(median "${ratios[@]}")" 'BEGIN { printf "%.2f", (r - 1) * 100 }') %"
+# Measured inside the runs, so free of the run-to-run noise above: rank 0's
+# time in the history code (rows recorded, appended to the file). It counts
+# any wait for slower ranks inside the collective appends, so it is an upper
+# bound where ranks share cores.
+echo "inside the runs (rank 0, history code / run time): ${inside[*]} % (median $(median "${inside[@]}") %)"
+echo "inside_percent=$(median "${inside[@]}")"
 if [ "$calibrate" = 1 ]; then
   f1=$(quickstart 1 --set output.checkpoint_interval=1 --set 'output.checkpoint=""') || exit 1
   f0=$(quickstart 0 --set output.checkpoint_interval=1 --set 'output.checkpoint=""') || exit 1
