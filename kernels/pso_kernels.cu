@@ -13,6 +13,8 @@
  *   IPSO_RELAXED   1 for sync = "relaxed"
  *   IPSO_UNIFORM   1 when every dimension has the same bounds (IPSO_LO, IPSO_HI,
  *                  IPSO_SPAN, IPSO_VMAX given as literals)
+ *   IPSO_CLUSTER_DSMEM  1: the cluster-resident kernel keeps the global best
+ *                  in distributed shared memory; 0: in the global-memory slots
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
  * aligned. Random numbers: cuRAND's Philox4_32_10 addressed exactly as
@@ -662,13 +664,15 @@ IPSO_HD void publish_cluster(const swarm_ptrs &s, cluster_best *L, long long t, 
  * paid once per segment instead of once per iteration.
  *
  * Strict, SCOPE 1 (the swarm fits one thread-block cluster, which is the
- * grid): the global best lives in the first block's shared memory
- * (cluster_best); a block with a candidate publishes it under the slot's
- * lock; after the cluster's hardware barrier every block reads the slot of
- * iteration t if it was written, and keeps the best of t-1 otherwise.
+ * grid): a block with a candidate publishes it under the global-memory
+ * slot's lock (publish_queue_lock); after the cluster's hardware barrier
+ * every block reads the slot of iteration t if it was written, and keeps
+ * the best of t-1 otherwise. With IPSO_CLUSTER_DSMEM the slot and its lock
+ * live in the first block's shared memory instead (cluster_best), reached
+ * through distributed shared memory.
  *
- * Strict, SCOPE 2 (any co-resident grid): the same with the global-memory
- * slots and grid_barrier.
+ * Strict, SCOPE 2 (any co-resident grid): the global-memory slots and
+ * grid_barrier, a software barrier.
  *
  * Relaxed: no barrier; blocks run ahead; each iteration uses the live best
  * read during the previous one (the load is issued before the particles
@@ -682,8 +686,9 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   __shared__ real g_cost;
   __shared__ long long g_idx;
   /* Only the cluster kernel needs room for the best position here. */
-  __shared__ cluster_best_t<SCOPE == 1 ? IPSO_PITCH : 1> cb;
-  cluster_best *L = SCOPE == 1 ? cluster_map((cluster_best *)&cb, 0) : nullptr;
+  __shared__ cluster_best_t<SCOPE == 1 && IPSO_CLUSTER_DSMEM ? IPSO_PITCH : 1> cb;
+  cluster_best *L =
+      SCOPE == 1 && IPSO_CLUSTER_DSMEM ? cluster_map((cluster_best *)&cb, 0) : nullptr;
   int lane = threadIdx.x % IPSO_G;
   long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
   int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
@@ -693,7 +698,7 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   }
   for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
     gs[d] = ld_l2(s.gpos + (size_t)start * IPSO_PITCH + d);
-  if (SCOPE == 1 && blockIdx.x == 0 && threadIdx.x < 2) {
+  if (SCOPE == 1 && IPSO_CLUSTER_DSMEM && blockIdx.x == 0 && threadIdx.x < 2) {
     cb.cost[threadIdx.x] = (real)IPSO_INF;
     cb.idx[threadIdx.x] = IPSO_NONE;
     cb.tag[threadIdx.x] = -1;
@@ -744,7 +749,7 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
       if (threadIdx.x < IPSO_D) gs[threadIdx.x] = next_g;
       for (int d = threadIdx.x + IPSO_BLOCK; d < IPSO_D; d += IPSO_BLOCK)
         gs[d] = ((volatile real *)s.gpos)[d];
-    } else if (SCOPE == 1) {
+    } else if (SCOPE == 1 && IPSO_CLUSTER_DSMEM) {
       publish_cluster(s, L, t, cur, gc, gi, gs, bc, bi, sh);
       cluster_barrier();
       if (threadIdx.x == 0) {
@@ -761,7 +766,10 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
           gs[d] = ((volatile real *)L->pos[cur])[d];
     } else {
       publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
-      grid_barrier(bar);
+      if (SCOPE == 1)
+        cluster_barrier();
+      else
+        grid_barrier(bar);
       if (threadIdx.x == 0) {
         sh.win = ld_l2(&s.gb[cur].tag) == t;
         if (sh.win) {
@@ -781,7 +789,8 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   if (!IPSO_RELAXED && blockIdx.x == 0) {
     /* Leave slot LAST&1 holding the final best, as one launch per iteration would. */
     int cur = (int)(last & 1);
-    if (threadIdx.x == 0) sh.stale = SCOPE == 1 || ld_l2(&s.gb[cur].tag) != last;
+    if (threadIdx.x == 0)
+      sh.stale = (SCOPE == 1 && IPSO_CLUSTER_DSMEM) || ld_l2(&s.gb[cur].tag) != last;
     __syncthreads();
     if (sh.stale) {
       for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
