@@ -319,8 +319,13 @@ IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const 
 #pragma unroll
     for (int k = 0; k < IPSO_V; k++) xs[c][k] = x[k];
   }
-  real cost = group_cost(xs, s.x + row, lane, sh);
+  /* Read before group_cost, whose shuffles (or, for a group of several
+   * warps, block barriers) every thread of the group passes before lane 0
+   * can write the new personal-best cost below: read after it, a warp of
+   * the group that is behind could see the new cost, take the particle for
+   * not improved, and leave its part of the personal-best row unwritten. */
   real pc = s.pcost[i];
+  real cost = group_cost(xs, s.x + row, lane, sh);
   improved = cost < pc;
   if (active) {
     if (improved) {
