@@ -1191,21 +1191,22 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
     return IPSO_ERR_RUNTIME;
   }
   if (n == 0) return IPSO_OK;
-  if (!H5U_PARALLEL) {
-    /* Rank 0 writes the island_best rows [n, islands] of every rank's column. */
-    if (f->rank == 0) {
-      gathered = malloc((size_t)n * (size_t)f->size * sizeof *gathered);
-      matrix = malloc((size_t)n * (size_t)f->size * sizeof *matrix);
-      if (!gathered || !matrix) {
-        log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-        goto done;
-      }
+  /* Rank 0 writes the island_best rows [n, islands] of every rank's column,
+   * gathered: with parallel HDF5 too, since a collective write of every
+   * rank's strided column was most of an append's time (2.2-2.5 of 3-4 ms
+   * for 1,000 rows on 4 ranks; BENCHMARKS.md, history on the quickstart). */
+  if (f->rank == 0) {
+    gathered = malloc((size_t)n * (size_t)f->size * sizeof *gathered);
+    matrix = malloc((size_t)n * (size_t)f->size * sizeof *matrix);
+    if (!gathered || !matrix) {
+      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
+      goto done;
     }
-    H5U_MPI_CHECK(MPI_Gather(island_best, n, MPI_DOUBLE, gathered, n, MPI_DOUBLE, 0, h->comm));
-    if (f->rank == 0)
-      for (int i = 0; i < f->size; i++)
-        for (int t = 0; t < n; t++) matrix[(size_t)t * f->size + i] = gathered[(size_t)i * n + t];
   }
+  H5U_MPI_CHECK(MPI_Gather(island_best, n, MPI_DOUBLE, gathered, n, MPI_DOUBLE, 0, h->comm));
+  if (f->rank == 0)
+    for (int i = 0; i < f->size; i++)
+      for (int t = 0; t < n; t++) matrix[(size_t)t * f->size + i] = gathered[(size_t)i * n + t];
   if (f->writer) {
     const void *shared[HIST_COLUMNS] = {iteration, NULL, global_best, evaluations, wall_seconds};
     hsize_t rows = (hsize_t)(h->history_rows + n);
@@ -1222,11 +1223,11 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
                     shared[c]) != IPSO_OK)
         goto done;
     }
-    /* island_best: each rank its column (parallel), or rank 0 the block. */
-    hsize_t start[2] = {(hsize_t)h->history_rows, H5U_PARALLEL ? (hsize_t)f->rank : 0};
-    hsize_t count[2] = {(hsize_t)n, H5U_PARALLEL ? 1 : (hsize_t)f->size};
+    /* island_best: rank 0 the gathered block (the others select nothing). */
+    hsize_t start[2] = {(hsize_t)h->history_rows, 0};
+    hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), (hsize_t)f->size};
     if (h5u_write(f, h->history[HIST_ISLAND_BEST], H5T_NATIVE_DOUBLE, start, count,
-                  H5U_PARALLEL ? island_best : matrix) != IPSO_OK)
+                  f->rank == 0 ? matrix : island_best) != IPSO_OK)
       goto done;
   }
   h->history_rows += n;
