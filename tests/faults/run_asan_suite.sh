@@ -19,10 +19,15 @@ cmake --build --preset asan -j "$jobs" >/dev/null ||
 # fast_unwind_on_malloc=0: full allocation stacks through libraries built
 # without frame pointers, so that the suppressions can see libmpi & co. on
 # them; Open MPI's components stay loaded so that their frames have names.
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0
+# intercept_tls_get_addr=0: GCC 12's LeakSanitizer otherwise crashes
+# ("Tracer caught signal 11") scanning a stale dynamic-TLS range when
+# islandpso exits early (a config path that is a directory or empty).
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0:intercept_tls_get_addr=0
 export LSAN_OPTIONS=suppressions=$src/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export OMPI_MCA_mca_base_component_disable_dlclose=1
 
-# Not --preset: its environment would replace the options above.
-ctest --test-dir "$src/build-asan" --output-on-failure -j "$jobs" "$@"
+# Not --preset: its environment would replace the options above. The
+# history-overhead test times runs against each other, which means nothing
+# under the sanitizers (and takes longer than its limit): left out.
+ctest --test-dir "$src/build-asan" --output-on-failure -j "$jobs" -E '^hdf5_e2e_history_overhead$' "$@"
