@@ -29,7 +29,7 @@ slurm_deadline() {
   local self=$$
   (
     trap 'kill "$nap" 2>/dev/null; exit 0' TERM
-    sleep "$1" &
+    sleep "$(($1 * ${IPSO_TEST_TIME_SCALE:-1}))" &
     nap=$!
     wait "$nap" && kill -TERM "$self"
   ) </dev/null >/dev/null 2>&1 &
