@@ -66,7 +66,7 @@ check_stop() {
     fail "checkpoint at iteration '$c', stopped at $n"
 }
 
-# signal_mpirun SIG WANT: starts the run, sends SIG to mpirun after its first
+# signal_mpirun SIG WANT: starts the run, sends SIG to mpirun after its second
 # checkpoint, and checks mpirun's exit code against WANT ("1|3" for either).
 signal_mpirun() {
   local sig=$1 want=$2 pid rc t0 dt
@@ -74,8 +74,10 @@ signal_mpirun() {
   write_run_cfg cut/run.toml "$its"
   (cd cut && exec "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 4 "$IPSO_BIN" run.toml >log 2>&1) &
   pid=$!
-  if ! wait_file cut/run.ckpt.h5 60; then
-    fail "no first checkpoint within 60 s"
+  # The second checkpoint (the first is iteration 0's, written at start):
+  # the run is under way, with most of it still ahead.
+  if ! wait_file cut/run.ckpt.h5.prev 60; then
+    fail "no second checkpoint within 60 s"
     kill -KILL "$pid"
     tail cut/log
     finish
