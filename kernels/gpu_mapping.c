@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "objective.h"
 
@@ -42,11 +41,6 @@ void gpu_mapping_choose(int dims, int fl, int user, struct gpu_mapping *m)
     int e = atoi(env);
     if (e >= 1 && e <= 1024 && (e & (e - 1)) == 0) G = e;
   }
-  /* Where the cluster-resident kernel keeps the global best: global
-   * memory (default) or IPSO_GPU_CLUSTER_SLOT=shared for distributed shared
-   * memory (BENCHMARKS.md compares them). */
-  env = getenv("IPSO_GPU_CLUSTER_SLOT");
-  m->cluster_dsmem = env && !strcmp(env, "shared");
   m->group = G;
   m->vec = V;
   m->pitch = (dims + V - 1) / V * V;
@@ -69,11 +63,11 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
                    "#define IPSO_G %d\n#define IPSO_V %d\n#define IPSO_BLOCK %d\n"
                    "#define IPSO_SIGN %d\n#define IPSO_OBJ %s\n#define IPSO_ACC1 %d\n"
                    "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_RELAXED %d\n"
-                   "#define IPSO_UNIFORM %d\n#define IPSO_CLUSTER_DSMEM %d\n",
+                   "#define IPSO_UNIFORM %d\n",
                    cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group,
                    m->vec, m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1,
                    user ? "user" : info->name, user ? 0 : info->acc1, user ? 0 : info->needs_next,
-                   user, cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform, m->cluster_dsmem);
+                   user, cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform);
   /* Uniform bounds as exact hexadecimal literals; the kernel rounds them to
    * its precision as the CPU backend does. */
   if (uniform)

@@ -9,11 +9,10 @@
 #include "config.h"
 
 struct gpu_mapping {
-  int group;         /* G: threads per particle, a power of two */
-  int vec;           /* V: coordinates per thread and chunk */
-  int pitch;         /* row length in elements */
-  int block;         /* threads per block */
-  int cluster_dsmem; /* cluster-resident global best in distributed shared memory */
+  int group; /* G: threads per particle, a power of two */
+  int vec;   /* V: coordinates per thread and chunk */
+  int pitch; /* row length in elements */
+  int block; /* threads per block */
 };
 
 #ifdef __cplusplus
@@ -22,9 +21,7 @@ extern "C" {
 
 /* The mapping for D dimensions (FL: float precision, USER: user objective).
  * The environment variable IPSO_GPU_GROUP overrides G (for benchmarks; it
- * changes the summation order, hence the last bits of the results), and
- * IPSO_GPU_CLUSTER_SLOT=shared puts the cluster-resident kernel's global
- * best in distributed shared memory (same results). */
+ * changes the summation order, hence the last bits of the results). */
 void gpu_mapping_choose(int dims, int fl, int user, struct gpu_mapping *m);
 
 static inline int gpu_mapping_ppb(const struct gpu_mapping *m)

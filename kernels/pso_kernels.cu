@@ -13,8 +13,6 @@
  *   IPSO_RELAXED   1 for sync = "relaxed"
  *   IPSO_UNIFORM   1 when every dimension has the same bounds (IPSO_LO, IPSO_HI,
  *                  IPSO_SPAN, IPSO_VMAX given as literals)
- *   IPSO_CLUSTER_DSMEM  1: the cluster-resident kernel keeps the global best
- *                  in distributed shared memory; 0: in the global-memory slots
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
  * aligned. Random numbers: cuRAND's Philox4_32_10 addressed exactly as
@@ -560,110 +558,6 @@ IPSO_HD void cluster_barrier()
                    : "memory");
 }
 
-/* The global best of a cluster-resident run, in the shared memory of the
- * cluster's first block, reached by the others through distributed shared
- * memory: one slot per iteration parity, each behind its own lock. */
-template <int P> struct cluster_best_t {
-  real cost[2];
-  long long idx[2];
-  long long tag[2];
-  int lock[2];
-  real pos[2][P];
-};
-typedef cluster_best_t<IPSO_PITCH> cluster_best;
-
-/* Relaxed loads and stores at cluster scope, for the leader's slot fields
- * that blocks read without the lock (the pre-check) or under it: atomic in
- * the memory model, so a concurrent access is not a data race. */
-IPSO_HD long long ld_cluster_b64(const void *p)
-{
-  long long v;
-  asm volatile("ld.relaxed.cluster.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-IPSO_HD int ld_cluster_b32(const void *p)
-{
-  int v;
-  asm volatile("ld.relaxed.cluster.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-IPSO_HD void st_cluster_b64(void *p, long long v)
-{
-  asm volatile("st.relaxed.cluster.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-IPSO_HD void st_cluster_b32(void *p, int v)
-{
-  asm volatile("st.relaxed.cluster.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-IPSO_HD real ld_cluster_real(const real *p)
-{
-  if (sizeof(real) == 8) return (real)__longlong_as_double(ld_cluster_b64(p));
-  return (real)__int_as_float(ld_cluster_b32(p));
-}
-IPSO_HD void st_cluster_real(real *p, real v)
-{
-  if (sizeof(real) == 8)
-    st_cluster_b64(p, __double_as_longlong((double)v));
-  else
-    st_cluster_b32(p, __float_as_int((float)v));
-}
-
-/* The address of *P in the shared memory of cluster block RANK. */
-template <typename T> IPSO_HD T *cluster_map(T *p, unsigned int rank)
-{
-  unsigned long long r;
-  asm volatile("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"((unsigned long long)p), "r"(rank));
-  return (T *)r;
-}
-
-/* Queue-lock publication of the block's best candidate (BC, BI) into the
- * cluster leader's slot L: as publish_queue_lock, with the slot in
- * distributed shared memory, and a stale slot brought up to the previous
- * best (GC, GI, GS) that every block holds. */
-IPSO_HD void publish_cluster(const swarm_ptrs &s, cluster_best *L, long long t, int cur, real gc,
-                             long long gi, const real *gs, real bc, long long bi, block_shared &sh)
-{
-  if (threadIdx.x == 0) {
-    sh.win = 0;
-    sh.stale = 0;
-    if (bi >= 0 && !(bc > ld_cluster_real(&L->cost[cur]))) {
-      while (atomicCAS(&L->lock[cur], 0, 1) != 0) __nanosleep(32);
-      __threadfence();
-      int stale = ld_cluster_b64(&L->tag[cur]) != t;
-      real cc = stale ? gc : ld_cluster_real(&L->cost[cur]);
-      long long ci = stale ? gi : ld_cluster_b64(&L->idx[cur]);
-      sh.win = lex_less(bc, bi, cc, ci);
-      sh.stale = stale;
-      sh.win_idx = bi;
-      sh.q_cost[0] = sh.win ? bc : cc;
-      sh.q_idx[0] = sh.win ? bi : ci;
-      if (!sh.win && !stale) {
-        __threadfence();
-        atomicExch(&L->lock[cur], 0);
-      }
-    }
-  }
-  __syncthreads();
-  if (!sh.win && !sh.stale) return;
-  real *dst = L->pos[cur];
-  if (sh.win) {
-    const real *src = s.p + (size_t)sh.win_idx * IPSO_PITCH;
-    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) st_cluster_real(dst + d, src[d]);
-  } else {
-    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) st_cluster_real(dst + d, gs[d]);
-  }
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    st_cluster_real(&L->cost[cur], sh.q_cost[0]);
-    st_cluster_b64(&L->idx[cur], sh.q_idx[0]);
-    __threadfence();
-    st_cluster_b64(&L->tag[cur], t);
-    __threadfence();
-    atomicExch(&L->lock[cur], 0);
-  }
-}
-
 /* Iterations FIRST..LAST in one launch. Every block stays resident for the
  * whole launch and loops over its tiles of particles, so the launch cost is
  * paid once per segment instead of once per iteration.
@@ -672,9 +566,7 @@ IPSO_HD void publish_cluster(const swarm_ptrs &s, cluster_best *L, long long t, 
  * grid): a block with a candidate publishes it under the global-memory
  * slot's lock (publish_queue_lock); after the cluster's hardware barrier
  * every block reads the slot of iteration t if it was written, and keeps
- * the best of t-1 otherwise. With IPSO_CLUSTER_DSMEM the slot and its lock
- * live in the first block's shared memory instead (cluster_best), reached
- * through distributed shared memory.
+ * the best of t-1 otherwise.
  *
  * Strict, SCOPE 2 (any co-resident grid): the global-memory slots and
  * grid_barrier, a software barrier.
@@ -690,10 +582,6 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   __shared__ real gs[IPSO_PITCH];
   __shared__ real g_cost;
   __shared__ long long g_idx;
-  /* Only the cluster kernel needs room for the best position here. */
-  __shared__ cluster_best_t<SCOPE == 1 && IPSO_CLUSTER_DSMEM ? IPSO_PITCH : 1> cb;
-  cluster_best *L =
-      SCOPE == 1 && IPSO_CLUSTER_DSMEM ? cluster_map((cluster_best *)&cb, 0) : nullptr;
   int lane = threadIdx.x % IPSO_G;
   long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
   int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
@@ -703,16 +591,7 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   }
   for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
     gs[d] = ld_l2(s.gpos + (size_t)start * IPSO_PITCH + d);
-  if (SCOPE == 1 && IPSO_CLUSTER_DSMEM && blockIdx.x == 0 && threadIdx.x < 2) {
-    cb.cost[threadIdx.x] = (real)IPSO_INF;
-    cb.idx[threadIdx.x] = IPSO_NONE;
-    cb.tag[threadIdx.x] = -1;
-    cb.lock[threadIdx.x] = 0;
-  }
-  if (SCOPE == 1)
-    cluster_barrier();
-  else
-    __syncthreads();
+  __syncthreads();
   for (long long t = first; t <= last; t++) {
     int cur = IPSO_RELAXED ? 0 : (int)(t & 1);
     real gc = g_cost;
@@ -754,21 +633,6 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
       if (threadIdx.x < IPSO_D) gs[threadIdx.x] = next_g;
       for (int d = threadIdx.x + IPSO_BLOCK; d < IPSO_D; d += IPSO_BLOCK)
         gs[d] = ((volatile real *)s.gpos)[d];
-    } else if (SCOPE == 1 && IPSO_CLUSTER_DSMEM) {
-      publish_cluster(s, L, t, cur, gc, gi, gs, bc, bi, sh);
-      cluster_barrier();
-      if (threadIdx.x == 0) {
-        volatile cluster_best *vl = L;
-        long long tag = vl->tag[cur];
-        real c = vl->cost[cur];
-        long long ix = vl->idx[cur];
-        sh.win = tag == t;
-        if (sh.win) g_cost = c, g_idx = ix;
-      }
-      __syncthreads();
-      if (sh.win)
-        for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
-          gs[d] = ((volatile real *)L->pos[cur])[d];
     } else {
       publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
       if (SCOPE == 1)
@@ -790,12 +654,10 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
     __syncthreads();
     if (blockIdx.x == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
   }
-  if (SCOPE == 1) cluster_barrier(); /* the leader's shared memory outlives every reader */
   if (!IPSO_RELAXED && blockIdx.x == 0) {
     /* Leave slot LAST&1 holding the final best, as one launch per iteration would. */
     int cur = (int)(last & 1);
-    if (threadIdx.x == 0)
-      sh.stale = (SCOPE == 1 && IPSO_CLUSTER_DSMEM) || ld_l2(&s.gb[cur].tag) != last;
+    if (threadIdx.x == 0) sh.stale = ld_l2(&s.gb[cur].tag) != last;
     __syncthreads();
     if (sh.stale) {
       for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)

@@ -462,18 +462,26 @@ static int check_writable_dir(struct solver *s, const char *what, const char *pa
   return island_agree(s->comm, status);
 }
 
+/* The checkpoint and the one kept before it (PREV holds the latter's name). */
+static void checkpoint_files(const struct solver *s, char prev[IPSO_PATH_MAX + 8],
+                             const char *files[2])
+{
+  snprintf(prev, IPSO_PATH_MAX + 8, "%s.prev", s->cfg->output.checkpoint);
+  files[0] = s->cfg->output.checkpoint;
+  files[1] = prev;
+}
+
 /* A fresh run must not leave an older run's checkpoint where --resume would
  * find it. Before anything is written: an existing checkpoint (or the one
  * kept before it) is an error unless --overwrite, and must be a regular
  * file. Rank 0 decides, all agree. */
 static int check_old_checkpoint(struct solver *s)
 {
-  const char *path = s->cfg->output.checkpoint;
   int status = IPSO_OK;
   if (s->rank == 0) {
     char prev[IPSO_PATH_MAX + 8];
-    snprintf(prev, sizeof prev, "%s.prev", path);
-    const char *files[2] = {path, prev};
+    const char *files[2];
+    checkpoint_files(s, prev, files);
     for (int k = 0; k < 2 && status == IPSO_OK; k++) {
       struct stat st;
       if (lstat(files[k], &st) != 0) continue;
@@ -499,10 +507,9 @@ static int remove_old_checkpoint(struct solver *s)
 {
   int status = IPSO_OK;
   if (s->rank == 0) {
-    const char *path = s->cfg->output.checkpoint;
     char prev[IPSO_PATH_MAX + 8];
-    snprintf(prev, sizeof prev, "%s.prev", path);
-    const char *files[2] = {path, prev};
+    const char *files[2];
+    checkpoint_files(s, prev, files);
     for (int k = 0; k < 2; k++)
       if (remove(files[k]) != 0 && errno != ENOENT)
         status = IPSO_FAIL("checkpoint", "cannot remove the earlier checkpoint '%s': %s", files[k],
