@@ -58,7 +58,8 @@ const std::vector<table_schema> &config_schema()
        {"name", "seed", "backend", "precision", "max_iterations", "target_fitness", "time_limit",
         "watchdog", "output"}},
       {"objective",
-       {"name", "dimensions", "lower", "upper", "goal", "source", "function", "params"}},
+       {"name", "dimensions", "lower", "upper", "goal", "source", "function", "separable",
+        "params"}},
       {"swarm",
        {"particles", "inertia", "cognitive", "social", "velocity_clamp", "kernel", "sync"}},
       {"migration", {"interval", "migrants", "topology", "policy"}},
@@ -620,6 +621,20 @@ private:
     diag_.error(s.tbl->get(key)->source(), qualified(s, key), msg + ", got " + format_double(x));
   }
 
+  /* A boolean KEY of S. */
+  got get_bool(const section &s, std::string_view key, bool &out)
+  {
+    const toml::node *n = s.tbl ? s.tbl->get(key) : nullptr;
+    if (!n) return got::absent;
+    const auto *v = n->as_boolean();
+    if (!v) {
+      type_error(qualified(s, key), *n, "true or false");
+      return got::bad;
+    }
+    out = v->get();
+    return got::ok;
+  }
+
   /* A string KEY of S without NUL characters, at most MAX_LEN bytes. */
   got get_string(const section &s, std::string_view key, size_t max_len, std::string &out)
   {
@@ -989,12 +1004,12 @@ private:
     get_enum(s, "goal", enum_names(config_goal_name, 2), goal);
     o.goal = static_cast<ipso_goal>(goal);
 
-    for (const char *key : {"source", "function"}) {
+    for (const char *key : {"source", "function", "separable"}) {
       const toml::node *n = s.tbl ? s.tbl->get(key) : nullptr;
       if (info && !user && n)
         diag_.error(n->source(), qualified(s, key),
                     "is only allowed with objective.name = \"user\"");
-      else if (user && !n)
+      else if (user && !n && std::string_view(key) != "separable")
         require(s, key, "objective 'user' needs source and function");
     }
     if (user) {
@@ -1007,6 +1022,9 @@ private:
           diag_.error(s.tbl->get("function")->source(), "objective.function",
                       "must be a C identifier, got " + toml_string(fn));
       }
+      bool sep = false;
+      get_bool(s, "separable", sep);
+      o.separable = sep;
     }
     read_params(s, info, o.dimensions, out);
   }
@@ -1201,6 +1219,7 @@ std::string resolved_text(const ipso_config &c)
   if (o.id == IPSO_OBJ_USER) {
     kv("source", str(o.source));
     kv("function", str(o.function));
+    kv("separable", o.separable ? "true" : "false");
   }
   t += "\n[objective.params]\n";
   for (int i = 0; i < o.nparams; i++) {

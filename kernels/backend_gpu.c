@@ -698,6 +698,57 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
   return IPSO_OK;
 }
 
+/* objective.separable: the promise checked with the kernels' own arithmetic
+ * at the points of user_separable_points. */
+static int check_separable(struct gpu_swarm *g)
+{
+  enum { N = USER_SEPARABLE_POINTS };
+  size_t P = (size_t)g->map.pitch, rows_bytes = N * P * g->es;
+  double *pts = malloc((size_t)N * (size_t)g->D * sizeof *pts);
+  char *rows = calloc(1, rows_bytes);
+  double out[3 * N], whole[N], terms[N], mag[N];
+  void *d_rows = NULL, *d_out = NULL;
+  cudaKernel_t k;
+  cudaError_t e = cudaSuccess;
+  if (!pts || !rows) {
+    free(pts);
+    free(rows);
+    return IPSO_FAIL("memory", "out of memory");
+  }
+  user_separable_points(g->cfg, pts);
+  for (size_t i = 0; i < N; i++)
+    for (size_t d = 0; d < (size_t)g->D; d++) {
+      double x = pts[i * (size_t)g->D + d];
+      if (g->fl)
+        ((float *)rows)[i * P + d] = (float)x;
+      else
+        ((double *)rows)[i * P + d] = x;
+    }
+  int n = N;
+  void *args[] = {&d_rows, &n, &d_out};
+  e = cudaLibraryGetKernel(&k, g->prog.library, "separable_check_kernel");
+  if (e == cudaSuccess) e = cudaMalloc(&d_rows, rows_bytes);
+  if (e == cudaSuccess) e = cudaMalloc(&d_out, sizeof out);
+  if (e == cudaSuccess) e = cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess)
+    e = cudaLaunchKernel((const void *)k, dim3_of(1), dim3_of(N), args, 0, g->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(g->stream);
+  if (e == cudaSuccess) e = cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost);
+  if (d_rows) cudaFree(d_rows);
+  if (d_out) cudaFree(d_out);
+  free(pts);
+  free(rows);
+  if (e != cudaSuccess)
+    return IPSO_FAIL("cuda", "checking objective.separable: %s (%s)", cudaGetErrorString(e),
+                     cudaGetErrorName(e));
+  for (int i = 0; i < N; i++) {
+    whole[i] = out[3 * i];
+    terms[i] = out[3 * i + 1];
+    mag[i] = out[3 * i + 2];
+  }
+  return user_separable_verdict(g->cfg, whole, terms, mag);
+}
+
 int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
 {
   const struct ipso_config *cfg = setup->cfg;
@@ -716,7 +767,8 @@ int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
   g->variant = cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? 0
                : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? 1
                                                            : 2;
-  gpu_mapping_choose(g->D, g->fl, cfg->objective.id == IPSO_OBJ_USER, &g->map);
+  gpu_mapping_choose(g->D, g->fl, cfg->objective.id == IPSO_OBJ_USER && !cfg->objective.separable,
+                     &g->map);
   g->island = setup->island;
   g->blocks = (int)((g->N + gpu_mapping_ppb(&g->map) - 1) / gpu_mapping_ppb(&g->map));
 
@@ -743,6 +795,8 @@ int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
   }
   if (rc == IPSO_OK) rc = allocate(g);
   if (rc == IPSO_OK) rc = upload_constants(g, &k);
+  if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_USER && cfg->objective.separable)
+    rc = check_separable(g);
   if (rc == IPSO_OK) rc = reserve_migrants(g, 1);
   swarm_consts_free(&k);
   if (rc == IPSO_OK && g->prog.compile_seconds > 0 && setup->island == 0)

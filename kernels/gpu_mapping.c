@@ -17,13 +17,13 @@ static int pow2_at_least(int n)
   return p;
 }
 
-void gpu_mapping_choose(int dims, int fl, int user, struct gpu_mapping *m)
+void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m)
 {
   int V = dims == 1 ? 1 : (fl ? 4 : 2);
   while (V > dims) V /= 2;
   int lanes = (dims + V - 1) / V; /* threads that one chunk would need */
   int G;
-  if (user) {
+  if (whole_row) {
     /* The user's function sees the whole row from one thread: one thread per
      * particle unless the row is too long to keep. */
     G = 1;
@@ -58,16 +58,17 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
   size_t cap = 2048;
   char *s = malloc(cap);
   if (!s) return NULL;
-  int n = snprintf(s, cap,
-                   "#define IPSO_REAL %s\n#define IPSO_D %d\n#define IPSO_PITCH %d\n"
-                   "#define IPSO_G %d\n#define IPSO_V %d\n#define IPSO_BLOCK %d\n"
-                   "#define IPSO_SIGN %d\n#define IPSO_OBJ %s\n#define IPSO_ACC1 %d\n"
-                   "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_RELAXED %d\n"
-                   "#define IPSO_UNIFORM %d\n",
-                   cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group,
-                   m->vec, m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1,
-                   user ? "user" : info->name, user ? 0 : info->acc1, user ? 0 : info->needs_next,
-                   user, cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform);
+  int n =
+      snprintf(s, cap,
+               "#define IPSO_REAL %s\n#define IPSO_D %d\n#define IPSO_PITCH %d\n"
+               "#define IPSO_G %d\n#define IPSO_V %d\n#define IPSO_BLOCK %d\n"
+               "#define IPSO_SIGN %d\n#define IPSO_OBJ %s\n#define IPSO_ACC1 %d\n"
+               "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_USER_SEPARABLE %d\n"
+               "#define IPSO_RELAXED %d\n#define IPSO_UNIFORM %d\n",
+               cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
+               m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
+               user ? 0 : info->acc1, user ? 0 : info->needs_next, user,
+               user && cfg->objective.separable, cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform);
   /* Uniform bounds as exact hexadecimal literals; the kernel rounds them to
    * its precision as the CPU backend does. */
   if (uniform)

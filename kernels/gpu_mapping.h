@@ -19,10 +19,11 @@ struct gpu_mapping {
 extern "C" {
 #endif
 
-/* The mapping for D dimensions (FL: float precision, USER: user objective).
+/* The mapping for D dimensions (FL: float precision, WHOLE_ROW: a user
+ * objective that is not declared separable, evaluated on one thread).
  * The environment variable IPSO_GPU_GROUP overrides G (for benchmarks; it
  * changes the summation order, hence the last bits of the results). */
-void gpu_mapping_choose(int dims, int fl, int user, struct gpu_mapping *m);
+void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m);
 
 static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
 {

@@ -8,6 +8,9 @@
  *   IPSO_V         elements per thread and chunk (vector width: 1, 2 or 4)
  *   IPSO_BLOCK     threads per block;  IPSO_SIGN  +1 minimize, -1 maximize
  *   IPSO_OBJ       built-in objective name (sphere, ...), or IPSO_USER 1
+ *   IPSO_USER_SEPARABLE  1: the user's objective is a sum of one function of
+ *                  each coordinate (objective.separable), evaluated as terms
+ *                  split across the group like a built-in's
  *   IPSO_ACC1      second accumulator of the objective (none, sum, product)
  *   IPSO_NEEDS_NEXT  the objective's term uses the next coordinate
  *   IPSO_RELAXED   1 for sync = "relaxed"
@@ -43,6 +46,30 @@ typedef IPSO_REAL real;
 
 #define IPSO_CAT2(a, b) a##b
 #define IPSO_CAT(a, b) IPSO_CAT2(a, b)
+
+#if IPSO_USER_SEPARABLE
+/* A separable user objective in the built-ins' form: its term is the
+ * user's function of one coordinate (ipso_user_term of the generated
+ * wrapper), summed over the coordinates. */
+IPSO_HD real obj_user_t0(real x, real xn, int d, int D, const real *prm)
+{
+  (void)xn, (void)d, (void)D;
+  return ipso_user_term(x, prm);
+}
+IPSO_HD real obj_user_t1(real x, int d, const real *prm)
+{
+  (void)x, (void)d, (void)prm;
+  return (real)0;
+}
+IPSO_HD real obj_user_final(real s0, real s1, int D, const real *prm)
+{
+  (void)s1, (void)D, (void)prm;
+  return s0;
+}
+#define IPSO_USER_ROW 0
+#else
+#define IPSO_USER_ROW IPSO_USER /* the whole row, on one thread */
+#endif
 #define IPSO_PPB (IPSO_BLOCK / IPSO_G)                              /* particles per block */
 #define IPSO_C ((IPSO_D + IPSO_G * IPSO_V - 1) / (IPSO_G * IPSO_V)) /* chunks per thread */
 #define IPSO_W (IPSO_D == 1 ? 2ull : 4ull * ((IPSO_D + 1) / 2))     /* random words per iteration */
@@ -240,13 +267,13 @@ IPSO_HD real group_combine(real a, bool product, block_shared &sh, int which)
 
 /* The sign-adjusted cost of the particle whose new position is ROW (in
  * global memory; this thread holds its part in XS: chunk c, element k =
- * coordinate (c*G + lane)*V + k). Built-in objectives are reduced across
- * the group; the user's objective takes the whole row and is evaluated by
- * the group's first thread. ROW is read only after the group's barrier, so
+ * coordinate (c*G + lane)*V + k). Built-in and separable user objectives
+ * are reduced across the group; any other user objective takes the whole
+ * row and is evaluated by the group's first thread. ROW is read only after the group's barrier, so
  * every thread's stores to it are visible. */
 IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
 {
-#if IPSO_NEEDS_NEXT || IPSO_USER
+#if IPSO_NEEDS_NEXT || IPSO_USER_ROW
 #if IPSO_G > 32
   __syncthreads();
 #else
@@ -254,7 +281,7 @@ IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, b
 #endif
 #endif
   real f;
-#if IPSO_USER
+#if IPSO_USER_ROW
   real mine = (real)0;
   if (lane == 0) mine = ipso_user_objective(row, IPSO_D, K.prm);
   f = group_combine(mine, false, sh, 0);
@@ -855,3 +882,25 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
     if (d == 0) s.cost[i] = s.pcost[i] = cost[m];
   }
 }
+
+#if IPSO_USER_SEPARABLE
+/* The start-up check of objective.separable: at each of the N points PTS
+ * (rows of IPSO_PITCH), the function of the whole row, the sum of its terms
+ * (in the kernels' precision) and the sum of their magnitudes, into OUT[3 i..]. */
+extern "C" __global__ void separable_check_kernel(const real *pts, int n, double *out)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const real *x = pts + (size_t)i * IPSO_PITCH;
+  real s = (real)0;
+  double m = 0;
+  for (int d = 0; d < IPSO_D; d++) {
+    real t = ipso_user_term(x[d], K.prm);
+    s += t;
+    m += fabs((double)t);
+  }
+  out[3 * i] = (double)ipso_user_objective(x, IPSO_D, K.prm);
+  out[3 * i + 1] = (double)s;
+  out[3 * i + 2] = m;
+}
+#endif

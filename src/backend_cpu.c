@@ -189,6 +189,7 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
   c->social = cfg->swarm.social;
   if (cfg->objective.id == IPSO_OBJ_USER) {
     int rc = user_objective_open_cpu(cfg, &c->user);
+    if (rc == IPSO_OK && cfg->objective.separable) rc = user_separable_check_cpu(cfg, c->user);
     if (rc != IPSO_OK) {
       cpu_destroy(b);
       return rc;

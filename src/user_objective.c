@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +128,15 @@ char *user_objective_wrapper(const struct ipso_config *cfg)
                 "  return %s(x, d);\n"
                 "}\n",
                 o->source, o->function);
+  /* A separable objective's term: the function of one coordinate. */
+  if (o->separable)
+    bad |= append(&s, &n,
+                  "ipso_real ipso_user_term(ipso_real xi, const ipso_real *prm)\n"
+                  "{\n"
+                  "  (void)prm;\n"
+                  "  return %s(&xi, 1);\n"
+                  "}\n",
+                  o->function);
   if (bad) {
     free(s);
     return NULL;
@@ -290,4 +301,88 @@ void user_objective_close(struct user_objective *u)
   if (!u) return;
   if (u->so) dlclose(u->so);
   free(u);
+}
+
+void user_separable_points(const struct ipso_config *cfg, double *pts)
+{
+  const struct ipso_objective_config *o = &cfg->objective;
+  uint64_t z = UINT64_C(0x6973657061726162); /* splitmix64 from a fixed start */
+  for (int i = 0; i < USER_SEPARABLE_POINTS; i++)
+    for (int d = 0; d < o->dimensions; d++) {
+      z += UINT64_C(0x9e3779b97f4a7c15);
+      uint64_t r = z;
+      r = (r ^ (r >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+      r = (r ^ (r >> 27)) * UINT64_C(0x94d049bb133111eb);
+      r ^= r >> 31;
+      double u = (double)(r >> 11) * 0x1p-53;
+      double x = o->lower[d] + u * (o->upper[d] - o->lower[d]);
+      if (cfg->run.precision == IPSO_FLOAT) x = (float)x;
+      pts[(size_t)i * o->dimensions + d] = x;
+    }
+}
+
+/* Whether A and B agree to within TOL, NaN with NaN and infinity with the
+ * same infinity included. */
+static int agree(double a, double b, double tol)
+{
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+  if (isinf(a) || isinf(b)) return a == b;
+  return fabs(a - b) <= tol;
+}
+
+int user_separable_verdict(const struct ipso_config *cfg, const double *whole, const double *terms,
+                           const double *mag)
+{
+  const struct ipso_objective_config *o = &cfg->objective;
+  double eps = cfg->run.precision == IPSO_FLOAT ? FLT_EPSILON : DBL_EPSILON;
+  for (int i = 0; i < USER_SEPARABLE_POINTS; i++) {
+    /* Summing D terms in two orders differs by at most about 2 D eps times
+     * the sum of their magnitudes; allow twice that. */
+    double tol = (4.0 * o->dimensions + 16.0) * eps * (mag[i] + fabs(whole[i])) + DBL_MIN;
+    if (agree(whole[i], terms[i], tol)) continue;
+    /* Every rank reaches the same verdict (same points, same function). */
+    if (log_rank() == 0)
+      log_user_error("islandpso: error: objective.separable = true, but %s is not a sum of one "
+                     "function of each coordinate: at a point within the bounds %s(x, %d) = "
+                     "%.9g, while the sum of %s(&x[i], 1) over its %d coordinates is %.9g. "
+                     "Remove objective.separable (the whole row is then evaluated by one "
+                     "thread), or make f(x, d) equal f(&x[0], 1) + ... + f(&x[d-1], 1)",
+                     o->function, o->function, o->dimensions, whole[i], o->function, o->dimensions,
+                     terms[i]);
+    return IPSO_ERR_USAGE;
+  }
+  return IPSO_OK;
+}
+
+int user_separable_check_cpu(const struct ipso_config *cfg, struct user_objective *u)
+{
+  int D = cfg->objective.dimensions, fl = cfg->run.precision == IPSO_FLOAT;
+  double *pts = malloc((size_t)USER_SEPARABLE_POINTS * (size_t)D * sizeof *pts);
+  float *row = malloc((size_t)D * sizeof *row);
+  double whole[USER_SEPARABLE_POINTS], terms[USER_SEPARABLE_POINTS], mag[USER_SEPARABLE_POINTS];
+  if (!pts || !row) {
+    free(pts);
+    free(row);
+    return IPSO_FAIL("user objective", "out of memory");
+  }
+  user_separable_points(cfg, pts);
+  objective_fn_d fd = user_objective_fn_d(u);
+  objective_fn_f ff = user_objective_fn_f(u);
+  for (int i = 0; i < USER_SEPARABLE_POINTS; i++) {
+    const double *x = pts + (size_t)i * D;
+    double s = 0, m = 0;
+    for (int d = 0; d < D; d++) {
+      float xf = (float)x[d];
+      row[d] = xf;
+      double t = fl ? ff(&xf, 1, NULL) : fd(&x[d], 1, NULL);
+      s += t;
+      m += fabs(t);
+    }
+    whole[i] = fl ? ff(row, D, NULL) : fd(x, D, NULL);
+    terms[i] = s;
+    mag[i] = m;
+  }
+  free(pts);
+  free(row);
+  return user_separable_verdict(cfg, whole, terms, mag);
 }

@@ -29,6 +29,25 @@ objective_fn_d user_objective_fn_d(struct user_objective *u);
 objective_fn_f user_objective_fn_f(struct user_objective *u);
 void user_objective_close(struct user_objective *u);
 
+/* objective.separable = true promises f(x, d) = f(&x[0], 1) + ... +
+ * f(&x[d-1], 1), which lets the GPU split a particle's coordinates across
+ * threads. Each backend checks the promise at start-up at these points. */
+#define USER_SEPARABLE_POINTS 16
+
+/* Fills PTS[USER_SEPARABLE_POINTS * dimensions] with points drawn uniformly
+ * within the bounds (the same points on every run). */
+void user_separable_points(const struct ipso_config *cfg, double *pts);
+
+/* The verdict on the promise from, at each point, the function's value
+ * WHOLE, the sum of its values at the single coordinates TERMS and the sum
+ * of their magnitudes MAG: IPSO_OK, or IPSO_ERR_USAGE with a message when a
+ * value differs from its sum by more than rounding. */
+int user_separable_verdict(const struct ipso_config *cfg, const double *whole, const double *terms,
+                           const double *mag);
+
+/* The check with the CPU's compiled function (cfg->objective.separable). */
+int user_separable_check_cpu(const struct ipso_config *cfg, struct user_objective *u);
+
 /* The directory of compiled objects: $IPSO_CACHE_DIR, else
  * $XDG_CACHE_HOME/islandpso, else $HOME/.cache/islandpso (created). */
 int user_cache_dir(char *dir, size_t size);

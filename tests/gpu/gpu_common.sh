@@ -12,14 +12,17 @@ trap 'rm -rf "$work"' EXIT
 export IPSO_CACHE_DIR=${IPSO_CACHE_DIR:-$work/cache}
 
 # write_config FILE OBJECTIVE DIMS PARTICLES PRECISION KERNEL SYNC ITERATIONS [SEED]
-# (OBJECTIVE "user": configs/user/rastrigin.cu on [-5.12, 5.12])
+# (OBJECTIVE "user": configs/user/rastrigin.cu on [-5.12, 5.12]; "user_sep":
+# the same declared separable)
 write_config() {
   local objective="name = \"$2\""
-  [ "$2" = user ] && objective="name = \"user\"
+  case $2 in user | user_sep) objective="name = \"user\"
 source = \"$IPSO_SOURCE_DIR/configs/user/rastrigin.cu\"
 function = \"rastrigin_user\"
+separable = $([ "$2" = user_sep ] && echo true || echo false)
 lower = -5.12
-upper = 5.12"
+upper = 5.12" ;;
+  esac
   cat >"$1" <<CFG
 [run]
 seed = ${9:-5}

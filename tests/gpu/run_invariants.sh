@@ -5,11 +5,12 @@
 # personal best): the cluster-resident (2048 particles), grid-resident
 # (1000 particles, 30-D) and one-launch-per-iteration paths, particle counts
 # that are not multiples of the block size, the multi-warp mapping of long
-# rows, the next-coordinate term of rosenbrock and a user objective.
+# rows, the next-coordinate term of rosenbrock and a user objective (whole
+# row, and split across threads as declared separable).
 . "$(dirname "$0")/gpu_common.sh"
 fail=0 n=0
 problems="cubic:1:2048:double rastrigin:30:1000:float rosenbrock:20:333:double
-sphere:1500:40:double user:10:300:double"
+sphere:1500:40:double user:10:300:double user_sep:30:1000:float user_sep:10:300:double"
 for p in $problems; do
   IFS=: read -r obj dims parts prec <<<"$p"
   for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 \

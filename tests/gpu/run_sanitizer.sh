@@ -1,6 +1,7 @@
 #!/bin/bash
 # No out-of-bounds access, race or barrier misuse under compute-sanitizer on
-# small configs: memcheck for every kernel variant and launch mode,
+# small configs: memcheck for every kernel variant and launch mode (built-in
+# objectives and a user objective declared separable),
 # racecheck and synccheck for the fused queue-lock kernels (cluster- and
 # grid-resident, relaxed) and the reduction pair; then the GPU test programs
 # (IPSO_GPU_TEST_PROGRAMS) under all three.
@@ -17,7 +18,7 @@ check() { # check TOOL CONFIG LABEL
     echo "FAIL $1 $3"; echo "$out" | grep -v "^islandpso" | head -20; fail=$((fail + 1))
   fi
 }
-for p in ${IPSO_SANITIZER_PROBLEMS:-cubic:1:300:double rastrigin:30:1333:float sphere:700:9:double}; do
+for p in ${IPSO_SANITIZER_PROBLEMS:-cubic:1:300:double rastrigin:30:1333:float sphere:700:9:double user_sep:30:500:float}; do
   IFS=: read -r obj dims parts prec <<<"$p"
   for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 queue:strict:1 \
                  reduction:strict:1; do
@@ -27,7 +28,7 @@ for p in ${IPSO_SANITIZER_PROBLEMS:-cubic:1:300:double rastrigin:30:1333:float s
     write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 4
     "$IPSO_BIN" "$cfg" >/dev/null 2>&1 # compile into the cache outside the sanitizer
     check memcheck "$cfg" "$obj D=$dims $kernel $sync resident=$resident"
-    if [ "$obj" != sphere ] && [ "$variant" != queue:strict:1 ] && [ "$variant" != queue_lock:strict:0 ]; then
+    if [ "$obj" != sphere ] && [ "$obj" != user_sep ] && [ "$variant" != queue:strict:1 ] && [ "$variant" != queue_lock:strict:0 ]; then
       check racecheck "$cfg" "$obj D=$dims $kernel $sync resident=$resident"
       check synccheck "$cfg" "$obj D=$dims $kernel $sync resident=$resident"
     fi

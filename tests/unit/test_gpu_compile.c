@@ -1,6 +1,7 @@
 /* Every kernel variant compiles with NVRTC for sm_90 (no GPU needed): each
  * built-in objective in both precisions, the thread mappings of short,
- * medium and long rows, strict and relaxed, and a user objective. */
+ * medium and long rows, strict and relaxed, and a user objective, whole-row
+ * and separable. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@ static int compile(const char *toml, const char *what)
   if (config_load_text(toml, what, 0, NULL, 1, &cfg) != IPSO_OK) return 1;
   struct gpu_mapping m;
   int user = cfg.objective.id == IPSO_OBJ_USER;
-  gpu_mapping_choose(cfg.objective.dimensions, cfg.run.precision == IPSO_FLOAT, user, &m);
+  gpu_mapping_choose(cfg.objective.dimensions, cfg.run.precision == IPSO_FLOAT,
+                     user && !cfg.objective.separable, &m);
   struct swarm_consts k;
   swarm_consts_build(&cfg, &k);
   char *defines = gpu_kernel_defines(&cfg, &m, &k);
@@ -58,7 +60,8 @@ int main(void)
   /* Rows too long for the resident kernels, non-uniform bounds, and a user
    * objective with a parameter array. */
   fail += compile("[objective]\nname = \"rastrigin\"\ndimensions = 20000\n[swarm]\nparticles = 8\n"
-                  "sync = \"relaxed\"\n", "rastrigin D=20000 double relaxed");
+                  "sync = \"relaxed\"\n",
+                  "rastrigin D=20000 double relaxed");
   fail += compile("[objective]\nname = \"sphere\"\ndimensions = 3\nlower = [-1, -2, -3]\n"
                   "upper = [1, 2, 3]\n",
                   "sphere D=3 per-dimension bounds");
@@ -72,14 +75,17 @@ int main(void)
         "  return s * scale;\n}\n",
         f);
   fclose(f);
-  for (int fl = 0; fl < 2; fl++) {
-    snprintf(toml, sizeof toml,
-             "[run]\nprecision = \"%s\"\n[objective]\nname = \"user\"\ndimensions = 20\n"
-             "lower = -5\nupper = 5\nsource = \"%s\"\nfunction = \"shifted\"\n"
-             "[objective.params]\nshift = [1, 2, 3]\nscale = 0.5\n",
-             fl ? "float" : "double", src);
-    fail += compile(toml, fl ? "user objective (float)" : "user objective (double)");
-  }
+  for (int fl = 0; fl < 2; fl++)
+    for (int sep = 0; sep < 2; sep++) {
+      snprintf(toml, sizeof toml,
+               "[run]\nprecision = \"%s\"\n[objective]\nname = \"user\"\ndimensions = 20\n"
+               "lower = -5\nupper = 5\nsource = \"%s\"\nfunction = \"shifted\"\n"
+               "separable = %s\n[objective.params]\nshift = [1, 2, 3]\nscale = 0.5\n",
+               fl ? "float" : "double", src, sep ? "true" : "false");
+      snprintf(what, sizeof what, "user objective (%s%s)", fl ? "float" : "double",
+               sep ? ", separable" : "");
+      fail += compile(toml, what);
+    }
   remove(src);
   rmdir(dir);
   printf("%s\n", fail ? "FAILED" : "passed");
