@@ -52,8 +52,9 @@ struct consts_f {
 };
 
 /* A global-best slot as laid out on the device: cost (REAL) at 0, index at
- * 8, iteration tag at 16, lock at 24; 32 bytes either way. */
-#define GB_SLOT_BYTES 32
+ * 8, iteration tag at 16, lock at 24, hint (lowest cost offered, as an
+ * unsigned key) at 32; 40 bytes either way. */
+#define GB_SLOT_BYTES 40
 /* Rows the resident kernels can keep in shared memory (IPSO_RESIDENT_MAX_D
  * in kernels/pso_kernels.cu). */
 #define RESIDENT_MAX_D 1024
@@ -233,8 +234,10 @@ static int allocate(struct gpu_swarm *g)
       memcpy(sl, &inf_f, sizeof inf_f);
     else
       memcpy(sl, &inf_d, sizeof inf_d);
+    unsigned long long hint = ~0ull; /* above every key: no offer yet */
     memcpy(sl + 8, &none, sizeof none);
     memcpy(sl + 16, &tag, sizeof tag);
+    memcpy(sl + 32, &hint, sizeof hint);
   }
   CUDA_TRY(cudaMemcpy(g->s.gb, slots, sizeof slots, cudaMemcpyHostToDevice));
   CUDA_TRY(cudaMalloc(&g->s.gpos, 2 * (size_t)g->map.pitch * g->es));
