@@ -69,6 +69,8 @@ enum {
   K_SCATTER,
   K_RES_CLUSTER,
   K_RES_GRID,
+  K_RES_CLUSTER_KEEP,
+  K_RES_GRID_KEEP,
   K_COUNT
 };
 static const char *kernel_names[K_COUNT] = {NULL,
@@ -79,7 +81,9 @@ static const char *kernel_names[K_COUNT] = {NULL,
                                             "gather_kernel",
                                             "scatter_kernel",
                                             "resident_cluster_kernel",
-                                            "resident_grid_kernel"};
+                                            "resident_grid_kernel",
+                                            "resident_cluster_keep_kernel",
+                                            "resident_grid_keep_kernel"};
 
 /* How iterations are launched: one launch per iteration, or one launch per
  * segment with every block resident (queue-lock kernel only). */
@@ -104,6 +108,7 @@ struct gpu_swarm {
   int device, island, D, fl, relaxed, variant, blocks;
   enum launch_mode mode;
   int res_blocks;      /* grid of the resident kernels */
+  int keep;            /* resident kernels keep the state in registers (one tile per block) */
   unsigned int *d_bar; /* grid barrier: arrivals, generation */
   int64_t N;
   size_t es; /* bytes per element */
@@ -332,7 +337,9 @@ static int launch_resident(struct gpu_swarm *g, long long first, long long last)
     attr.val.cooperative = 1;
     lc.numAttrs = 1;
   }
-  cudaKernel_t k = g->k[g->mode == MODE_CLUSTER ? K_RES_CLUSTER : K_RES_GRID];
+  int which = g->mode == MODE_CLUSTER ? K_RES_CLUSTER : K_RES_GRID;
+  if (g->keep) which = g->mode == MODE_CLUSTER ? K_RES_CLUSTER_KEEP : K_RES_GRID_KEEP;
+  cudaKernel_t k = g->k[which];
   void *args[] = {&g->s, &first, &last, &g->d_bar};
   CUDA_TRY(cudaLaunchKernelExC(&lc, (const void *)k, args));
   return IPSO_OK;
@@ -346,9 +353,12 @@ static int choose_mode(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
   const char *env = getenv("IPSO_GPU_RESIDENT");
   g->mode = MODE_STREAMING;
   if (g->variant != 0 || g->D > RESIDENT_MAX_D || (env && env[0] == '0')) return IPSO_OK;
-  int per_sm = 0;
+  int per_sm = 0, per_sm_keep = 0;
   CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)g->k[K_RES_GRID],
                                                          g->map.block, 0));
+  if (gpu_mapping_keep_ok(&g->map, g->D))
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm_keep, (const void *)g->k[K_RES_GRID_KEEP], g->map.block, 0));
   int resident = per_sm * prop->multiProcessorCount;
   if (resident < 1) return IPSO_OK;
   if (g->relaxed) {
@@ -360,6 +370,14 @@ static int choose_mode(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
   } else if ((double)g->N * g->D <= GRID_RESIDENT_MAX_ELEMENTS) {
     g->mode = MODE_GRID;
     g->res_blocks = g->blocks < resident ? g->blocks : resident;
+  }
+  /* The state in registers when every block can have its own tile at once
+   * (IPSO_GPU_KEEP=0 forbids it, for comparison). */
+  const char *keep = getenv("IPSO_GPU_KEEP");
+  if (g->mode != MODE_STREAMING && g->blocks <= per_sm_keep * prop->multiProcessorCount &&
+      !(keep && keep[0] == '0')) {
+    g->keep = 1;
+    g->res_blocks = g->blocks;
   }
   return IPSO_OK;
 }
@@ -655,10 +673,11 @@ double gpu_last_step_ms(struct backend *b)
 const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
 {
   struct gpu_swarm *g = b->impl;
-  snprintf(buf, n, "G=%d V=%d %s", g->map.group, g->map.vec,
+  snprintf(buf, n, "G=%d V=%d %s%s", g->map.group, g->map.vec,
            g->mode == MODE_STREAMING ? "streaming"
            : g->mode == MODE_CLUSTER ? "cluster"
-                                     : "resident");
+                                     : "resident",
+           g->keep ? "+regs" : "");
   return buf;
 }
 
@@ -695,7 +714,12 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
   if (rc != IPSO_OK) return rc;
   for (int i = 0; i < K_COUNT; i++) {
     const char *name = i == K_STEP ? variant_kernel(g->variant) : kernel_names[i];
-    if ((i == K_RES_CLUSTER || i == K_RES_GRID) && g->D > RESIDENT_MAX_D) continue;
+    if ((i == K_RES_CLUSTER || i == K_RES_GRID || i == K_RES_CLUSTER_KEEP ||
+         i == K_RES_GRID_KEEP) &&
+        g->D > RESIDENT_MAX_D)
+      continue;
+    if ((i == K_RES_CLUSTER_KEEP || i == K_RES_GRID_KEEP) && !gpu_mapping_keep_ok(&g->map, g->D))
+      continue;
     CUDA_TRY(cudaLibraryGetKernel(&g->k[i], g->prog.library, name));
   }
   return IPSO_OK;
@@ -791,10 +815,10 @@ int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
   if (rc == IPSO_OK) {
     char bus[32] = "?";
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
-    snprintf(b->description, sizeof b->description, "gpu %d (%.96s, %s, %.0f GiB), %s %s, %s",
+    snprintf(b->description, sizeof b->description, "gpu %d (%.96s, %s, %.0f GiB), %s %s, %s%s",
              g->device, prop.name, bus, (double)prop.totalGlobalMem / (1 << 30),
              config_kernel_name(cfg->swarm.kernel), config_sync_name(cfg->swarm.sync),
-             mode_names[g->mode]);
+             mode_names[g->mode], g->keep ? " (state in registers)" : "");
   }
   if (rc == IPSO_OK) rc = allocate(g);
   if (rc == IPSO_OK) rc = upload_constants(g, &k);

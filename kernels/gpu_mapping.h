@@ -30,6 +30,15 @@ static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
   return m->block / m->group;
 }
 
+/* Whether the resident kernels have a variant that keeps a thread's part of
+ * the state in registers (IPSO_KEEP_OK in kernels/pso_kernels.cu): at most 8
+ * elements per thread for D dimensions. */
+static inline int gpu_mapping_keep_ok(const struct gpu_mapping *m, int dims)
+{
+  int chunks = (dims + m->group * m->vec - 1) / (m->group * m->vec);
+  return chunks * m->vec <= 8;
+}
+
 /* The #define block that specialises the kernel source to CFG with mapping
  * M and per-dimension constants K (malloc'd). */
 char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping *m,

@@ -321,11 +321,26 @@ IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, b
   return isnan(cost) ? (real)IPSO_INF : cost;
 }
 
+/* This thread's part of a particle's state, kept in registers across the
+ * iterations of a resident launch when every block has one tile of
+ * particles (particle_step<true>): the loads of position, velocity and
+ * personal best are then paid once per launch instead of once per
+ * iteration. Only for rows of few elements per thread (registers). */
+struct particle_regs {
+  real x[IPSO_C][IPSO_V], v[IPSO_C][IPSO_V], p[IPSO_C][IPSO_V];
+  real pc;
+};
+#define IPSO_KEEP_OK (IPSO_C * IPSO_V <= 8)
+
 /* Updates particle I at iteration T against the global best position G:
  * new position and velocity, cost, personal best. Returns the cost and
- * whether the personal best improved (on every thread of the group). */
+ * whether the personal best improved (on every thread of the group).
+ * KEEP: the state comes from R when HAVE (else from memory) and goes back
+ * to R; memory is written as always. */
+template <bool KEEP>
 IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const real *g, int lane,
-                           bool active, block_shared &sh, bool &improved)
+                           bool active, block_shared &sh, bool &improved, particle_regs &r,
+                           bool have)
 {
   real xs[IPSO_C][IPSO_V];
   size_t row = (size_t)i * IPSO_PITCH;
@@ -334,9 +349,14 @@ IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const 
     int base = (c * IPSO_G + lane) * IPSO_V;
     if (base >= IPSO_D) continue;
     real x[IPSO_V], v[IPSO_V], p[IPSO_V], gg[IPSO_V];
-    vec<IPSO_V>::load(s.x + row + base, x);
-    vec<IPSO_V>::load(s.v + row + base, v);
-    vec<IPSO_V>::load(s.p + row + base, p);
+    if (KEEP && have) {
+#pragma unroll
+      for (int k = 0; k < IPSO_V; k++) x[k] = r.x[c][k], v[k] = r.v[c][k], p[k] = r.p[c][k];
+    } else {
+      vec<IPSO_V>::load(s.x + row + base, x);
+      vec<IPSO_V>::load(s.v + row + base, v);
+      vec<IPSO_V>::load(s.p + row + base, p);
+    }
 #pragma unroll
     for (int k = 0; k < IPSO_V; k++) gg[k] = base + k < IPSO_D ? g[base + k] : (real)0;
 #pragma unroll
@@ -351,16 +371,27 @@ IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const 
       vec<IPSO_V>::store(s.v + row + base, v);
     }
 #pragma unroll
-    for (int k = 0; k < IPSO_V; k++) xs[c][k] = x[k];
+    for (int k = 0; k < IPSO_V; k++) {
+      xs[c][k] = x[k];
+      if (KEEP) r.x[c][k] = x[k], r.v[c][k] = v[k], r.p[c][k] = p[k];
+    }
   }
   /* Read before group_cost, whose shuffles (or, for a group of several
    * warps, block barriers) every thread of the group passes before lane 0
    * can write the new personal-best cost below: read after it, a warp of
    * the group that is behind could see the new cost, take the particle for
    * not improved, and leave its part of the personal-best row unwritten. */
-  real pc = s.pcost[i];
+  real pc = KEEP && have ? r.pc : s.pcost[i];
   real cost = group_cost(xs, s.x + row, lane, sh);
   improved = cost < pc;
+  if (KEEP) {
+    r.pc = improved ? cost : pc;
+    if (improved)
+#pragma unroll
+      for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+        for (int k = 0; k < IPSO_V; k++) r.p[c][k] = xs[c][k];
+  }
   if (active) {
     if (improved) {
 #pragma unroll
@@ -513,7 +544,8 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   g = s.gpos + (size_t)prev * IPSO_PITCH;
   __syncthreads();
   bool improved;
-  real pc = particle_step(s, i, t, g, lane, active, sh, improved);
+  particle_regs none;
+  real pc = particle_step<false>(s, i, t, g, lane, active, sh, improved, none, false);
   if (VARIANT == 2) {
     real c = active ? pc : (real)IPSO_INF;
     long long idx = active ? i : IPSO_NONE;
@@ -621,8 +653,11 @@ IPSO_HD void cluster_barrier()
  * Relaxed: no barrier; blocks run ahead; each iteration uses the live best
  * read during the previous one (the load is issued before the particles
  * are updated, so its latency is hidden), possibly while a writer updates
- * it. */
-template <int SCOPE>
+ * it.
+ *
+ * KEEP: every block has at most one tile, whose state stays in registers
+ * from one iteration to the next (particle_regs). */
+template <int SCOPE, bool KEEP>
 __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned int *bar)
 {
   __shared__ block_shared sh;
@@ -631,6 +666,7 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   __shared__ long long g_idx;
   int lane = threadIdx.x % IPSO_G;
   long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
+  particle_regs keep; /* KEEP: one tile per block, its state across iterations */
   int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
   if (threadIdx.x == 0) {
     g_cost = ld_l2(&s.gb[start].cost);
@@ -660,7 +696,7 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
       bool active = i < K.n;
       if (!active) i = K.n - 1;
       bool improved;
-      real pc = particle_step(s, i, t, gs, lane, active, sh, improved);
+      real pc = particle_step<KEEP>(s, i, t, gs, lane, active, sh, improved, keep, t > first);
       if (active && lane == 0 && improved && lex_less(pc, i, gc, gi)) {
         int k = atomicAdd(&sh.q_n, 1);
         sh.q_cost[k] = pc;
@@ -722,17 +758,20 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   }
 }
 
-extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
-    resident_cluster_kernel(swarm_ptrs s, long long first, long long last, unsigned int *bar)
-{
-  resident<1>(s, first, last, bar);
-}
-
-extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
-    resident_grid_kernel(swarm_ptrs s, long long first, long long last, unsigned int *bar)
-{
-  resident<2>(s, first, last, bar);
-}
+#define IPSO_RESIDENT_KERNEL(NAME, SCOPE, KEEP)                                                    \
+  extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)                                         \
+      NAME(swarm_ptrs s, long long first, long long last, unsigned int *bar)                       \
+  {                                                                                                \
+    resident<SCOPE, KEEP>(s, first, last, bar);                                                    \
+  }
+IPSO_RESIDENT_KERNEL(resident_cluster_kernel, 1, false)
+IPSO_RESIDENT_KERNEL(resident_grid_kernel, 2, false)
+/* With the state in registers: the host launches these when every block
+ * has one tile and they fit (they use more registers). */
+#if IPSO_KEEP_OK
+IPSO_RESIDENT_KERNEL(resident_cluster_keep_kernel, 1, true)
+IPSO_RESIDENT_KERNEL(resident_grid_keep_kernel, 2, true)
+#endif
 
 #endif
 
