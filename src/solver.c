@@ -540,7 +540,15 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   struct swarm_setup setup = {cfg, s->rank, s->size, island_device_for(local_rank, devices)};
-  rc = island_agree(s->comm, backend_create(&setup, &s->b));
+  /* A user objective is compiled by rank 0 first: a compile error or a
+   * refused declaration is then reported once, and the other ranks load
+   * the compiled object from the cache instead of all compiling at once. */
+  int user_first = cfg->objective.id == IPSO_OBJ_USER && s->size > 1;
+  if (user_first) {
+    rc = island_agree(s->comm, s->rank == 0 ? backend_create(&setup, &s->b) : IPSO_OK);
+    if (rc != IPSO_OK) return rc;
+  }
+  rc = island_agree(s->comm, !user_first || s->rank != 0 ? backend_create(&setup, &s->b) : IPSO_OK);
   if (rc != IPSO_OK) return rc;
   IPSO_TRY(report_devices(s));
   IPSO_TRY(ring_migration_create(s->comm, cfg, &s->rm));

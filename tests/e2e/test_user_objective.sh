@@ -3,8 +3,8 @@
 # built-in sphere's run; the user Rastrigin of configs/user gives the
 # built-in's values to rounding; parameters arrive as constants; the fitting
 # example finds the least-squares optimum; objective.separable is checked;
-# a syntax error exits 2 naming the user's file and line; a missing
-# function is a clear error.
+# a syntax error exits 2 naming the user's file and line (once, on several
+# ranks); a missing function is a clear error.
 . "$IPSO_TEST_DIR/lib/common.sh"
 . "$IPSO_TEST_DIR/e2e/cfg.sh"
 export IPSO_CACHE_DIR=$work/cache
@@ -121,6 +121,11 @@ user_cfg e.toml broken.cu broken 2 -1 1 8 5
 expect_rc 2 "syntax error in the user's file" "$IPSO_BIN" e.toml
 echo "$out" | grep -q "broken.cu:3" || fail "syntax error: no 'broken.cu:3' in the message"
 echo "$out" | grep -q "cannot compile objective.source" || fail "syntax error: no summary line"
+# On several ranks the error is reported once (rank 0 compiles first).
+expect_rc 2 "syntax error on 3 ranks" mpi 3 e.toml
+n=$(echo "$out" | grep -c "cannot compile objective.source")
+[ "$n" -eq 1 ] && pass "3 ranks: the compile error reported once" ||
+  fail "3 ranks: the compile error reported $n times"
 user_cfg m.toml sphere.cu nosuch 2 -1 1 8 5
 expect_rc 2 "missing function" "$IPSO_BIN" m.toml
 echo "$out" | grep -q "objective.function 'nosuch' is not defined in" || fail "missing function: message"
