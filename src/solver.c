@@ -492,8 +492,8 @@ static int check_old_checkpoint(struct solver *s)
         status = IPSO_ERR_USAGE;
       } else if (!S_ISREG(st.st_mode)) {
         log_user_error("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
-                       "checkpoint files", files[k],
-                       S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+                       "checkpoint files",
+                       files[k], S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
         status = IPSO_ERR_USAGE;
       }
     }
@@ -648,8 +648,9 @@ static int finish(struct solver *s)
   /* A run restarted at its last iteration has not taken its result yet. */
   if (!s->have_result) IPSO_TRY(take_result(s));
   struct island_best *g = &s->result;
-  struct run_result r = {fitness_of(s, g->cost), g->position, s->D,  s->result_island,
-                         g->particle,            s->t,        evaluations_at(s, s->t), elapsed(s)};
+  struct run_result r = {fitness_of(s, g->cost),  g->position, s->D,
+                         s->result_island,        g->particle, s->t,
+                         evaluations_at(s, s->t), elapsed(s)};
   int rc = write_checkpoint(s);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK)
