@@ -109,6 +109,7 @@ struct gpu_swarm {
   enum launch_mode mode;
   int res_blocks;      /* grid of the resident kernels */
   int keep;            /* resident kernels keep the state in registers (one tile per block) */
+  int pdl;             /* one launch per iteration with programmatic dependent launch */
   unsigned int *d_bar; /* grid barrier: arrivals, generation */
   int64_t N;
   size_t es; /* bytes per element */
@@ -143,6 +144,27 @@ static int launch(struct gpu_swarm *g, int which, unsigned grid, unsigned block,
 {
   CUDA_TRY(cudaLaunchKernel((const void *)g->k[which], dim3_of(grid), dim3_of(block), args, 0,
                             g->stream));
+  return IPSO_OK;
+}
+
+/* The same with programmatic dependent launch when g->pdl (the kernel waits
+ * for the previous grid itself: pdl_start in kernels/pso_kernels.cu). */
+static int launch_iteration(struct gpu_swarm *g, int which, unsigned grid, unsigned block,
+                            void **args)
+{
+  if (!g->pdl) return launch(g, which, grid, block, args);
+  cudaLaunchConfig_t lc;
+  cudaLaunchAttribute attr;
+  memset(&lc, 0, sizeof lc);
+  memset(&attr, 0, sizeof attr);
+  lc.gridDim = dim3_of(grid);
+  lc.blockDim = dim3_of(block);
+  lc.stream = g->stream;
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  lc.attrs = &attr;
+  lc.numAttrs = 1;
+  CUDA_TRY(cudaLaunchKernelExC(&lc, (const void *)g->k[which], args));
   return IPSO_OK;
 }
 
@@ -379,6 +401,12 @@ static int choose_mode(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
     g->keep = 1;
     g->res_blocks = g->blocks;
   }
+  /* Without the state in registers, a strict grid-resident launch gains
+   * nothing over one launch per iteration with programmatic dependent
+   * launch, whose overlap costs less than the software grid barrier (H200,
+   * 30-D float: 0.0112 s against 0.0134 s; 120-D double: 0.0538 against
+   * 0.0527 s). */
+  if (g->mode == MODE_GRID && !g->keep && g->pdl) g->mode = MODE_STREAMING;
   return IPSO_OK;
 }
 
@@ -400,11 +428,11 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   } else {
     for (long long t = first; t <= last; t++) {
       void *a[] = {&g->s, &t, &f};
-      IPSO_TRY(launch(g, K_STEP, (unsigned)g->blocks, (unsigned)g->map.block, a));
+      IPSO_TRY(launch_iteration(g, K_STEP, (unsigned)g->blocks, (unsigned)g->map.block, a));
       if (g->variant != 0) {
         int nslots = g->blocks, fresh = 0;
         void *r[] = {&g->s, &nslots, &t, &f, &fresh};
-        IPSO_TRY(launch(g, K_REDUCE, 1, (unsigned)g->map.block, r));
+        IPSO_TRY(launch_iteration(g, K_REDUCE, 1, (unsigned)g->map.block, r));
       }
     }
   }
@@ -811,6 +839,8 @@ int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
     rc = IPSO_FAIL("cuda", "cannot use GPU %d: %s", g->device, cudaGetErrorString(e));
   if (rc == IPSO_OK) rc = swarm_consts_build(cfg, &k);
   if (rc == IPSO_OK) rc = build_program(g, &k, prop.major, prop.minor);
+  const char *pdl = getenv("IPSO_GPU_PDL"); /* 0: plain launches, for comparison */
+  g->pdl = prop.major >= 9 && !(pdl && pdl[0] == '0');
   if (rc == IPSO_OK) rc = choose_mode(g, &prop);
   if (rc == IPSO_OK) {
     char bus[32] = "?";

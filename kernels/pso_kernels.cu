@@ -519,9 +519,23 @@ IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real 
  * global best by VARIANT: 0 queue-lock (fused, one launch), 1 queue (block
  * candidates to slots, reduce_kernel next), 2 reduction (block tree
  * reduction of every personal best to slots, reduce_kernel next). */
+/* Programmatic dependent launch (one launch per iteration, sm_90): wait
+ * until the previous grid of the stream has completed and its writes are
+ * visible, then let the next grid be scheduled while this one runs, so its
+ * launch overlaps this grid's tail. No-ops for a launch without the
+ * attribute. */
+IPSO_HD void pdl_start()
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
 template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long first)
 {
   __shared__ block_shared sh;
+  pdl_start();
   int lane = threadIdx.x % IPSO_G;
   long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
   bool active = i < K.n;
@@ -781,6 +795,7 @@ IPSO_RESIDENT_KERNEL(resident_grid_keep_kernel, 2, true)
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     reduce_kernel(swarm_ptrs s, int nslots, long long t, long long first, int fresh)
 {
+  pdl_start();
   __shared__ block_shared sh;
   __shared__ long long win;
   int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);

@@ -13,10 +13,16 @@ problems="cubic:1:2048:double rastrigin:30:1000:float rosenbrock:20:333:double
 sphere:1500:40:double user:10:300:double user_sep:30:1000:float user_sep:10:300:double"
 for p in $problems; do
   IFS=: read -r obj dims parts prec <<<"$p"
-  for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 \
-                 queue_lock:relaxed:0 queue:strict:1 reduction:strict:1; do
+  for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:strict:plain \
+                 queue_lock:relaxed:1 queue_lock:relaxed:0 queue:strict:1 reduction:strict:1; do
     IFS=: read -r kernel sync resident <<<"$variant"
-    export IPSO_GPU_RESIDENT=$resident
+    # plain: resident kernels without the state in registers, and launches
+    # without programmatic dependent launch (the paths of older GPUs).
+    if [ "$resident" = plain ]; then
+      export IPSO_GPU_RESIDENT=1 IPSO_GPU_KEEP=0 IPSO_GPU_PDL=0
+    else
+      export IPSO_GPU_RESIDENT=$resident IPSO_GPU_KEEP=1 IPSO_GPU_PDL=1
+    fi
     cfg=$work/$obj-$dims-$kernel-$sync-$resident.toml
     write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 25
     n=$((n + 1))

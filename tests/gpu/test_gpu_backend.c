@@ -97,14 +97,16 @@ static double max_rel(const double *a, const double *b, size_t n, double scale)
 }
 
 /* Strict runs: variants equal, repeatable, and close to (or equal to) the CPU.
- * The queue-lock kernel runs twice: resident where the backend chooses it,
- * and one launch per iteration (IPSO_GPU_RESIDENT=0). */
+ * The queue-lock kernel runs three times: as the backend chooses, with one
+ * launch per iteration (IPSO_GPU_RESIDENT=0), and on the plain paths
+ * (IPSO_GPU_KEEP=0 IPSO_GPU_PDL=0: no state in registers, no programmatic
+ * dependent launch). */
 static void check_problem(const struct problem *p)
 {
-  enum { NV = 4 };
-  const char *kernels[NV] = {"queue_lock", "queue_lock", "queue", "reduction"};
+  enum { NV = 5 };
+  const char *kernels[NV] = {"queue_lock", "queue_lock", "queue", "reduction", "queue_lock"};
   const char *labels[NV] = {"queue_lock", "queue_lock (one launch per iteration)", "queue",
-                            "reduction"};
+                            "reduction", "queue_lock (plain paths)"};
   const int iters = 3;
   double best[16];
   struct ipso_config cfg;
@@ -122,8 +124,11 @@ static void check_problem(const struct problem *p)
   for (int v = 0; v < NV; v++) {
     make_config(p, kernels[v], "strict", 7, &cfg);
     if (v == 1) setenv("IPSO_GPU_RESIDENT", "0", 1);
+    if (v == 4) setenv("IPSO_GPU_KEEP", "0", 1), setenv("IPSO_GPU_PDL", "0", 1);
     CHECK(run(&cfg, 1, iters, &gpu[v], best) == IPSO_OK, "gpu run %s", labels[v]);
     unsetenv("IPSO_GPU_RESIDENT");
+    unsetenv("IPSO_GPU_KEEP");
+    unsetenv("IPSO_GPU_PDL");
     config_free(&cfg);
     const char *what;
     size_t where;
