@@ -278,8 +278,8 @@ IPSO_HD real group_combine(real a, bool product, block_shared &sh, int which)
  * global memory; this thread holds its part in XS: chunk c, element k =
  * coordinate (c*G + lane)*V + k). Built-in and separable user objectives
  * are reduced across the group; any other user objective takes the whole
- * row and is evaluated by the group's first thread. ROW is read only after the group's barrier, so
- * every thread's stores to it are visible. */
+ * row and is evaluated by the group's first thread. ROW is read only after
+ * the group's barrier, so every thread's stores to it are visible. */
 IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
 {
 #if IPSO_NEEDS_NEXT || IPSO_USER_ROW
@@ -515,10 +515,6 @@ IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real 
   }
 }
 
-/* One iteration T of the swarm: update, evaluate, personal bests, and the
- * global best by VARIANT: 0 queue-lock (fused, one launch), 1 queue (block
- * candidates to slots, reduce_kernel next), 2 reduction (block tree
- * reduction of every personal best to slots, reduce_kernel next). */
 /* Programmatic dependent launch (one launch per iteration, sm_90): wait
  * until the previous grid of the stream has completed and its writes are
  * visible, then let the next grid be scheduled while this one runs, so its
@@ -532,6 +528,10 @@ IPSO_HD void pdl_start()
 #endif
 }
 
+/* One iteration T of the swarm: update, evaluate, personal bests, and the
+ * global best by VARIANT: 0 queue-lock (fused, one launch), 1 queue (block
+ * candidates to slots, reduce_kernel next), 2 reduction (block tree
+ * reduction of every personal best to slots, reduce_kernel next). */
 template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long first)
 {
   __shared__ block_shared sh;

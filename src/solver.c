@@ -543,12 +543,10 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   /* A user objective is compiled by rank 0 first: a compile error or a
    * refused declaration is then reported once, and the other ranks load
    * the compiled object from the cache instead of all compiling at once. */
-  int user_first = cfg->objective.id == IPSO_OBJ_USER && s->size > 1;
-  if (user_first) {
-    rc = island_agree(s->comm, s->rank == 0 ? backend_create(&setup, &s->b) : IPSO_OK);
-    if (rc != IPSO_OK) return rc;
-  }
-  rc = island_agree(s->comm, !user_first || s->rank != 0 ? backend_create(&setup, &s->b) : IPSO_OK);
+  int first = cfg->objective.id == IPSO_OBJ_USER && s->rank == 0;
+  rc = island_agree(s->comm, first ? backend_create(&setup, &s->b) : IPSO_OK);
+  if (rc != IPSO_OK) return rc;
+  rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
   if (rc != IPSO_OK) return rc;
   IPSO_TRY(report_devices(s));
   IPSO_TRY(ring_migration_create(s->comm, cfg, &s->rm));
