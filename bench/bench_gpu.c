@@ -23,8 +23,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend.h"
+#include "backend_cpu.h"
+#include "backend_gpu.h"
 #include "config.h"
+#include "check.h"
 #include "log.h"
 #include "runtime.h"
 

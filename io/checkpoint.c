@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "h5util.h"
+#include "check.h"
 #include "log.h"
 
 #define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
@@ -447,7 +448,7 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
                      " particles in %d dimensions, the config has %" PRId64 " in %d",
                      path, s->particles, s->dims, cfg->swarm.particles, cfg->objective.dimensions);
   if (rank == 0) st = directory_writable(path);
-  st = h5u_agree(comm, st);
+  st = island_agree(comm, st);
   if (st != IPSO_OK) return st;
 
   sum = island_checksum(s);
@@ -455,7 +456,7 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
     return IPSO_FAIL("checkpoint", "'%s': out of memory", path);
   rc = MPI_Gather(&sum, 1, MPI_UINT64_T, sums, 1, MPI_UINT64_T, 0, comm);
   if (rc != MPI_SUCCESS) {
-    h5u_mpi_fail(rc, "MPI_Gather", __FILE__, __LINE__);
+    ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
     free(sums);
     return IPSO_ERR_RUNTIME;
   }
@@ -470,14 +471,14 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
   }
   /* Every rank has written and closed; a rank that failed never gets here
    * (it aborts the job), so neither does rank 0's commit. */
-  st = h5u_agree(comm, st);
+  st = island_agree(comm, st);
   if (st == IPSO_OK && rank == 0) {
     st = verify(path, tmp, size, s->particles, s->dims, sums);
     if (st == IPSO_OK) st = commit(path, tmp, prev);
     if (st != IPSO_OK) unlink(tmp);
   }
   free(sums);
-  return h5u_agree(comm, st);
+  return island_agree(comm, st);
 }
 
 /* Rank 0's first look at checkpoint PATH: a readable regular HDF5 file.
@@ -880,19 +881,19 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
 
   /* The verdicts on the file: each reached by every rank, and agreed. */
   if (f.rank == 0) st = probe(path, why, sizeof why);
-  st = h5u_agree(comm, st);
+  st = island_agree(comm, st);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
   if (f.writer && h5u_open(&f, H5U_READ, hdf5, sizeof hdf5) != IPSO_OK) {
     explain_open_failure(hdf5, why, sizeof why);
     st = IPSO_ERR_USAGE;
   }
-  st = h5u_agree(comm, st);
+  st = island_agree(comm, st);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
   if (f.writer) st = check_problem(&f, cfg, info, why, sizeof why);
   if (f.writer && st == IPSO_OK)
     st = open_state(&f, cfg->swarm.particles, cfg->objective.dimensions, dsets, &sums_dset, why,
                     sizeof why);
-  st = h5u_agree(comm, st);
+  st = island_agree(comm, st);
   if (st != IPSO_OK) {
     if (f.writer) {
       h5u_close_ids(&f, IPSO_OK, dsets, 5);
@@ -903,7 +904,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   }
   rc = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, comm);
   if (rc != MPI_SUCCESS) {
-    h5u_mpi_fail(rc, "MPI_Bcast", __FILE__, __LINE__);
+    ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
     return IPSO_ERR_RUNTIME;
   }
 
@@ -921,13 +922,13 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   if (h5u_read(&f, sums_dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto fail;
   rc = MPI_Bcast(sums, f.size, MPI_UINT64_T, 0, comm);
   if (rc != MPI_SUCCESS) {
-    h5u_mpi_fail(rc, "MPI_Bcast", __FILE__, __LINE__);
+    ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
     goto fail;
   }
   bad = island_checksum(s) == sums[f.rank] ? INT_MAX : f.rank;
   rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm);
   if (rc != MPI_SUCCESS) {
-    h5u_mpi_fail(rc, "MPI_Allreduce", __FILE__, __LINE__);
+    ipso_mpi_fail("MPI_Allreduce", rc, __FILE__, __LINE__);
     goto fail;
   }
   free(sums);
@@ -948,4 +949,84 @@ fail:
   free(sums);
   swarm_state_free(s);
   return IPSO_ERR_RUNTIME;
+}
+
+/* The checkpoint and the one kept before it (PREV holds the latter's name). */
+static void checkpoint_files(const char *path, char prev[IPSO_PATH_MAX + 8], const char *files[2])
+{
+  snprintf(prev, IPSO_PATH_MAX + 8, "%s.prev", path);
+  files[0] = path;
+  files[1] = prev;
+}
+
+/* A usage error unless the directory of the checkpoint exists, is a
+ * directory and is writable (rank 0). */
+static int checkpoint_dir_usable(const char *path)
+{
+  char dir[IPSO_PATH_MAX];
+  h5u_directory(path, dir, sizeof dir);
+  struct stat st;
+  int err = stat(dir, &st) != 0 ? errno : (!S_ISDIR(st.st_mode) ? ENOTDIR : 0);
+  if (!err && access(dir, W_OK | X_OK) != 0) err = errno;
+  if (!err) return IPSO_OK;
+  log_user_error("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
+                 path, dir, strerror(err));
+  return IPSO_ERR_USAGE;
+}
+
+/* A fresh run must not leave an older run's checkpoint where --resume would
+ * find it: an existing checkpoint (or the one kept before it) is an error
+ * unless OVERWRITE, and must be a regular file (rank 0). */
+static int checkpoint_path_free(const char *path, int overwrite)
+{
+  char prev[IPSO_PATH_MAX + 8];
+  const char *files[2];
+  checkpoint_files(path, prev, files);
+  for (int k = 0; k < 2; k++) {
+    struct stat st;
+    if (lstat(files[k], &st) != 0) continue;
+    if (!overwrite) {
+      log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
+                     "with --resume (or --restart %s), or start over with --overwrite",
+                     files[k], files[k]);
+      return IPSO_ERR_USAGE;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      log_user_error("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
+                     "checkpoint files",
+                     files[k], S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+      return IPSO_ERR_USAGE;
+    }
+  }
+  return IPSO_OK;
+}
+
+int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fresh, int overwrite)
+{
+  int rank, status = IPSO_OK;
+  const char *path = cfg->output.checkpoint;
+  if (!path[0]) return IPSO_OK;
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    status = checkpoint_dir_usable(path);
+    if (status == IPSO_OK && fresh) status = checkpoint_path_free(path, overwrite);
+  }
+  return island_agree(comm, status);
+}
+
+int checkpoint_remove_old(MPI_Comm comm, const struct ipso_config *cfg)
+{
+  int rank, status = IPSO_OK;
+  if (!cfg->output.checkpoint[0]) return IPSO_OK;
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    char prev[IPSO_PATH_MAX + 8];
+    const char *files[2];
+    checkpoint_files(cfg->output.checkpoint, prev, files);
+    for (int k = 0; k < 2; k++)
+      if (remove(files[k]) != 0 && errno != ENOENT)
+        status = IPSO_FAIL("checkpoint", "cannot remove the earlier checkpoint '%s': %s", files[k],
+                           strerror(errno));
+  }
+  return island_agree(comm, status);
 }

@@ -8,7 +8,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "swarm.h"
 #include "config.h"
 
 struct checkpoint_info {
@@ -37,6 +37,17 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
  * coefficients, kernel, migration) are allowed with a warning. */
 int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *cfg,
                     struct checkpoint_info *info, struct swarm_state *s);
+
+/* Before anything is written: the checkpoint's directory must exist and be
+ * writable, and for a FRESH run an older run's checkpoint (or the one kept
+ * before it) at the path is refused unless OVERWRITE (and must then be a
+ * regular file). IPSO_ERR_USAGE with the reason, agreed by every rank; OK
+ * when checkpoints are off. */
+int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fresh, int overwrite);
+
+/* With --overwrite, once the new output exists: removes the older run's
+ * checkpoint and the one kept before it. */
+int checkpoint_remove_old(MPI_Comm comm, const struct ipso_config *cfg);
 
 #ifdef __cplusplus
 }

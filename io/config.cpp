@@ -24,6 +24,7 @@
 
 #include <toml++/toml.h>
 
+#include "check.h"
 #include "log.h"
 #include "objective.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "log.h"
 
 #define PACK_MAGIC UINT64_C(0x4950534f434f4e46) /* "IPSOCONF" */

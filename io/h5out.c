@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "h5util.h"
+#include "check.h"
 #include "log.h"
 
 /* H5Pset_file_locking exists from HDF5 1.10.7 in the 1.10 series and 1.12.1. */
@@ -131,23 +132,13 @@ void h5u_fail_errno(const char *path, int e, const char *file, int line, const c
   va_end(ap);
 }
 
-void h5u_mpi_fail(int rc, const char *call, const char *file, int line)
+int ipso_h5_fail(const char *path, int e, const char *file, int line, const char *fmt, ...)
 {
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "MPI error %d", rc);
-  log_fail("mpi", file, line, "%s: %s", call, msg);
-}
-
-int h5u_agree(MPI_Comm comm, int status)
-{
-  int worst = status;
-  int rc = MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm);
-  if (rc != MPI_SUCCESS) {
-    h5u_mpi_fail(rc, "MPI_Allreduce", __FILE__, __LINE__);
-    return IPSO_ERR_RUNTIME;
-  }
-  return worst;
+  va_list ap;
+  va_start(ap, fmt);
+  h5u_vfail(path, e, file, line, fmt, ap);
+  va_end(ap);
+  return IPSO_ERR_RUNTIME;
 }
 
 void h5u_user_error(int rank, const char *fmt, ...)
@@ -684,7 +675,7 @@ static struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
   }
   rc = MPI_Comm_dup(comm, &h->comm);
   if (rc != MPI_SUCCESS) {
-    h5u_mpi_fail(rc, "MPI_Comm_dup", __FILE__, __LINE__);
+    ipso_mpi_fail("MPI_Comm_dup", rc, __FILE__, __LINE__);
     free(h);
     return NULL;
   }
@@ -880,7 +871,7 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
   *out = NULL;
   MPI_Comm_rank(comm, &rank);
   if (rank == 0) st = output_creatable(cfg->run.output, overwrite);
-  st = h5u_agree(comm, st);
+  st = island_agree(comm, st);
   if (st != IPSO_OK) return st;
   h = h5out_new(comm, cfg);
   if (!h) return IPSO_ERR_RUNTIME;
@@ -1118,10 +1109,10 @@ static int h5out_open_existing(struct h5out *h, enum h5u_mode mode)
                    h->f.path, why);
     st = IPSO_ERR_USAGE;
   }
-  st = h5u_agree(h->comm, st);
+  st = island_agree(h->comm, st);
   if (st != IPSO_OK) return st;
   if (h->f.writer) st = h5out_open_layout(h);
-  st = h5u_agree(h->comm, st);
+  st = island_agree(h->comm, st);
   if (st != IPSO_OK) h5out_close_file(h);
   return st;
 }
@@ -1134,7 +1125,7 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
   *out = NULL;
   MPI_Comm_rank(comm, &rank);
   if (rank == 0) st = output_continuable(cfg->run.output);
-  st = h5u_agree(comm, st);
+  st = island_agree(comm, st);
   if (st != IPSO_OK) return st;
   h = h5out_new(comm, cfg);
   if (!h) return IPSO_ERR_RUNTIME;

@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "swarm.h"
 #include "config.h"
 
 struct h5out;

@@ -32,7 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check.h"
 #include "ipso.h"
+#include "island_mpi.h"
 #include "log.h"
 
 #ifdef IPSO_HDF5_PARALLEL
@@ -79,7 +81,7 @@ enum h5u_mode {
   do {                                                                                             \
     int h5u_mpi_rc_ = (call);                                                                      \
     if (h5u_mpi_rc_ != MPI_SUCCESS) {                                                              \
-      h5u_mpi_fail(h5u_mpi_rc_, #call, __FILE__, __LINE__);                                        \
+      ipso_mpi_fail(#call, h5u_mpi_rc_, __FILE__, __LINE__);                                       \
       goto done;                                                                                   \
     }                                                                                              \
   } while (0)
@@ -130,13 +132,6 @@ void h5u_full_note(const char *path, char *buf, size_t len);
 
 /* Whether E is an errno value that explains a failed file access. */
 int h5u_file_errno(int e);
-
-/* Reports a failed MPI call with MPI's error string. */
-void h5u_mpi_fail(int rc, const char *call, const char *file, int line);
-
-/* The worst STATUS of all ranks of COMM (IPSO_ERR_RUNTIME if the reduction
- * fails), so that every rank takes the same branch. */
-int h5u_agree(MPI_Comm comm, int status);
 
 /* Prints a verdict on the user's input once, from rank 0 (RANK is the
  * caller's): every rank reaches the same verdict. */

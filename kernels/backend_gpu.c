@@ -10,9 +10,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend.h"
+#include "backend_gpu.h"
 #include "gpu_compile.h"
 #include "gpu_mapping.h"
+#include "check.h"
 #include "log.h"
 #include "objective.h"
 #include "user_objective.h"
@@ -812,6 +813,8 @@ int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
   b->ops = &gpu_ops;
   b->setup = *setup;
   b->impl = g;
+  b->segment_updates = 0x1p31; /* launches queued ahead of the host: milliseconds */
+  b->exact = 0;
   g->cfg = cfg;
   g->device = setup->device < 0 ? 0 : setup->device;
   g->D = cfg->objective.dimensions;

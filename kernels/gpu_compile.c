@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "log.h"
 #include "runtime.h"
 #include "user_objective.h"

@@ -5,7 +5,7 @@
 #ifndef IPSO_GPU_MAPPING_H
 #define IPSO_GPU_MAPPING_H
 
-#include "backend.h"
+#include "swarm.h"
 #include "config.h"
 
 struct gpu_mapping {

@@ -1,24 +1,14 @@
 /* MPI for the islands: start-up with errors returned, rank -> GPU binding,
- * agreement between ranks, the global best, and ring migration. Knows the
- * backend interface but nothing of CUDA. */
+ * agreement between ranks, the global best, and the buffers of ring
+ * migration. Knows neither the backends nor CUDA. */
 #ifndef IPSO_ISLAND_MPI_H
 #define IPSO_ISLAND_MPI_H
 
 #include <mpi.h>
 #include <stdint.h>
 
-#include "backend.h"
 #include "config.h"
-#include "log.h"
-
-/* Checks an MPI call; on failure reports the call and MPI's own error
- * string and returns IPSO_ERR_RUNTIME from the calling function. */
-#define IPSO_CHECK_MPI(call)                                                                       \
-  do {                                                                                             \
-    int ipso_mpi_rc_ = (call);                                                                     \
-    if (ipso_mpi_rc_ != MPI_SUCCESS)                                                               \
-      return island_mpi_fail(#call, ipso_mpi_rc_, __FILE__, __LINE__);                             \
-  } while (0)
+#include "check.h"
 
 struct ring_migration;
 
@@ -28,7 +18,6 @@ extern "C" {
 
 /* Initialises MPI (errors returned, not fatal) and the log's rank. */
 int island_mpi_init(int *argc, char ***argv, int *rank, int *size);
-int island_mpi_fail(const char *call, int rc, const char *file, int line);
 
 /* This rank's index and the number of ranks on its node. */
 int island_local_rank(MPI_Comm comm, int *local_rank, int *local_size);
@@ -49,29 +38,28 @@ int island_or(MPI_Comm comm, int flags, int *all);
 /* Elementwise minimum of N doubles over all ranks, in place. */
 int island_min(MPI_Comm comm, double *values, int n);
 
-/* The best particle of all islands: lowest cost, ties by island. GLOBAL's
- * position buffer [dims] receives the winner's position on every rank. */
-int island_global_best(MPI_Comm comm, const struct island_best *local, int dims,
-                       struct island_best *global, int *island);
+/* The best of all islands: the lowest COST, ties to the lower rank. Every
+ * rank gets the winner's cost, PARTICLE, POSITION [dims] (in place) and rank
+ * in *RANK. */
+int island_best_of_all(MPI_Comm comm, double *cost, int64_t *particle, double *position, int dims,
+                       int *rank);
 
-/* Ring migration: every migration.interval iterations each island sends
- * copies of its migration.migrants best particles to its right neighbour
- * (ring) or to both neighbours (bidirectional_ring; with two islands there
- * is one), and replaces its worst particles by what it receives (backend
- * unpack_migrants). Receives are posted ahead; sends are nonblocking. */
-int ring_migration_create(MPI_Comm comm, const struct ipso_config *cfg,
-                          struct ring_migration **out);
+/* The exchange of the ring migration between neighbouring ranks: buffers of
+ * COUNT doubles go to the right neighbour (and, with BOTH, to the left one
+ * too), and the same come from the left (and the right). With two ranks
+ * the left and right neighbour are the same rank; tags tell the directions
+ * apart. It moves buffers only: what they hold is the caller's. */
+struct ring_exchange;
 
-/* Whether this run migrates at all (interval > 0 and several islands). */
-int ring_migration_active(const struct ring_migration *rm);
-
-/* Exchanges migrants after iteration ITERATION. Fills the destinations
- * (TO[0..*NDEST)) and the best cost sent, and the number of particles
- * replaced here. */
-int ring_migration_exchange(struct ring_migration *rm, struct backend *b, int *to, int *ndest,
-                            double *best_sent, int *replaced);
-
-void ring_migration_free(struct ring_migration *rm);
+int ring_exchange_create(MPI_Comm comm, size_t count, int both, struct ring_exchange **out);
+/* Sends TO_RIGHT (and TO_LEFT) and receives FROM_LEFT (and FROM_RIGHT);
+ * returns when all four transfers are complete. The receives of the next
+ * exchange are posted before it returns. */
+int ring_exchange(struct ring_exchange *rx, const double *to_right, const double *to_left,
+                  double *from_left, double *from_right);
+/* The ranks this one sends to: right first, then left (if both). */
+int ring_exchange_neighbours(const struct ring_exchange *rx, int to[2]);
+void ring_exchange_free(struct ring_exchange *rx);
 
 #ifdef __cplusplus
 }

@@ -10,18 +10,7 @@
 #include <stdint.h>
 
 #include "config.h"
-
-/* A host copy of one island's swarm, in double precision (exact for float
- * runs too). Arrays are row-major: element (i, d) at [i * dims + d]. */
-struct swarm_state {
-  int64_t particles;
-  int dims;
-  double *position;       /* [particles * dims] */
-  double *velocity;       /* [particles * dims] */
-  double *pbest_position; /* [particles * dims] */
-  double *cost;           /* [particles] cost at position */
-  double *pbest_cost;     /* [particles] */
-};
+#include "swarm.h"
 
 /* The best particle of an island. */
 struct island_best {
@@ -70,7 +59,11 @@ struct backend {
   struct swarm_setup setup;
   void *impl;
   char description[256]; /* what runs the island, e.g. "gpu 0: NVIDIA H100 ..." */
-  int64_t segment;       /* iterations per step call that keep the host out of the way */
+  /* What the solver needs to know of the backend, set by its constructor: */
+  double segment_updates; /* particle-dimension updates per step() call that keep the
+                             host's share of the time small */
+  int exact;              /* costs are the host objective's bits (the CPU backend);
+                             otherwise equal to rounding (another math library) */
 };
 
 #ifdef __cplusplus
@@ -78,51 +71,12 @@ extern "C" {
 #endif
 
 /* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one
- * is usable, else cpu with a notice). */
+ * is usable, else cpu with a notice). The only place that names both. */
 int backend_create(const struct swarm_setup *setup, struct backend *b);
-int backend_cpu_create(const struct swarm_setup *setup, struct backend *b);
-/* Shares the node's cores between the ranks on it (unless OMP_NUM_THREADS
- * is set): each CPU island gets cores / RANKS_ON_NODE OpenMP threads. */
-void backend_cpu_threads(int ranks_on_node);
-#ifdef IPSO_HAVE_CUDA
-int backend_gpu_create(const struct swarm_setup *setup, struct backend *b);
-/* Number of CUDA devices visible, 0 if none (or no driver). */
-int gpu_device_count(void);
-/* Why gpu_device_count() is 0, in words. */
-const char *gpu_unavailable_reason(void);
-/* Device time of the launches of the last step() call, by CUDA events (ms). */
-double gpu_last_step_ms(struct backend *b);
-/* The thread mapping in use, in words (for benchmarks). */
-const char *gpu_mapping_of(struct backend *b, char *buf, size_t n);
-#endif
 /* Number of usable GPUs (0 without CUDA or without a device). */
 int backend_gpu_count(void);
-
-/* Per-dimension constants every backend uses, computed once in double:
- * span = upper - lower, vmax = velocity_clamp * span, and the objective's
- * parameter vector (NULL if it takes none). Backends round them to their
- * precision, so the CPU and the GPU use the same values. */
-struct swarm_consts {
-  double *lower, *upper, *span, *vmax, *param;
-};
-int swarm_consts_build(const struct ipso_config *cfg, struct swarm_consts *k);
-void swarm_consts_free(struct swarm_consts *k);
-
-int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
-void swarm_state_free(struct swarm_state *s);
-
-/* Words of the random stream each particle uses per iteration: 2 per
- * dimension (r1, r2), rounded up to whole Philox blocks of 4 except in 1-D. */
-static inline uint64_t swarm_words_per_iteration(int dims)
-{
-  return dims == 1 ? 2u : 4u * (uint64_t)((dims + 1) / 2);
-}
-
-/* The random subsequence of a particle: (island << 32) | particle. */
-static inline uint64_t swarm_subsequence(int island, int64_t particle)
-{
-  return ((uint64_t)(uint32_t)island << 32) | (uint64_t)particle;
-}
+/* Shares the node's cores between the ranks on it (CPU backend). */
+void backend_share_cores(int ranks_on_node);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,8 @@
 #endif
 #include <string.h>
 
-#include "backend.h"
+#include "backend_cpu.h"
+#include "check.h"
 #include "log.h"
 #include "objective.h"
 #include "philox.h"
@@ -176,6 +177,8 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
   b->ops = &cpu_ops;
   b->setup = *setup;
   b->impl = c;
+  b->segment_updates = 0x1p25; /* about 0.1 s on one core */
+  b->exact = 1;
   c->cfg = cfg;
   c->island = setup->island;
   c->D = cfg->objective.dimensions;

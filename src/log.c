@@ -3,9 +3,20 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 static int log_rank_ = 0;
 static int log_size_ = 1;
+static char log_host_[64];
+
+/* The host name, looked up once: a multi-node job's messages say where. */
+static const char *log_host(void)
+{
+  if (!log_host_[0] && gethostname(log_host_, sizeof log_host_ - 1) != 0)
+    snprintf(log_host_, sizeof log_host_, "?");
+  return log_host_;
+}
 
 void log_init(int rank, int size)
 {
@@ -31,8 +42,8 @@ void log_fail(const char *component, const char *file, int line, const char *fmt
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   fflush(stdout);
-  fprintf(stderr, "islandpso: error: [rank %d] %s: %s (%s:%d)\n", log_rank_, component, msg, file,
-          line);
+  fprintf(stderr, "islandpso: error: [rank %d on %s] %s: %s (%s:%d)\n", log_rank_, log_host(),
+          component, msg, file, line);
   fflush(stderr);
 }
 

@@ -14,8 +14,8 @@ void log_init(int rank, int size);
 int log_rank(void);
 int log_size(void);
 
-/* A runtime failure: "islandpso: error: [rank R] COMPONENT: message (file:line)"
- * on stderr, flushed. */
+/* A runtime failure: "islandpso: error: [rank R on HOST] COMPONENT: message
+ * (file:line)" on stderr, flushed. The check macros of check.h call it. */
 void log_fail(const char *component, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -32,16 +32,5 @@ void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #ifdef __cplusplus
 }
 #endif
-
-/* Reports a runtime failure in COMPONENT and evaluates to IPSO_ERR_RUNTIME. */
-#define IPSO_FAIL(component, ...)                                                                  \
-  (log_fail(component, __FILE__, __LINE__, __VA_ARGS__), IPSO_ERR_RUNTIME)
-
-/* Returns the status of CALL from the calling function if it is not IPSO_OK. */
-#define IPSO_TRY(call)                                                                             \
-  do {                                                                                             \
-    int ipso_rc_ = (call);                                                                         \
-    if (ipso_rc_ != IPSO_OK) return ipso_rc_;                                                      \
-  } while (0)
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "island_mpi.h"
+#include "check.h"
 #include "log.h"
 #include "runtime.h"
 #include "solver.h"

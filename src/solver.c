@@ -4,29 +4,26 @@
  * snapshots and checkpoints. */
 #include "solver.h"
 
-#include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
+#include "check.h"
 #include "checkpoint.h"
 #include "h5out.h"
+#include "invariants.h"
 #include "island_mpi.h"
 #include "log.h"
+#include "migration.h"
 #include "objective.h"
 #include "progress.h"
 #include "runtime.h"
-#include "user_objective.h"
+#include "segment.h"
 
-/* Segment length bounds: short enough that signals, progress and the target
- * are noticed promptly; long enough that the host stays out of the way. */
-#define SEGMENT_MAX_ITERATIONS 10000
 #define HISTORY_FLUSH_ROWS 4096
 
 /* Stop reasons agreed between ranks at a segment end (bit flags). */
@@ -45,7 +42,11 @@ struct solver {
   const struct solver_options *opt;
   struct backend b;
   struct h5out *out;
-  struct ring_migration *rm;
+  struct ring_exchange *rx;  /* NULL when islands do not migrate */
+  int links;                 /* migration messages each island receives (migration_links) */
+  double *msg;               /* [3 * message]: what is sent, then what came from left and right */
+  double *merged;            /* [2 * message]: the received migrants in order (costs, positions) */
+  int64_t *index, *replaced; /* [2 * migrants] */
   struct history hist;
   struct migration_record *mlog;
   int mn, mcap;
@@ -67,11 +68,7 @@ struct solver {
   double last_checkpoint, checkpoint_cost, segment_cost;
   double history_seconds; /* this invocation's time recording and writing history rows */
   int stop_signal;
-  /* Invariant checks: reference objective and the previous personal bests. */
-  objective_fn_d ref_d;
-  objective_fn_f ref_f;
-  struct user_objective *ref_user;
-  double *ref_prm, *prev_pbest;
+  struct invariants *inv; /* --check-invariants */
 };
 
 static double fitness_of(const struct solver *s, double cost)
@@ -89,26 +86,17 @@ static double elapsed(const struct solver *s)
   return s->elapsed0 + (wall_seconds() - s->t0);
 }
 
-/* The next multiple of K after T. */
-static int64_t next_multiple(int64_t t, int64_t k)
-{
-  return (t / k + 1) * k;
-}
-
-/* The last iteration of the segment that starts after T: the nearest of the
- * run's end and the next migration, snapshot, checkpoint and segment
- * boundary. Boundaries are multiples, so they do not depend on where a
- * restart began. */
-static int64_t segment_end(const struct solver *s, int64_t t)
+/* The last iteration of the segment that starts after T. */
+static int64_t next_segment_end(const struct solver *s, int64_t t)
 {
   const struct ipso_config *cfg = s->cfg;
-  int64_t end = cfg->run.max_iterations;
-  int64_t k[4] = {s->segment, ring_migration_active(s->rm) ? cfg->migration.interval : 0,
-                  s->out ? cfg->output.snapshot_interval : 0, cfg->output.checkpoint_interval};
-  for (int i = 0; i < 4; i++)
-    if (k[i] > 0 && next_multiple(t, k[i]) < end) end = next_multiple(t, k[i]);
-  if (s->opt->check_invariants && t + 1 < end) end = t + 1;
-  return end;
+  struct segment_plan p = {cfg->run.max_iterations,
+                           s->segment,
+                           {s->rx ? cfg->migration.interval : 0,
+                            s->out ? cfg->output.snapshot_interval : 0,
+                            cfg->output.checkpoint_interval},
+                           s->opt->check_invariants};
+  return segment_end(&p, t);
 }
 
 static int history_reserve(struct history *h, int64_t need)
@@ -239,141 +227,57 @@ static int write_snapshot(struct solver *s)
   return h5out_write_snapshot(s->out, s->t, &s->state, s->sign);
 }
 
-/* Exchanges migrants and logs what this island sent. */
+/* Allocates the migration buffers and connects the ring (when islands
+ * migrate). */
+static int migration_setup(struct solver *s)
+{
+  const struct ipso_config *cfg = s->cfg;
+  s->links = migration_links(cfg, s->size);
+  if (!s->links) return IPSO_OK;
+  int m = cfg->migration.migrants;
+  size_t n = (size_t)migration_message_len(m, s->D);
+  s->msg = malloc(3 * n * sizeof(double));
+  s->merged = malloc(2 * n * sizeof(double));
+  s->index = malloc(2 * (size_t)m * sizeof(int64_t));
+  s->replaced = malloc(2 * (size_t)m * sizeof(int64_t));
+  if (!s->msg || !s->merged || !s->index || !s->replaced)
+    return IPSO_FAIL("migration", "cannot allocate migration buffers");
+  return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
+}
+
+/* Sends this island's best particles to its neighbours, replaces its worst
+ * by what they sent, and logs what it sent. */
 static int migrate(struct solver *s)
 {
-  int to[2], ndest, replaced;
-  double best_sent;
+  int m = s->cfg->migration.migrants, D = s->D, to[2];
+  size_t n = (size_t)migration_message_len(m, D);
+  double *send = s->msg, *from[2] = {s->msg + n, s->msg + 2 * n};
   watchdog_beat("migrating", s->t);
-  IPSO_TRY(ring_migration_exchange(s->rm, &s->b, to, &ndest, &best_sent, &replaced));
+  IPSO_TRY(s->b.ops->pack_migrants(&s->b, m, send + m, send, s->index));
+  IPSO_TRY(ring_exchange(s->rx, send, send, from[0], from[1]));
+  int total = s->links * m;
+  IPSO_TRY(
+      migration_merge(s->links, m, D, (const double *const *)from, s->merged, s->merged + total));
+  IPSO_TRY(s->b.ops->unpack_migrants(&s->b, total, s->merged + total, s->merged, s->replaced));
+  int ndest = ring_exchange_neighbours(s->rx, to);
   if (s->mn + ndest > s->mcap) {
     int cap = s->mcap ? 2 * s->mcap : 64;
-    struct migration_record *m = realloc(s->mlog, (size_t)cap * sizeof *m);
-    if (!m) return IPSO_FAIL("memory", "cannot grow the migration log");
-    s->mlog = m;
+    struct migration_record *r = realloc(s->mlog, (size_t)cap * sizeof *r);
+    if (!r) return IPSO_FAIL("memory", "cannot grow the migration log");
+    s->mlog = r;
     s->mcap = cap;
   }
   for (int k = 0; k < ndest; k++)
-    s->mlog[s->mn++] = (struct migration_record){s->t, s->rank, to[k], fitness_of(s, best_sent)};
+    s->mlog[s->mn++] = (struct migration_record){s->t, s->rank, to[k], fitness_of(s, send[0])};
   return IPSO_OK;
 }
 
-/* Sign-adjusted cost of X by the host's own objective, as the backend
- * computes it (in the run's precision). */
-static double reference_cost(struct solver *s, const double *x)
-{
-  int D = s->D;
-  double f;
-  if (s->cfg->run.precision == IPSO_FLOAT) {
-    float xf[D], pf[D];
-    for (int d = 0; d < D; d++) {
-      xf[d] = (float)x[d];
-      pf[d] = s->ref_prm ? (float)s->ref_prm[d] : 0.0f;
-    }
-    f = (double)s->ref_f(xf, D, pf);
-  } else {
-    f = s->ref_d(x, D, s->ref_prm);
-  }
-  double c = s->sign * f;
-  return isnan(c) ? INFINITY : c;
-}
-
-/* Whether A and B agree: exactly for the CPU backend (same code), to a
- * relative tolerance for the GPU (other math library, other summation order). */
-static int costs_agree(const struct solver *s, double a, double b)
-{
-  if (a == b) return 1;
-  if (strcmp(s->b.ops->name, "cpu") == 0) return 0;
-  double tol = s->cfg->run.precision == IPSO_FLOAT ? 1e-5 : 1e-11;
-  return fabs(a - b) <= tol * (1 + fabs(b)) * sqrt((double)s->D);
-}
-
-/* Checks the swarm invariants after iteration s->t: positions and
- * velocities within bounds, each personal best the objective at its
- * position and never worse than before, each cost the objective at the
- * position, and the global best the lowest personal best. */
+/* Checks the swarm invariants after iteration s->t (--check-invariants). */
 static int check_invariants(struct solver *s)
 {
-  const struct ipso_config *cfg = s->cfg;
-  int D = s->D, fl = cfg->run.precision == IPSO_FLOAT;
   IPSO_TRY(fetch_state(s));
   IPSO_TRY(s->b.ops->best(&s->b, &s->best));
-  struct swarm_state *st = &s->state;
-  int64_t arg = 0;
-  for (int64_t i = 0; i < s->N; i++) {
-    const double *x = st->position + (size_t)i * D, *v = st->velocity + (size_t)i * D;
-    for (int d = 0; d < D; d++) {
-      double lo = fl ? (float)cfg->objective.lower[d] : cfg->objective.lower[d];
-      double hi = fl ? (float)cfg->objective.upper[d] : cfg->objective.upper[d];
-      double span = cfg->objective.upper[d] - cfg->objective.lower[d];
-      double vmax = cfg->swarm.velocity_clamp * span;
-      if (fl) vmax = (float)vmax;
-      if (!(x[d] >= lo && x[d] <= hi))
-        return IPSO_FAIL("invariant",
-                         "iteration %lld: particle %lld dimension %d: position %.17g "
-                         "outside [%.17g, %.17g]",
-                         (long long)s->t, (long long)i, d, x[d], lo, hi);
-      if (!(fabs(v[d]) <= vmax))
-        return IPSO_FAIL("invariant",
-                         "iteration %lld: particle %lld dimension %d: velocity %.17g "
-                         "beyond the clamp %.17g",
-                         (long long)s->t, (long long)i, d, v[d], vmax);
-    }
-    double c = reference_cost(s, x), pc = reference_cost(s, st->pbest_position + (size_t)i * D);
-    if (!costs_agree(s, st->cost[i], c))
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld: cost %.17g but the objective "
-                       "at its position is %.17g",
-                       (long long)s->t, (long long)i, st->cost[i], c);
-    if (!costs_agree(s, st->pbest_cost[i], pc))
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld: personal best %.17g but the "
-                       "objective at its position is %.17g",
-                       (long long)s->t, (long long)i, st->pbest_cost[i], pc);
-    if (st->pbest_cost[i] > st->cost[i])
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld: personal best %.17g worse than "
-                       "its current cost %.17g",
-                       (long long)s->t, (long long)i, st->pbest_cost[i], st->cost[i]);
-    if (s->prev_pbest[i] < st->pbest_cost[i])
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld: personal best got worse "
-                       "(%.17g -> %.17g)",
-                       (long long)s->t, (long long)i, s->prev_pbest[i], st->pbest_cost[i]);
-    s->prev_pbest[i] = st->pbest_cost[i];
-    if (st->pbest_cost[i] < st->pbest_cost[arg]) arg = i;
-  }
-  if (s->best.cost != st->pbest_cost[arg] || s->best.particle != arg)
-    return IPSO_FAIL("invariant",
-                     "iteration %lld: global best is particle %lld with %.17g, but "
-                     "the best personal best is particle %lld with %.17g",
-                     (long long)s->t, (long long)s->best.particle, s->best.cost, (long long)arg,
-                     st->pbest_cost[arg]);
-  for (int d = 0; d < D; d++)
-    if (s->best.position[d] != st->pbest_position[(size_t)arg * D + d])
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: global best position differs from particle "
-                       "%lld's personal best in dimension %d",
-                       (long long)s->t, (long long)arg, d);
-  return IPSO_OK;
-}
-
-static int setup_invariant_checks(struct solver *s)
-{
-  const struct ipso_config *cfg = s->cfg;
-  s->prev_pbest = malloc((size_t)s->N * sizeof(double));
-  if (!s->prev_pbest) return IPSO_FAIL("memory", "out of memory");
-  for (int64_t i = 0; i < s->N; i++) s->prev_pbest[i] = INFINITY;
-  s->ref_prm = objective_param_vector(cfg);
-  if (cfg->objective.id == IPSO_OBJ_USER) {
-    IPSO_TRY(user_objective_open_cpu(cfg, &s->ref_user));
-    s->ref_d = user_objective_fn_d(s->ref_user);
-    s->ref_f = user_objective_fn_f(s->ref_user);
-  } else {
-    s->ref_d = objective_get(cfg->objective.id)->eval_d;
-    s->ref_f = objective_get(cfg->objective.id)->eval_f;
-  }
-  return IPSO_OK;
+  return invariants_check(s->inv, s->t, &s->state, &s->best);
 }
 
 /* Stop flags seen by this rank at a segment end. */
@@ -440,84 +344,6 @@ static void print_summary(struct solver *s, const struct run_result *r, int reac
   if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
 }
 
-/* Fails with a usage error (on every rank) unless the directory of PATH
- * exists, is a directory and is writable. Checked by rank 0 before anything
- * is written. */
-static int check_writable_dir(struct solver *s, const char *what, const char *path)
-{
-  int status = IPSO_OK;
-  if (s->rank == 0) {
-    char copy[IPSO_PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", path);
-    const char *dir = dirname(copy);
-    struct stat st;
-    int err = stat(dir, &st) != 0 ? errno : (!S_ISDIR(st.st_mode) ? ENOTDIR : 0);
-    if (!err && access(dir, W_OK | X_OK) != 0) err = errno;
-    if (err) {
-      log_user_error("islandpso: error: %s '%s': directory '%s' is not writable: %s", what, path,
-                     dir, strerror(err));
-      status = IPSO_ERR_USAGE;
-    }
-  }
-  return island_agree(s->comm, status);
-}
-
-/* The checkpoint and the one kept before it (PREV holds the latter's name). */
-static void checkpoint_files(const struct solver *s, char prev[IPSO_PATH_MAX + 8],
-                             const char *files[2])
-{
-  snprintf(prev, IPSO_PATH_MAX + 8, "%s.prev", s->cfg->output.checkpoint);
-  files[0] = s->cfg->output.checkpoint;
-  files[1] = prev;
-}
-
-/* A fresh run must not leave an older run's checkpoint where --resume would
- * find it. Before anything is written: an existing checkpoint (or the one
- * kept before it) is an error unless --overwrite, and must be a regular
- * file. Rank 0 decides, all agree. */
-static int check_old_checkpoint(struct solver *s)
-{
-  int status = IPSO_OK;
-  if (s->rank == 0) {
-    char prev[IPSO_PATH_MAX + 8];
-    const char *files[2];
-    checkpoint_files(s, prev, files);
-    for (int k = 0; k < 2 && status == IPSO_OK; k++) {
-      struct stat st;
-      if (lstat(files[k], &st) != 0) continue;
-      if (!s->opt->overwrite) {
-        log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
-                       "with --resume (or --restart %s), or start over with --overwrite",
-                       files[k], files[k]);
-        status = IPSO_ERR_USAGE;
-      } else if (!S_ISREG(st.st_mode)) {
-        log_user_error("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
-                       "checkpoint files",
-                       files[k], S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
-        status = IPSO_ERR_USAGE;
-      }
-    }
-  }
-  return island_agree(s->comm, status);
-}
-
-/* With --overwrite, once the new output exists: removes the older run's
- * checkpoint and the one kept before it (checked to be files). */
-static int remove_old_checkpoint(struct solver *s)
-{
-  int status = IPSO_OK;
-  if (s->rank == 0) {
-    char prev[IPSO_PATH_MAX + 8];
-    const char *files[2];
-    checkpoint_files(s, prev, files);
-    for (int k = 0; k < 2; k++)
-      if (remove(files[k]) != 0 && errno != ENOENT)
-        status = IPSO_FAIL("checkpoint", "cannot remove the earlier checkpoint '%s': %s", files[k],
-                           strerror(errno));
-  }
-  return island_agree(s->comm, status);
-}
-
 /* Creates the backend and the swarm (fresh or from a checkpoint) and the
  * output file. */
 static int start(struct solver *s, const char *restart, struct checkpoint_info *info)
@@ -525,17 +351,15 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   const struct ipso_config *cfg = s->cfg;
   int local_rank = 0, local_size = 1, rc;
   IPSO_TRY(island_local_rank(s->comm, &local_rank, &local_size));
-  backend_cpu_threads(local_size);
-  if (cfg->output.checkpoint[0])
-    IPSO_TRY(check_writable_dir(s, "output.checkpoint", cfg->output.checkpoint));
+  backend_share_cores(local_size);
+  IPSO_TRY(checkpoint_check_path(s->comm, cfg, !restart, s->opt->overwrite));
   if (restart) {
     IPSO_TRY(checkpoint_read(s->comm, restart, cfg, info, &s->state));
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
   } else {
     IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
-    if (cfg->output.checkpoint[0]) IPSO_TRY(check_old_checkpoint(s));
     if (cfg->run.output[0]) IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite, &s->out));
-    if (cfg->output.checkpoint[0] && s->opt->overwrite) IPSO_TRY(remove_old_checkpoint(s));
+    if (s->opt->overwrite) IPSO_TRY(checkpoint_remove_old(s->comm, cfg));
   }
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
@@ -549,7 +373,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
   if (rc != IPSO_OK) return rc;
   IPSO_TRY(report_devices(s));
-  IPSO_TRY(ring_migration_create(s->comm, cfg, &s->rm));
+  IPSO_TRY(migration_setup(s));
   watchdog_beat("initialising the swarm", 0);
   if (restart) {
     rc = s->b.ops->load_state(&s->b, &s->state);
@@ -584,7 +408,11 @@ static int record_start(struct solver *s)
 static int take_result(struct solver *s)
 {
   IPSO_TRY(s->b.ops->best(&s->b, &s->best));
-  IPSO_TRY(island_global_best(s->comm, &s->best, s->D, &s->result, &s->result_island));
+  s->result.cost = s->best.cost;
+  s->result.particle = s->best.particle;
+  memcpy(s->result.position, s->best.position, sizeof(double) * (size_t)s->D);
+  IPSO_TRY(island_best_of_all(s->comm, &s->result.cost, &s->result.particle, s->result.position,
+                              s->D, &s->result_island));
   s->have_result = 1;
   return IPSO_OK;
 }
@@ -597,7 +425,7 @@ static int iterate(struct solver *s)
   int64_t max_it = cfg->run.max_iterations;
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
   while (s->t < max_it) {
-    int64_t first = s->t + 1, last = segment_end(s, s->t);
+    int64_t first = s->t + 1, last = next_segment_end(s, s->t);
     watchdog_beat("computing", s->t);
     double a = wall_seconds();
     IPSO_TRY(s->b.ops->step(&s->b, first, last, s->seg_best));
@@ -611,7 +439,7 @@ static int iterate(struct solver *s)
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     int reached = s->target_iteration >= 0 && !done;
     if (done || reached) IPSO_TRY(take_result(s));
-    if (ring_migration_active(s->rm) && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
+    if (s->rx && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
     int flags;
     IPSO_TRY(island_or(s->comm, local_flags(s), &flags));
@@ -659,7 +487,11 @@ static int finish(struct solver *s)
 static void solver_free(struct solver *s)
 {
   if (s->b.ops) s->b.ops->destroy(&s->b);
-  ring_migration_free(s->rm);
+  ring_exchange_free(s->rx);
+  free(s->msg);
+  free(s->merged);
+  free(s->index);
+  free(s->replaced);
   history_free(&s->hist);
   swarm_state_free(&s->state);
   free(s->mlog);
@@ -667,18 +499,7 @@ static void solver_free(struct solver *s)
   free(s->result.position);
   free(s->seg_best);
   free(s->row_cost);
-  free(s->ref_prm);
-  free(s->prev_pbest);
-  user_objective_close(s->ref_user);
-}
-
-/* Iterations per segment: about 2^31 (GPU) or 2^25 (CPU) particle-dimension
- * updates, within [1, SEGMENT_MAX_ITERATIONS]. */
-static int64_t segment_length(const struct solver *s)
-{
-  double budget = strcmp(s->b.ops->name, "cpu") == 0 ? 0x1p25 : 0x1p31;
-  double k = budget / ((double)s->N * (double)s->D);
-  return k < 1 ? 1 : (k > SEGMENT_MAX_ITERATIONS ? SEGMENT_MAX_ITERATIONS : (int64_t)k);
+  invariants_free(s->inv);
 }
 
 int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver_options *opt)
@@ -714,7 +535,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (cfg->run.time_limit > 0) s.deadline = started + cfg->run.time_limit;
   int rc = start(&s, restart, &info);
   if (rc == IPSO_OK) {
-    s.segment = segment_length(&s);
+    s.segment = segment_length(s.b.segment_updates, s.N, s.D);
     s.seg_best = malloc(sizeof(double) * (size_t)s.segment);
     s.row_cost = malloc(sizeof(double) * (size_t)(s.segment + 1));
     s.best.position = malloc(sizeof(double) * (size_t)s.D);
@@ -722,7 +543,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     if (!s.seg_best || !s.row_cost || !s.best.position || !s.result.position)
       rc = IPSO_FAIL("memory", "out of memory");
   }
-  if (rc == IPSO_OK && opt->check_invariants) rc = setup_invariant_checks(&s);
+  if (rc == IPSO_OK && opt->check_invariants) rc = invariants_create(cfg, s.b.exact, s.N, &s.inv);
   s.t0 = wall_seconds();
   if (rc == IPSO_OK && !restart) rc = record_start(&s);
   if (rc == IPSO_OK) rc = iterate(&s);

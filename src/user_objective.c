@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "log.h"
 
 #ifndef IPSO_C_COMPILER

@@ -56,8 +56,8 @@ for stopped in 0 2; do
   fi
   if no_job_pids; then pass "$what: no process left"; else fail "$what: left: $(job_pids | tr '\n' ' ')"; fi
   # A rank that was not stopped noticed, and says which rank it is.
-  waiting=$(grep -E "islandpso: error: \[rank [0-9]+\] watchdog: no progress for [0-9]+ s \(in [a-z ]+ at iteration [0-9]+\)" "$dir/log" |
-    grep -v "\[rank $stopped\]")
+  waiting=$(grep -E "islandpso: error: \[rank [0-9]+ on [^]]+\] watchdog: no progress for [0-9]+ s \(in [a-z ]+ at iteration [0-9]+\)" "$dir/log" |
+    grep -v "\[rank $stopped on ")
   if [ -n "$waiting" ]; then
     pass "$what: a waiting rank named the watchdog:"
     echo "$waiting" | head -n 1 | sed 's/^/       /'

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend_cpu.h"
+#include "backend_gpu.h"
 #include "config.h"
 #include "gpu_mapping.h"
 #include "log.h"

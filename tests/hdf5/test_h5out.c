@@ -16,7 +16,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
-#include "backend.h"
+#include "swarm.h"
 #include "checkpoint.h"
 #include "h5out.h"
 #include "log.h"

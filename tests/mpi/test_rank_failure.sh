@@ -94,7 +94,7 @@ done
 if [ "$mode" = stop ]; then
   # The ranks still running find no progress; the first to say so ends the job.
   line=$(grep -m1 'watchdog: no progress' log)
-  if [[ "$line" =~ ^islandpso:\ error:\ \[rank\ ([0-9]+)\]\ watchdog:\ no\ progress\ for\ [0-9]+\ s ]]; then
+  if [[ "$line" =~ ^islandpso:\ error:\ \[rank\ ([0-9]+)\ on\ [^]]+\]\ watchdog:\ no\ progress\ for\ [0-9]+\ s ]]; then
     r=${BASH_REMATCH[1]}
     [ "$r" != "$victim_rank" ] && pass "watchdog message from rank $r: ${line#islandpso: error: }" ||
       fail "the stopped rank $r reported its own watchdog"

@@ -10,7 +10,7 @@
 #include <omp.h>
 #endif
 
-#include "backend.h"
+#include "backend_cpu.h"
 #include "config.h"
 #include "philox.h"
 

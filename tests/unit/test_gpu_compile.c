@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "swarm.h"
 #include "config.h"
 #include "gpu_compile.h"
 #include "gpu_mapping.h"

@@ -1,0 +1,28 @@
+/* The CUDA backend (backend.h): one island's swarm in device memory,
+ * kernels compiled at start-up by NVRTC. No MPI, no HDF5. */
+#ifndef IPSO_BACKEND_GPU_H
+#define IPSO_BACKEND_GPU_H
+
+#include <stddef.h>
+
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int backend_gpu_create(const struct swarm_setup *setup, struct backend *b);
+/* Number of CUDA devices visible, 0 if none (or no driver). */
+int gpu_device_count(void);
+/* Why gpu_device_count() is 0, in words. */
+const char *gpu_unavailable_reason(void);
+/* Device time of the launches of the last step() call, by CUDA events (ms). */
+double gpu_last_step_ms(struct backend *b);
+/* The thread mapping in use, in words (for benchmarks). */
+const char *gpu_mapping_of(struct backend *b, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,159 @@
+/* The swarm invariants. */
+#include "invariants.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "objective.h"
+#include "user_objective.h"
+
+struct invariants {
+  const struct ipso_config *cfg;
+  int exact, D;
+  int64_t N;
+  double sign;
+  objective_fn_d ref_d;
+  objective_fn_f ref_f;
+  struct user_objective *user;
+  double *prm;        /* the objective's parameter vector, or NULL */
+  double *prev_pbest; /* [N] personal-best costs at the previous check */
+};
+
+int invariants_create(const struct ipso_config *cfg, int exact, int64_t particles,
+                      struct invariants **out)
+{
+  struct invariants *iv = calloc(1, sizeof *iv);
+  *out = iv;
+  if (!iv) return IPSO_FAIL("memory", "out of memory");
+  iv->cfg = cfg;
+  iv->exact = exact;
+  iv->D = cfg->objective.dimensions;
+  iv->N = particles;
+  iv->sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
+  iv->prev_pbest = malloc((size_t)particles * sizeof(double));
+  if (!iv->prev_pbest) return IPSO_FAIL("memory", "out of memory");
+  for (int64_t i = 0; i < particles; i++) iv->prev_pbest[i] = INFINITY;
+  iv->prm = objective_param_vector(cfg);
+  if (cfg->objective.id == IPSO_OBJ_USER) {
+    IPSO_TRY(user_objective_open_cpu(cfg, &iv->user));
+    iv->ref_d = user_objective_fn_d(iv->user);
+    iv->ref_f = user_objective_fn_f(iv->user);
+  } else {
+    iv->ref_d = objective_get(cfg->objective.id)->eval_d;
+    iv->ref_f = objective_get(cfg->objective.id)->eval_f;
+  }
+  return IPSO_OK;
+}
+
+void invariants_free(struct invariants *iv)
+{
+  if (!iv) return;
+  user_objective_close(iv->user);
+  free(iv->prm);
+  free(iv->prev_pbest);
+  free(iv);
+}
+
+/* Sign-adjusted cost of X by the host's own objective, as the backend
+ * computes it (in the run's precision). */
+static double reference_cost(const struct invariants *iv, const double *x)
+{
+  int D = iv->D;
+  double f;
+  if (iv->cfg->run.precision == IPSO_FLOAT) {
+    float xf[D], pf[D];
+    for (int d = 0; d < D; d++) {
+      xf[d] = (float)x[d];
+      pf[d] = iv->prm ? (float)iv->prm[d] : 0.0f;
+    }
+    f = (double)iv->ref_f(xf, D, pf);
+  } else {
+    f = iv->ref_d(x, D, iv->prm);
+  }
+  double c = iv->sign * f;
+  return isnan(c) ? INFINITY : c;
+}
+
+/* Whether A and B agree: exactly for an exact backend (same code), to a
+ * relative tolerance otherwise (other math library, other summation order). */
+static int costs_agree(const struct invariants *iv, double a, double b)
+{
+  if (a == b) return 1;
+  if (iv->exact) return 0;
+  double tol = iv->cfg->run.precision == IPSO_FLOAT ? 1e-5 : 1e-11;
+  return fabs(a - b) <= tol * (1 + fabs(b)) * sqrt((double)iv->D);
+}
+
+/* Positions and velocities of particle I within the bounds. */
+static int check_bounds(const struct invariants *iv, int64_t t, int64_t i, const double *x,
+                        const double *v)
+{
+  const struct ipso_config *cfg = iv->cfg;
+  int fl = cfg->run.precision == IPSO_FLOAT;
+  for (int d = 0; d < iv->D; d++) {
+    double lo = fl ? (float)cfg->objective.lower[d] : cfg->objective.lower[d];
+    double hi = fl ? (float)cfg->objective.upper[d] : cfg->objective.upper[d];
+    double span = cfg->objective.upper[d] - cfg->objective.lower[d];
+    double vmax = cfg->swarm.velocity_clamp * span;
+    if (fl) vmax = (float)vmax;
+    if (!(x[d] >= lo && x[d] <= hi))
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld dimension %d: position %.17g "
+                       "outside [%.17g, %.17g]",
+                       (long long)t, (long long)i, d, x[d], lo, hi);
+    if (!(fabs(v[d]) <= vmax))
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld dimension %d: velocity %.17g "
+                       "beyond the clamp %.17g",
+                       (long long)t, (long long)i, d, v[d], vmax);
+  }
+  return IPSO_OK;
+}
+
+int invariants_check(struct invariants *iv, int64_t t, const struct swarm_state *st,
+                     const struct island_best *best)
+{
+  int D = iv->D;
+  int64_t arg = 0;
+  for (int64_t i = 0; i < iv->N; i++) {
+    const double *x = st->position + (size_t)i * D, *v = st->velocity + (size_t)i * D;
+    IPSO_TRY(check_bounds(iv, t, i, x, v));
+    double c = reference_cost(iv, x), pc = reference_cost(iv, st->pbest_position + (size_t)i * D);
+    if (!costs_agree(iv, st->cost[i], c))
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld: cost %.17g but the objective "
+                       "at its position is %.17g",
+                       (long long)t, (long long)i, st->cost[i], c);
+    if (!costs_agree(iv, st->pbest_cost[i], pc))
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld: personal best %.17g but the "
+                       "objective at its position is %.17g",
+                       (long long)t, (long long)i, st->pbest_cost[i], pc);
+    if (st->pbest_cost[i] > st->cost[i])
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld: personal best %.17g worse than "
+                       "its current cost %.17g",
+                       (long long)t, (long long)i, st->pbest_cost[i], st->cost[i]);
+    if (iv->prev_pbest[i] < st->pbest_cost[i])
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: particle %lld: personal best got worse "
+                       "(%.17g -> %.17g)",
+                       (long long)t, (long long)i, iv->prev_pbest[i], st->pbest_cost[i]);
+    iv->prev_pbest[i] = st->pbest_cost[i];
+    if (st->pbest_cost[i] < st->pbest_cost[arg]) arg = i;
+  }
+  if (best->cost != st->pbest_cost[arg] || best->particle != arg)
+    return IPSO_FAIL("invariant",
+                     "iteration %lld: global best is particle %lld with %.17g, but "
+                     "the best personal best is particle %lld with %.17g",
+                     (long long)t, (long long)best->particle, best->cost, (long long)arg,
+                     st->pbest_cost[arg]);
+  for (int d = 0; d < D; d++)
+    if (best->position[d] != st->pbest_position[(size_t)arg * D + d])
+      return IPSO_FAIL("invariant",
+                       "iteration %lld: global best position differs from particle "
+                       "%lld's personal best in dimension %d",
+                       (long long)t, (long long)arg, d);
+  return IPSO_OK;
+}

@@ -1,0 +1,37 @@
+/* The swarm invariants (--check-invariants), checked on the host copy of
+ * an island after an iteration: positions and velocities within bounds,
+ * each cost and personal best the objective at its position, personal bests
+ * never worse than before or than the current cost, and the island's best
+ * the lowest personal best. */
+#ifndef IPSO_INVARIANTS_H
+#define IPSO_INVARIANTS_H
+
+#include <stdint.h>
+
+#include "backend.h"
+#include "config.h"
+#include "swarm.h"
+
+struct invariants;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Prepares the checks of a swarm of PARTICLES; EXACT: the backend computes
+ * the host objective's bits (else costs agree to a relative tolerance). */
+int invariants_create(const struct ipso_config *cfg, int exact, int64_t particles,
+                      struct invariants **out);
+
+/* Checks state S and best BEST after iteration T; IPSO_ERR_RUNTIME with the
+ * first violation named. */
+int invariants_check(struct invariants *iv, int64_t t, const struct swarm_state *s,
+                     const struct island_best *best);
+
+void invariants_free(struct invariants *iv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

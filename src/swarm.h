@@ -1,0 +1,59 @@
+/* A swarm's data as every layer sees it: the host copy of an island's state
+ * (snapshots, checkpoints, checks), the per-dimension constants both
+ * backends round to their precision, and the addressing of the random
+ * stream that makes the CPU and the GPU draw the same numbers. */
+#ifndef IPSO_SWARM_H
+#define IPSO_SWARM_H
+
+#include <stdint.h>
+
+#include "config.h"
+
+/* A host copy of one island's swarm, in double precision (exact for float
+ * runs too). Arrays are row-major: element (i, d) at [i * dims + d]. */
+struct swarm_state {
+  int64_t particles;
+  int dims;
+  double *position;       /* [particles * dims] */
+  double *velocity;       /* [particles * dims] */
+  double *pbest_position; /* [particles * dims] */
+  double *cost;           /* [particles] cost at position */
+  double *pbest_cost;     /* [particles] */
+};
+
+/* Per-dimension constants every backend uses, computed once in double:
+ * span = upper - lower, vmax = velocity_clamp * span, and the objective's
+ * parameter vector (NULL if it takes none). Backends round them to their
+ * precision, so the CPU and the GPU use the same values. */
+struct swarm_consts {
+  double *lower, *upper, *span, *vmax, *param;
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
+void swarm_state_free(struct swarm_state *s);
+
+int swarm_consts_build(const struct ipso_config *cfg, struct swarm_consts *k);
+void swarm_consts_free(struct swarm_consts *k);
+
+/* Words of the random stream each particle uses per iteration: 2 per
+ * dimension (r1, r2), rounded up to whole Philox blocks of 4 except in 1-D. */
+static inline uint64_t swarm_words_per_iteration(int dims)
+{
+  return dims == 1 ? 2u : 4u * (uint64_t)((dims + 1) / 2);
+}
+
+/* The random subsequence of a particle: (island << 32) | particle. */
+static inline uint64_t swarm_subsequence(int island, int64_t particle)
+{
+  return ((uint64_t)(uint32_t)island << 32) | (uint64_t)particle;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
