@@ -1,6 +1,6 @@
 # The CUDA backend: host code in C (CUDA runtime API and NVRTC), kernel
 # sources embedded into the binary and compiled at run time for the GPU.
-# Included from the top level and added to ipso_core (it uses the core helpers).
+# Included from the top level: the library ipso_gpu, on top of ipso_base.
 
 set(IPSO_EMBEDDED ${PROJECT_BINARY_DIR}/embedded_sources.c)
 add_custom_command(
@@ -12,12 +12,14 @@ add_custom_command(
   COMMENT "Embedding the kernel sources" VERBATIM)
 
 list(GET CUDAToolkit_INCLUDE_DIRS 0 IPSO_CUDA_INCLUDE)
-target_sources(ipso_core PRIVATE
+add_library(ipso_gpu STATIC
   ${PROJECT_SOURCE_DIR}/kernels/backend_gpu.c
   ${PROJECT_SOURCE_DIR}/kernels/gpu_compile.c
   ${PROJECT_SOURCE_DIR}/kernels/gpu_mapping.c
   ${IPSO_EMBEDDED})
 set_source_files_properties(${PROJECT_SOURCE_DIR}/kernels/gpu_compile.c PROPERTIES
   COMPILE_DEFINITIONS IPSO_CUDA_INCLUDE="${IPSO_CUDA_INCLUDE}")
-target_link_libraries(ipso_core PUBLIC CUDA::cudart_static CUDA::nvrtc)
-target_compile_definitions(ipso_core PUBLIC IPSO_HAVE_CUDA=1)
+target_link_libraries(ipso_gpu PUBLIC ipso_base CUDA::cudart_static CUDA::nvrtc
+  PRIVATE ipso_warnings ipso_fp)
+target_compile_definitions(ipso_gpu PUBLIC IPSO_HAVE_CUDA=1)
+add_dependencies(ipso_gpu layer_check)
