@@ -15,9 +15,26 @@ int ipso_mpi_fail(const char *call, int rc, const char *file, int line)
   return IPSO_ERR_RUNTIME;
 }
 
+/* A process started without a launcher (no mpirun, no PMI/PMIx) is an MPI
+ * singleton: one island with no peers. Open MPI then starts a helper
+ * daemon and probes the network for UCX, 0.2-0.3 s before the first
+ * iteration; neither is needed by a process that never talks to another,
+ * so unless the user chose otherwise, such a process runs isolated on the
+ * ob1 messaging layer (other MPI libraries ignore these variables). */
+static void singleton_defaults(void)
+{
+  static const char *const launched[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+                                         "PMI_SIZE", "MPI_LOCALNRANKS", NULL};
+  for (const char *const *v = launched; *v; v++)
+    if (getenv(*v)) return;
+  setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+  setenv("OMPI_MCA_pml", "ob1", 0);
+}
+
 int island_mpi_init(int *argc, char ***argv, int *rank, int *size)
 {
   int provided;
+  singleton_defaults();
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     log_fail("mpi", __FILE__, __LINE__, "MPI_Init_thread failed");
     return IPSO_ERR_RUNTIME;

@@ -1,6 +1,8 @@
-/* islandpso: the command line. Rank 0 reads and validates the config and
- * broadcasts it; then every rank runs its island. Only here does a runtime
- * failure turn into MPI_Abort, so no rank is left waiting on a neighbour. */
+/* islandpso: the command line. --help, --version, --dry-run and usage
+ * errors are answered before MPI (or CUDA) is started. For a run, rank 0
+ * reads and validates the config and broadcasts it; then every rank runs
+ * its island. Only here does a runtime failure turn into MPI_Abort, so no
+ * rank is left waiting on a neighbour. */
 #include <getopt.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include "log.h"
 #include "runtime.h"
 #include "solver.h"
+#include "timings.h"
 
 #define MAX_OVERRIDES 256
 
@@ -28,6 +31,7 @@ static const char usage_text[] =
     "  --restart CHECKPOINT     continue the run saved in CHECKPOINT\n"
     "  --resume                 continue from the config's checkpoint if it exists\n"
     "  --check-invariants       check the swarm invariants after every iteration (slow)\n"
+    "  --timings                print where the start-up time went\n"
     "  --version                print the version and the build's features\n"
     "  --help                   print this help\n"
     "\n"
@@ -47,7 +51,17 @@ struct cli {
  * 0) if it is malformed. */
 static int parse_cli(int argc, char **argv, struct cli *c, int rank)
 {
-  enum { O_SET = 256, O_BACKEND, O_DRY, O_OVERWRITE, O_RESTART, O_RESUME, O_CHECK, O_VERSION };
+  enum {
+    O_SET = 256,
+    O_BACKEND,
+    O_DRY,
+    O_OVERWRITE,
+    O_RESTART,
+    O_RESUME,
+    O_CHECK,
+    O_TIMINGS,
+    O_VERSION
+  };
   static const struct option longopts[] = {
       {"set", required_argument, NULL, O_SET},
       {"backend", required_argument, NULL, O_BACKEND},
@@ -56,6 +70,7 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
       {"restart", required_argument, NULL, O_RESTART},
       {"resume", no_argument, NULL, O_RESUME},
       {"check-invariants", no_argument, NULL, O_CHECK},
+      {"timings", no_argument, NULL, O_TIMINGS},
       {"version", no_argument, NULL, O_VERSION},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -97,6 +112,9 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
     case O_CHECK:
       c->opt.check_invariants = 1;
       break;
+    case O_TIMINGS:
+      c->opt.timings = 1;
+      break;
     case O_VERSION:
       c->version = 1;
       break;
@@ -131,11 +149,19 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
                      usage_text);
     return IPSO_ERR_USAGE;
   }
+  if (c->opt.overwrite && (c->opt.restart || c->opt.resume)) {
+    if (rank == 0)
+      log_user_error("islandpso: error: --overwrite with %s: a continued run never replaces its "
+                     "output; give one or the other\n\n%s",
+                     c->opt.restart ? "--restart" : "--resume", usage_text);
+    return IPSO_ERR_USAGE;
+  }
   c->config = argv[optind];
   if (c->backend_override[0]) c->overrides[c->noverrides++] = c->backend_override;
   return IPSO_OK;
 }
 
+/* MPI_Get_library_version may be called before MPI_Init (MPI 3.1, 8.1.1). */
 static void print_version(void)
 {
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -184,33 +210,77 @@ static int load_config(const struct cli *c, int rank, int size, struct ipso_conf
   return island_agree(MPI_COMM_WORLD, rc);
 }
 
+/* The process's rank and size as the launcher sets them (Open MPI, PMIx,
+ * MPICH/PMI, Slurm), for what is answered before MPI_Init; FALLBACK when
+ * none is set. */
+static int launcher_value(const char *const *names, int fallback)
+{
+  for (; *names; names++) {
+    const char *v = getenv(*names);
+    if (v && *v) return atoi(v);
+  }
+  return fallback;
+}
+
+static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                        "SLURM_PROCID", NULL};
+static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+
+/* Without MPI: --help, --version, --dry-run and usage errors (every rank
+ * answers alike; rank 0 prints). Returns the exit status, or -1 for a run. */
+static int answer_without_mpi(int argc, char **argv, struct cli *c)
+{
+  int rank = launcher_value(rank_vars, 0), size = launcher_value(size_vars, 1);
+  log_init(rank, size);
+  int rc = parse_cli(argc, argv, c, rank);
+  if (rc != IPSO_OK) return rc;
+  if (c->help || c->version) {
+    if (rank == 0) c->version ? print_version() : (void)fputs(usage_text, stdout);
+    return IPSO_OK;
+  }
+  if (!c->dry_run) return -1;
+  struct ipso_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  rc = config_load(c->config, c->noverrides, c->overrides, size, &cfg);
+  if (rc == IPSO_OK && rank == 0) printf("%s# config OK: %s\n", cfg.text, cfg.path);
+  config_free(&cfg);
+  return rc;
+}
+
+/* Every rank has passed MPI_Init and installed its stop-signal handlers
+ * (load_config ends with a collective): from now on a stop signal makes a
+ * checkpoint. Signals sent earlier can kill a rank that is still loading,
+ * or be dropped by the launcher, so a job script that forwards them waits
+ * for this: IPSO_READY_FILE, when set, is created now. */
+static void announce_ready(void)
+{
+  const char *path = getenv("IPSO_READY_FILE");
+  if (!path || !*path) return;
+  FILE *f = fopen(path, "w");
+  if (f) fclose(f);
+  if (!f) log_warn("cannot create IPSO_READY_FILE '%s'", path);
+}
+
 int main(int argc, char **argv)
 {
-  int rank = 0, size = 1;
+  timings_begin();
   /* From the start, so a stop signal that arrives during start-up is kept
    * and honoured at the first segment end instead of killing the process;
    * again after MPI_Init in case the MPI library installed its own. */
   signals_install();
+  struct cli c;
+  int rc = answer_without_mpi(argc, argv, &c);
+  if (rc >= 0) return rc;
+  int rank = 0, size = 1;
   if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
   signals_install();
-  struct cli c;
-  int rc = parse_cli(argc, argv, &c, rank);
-  if (rc == IPSO_OK && (c.help || c.version)) {
-    if (rank == 0) {
-      if (c.version)
-        print_version();
-      else
-        fputs(usage_text, stdout);
-    }
-    MPI_Finalize();
-    return IPSO_OK;
-  }
+  timings_mark("MPI_Init");
   struct ipso_config cfg;
   memset(&cfg, 0, sizeof cfg);
-  if (rc == IPSO_OK) rc = load_config(&c, rank, size, &cfg);
-  if (rc == IPSO_OK && c.dry_run) {
-    if (rank == 0) printf("%s# config OK: %s\n", cfg.text, cfg.path);
-  } else if (rc == IPSO_OK) {
+  rc = load_config(&c, rank, size, &cfg);
+  timings_mark("config read and broadcast");
+  if (rank == 0) announce_ready();
+  if (rc == IPSO_OK) {
     if (watchdog_start(cfg.run.watchdog) != 0)
       rc = IPSO_FAIL("watchdog", "cannot start the thread");
     if (rc == IPSO_OK) rc = solver_run(MPI_COMM_WORLD, &cfg, &c.opt);

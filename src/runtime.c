@@ -56,8 +56,10 @@ static struct {
   _Atomic int64_t beat_ms;
   _Atomic(const char *) phase;
   _Atomic int64_t iteration;
-  atomic_int quit;
-} wd;
+  pthread_mutex_t lock; /* guards quit; wake signals it */
+  pthread_cond_t wake;
+  int quit;
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static int64_t now_ms(void)
 {
@@ -65,15 +67,22 @@ static int64_t now_ms(void)
 }
 
 /* Wakes up a few times per timeout and ends the process when the last beat
- * is older than the timeout. */
+ * is older than the timeout; watchdog_stop() wakes it at once. */
 static void *watchdog_main(void *arg)
 {
   (void)arg;
-  useconds_t nap = (useconds_t)(wd.timeout * 1e6 / 8);
-  if (nap > 1000000) nap = 1000000;
-  if (nap < 10000) nap = 10000;
-  while (!atomic_load(&wd.quit)) {
-    usleep(nap);
+  double nap = wd.timeout / 8;
+  if (nap > 1) nap = 1;
+  if (nap < 0.01) nap = 0.01;
+  pthread_mutex_lock(&wd.lock);
+  while (!wd.quit) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    long long ns = (long long)until.tv_nsec + (long long)(nap * 1e9);
+    until.tv_sec += (time_t)(ns / 1000000000);
+    until.tv_nsec = (long)(ns % 1000000000);
+    pthread_cond_timedwait(&wd.wake, &wd.lock, &until);
+    if (wd.quit) break;
     double idle = (double)(now_ms() - atomic_load(&wd.beat_ms)) / 1000.0;
     if (idle > wd.timeout) {
       log_fail("watchdog", __FILE__, __LINE__,
@@ -83,6 +92,7 @@ static void *watchdog_main(void *arg)
       _exit(1);
     }
   }
+  pthread_mutex_unlock(&wd.lock);
   return NULL;
 }
 
@@ -93,7 +103,7 @@ int watchdog_start(double seconds)
   atomic_store(&wd.beat_ms, now_ms());
   atomic_store(&wd.phase, "start-up");
   atomic_store(&wd.iteration, 0);
-  atomic_store(&wd.quit, 0);
+  wd.quit = 0;
   if (pthread_create(&wd.thread, NULL, watchdog_main, NULL) != 0) return -1;
   wd.running = 1;
   return 0;
@@ -109,7 +119,10 @@ void watchdog_beat(const char *phase, int64_t iteration)
 void watchdog_stop(void)
 {
   if (!wd.running) return;
-  atomic_store(&wd.quit, 1);
+  pthread_mutex_lock(&wd.lock);
+  wd.quit = 1;
+  pthread_cond_signal(&wd.wake);
+  pthread_mutex_unlock(&wd.lock);
   pthread_join(wd.thread, NULL);
   wd.running = 0;
 }

@@ -23,6 +23,7 @@
 #include "progress.h"
 #include "runtime.h"
 #include "segment.h"
+#include "timings.h"
 
 #define HISTORY_FLUSH_ROWS 4096
 
@@ -353,14 +354,17 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   IPSO_TRY(island_local_rank(s->comm, &local_rank, &local_size));
   backend_share_cores(local_size);
   IPSO_TRY(checkpoint_check_path(s->comm, cfg, !restart, s->opt->overwrite));
+  timings_mark("checkpoint path checks");
   if (restart) {
     IPSO_TRY(checkpoint_read(s->comm, restart, cfg, info, &s->state));
+    timings_mark("checkpoint read");
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
   } else {
     IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
     if (cfg->run.output[0]) IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite, &s->out));
     if (s->opt->overwrite) IPSO_TRY(checkpoint_remove_old(s->comm, cfg));
   }
+  if (cfg->run.output[0]) timings_mark("output file");
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   struct swarm_setup setup = {cfg, s->rank, s->size, island_device_for(local_rank, devices)};
@@ -372,6 +376,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   if (rc != IPSO_OK) return rc;
   rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
   if (rc != IPSO_OK) return rc;
+  timings_mark("backend created");
   IPSO_TRY(report_devices(s));
   IPSO_TRY(migration_setup(s));
   watchdog_beat("initialising the swarm", 0);
@@ -384,11 +389,13 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   } else {
     rc = s->b.ops->init(&s->b);
   }
-  return island_agree(s->comm, rc);
+  rc = island_agree(s->comm, rc);
+  timings_mark("swarm initialised");
+  return rc;
 }
 
-/* Iteration 0 of a fresh run: its history row, snapshot, checks, and a
- * first checkpoint, so that from now on --resume continues this run. */
+/* Iteration 0 of a fresh run: its history row, snapshot and checks. No
+ * checkpoint: --resume without one starts afresh, which is the same run. */
 static int record_start(struct solver *s)
 {
   IPSO_TRY(s->b.ops->best(&s->b, &s->best));
@@ -399,7 +406,7 @@ static int record_start(struct solver *s)
   if (hit >= 0) s->target_iteration = hit;
   if (s->out && s->cfg->output.snapshot_interval > 0) IPSO_TRY(write_snapshot(s));
   if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
-  return write_checkpoint(s);
+  return IPSO_OK;
 }
 
 /* Takes the run's best of all islands now: at the last iteration, before
@@ -417,15 +424,44 @@ static int take_result(struct solver *s)
   return IPSO_OK;
 }
 
+/* The longest a slice of a segment may take, in seconds: stop signals, the
+ * time limit, time-based checkpoints and the watchdog are served between
+ * slices, so a slow objective cannot hold them off for long. */
+static double slice_budget(const struct ipso_config *cfg)
+{
+  double b = 1.0;
+  if (cfg->run.watchdog > 0 && cfg->run.watchdog / 4 < b) b = cfg->run.watchdog / 4;
+  if (cfg->output.checkpoint_seconds > 0 && cfg->output.checkpoint_seconds / 4 < b)
+    b = cfg->output.checkpoint_seconds / 4;
+  return b;
+}
+
+/* The next slice's length from the last one (N iterations in SECONDS, the
+ * slowest rank's): as many iterations as fit the budget, growing at most
+ * 4-fold at a time. */
+static int64_t next_slice(int64_t n, double seconds, double budget)
+{
+  double fit = seconds > 0 ? budget / seconds * (double)n : 4.0 * (double)n;
+  if (fit > 4.0 * (double)n) fit = 4.0 * (double)n;
+  if (fit > (double)SEGMENT_MAX_ITERATIONS) fit = SEGMENT_MAX_ITERATIONS;
+  return fit < 1 ? 1 : (int64_t)fit;
+}
+
 /* The loop over segments until the end, the target or a stop request.
- * Returns IPSO_STOPPED when asked to stop early. */
+ * Segments (whose ends are fixed iterations: migration, snapshots,
+ * checkpoints, the target check) are computed in slices bounded by time,
+ * so that a stop request is served within about a second however slow the
+ * objective; slices do not change the result. Returns IPSO_STOPPED when
+ * asked to stop early. */
 static int iterate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
-  int64_t max_it = cfg->run.max_iterations;
+  int64_t max_it = cfg->run.max_iterations, slice = 1;
+  double budget = slice_budget(cfg);
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
   while (s->t < max_it) {
-    int64_t first = s->t + 1, last = next_segment_end(s, s->t);
+    int64_t first = s->t + 1, end = next_segment_end(s, s->t);
+    int64_t last = end - s->t > slice ? s->t + slice : end;
     watchdog_beat("computing", s->t);
     double a = wall_seconds();
     IPSO_TRY(s->b.ops->step(&s->b, first, last, s->seg_best));
@@ -433,13 +469,17 @@ static int iterate(struct solver *s)
     s->segment_cost = b - a;
     s->t = last;
     watchdog_beat("recording history", s->t);
+    /* The slowest rank's time sets everyone's next slice. */
+    double slowest = -(b - a);
+    IPSO_TRY(island_min(s->comm, &slowest, 1));
+    slice = next_slice(last - first + 1, -slowest, budget);
     int64_t hit;
-    int done = last == max_it;
+    int done = last == max_it, segment_end = last == end;
     IPSO_TRY(record_segment(s, first, last, a, b, done, &hit));
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
-    int reached = s->target_iteration >= 0 && !done;
+    int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
-    if (s->rx && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
+    if (s->rx && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
     int flags;
     IPSO_TRY(island_or(s->comm, local_flags(s), &flags));
@@ -474,6 +514,13 @@ static int finish(struct solver *s)
   /* A run restarted at its last iteration has not taken its result yet. */
   if (!s->have_result) IPSO_TRY(take_result(s));
   struct island_best *g = &s->result;
+  if (!(g->cost < INFINITY)) {
+    if (s->rank == 0)
+      log_user_error("islandpso: error: no finite objective value in %lld evaluations: every "
+                     "value was NaN or infinite; check the objective and its bounds",
+                     (long long)evaluations_at(s, s->t));
+    return IPSO_ERR_RUNTIME;
+  }
   struct run_result r = {fitness_of(s, g->cost),  g->position, s->D,
                          s->result_island,        g->particle, s->t,
                          evaluations_at(s, s->t), elapsed(s)};
@@ -545,6 +592,8 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   }
   if (rc == IPSO_OK && opt->check_invariants) rc = invariants_create(cfg, s.b.exact, s.N, &s.inv);
   s.t0 = wall_seconds();
+  if (rc == IPSO_OK && opt->timings && s.rank == 0)
+    timings_print("islandpso: start-up (rank 0, seconds since the process started)");
   if (rc == IPSO_OK && !restart) rc = record_start(&s);
   if (rc == IPSO_OK) rc = iterate(&s);
   if (rc == IPSO_OK) rc = flush_records(&s);

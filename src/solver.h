@@ -12,6 +12,7 @@ struct solver_options {
   int check_invariants; /* check the swarm invariants after every iteration */
   const char *restart;  /* checkpoint to continue from, or NULL */
   int resume;           /* continue from the config's checkpoint if it exists */
+  int timings;          /* print where the start-up time went (rank 0) */
 };
 
 /* Runs the configured optimisation on every rank of COMM (one island per

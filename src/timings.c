@@ -1,0 +1,85 @@
+/* Start-up timings. The process's start is taken from the kernel's record
+ * (/proc/self/stat, clock ticks since boot, so 10 ms resolution) to count
+ * the loading of the executable and its libraries before main(); the
+ * phases themselves are timed with CLOCK_MONOTONIC from main(). */
+#include "timings.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_MARKS 32
+
+static struct {
+  double start;  /* CLOCK_MONOTONIC at main() */
+  double loaded; /* seconds from exec to main(), or -1 if unknown */
+  int n;
+  const char *phase[MAX_MARKS];
+  double at[MAX_MARKS];
+} tm;
+
+static double now(clockid_t id)
+{
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Seconds between the process's creation and now, from /proc; -1 if unknown. */
+static double age_from_proc(void)
+{
+  FILE *f = fopen("/proc/self/stat", "r");
+  if (!f) return -1;
+  char buf[1024];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  /* Field 22 (starttime) counts from the field after the command name,
+   * which is in parentheses and may contain spaces. */
+  char *p = strrchr(buf, ')');
+  if (!p) return -1;
+  unsigned long long start = 0;
+  int field = 2;
+  for (p++; *p && field < 22; p++)
+    if (*p == ' ') field++;
+  if (sscanf(p, "%llu", &start) != 1) return -1;
+  long hz = sysconf(_SC_CLK_TCK);
+  if (hz <= 0) return -1;
+  double age = now(CLOCK_BOOTTIME) - (double)start / (double)hz;
+  return age >= 0 ? age : -1;
+}
+
+void timings_begin(void)
+{
+  tm.start = now(CLOCK_MONOTONIC);
+  tm.loaded = age_from_proc();
+  tm.n = 0;
+}
+
+void timings_mark(const char *phase)
+{
+  if (tm.n < MAX_MARKS) {
+    tm.phase[tm.n] = phase;
+    tm.at[tm.n++] = now(CLOCK_MONOTONIC) - tm.start;
+  }
+}
+
+double timings_since_start(void)
+{
+  return now(CLOCK_MONOTONIC) - tm.start + (tm.loaded > 0 ? tm.loaded : 0);
+}
+
+void timings_print(const char *title)
+{
+  double base = tm.loaded > 0 ? tm.loaded : 0, prev = 0;
+  printf("%s\n", title);
+  if (tm.loaded >= 0)
+    printf("  %-34s %8.3f s  (from /proc, 10 ms resolution)\n", "exec and libraries to main()",
+           tm.loaded);
+  for (int i = 0; i < tm.n; i++) {
+    printf("  %-34s %8.3f s  (at %.3f s)\n", tm.phase[i], tm.at[i] - prev, base + tm.at[i]);
+    prev = tm.at[i];
+  }
+  fflush(stdout);
+}
