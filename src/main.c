@@ -193,6 +193,8 @@ int main(int argc, char **argv)
   signals_install();
   if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
   signals_install();
+  /* An exit() before main() returns (a user objective's) is a failure. */
+  if (exit_guard_install() != 0) log_warn("cannot register the exit() guard");
   struct cli c;
   int rc = parse_cli(argc, argv, &c, rank);
   if (rc == IPSO_OK && (c.help || c.version)) {
@@ -202,6 +204,7 @@ int main(int argc, char **argv)
       else
         fputs(usage_text, stdout);
     }
+    exit_guard_release();
     MPI_Finalize();
     return IPSO_OK;
   }
@@ -217,6 +220,7 @@ int main(int argc, char **argv)
     watchdog_stop();
   }
   config_free(&cfg);
+  exit_guard_release();
   if (rc == IPSO_ERR_RUNTIME && size > 1) MPI_Abort(MPI_COMM_WORLD, IPSO_ERR_RUNTIME);
   MPI_Finalize();
   return rc;
