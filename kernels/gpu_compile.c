@@ -128,10 +128,13 @@ int gpu_compile_image(const char *defines, const char *prelude, int major, int m
   return IPSO_OK;
 }
 
-/* The cache key of a compilation: source, options, NVRTC version, and the
- * contents of the user's file (#included by path). */
-static uint64_t cache_key(const char *defines, const char *prelude, int major, int minor,
-                          int user_code)
+/* The cache key of a compilation in *KEY: source, options, NVRTC version,
+ * and for user code the contents of the user's file and of every file it
+ * #includes (NVRTC reads them from disk, so the source text alone would
+ * give an edited header the old kernels). Returns 0, or -1 when the user's
+ * includes cannot be followed: no key, compile every time. */
+static int cache_key(const char *defines, const char *prelude, int major, int minor, int user_code,
+                     uint64_t *key)
 {
   struct nvrtc_opts o;
   make_opts(&o, major, minor);
@@ -143,15 +146,9 @@ static uint64_t cache_key(const char *defines, const char *prelude, int major, i
   int ver[2] = {0, 0};
   nvrtcVersion(&ver[0], &ver[1]);
   h = ipso_hash(h, ver, sizeof ver);
-  const char *q = prelude && user_code ? strstr(prelude, "#include \"") : NULL;
-  char path[IPSO_PATH_MAX];
-  if (q && sscanf(q + 10, "%4095[^\"]", path) == 1) {
-    size_t ulen;
-    char *user = ipso_read_file(path, &ulen);
-    if (user) h = ipso_hash(h, user, ulen);
-    free(user);
-  }
-  return h;
+  if (prelude && user_code && user_includes_hash(prelude, &h) != 0) return -1;
+  *key = h;
+  return 0;
 }
 
 int gpu_compile(const char *defines, const char *prelude, int major, int minor, int user_code,
@@ -159,11 +156,12 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
 {
   memset(out, 0, sizeof *out);
   char dir[IPSO_PATH_MAX], path[IPSO_PATH_MAX + 64];
-  int cache_ok = user_cache_dir(dir, sizeof dir) == IPSO_OK;
+  uint64_t key = 0;
+  int cache_ok = user_cache_dir(dir, sizeof dir) == IPSO_OK &&
+                 cache_key(defines, prelude, major, minor, user_code, &key) == 0;
   if (cache_ok) {
-    snprintf(path, sizeof path, "%s/kernels-%016llx-sm%d%d.cubin", dir,
-             (unsigned long long)cache_key(defines, prelude, major, minor, user_code), major,
-             minor);
+    snprintf(path, sizeof path, "%s/kernels-%016llx-sm%d%d.cubin", dir, (unsigned long long)key,
+             major, minor);
     size_t n;
     char *image = ipso_read_file(path, &n);
     int loaded =

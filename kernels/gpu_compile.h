@@ -1,6 +1,7 @@
 /* Run-time compilation of the kernels with NVRTC, for the device's own
- * architecture, with an on-disk cache keyed by the source, the options,
- * the NVRTC version and the architecture. No MPI, no HDF5. */
+ * architecture, with an on-disk cache keyed by the source, every file the
+ * user's code #includes, the options, the NVRTC version and the
+ * architecture. No MPI, no HDF5. */
 #ifndef IPSO_GPU_COMPILE_H
 #define IPSO_GPU_COMPILE_H
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int ipso_mpi_fail(const char *call, int rc, const char *file, int line)
 {
@@ -29,6 +30,14 @@ static void singleton_defaults(void)
     if (getenv(*v)) return;
   setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   setenv("OMPI_MCA_pml", "ob1", 0);
+  /* Isolated singletons all take job family 0: without a session
+   * directory of their own, concurrent ones (a parameter sweep) remove
+   * each other's. Open MPI creates it and removes it at MPI_Finalize. */
+  const char *tmp = getenv("TMPDIR");
+  char dir[4096];
+  int n = snprintf(dir, sizeof dir, "%s/ompi-islandpso.%ld.%ld", tmp && *tmp ? tmp : "/tmp",
+                   (long)getuid(), (long)getpid());
+  if (n > 0 && (size_t)n < sizeof dir) setenv("OMPI_MCA_orte_jobfam_session_dir", dir, 0);
 }
 
 int island_mpi_init(int *argc, char ***argv, int *rank, int *size)

@@ -275,6 +275,8 @@ int main(int argc, char **argv)
   if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
   signals_install();
   timings_mark("MPI_Init");
+  /* An exit() before main() returns (a user objective's) is a failure. */
+  if (exit_guard_install() != 0) log_warn("cannot register the exit() guard");
   struct ipso_config cfg;
   memset(&cfg, 0, sizeof cfg);
   rc = load_config(&c, rank, size, &cfg);
@@ -287,6 +289,7 @@ int main(int argc, char **argv)
     watchdog_stop();
   }
   config_free(&cfg);
+  exit_guard_release();
   if (rc == IPSO_ERR_RUNTIME && size > 1) MPI_Abort(MPI_COMM_WORLD, IPSO_ERR_RUNTIME);
   MPI_Finalize();
   return rc;

@@ -1,10 +1,11 @@
-/* Signal flags and the watchdog thread. */
+/* Signal flags, the watchdog thread and the guard against an early exit(). */
 #include "runtime.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,4 +126,35 @@ void watchdog_stop(void)
   pthread_mutex_unlock(&wd.lock);
   pthread_join(wd.thread, NULL);
   wd.running = 0;
+}
+
+static atomic_int exit_expected = 1;
+
+/* At exit(): unless main() is returning, the process is ending from inside
+ * the run (a user objective calling exit(), say) with no result and
+ * possibly status 0, which mpirun and a batch script would take for
+ * success, or 3, which a batch script would requeue. Say so and end with
+ * status 1 instead. */
+static void exit_guard_check(int status, void *arg)
+{
+  (void)arg;
+  if (atomic_load(&exit_expected)) return;
+  log_fail("exit", __FILE__, __LINE__,
+           "exit(%d) was called before the run finished (in %s at iteration %lld): the island "
+           "left without finishing; did the objective call exit()? Ending with status 1",
+           status, atomic_load(&wd.phase) ? atomic_load(&wd.phase) : "start-up",
+           (long long)atomic_load(&wd.iteration));
+  fflush(stdout);
+  _exit(1);
+}
+
+int exit_guard_install(void)
+{
+  atomic_store(&exit_expected, 0);
+  return on_exit(exit_guard_check, NULL);
+}
+
+void exit_guard_release(void)
+{
+  atomic_store(&exit_expected, 1);
 }

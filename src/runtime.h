@@ -1,6 +1,7 @@
 /* The process's run-time guards: signal flags (SIGTERM, SIGINT, SIGUSR1 ask
  * for a checkpoint and exit 3; a second SIGINT stops at once) and a watchdog
- * thread that ends the job when a rank makes no progress for too long. */
+ * thread that ends the job when a rank makes no progress for too long, and a
+ * guard that turns an exit() from inside the run into a failure. */
 #ifndef IPSO_RUNTIME_H
 #define IPSO_RUNTIME_H
 
@@ -22,6 +23,14 @@ int watchdog_start(double seconds);
  * iteration. */
 void watchdog_beat(const char *phase, int64_t iteration);
 void watchdog_stop(void);
+
+/* From here until exit_guard_release(), a call of exit() (by a user
+ * objective, say) prints that the island left without finishing and ends
+ * the process with status 1 (IPSO_ERR_RUNTIME) whatever status was asked
+ * for. Returns 0, or -1 when the guard cannot be registered. */
+int exit_guard_install(void);
+/* main() is finishing: exit() is expected from now on. */
+void exit_guard_release(void);
 
 /* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
 double wall_seconds(void);

@@ -1,11 +1,14 @@
 /* User-defined objectives on the CPU: a generated wrapper around the user's
  * file, compiled by the system C compiler into a cached shared object. */
+#define _GNU_SOURCE /* pipe2, mkostemp, strsignal */
 #include "user_objective.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +20,22 @@
 #include "check.h"
 #include "log.h"
 
+extern char **environ;
+
 #ifndef IPSO_C_COMPILER
 #define IPSO_C_COMPILER "cc"
 #endif
 
 /* Flags for the user's code: the project's floating-point rules (no
  * contraction), and errors for what would silently compute garbage. */
-#define USER_CFLAGS                                                                                \
-  "-std=gnu11 -O2 -fPIC -shared -ffp-contract=off -Werror=implicit-function-declaration "          \
-  "-Werror=incompatible-pointer-types -Werror=return-type"
+static const char *const user_cflags[] = {"-std=gnu11",
+                                          "-O2",
+                                          "-fPIC",
+                                          "-shared",
+                                          "-ffp-contract=off",
+                                          "-Werror=implicit-function-declaration",
+                                          "-Werror=incompatible-pointer-types",
+                                          "-Werror=return-type"};
 
 struct user_objective {
   void *so;
@@ -71,6 +81,86 @@ char *ipso_read_file(const char *path, size_t *len)
   buf[n] = '\0';
   if (len) *len = n;
   return buf;
+}
+
+/* The files already hashed by user_includes_hash (each once: a header
+ * included twice, or by itself, is hashed once). */
+struct include_walk {
+  char *seen[256];
+  int nseen;
+};
+
+static int include_file(struct include_walk *w, const char *path, uint64_t *h);
+
+/* Hashes every file that TEXT names in an #include "..." line, as found from
+ * the directory DIR (with its '/'), recursively. */
+static int include_scan(struct include_walk *w, const char *text, const char *dir, uint64_t *h)
+{
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    const char *q = p;
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q++ != '#') continue;
+    while (*q == ' ' || *q == '\t') q++;
+    if (strncmp(q, "include", 7) != 0) continue;
+    q += 7;
+    if (strncmp(q, "_next", 5) == 0) q += 5;
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q == '<') continue;  /* a system header: NVRTC's and CUDA's, in the key by version */
+    if (*q != '"') return -1; /* a macro names the file: not followed here */
+    const char *end = strchr(q + 1, '"'), *nl = strchr(q + 1, '\n');
+    if (!end || (nl && nl < end)) return -1;
+    char path[2 * IPSO_PATH_MAX];
+    int n = (int)(end - q - 1);
+    if (n >= IPSO_PATH_MAX) return -1;
+    if (q[1] == '/')
+      snprintf(path, sizeof path, "%.*s", n, q + 1);
+    else
+      snprintf(path, sizeof path, "%s%.*s", dir, n, q + 1);
+    *h = ipso_hash(*h, path, strlen(path) + 1);
+    if (include_file(w, path, h) != 0) return -1;
+  }
+  return 0;
+}
+
+/* Hashes the file PATH (or that it is missing) and the files it includes. */
+static int include_file(struct include_walk *w, const char *path, uint64_t *h)
+{
+  char *real = realpath(path, NULL);
+  if (!real) {
+    *h = ipso_hash(*h, "missing", 8); /* NVRTC may find it among its own headers */
+    return 0;
+  }
+  for (int i = 0; i < w->nseen; i++)
+    if (strcmp(w->seen[i], real) == 0) {
+      free(real);
+      return 0;
+    }
+  if (w->nseen == (int)(sizeof w->seen / sizeof w->seen[0])) {
+    free(real);
+    return -1;
+  }
+  w->seen[w->nseen++] = real;
+  size_t n;
+  char *text = ipso_read_file(real, &n);
+  if (!text) {
+    *h = ipso_hash(*h, "unreadable", 11);
+    return 0;
+  }
+  *h = ipso_hash(*h, text, n);
+  char dir[IPSO_PATH_MAX + 1];
+  const char *slash = strrchr(real, '/');
+  snprintf(dir, sizeof dir, "%.*s", (int)(slash - real + 1), real);
+  int rc = include_scan(w, text, dir, h);
+  free(text);
+  return rc;
+}
+
+int user_includes_hash(const char *text, uint64_t *h)
+{
+  struct include_walk w = {.nseen = 0};
+  int rc = include_scan(&w, text, "", h);
+  for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
+  return rc;
 }
 
 /* Appends printf output to the growing string *S of length *N. */
@@ -187,18 +277,232 @@ static int defines_function(const char *text, const char *ident)
   return 0;
 }
 
-/* Runs the C compiler on SRC into OUT; returns its exit status. */
-static int run_compiler(const char *src, const char *out)
+/* A command run without a shell: the compiler's words, then arguments. */
+struct command {
+  char words[IPSO_PATH_MAX]; /* the compiler's command, split in place */
+  char *argv[64];
+  int n;
+};
+
+/* Starts C with the compiler's command: $IPSO_CC split at white space (a
+ * compiler and its leading arguments, e.g. "ccache gcc"; there is no shell,
+ * so no quoting), else the compiler that built islandpso; then the flags. */
+static int command_init(struct command *c)
 {
   const char *cc = getenv("IPSO_CC");
-  char cmd[3 * IPSO_PATH_MAX];
-  int k = snprintf(cmd, sizeof cmd, "%s %s -o '%s' '%s' -lm", cc && *cc ? cc : IPSO_C_COMPILER,
-                   USER_CFLAGS, out, src);
-  if (k < 0 || (size_t)k >= sizeof cmd) return -1;
+  if (!cc || !*cc) cc = IPSO_C_COMPILER;
+  int k = snprintf(c->words, sizeof c->words, "%s", cc);
+  if (k < 0 || (size_t)k >= sizeof c->words) return -1;
+  c->n = 0;
+  for (char *w = strtok(c->words, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+    if (c->n == 32) return -1;
+    c->argv[c->n++] = w;
+  }
+  if (c->n == 0) return -1;
+  for (size_t i = 0; i < sizeof user_cflags / sizeof user_cflags[0]; i++)
+    c->argv[c->n++] = (char *)user_cflags[i];
+  c->argv[c->n] = NULL;
+  return 0;
+}
+
+/* Appends ARG (which must outlive C) to C. */
+static void command_add(struct command *c, const char *arg)
+{
+  if (c->n < (int)(sizeof c->argv / sizeof c->argv[0]) - 1) c->argv[c->n++] = (char *)arg;
+  c->argv[c->n] = NULL;
+}
+
+/* The command's hash: the words and flags, each with its terminating NUL. */
+static uint64_t command_hash(uint64_t h, const struct command *c)
+{
+  for (int i = 0; i < c->n; i++) h = ipso_hash(h, c->argv[i], strlen(c->argv[i]) + 1);
+  return h;
+}
+
+/* Runs C (argv[0] looked up in PATH) with standard input from the file IN,
+ * standard output to OUT_FD (its messages' file when -1) and standard error
+ * to MSG_FD. posix_spawn, not system(): no shell reads the paths, and no
+ * fork of an MPI process. Returns 0 and the child's id, or an errno. */
+static int command_start(const struct command *c, const char *in, int out_fd, int msg_fd,
+                         pid_t *pid)
+{
+  posix_spawn_file_actions_t fa;
+  int e = posix_spawn_file_actions_init(&fa);
+  if (e) return e;
+  e = posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
+  if (!e) e = posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : msg_fd, 1);
+  if (!e) e = posix_spawn_file_actions_adddup2(&fa, msg_fd, 2);
   fflush(stdout);
   fflush(stderr);
-  int st = system(cmd);
-  return st == -1 ? -1 : (WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+  if (!e) e = posix_spawnp(pid, c->argv[0], &fa, NULL, c->argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  return e;
+}
+
+/* Waits for PID; its wait status in *ST. Returns 0 or an errno. */
+static int command_wait(pid_t pid, int *st)
+{
+  while (waitpid(pid, st, 0) < 0)
+    if (errno != EINTR) return errno;
+  return 0;
+}
+
+/* How a command ended (wait status ST), for a message. */
+static void describe_status(int st, char *buf, size_t size)
+{
+  if (WIFEXITED(st))
+    snprintf(buf, size, "exited with status %d", WEXITSTATUS(st));
+  else if (WIFSIGNALED(st))
+    snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+  else
+    snprintf(buf, size, "ended with wait status %#x", (unsigned)st);
+}
+
+/* Temporary files of one compilation in the cache directory: the wrapper
+ * (the compiler's standard input) and the compiler's messages. */
+struct compile_files {
+  char wrap[IPSO_PATH_MAX + 32], msgs[IPSO_PATH_MAX + 32];
+  int msg_fd;
+};
+
+static int compile_files_open(struct compile_files *f, const char *dir, const char *wrap)
+{
+  f->msg_fd = -1;
+  f->wrap[0] = f->msgs[0] = '\0';
+  snprintf(f->wrap, sizeof f->wrap, "%s/.user-XXXXXX", dir);
+  int fd = mkostemp(f->wrap, O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    f->wrap[0] = '\0';
+    return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
+  }
+  size_t n = strlen(wrap), off = 0;
+  while (off < n) {
+    ssize_t k = write(fd, wrap + off, n - off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      int e = k < 0 ? errno : EIO;
+      close(fd);
+      return IPSO_FAIL("user objective", "cannot write '%s': %s", f->wrap, strerror(e));
+    }
+    off += (size_t)k;
+  }
+  if (close(fd) != 0)
+    return IPSO_FAIL("user objective", "cannot write '%s': %s", f->wrap, strerror(errno));
+  snprintf(f->msgs, sizeof f->msgs, "%s/.msgs-XXXXXX", dir);
+  f->msg_fd = mkostemp(f->msgs, O_CLOEXEC);
+  if (f->msg_fd < 0) {
+    int e = errno;
+    f->msgs[0] = '\0';
+    return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
+  }
+  return IPSO_OK;
+}
+
+static void compile_files_close(struct compile_files *f)
+{
+  if (f->msg_fd >= 0) close(f->msg_fd);
+  if (f->wrap[0]) unlink(f->wrap);
+  if (f->msgs[0]) unlink(f->msgs);
+}
+
+/* Runs C with the wrapper as input and, when HASH is given, hashes its
+ * standard output into *HASH. Returns IPSO_OK with the wait status in *ST
+ * (the messages in the messages' file), or IPSO_ERR_RUNTIME when the
+ * command could not be run. */
+static int compile_run(const struct command *c, const struct compile_files *f, uint64_t *hash,
+                       int *st)
+{
+  int fds[2] = {-1, -1};
+  if (hash && pipe2(fds, O_CLOEXEC) != 0)
+    return IPSO_FAIL("user objective", "pipe: %s", strerror(errno));
+  pid_t pid;
+  int e = command_start(c, f->wrap, fds[1], f->msg_fd, &pid);
+  if (fds[1] >= 0) close(fds[1]);
+  if (e) {
+    if (fds[0] >= 0) close(fds[0]);
+    return IPSO_FAIL("user objective", "cannot start the C compiler '%s': %s", c->argv[0],
+                     strerror(e));
+  }
+  if (hash) {
+    char buf[65536];
+    for (;;) {
+      ssize_t k = read(fds[0], buf, sizeof buf);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      *hash = ipso_hash(*hash, buf, (size_t)k);
+    }
+    close(fds[0]);
+  }
+  e = command_wait(pid, st);
+  if (e) return IPSO_FAIL("user objective", "waitpid for '%s': %s", c->argv[0], strerror(e));
+  return IPSO_OK;
+}
+
+/* Reports a failed compilation of the user's code: the compiler's messages,
+ * then how it ended. */
+static int compile_failed(const struct ipso_config *cfg, const struct command *c,
+                          const struct compile_files *f, int st)
+{
+  char how[128];
+  describe_status(st, how, sizeof how);
+  size_t n = 0;
+  char *msgs = ipso_read_file(f->msgs, &n);
+  const size_t keep = 65536; /* thousands of errors say no more than the first ones */
+  if (msgs && n > keep) snprintf(msgs + keep - 64, 64, "\n... (%zu more bytes)\n", n - keep);
+  n = msgs ? strlen(msgs) : 0;
+  log_user_error("%s%sislandpso: error: cannot compile objective.source '%s': the C compiler "
+                 "(%s) %s%s%s",
+                 msgs ? msgs : "", n && msgs[n - 1] != '\n' ? "\n" : "", cfg->objective.source,
+                 c->argv[0], how, n ? " (its messages are above)" : "",
+                 cfg->run.precision == IPSO_FLOAT
+                     ? "; with precision = \"float\" the function must take const float * "
+                       "(write it with ipso_real)"
+                     : "");
+  free(msgs);
+  return IPSO_ERR_USAGE;
+}
+
+/* Compiles the wrapper in F into a shared object in DIR (unless the cache
+ * has it) and names it in SO. The cache key is the hash of the compiler's
+ * command and of the preprocessed wrapper, which holds every file the
+ * user's code includes: an edited header is a new key. */
+static int compile_cached(const struct ipso_config *cfg, const char *dir,
+                          const struct compile_files *f, char *so, size_t so_size)
+{
+  struct command c;
+  if (command_init(&c) != 0)
+    return IPSO_FAIL("user objective", "the C compiler's command ($IPSO_CC) is empty or too long");
+  struct command pre = c;
+  command_add(&pre, "-E");
+  command_add(&pre, "-x");
+  command_add(&pre, "c");
+  command_add(&pre, "-");
+  uint64_t h = command_hash(0, &c);
+  int st;
+  IPSO_TRY(compile_run(&pre, f, &h, &st));
+  if (st != 0) return compile_failed(cfg, &pre, f, st);
+  snprintf(so, so_size, "%s/user-%016llx.so", dir, (unsigned long long)h);
+  if (access(so, R_OK) == 0) return IPSO_OK;
+  char tmp[IPSO_PATH_MAX + 128];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", so, (int)getpid());
+  command_add(&c, "-o");
+  command_add(&c, tmp);
+  command_add(&c, "-x");
+  command_add(&c, "c");
+  command_add(&c, "-");
+  command_add(&c, "-lm");
+  IPSO_TRY(compile_run(&c, f, NULL, &st));
+  if (st != 0) {
+    remove(tmp);
+    return compile_failed(cfg, &c, f, st);
+  }
+  if (rename(tmp, so) != 0) {
+    int e = errno;
+    remove(tmp);
+    return IPSO_FAIL("user objective", "cannot rename '%s': %s", tmp, strerror(e));
+  }
+  return IPSO_OK;
 }
 
 int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective **out)
@@ -212,61 +516,30 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
                    strerror(errno));
     return IPSO_ERR_USAGE;
   }
-  int found = defines_function(user, o->function);
-  if (!found) {
+  if (strpbrk(o->source, "\"\n\r")) {
     free(user);
+    log_user_error("islandpso: error: objective.source '%s': a path with a double quote or a line "
+                   "break cannot be named in an #include; rename the file or its directory",
+                   o->source);
+    return IPSO_ERR_USAGE;
+  }
+  int found = defines_function(user, o->function);
+  free(user);
+  if (!found) {
     log_user_error("islandpso: error: objective.function '%s' is not defined in '%s'", o->function,
                    o->source);
     return IPSO_ERR_USAGE;
   }
+  char dir[IPSO_PATH_MAX], so[IPSO_PATH_MAX + 64];
+  IPSO_TRY(user_cache_dir(dir, sizeof dir));
   char *wrap = user_objective_wrapper(cfg);
-  if (!wrap) {
-    free(user);
-    return IPSO_FAIL("user objective", "out of memory");
-  }
-  const char *cc = getenv("IPSO_CC");
-  uint64_t h = ipso_hash(0, wrap, strlen(wrap));
-  h = ipso_hash(h, user, ulen);
-  h = ipso_hash(h, USER_CFLAGS, sizeof USER_CFLAGS);
-  h = ipso_hash(h, cc ? cc : IPSO_C_COMPILER, strlen(cc ? cc : IPSO_C_COMPILER));
-  free(user);
-
-  char dir[IPSO_PATH_MAX], src[IPSO_PATH_MAX + 64], so[IPSO_PATH_MAX + 64], tmp[IPSO_PATH_MAX + 96];
-  int rc = user_cache_dir(dir, sizeof dir);
-  if (rc != IPSO_OK) {
-    free(wrap);
-    return rc;
-  }
-  snprintf(so, sizeof so, "%s/user-%016llx.so", dir, (unsigned long long)h);
-  if (access(so, R_OK) != 0) {
-    snprintf(src, sizeof src, "%s/user-%016llx-%d.c", dir, (unsigned long long)h, (int)getpid());
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", so, (int)getpid());
-    FILE *f = fopen(src, "w");
-    if (!f || fputs(wrap, f) == EOF || fclose(f) != 0) {
-      free(wrap);
-      return IPSO_FAIL("user objective", "cannot write '%s': %s", src, strerror(errno));
-    }
-    int st = run_compiler(src, tmp);
-    remove(src);
-    if (st != 0) {
-      remove(tmp);
-      free(wrap);
-      log_user_error("islandpso: error: cannot compile objective.source '%s' (the compiler's "
-                     "messages are above)%s",
-                     o->source,
-                     cfg->run.precision == IPSO_FLOAT
-                         ? "; with precision = \"float\" the function must take const float * "
-                           "(write it with ipso_real)"
-                         : "");
-      return IPSO_ERR_USAGE;
-    }
-    if (rename(tmp, so) != 0) {
-      remove(tmp);
-      free(wrap);
-      return IPSO_FAIL("user objective", "cannot rename '%s': %s", tmp, strerror(errno));
-    }
-  }
+  if (!wrap) return IPSO_FAIL("user objective", "out of memory");
+  struct compile_files f;
+  int rc = compile_files_open(&f, dir, wrap);
   free(wrap);
+  if (rc == IPSO_OK) rc = compile_cached(cfg, dir, &f, so, sizeof so);
+  compile_files_close(&f);
+  if (rc != IPSO_OK) return rc;
   struct user_objective *u = calloc(1, sizeof *u);
   if (!u) return IPSO_FAIL("user objective", "out of memory");
   u->so = dlopen(so, RTLD_NOW | RTLD_LOCAL);

@@ -55,6 +55,15 @@ int user_cache_dir(char *dir, size_t size);
 /* 64-bit FNV-1a of N bytes, continuing from H (start with 0). */
 uint64_t ipso_hash(uint64_t h, const void *data, size_t n);
 
+/* Continues the hash *H with every file that TEXT names in an #include
+ * "..." line, and the files those include, found as NVRTC finds them: a
+ * relative name next to the including file (TEXT's: the working directory).
+ * Conditionals are not evaluated, so a header under a false #if is hashed
+ * too (at worst a needless recompile). Returns 0, or -1 when an #include
+ * names its file through a macro or there are more than 256 files: the
+ * compilation then cannot be keyed on its sources. */
+int user_includes_hash(const char *text, uint64_t *h);
+
 /* Reads a whole file into a malloc'd, NUL-terminated buffer. */
 char *ipso_read_file(const char *path, size_t *len);
 

@@ -1,0 +1,39 @@
+# Shared by the user-objective fault tests (test_user_*.sh): configs for a
+# user objective on the CPU backend, and the sha256 of every file of a run
+# directory before a run, checked after it. Source it after
+# tests/lib/common.sh.
+
+# user_cfg FILE SOURCE FUNCTION DIMS PARTICLES ITERATIONS [extra lines]: a
+# CPU config for SOURCE's FUNCTION within [-10, 10]; no output files unless
+# the extra lines ask for them.
+user_cfg() {
+  local file=$1 src=$2 fn=$3 dims=$4 parts=$5 its=$6; shift 6
+  {
+    printf '[run]\nbackend = "cpu"\nmax_iterations = %s\noutput = ""\n' "$its"
+    printf '[objective]\nname = "user"\nsource = "%s"\nfunction = "%s"\n' "$src" "$fn"
+    printf 'dimensions = %s\nlower = -10\nupper = 10\n' "$dims"
+    printf '[swarm]\nparticles = %s\n[output]\ncheckpoint = ""\nprogress = "off"\n' "$parts"
+    for line in "$@"; do printf '%s\n' "$line"; done
+  } >"$file"
+}
+
+# snapshot DIR: records the sha256 of every file under DIR (in $work/before.sum).
+snapshot() {
+  (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$work/before.sum"
+}
+
+# untouched DIR WHAT: every file recorded by snapshot is still there, byte for byte.
+untouched() {
+  local bad
+  if bad=$(cd "$1" && sha256sum --quiet -c "$work/before.sum" 2>&1); then
+    pass "$2: the $(wc -l <"$work/before.sum") files there before are untouched"
+  else
+    fail "$2: files changed: $bad"
+  fi
+}
+
+# best TEXT: the best fitness of a run's summary.
+best() { field "best fitness" "$1"; }
+
+# within X LO HI: whether LO <= X < HI.
+within() { awk -v x="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(x != "" && x >= a && x < b) }'; }
