@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backend_gpu.h"
+#include "gpu_abi.h"
 #include "gpu_compile.h"
 #include "gpu_mapping.h"
 #include "check.h"
@@ -26,39 +27,6 @@
       return IPSO_FAIL("cuda", "%s: %s (%s)", #call, cudaGetErrorString(cuda_rc_),                 \
                        cudaGetErrorName(cuda_rc_));                                                \
   } while (0)
-
-/* Device pointers as the kernels see them (struct swarm_ptrs). */
-struct swarm_ptrs {
-  void *x, *v, *p, *cost, *pcost;
-  void *gb, *gpos;
-  void *slot_cost;
-  long long *slot_idx;
-  double *hist;
-};
-
-/* The kernels' constants (struct ipso_consts), for one precision. */
-struct consts_d {
-  unsigned long long seed;
-  unsigned int island;
-  long long n;
-  double w, c1, c2;
-  const void *lo, *hi, *span, *vmax, *prm;
-};
-struct consts_f {
-  unsigned long long seed;
-  unsigned int island;
-  long long n;
-  float w, c1, c2;
-  const void *lo, *hi, *span, *vmax, *prm;
-};
-
-/* A global-best slot as laid out on the device: cost (REAL) at 0, index at
- * 8, iteration tag at 16, lock at 24, hint (lowest cost offered, as an
- * unsigned key) at 32; 40 bytes either way. */
-#define GB_SLOT_BYTES 40
-/* Rows the resident kernels can keep in shared memory (IPSO_RESIDENT_MAX_D
- * in kernels/pso_kernels.cu). */
-#define RESIDENT_MAX_D 1024
 
 enum {
   K_STEP,
@@ -203,31 +171,31 @@ static int upload_constants(struct gpu_swarm *g, const struct swarm_consts *k)
   CUDA_TRY(cudaLibraryGetGlobal(&sym, &symsize, g->prog.library, "K"));
   const struct ipso_config *cfg = g->cfg;
   if (g->fl) {
-    struct consts_f c = {cfg->run.seed,
-                         (unsigned)g->island,
-                         g->N,
-                         (float)cfg->swarm.inertia,
-                         (float)cfg->swarm.cognitive,
-                         (float)cfg->swarm.social,
-                         tab[0],
-                         tab[1],
-                         tab[2],
-                         tab[3],
-                         tab[4]};
+    struct ipso_consts_f c = {cfg->run.seed,
+                              (unsigned)g->island,
+                              g->N,
+                              (float)cfg->swarm.inertia,
+                              (float)cfg->swarm.cognitive,
+                              (float)cfg->swarm.social,
+                              tab[0],
+                              tab[1],
+                              tab[2],
+                              tab[3],
+                              tab[4]};
     if (symsize != sizeof c) return IPSO_FAIL("gpu", "constant block size mismatch");
     CUDA_TRY(cudaMemcpy(sym, &c, sizeof c, cudaMemcpyHostToDevice));
   } else {
-    struct consts_d c = {cfg->run.seed,
-                         (unsigned)g->island,
-                         g->N,
-                         cfg->swarm.inertia,
-                         cfg->swarm.cognitive,
-                         cfg->swarm.social,
-                         tab[0],
-                         tab[1],
-                         tab[2],
-                         tab[3],
-                         tab[4]};
+    struct ipso_consts_d c = {cfg->run.seed,
+                              (unsigned)g->island,
+                              g->N,
+                              cfg->swarm.inertia,
+                              cfg->swarm.cognitive,
+                              cfg->swarm.social,
+                              tab[0],
+                              tab[1],
+                              tab[2],
+                              tab[3],
+                              tab[4]};
     if (symsize != sizeof c) return IPSO_FAIL("gpu", "constant block size mismatch");
     CUDA_TRY(cudaMemcpy(sym, &c, sizeof c, cudaMemcpyHostToDevice));
   }
@@ -248,26 +216,29 @@ static int allocate(struct gpu_swarm *g)
   }
   CUDA_TRY(cudaMalloc(&g->s.cost, n));
   CUDA_TRY(cudaMalloc(&g->s.pcost, n));
-  CUDA_TRY(cudaMalloc(&g->s.gb, 2 * GB_SLOT_BYTES));
+  CUDA_TRY(cudaMalloc(&g->s.gb, IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES));
   /* Both slots empty: cost +infinity (no candidate is ever compared with a
-   * cost that was not in the swarm), no particle, no iteration. */
-  unsigned char slots[2 * GB_SLOT_BYTES];
-  memset(slots, 0, sizeof slots);
-  for (int k = 0; k < 2; k++) {
-    unsigned char *sl = slots + k * GB_SLOT_BYTES;
-    float inf_f = INFINITY;
-    double inf_d = INFINITY;
-    long long none = 0x7fffffffffffffffLL, tag = -1;
-    if (g->fl)
-      memcpy(sl, &inf_f, sizeof inf_f);
-    else
-      memcpy(sl, &inf_d, sizeof inf_d);
-    unsigned long long hint = ~0ull; /* above every key: no offer yet */
-    memcpy(sl + 8, &none, sizeof none);
-    memcpy(sl + 16, &tag, sizeof tag);
-    memcpy(sl + 32, &hint, sizeof hint);
+   * cost that was not in the swarm), no particle, no iteration, no offer
+   * (a hint above every key); padding zero. */
+  union {
+    struct gbest_slot_f f[IPSO_GB_SLOTS];
+    struct gbest_slot_d d[IPSO_GB_SLOTS];
+  } slots;
+  memset(&slots, 0, sizeof slots);
+  for (int k = 0; k < IPSO_GB_SLOTS; k++) {
+    if (g->fl) {
+      slots.f[k].cost = INFINITY;
+      slots.f[k].idx = IPSO_NONE;
+      slots.f[k].tag = -1;
+      slots.f[k].hint = ~0ull;
+    } else {
+      slots.d[k].cost = INFINITY;
+      slots.d[k].idx = IPSO_NONE;
+      slots.d[k].tag = -1;
+      slots.d[k].hint = ~0ull;
+    }
   }
-  CUDA_TRY(cudaMemcpy(g->s.gb, slots, sizeof slots, cudaMemcpyHostToDevice));
+  CUDA_TRY(cudaMemcpy(g->s.gb, &slots, sizeof slots, cudaMemcpyHostToDevice));
   CUDA_TRY(cudaMalloc(&g->s.gpos, 2 * (size_t)g->map.pitch * g->es));
   CUDA_TRY(cudaMemset(g->s.gpos, 0, 2 * (size_t)g->map.pitch * g->es));
   CUDA_TRY(cudaMalloc(&g->s.slot_cost, (size_t)g->blocks * g->es));
@@ -302,26 +273,21 @@ static int recompute_best(struct gpu_swarm *g, int from_init)
 static int read_best(struct gpu_swarm *g, double *cost, int64_t *idx, double *pos)
 {
   int cur = g->relaxed ? 0 : (int)(g->t & 1);
-  unsigned char slot[GB_SLOT_BYTES];
+  union {
+    struct gbest_slot_f f;
+    struct gbest_slot_d d;
+  } slot;
   char *gb = g->s.gb;
-  CUDA_TRY(cudaMemcpyAsync(slot, gb + cur * GB_SLOT_BYTES, GB_SLOT_BYTES, cudaMemcpyDeviceToHost,
-                           g->stream));
+  CUDA_TRY(cudaMemcpyAsync(&slot, gb + cur * IPSO_GB_SLOT_BYTES, IPSO_GB_SLOT_BYTES,
+                           cudaMemcpyDeviceToHost, g->stream));
   if (pos) {
     char *gp = g->s.gpos;
     CUDA_TRY(cudaMemcpyAsync(g->h_stage, gp + (size_t)cur * g->map.pitch * g->es,
                              (size_t)g->D * g->es, cudaMemcpyDeviceToHost, g->stream));
   }
   CUDA_TRY(cudaStreamSynchronize(g->stream));
-  if (g->fl) {
-    float c;
-    memcpy(&c, slot, sizeof c);
-    *cost = c;
-  } else {
-    memcpy(cost, slot, sizeof *cost);
-  }
-  long long i;
-  memcpy(&i, slot + 8, sizeof i);
-  if (idx) *idx = i;
+  *cost = g->fl ? slot.f.cost : slot.d.cost;
+  if (idx) *idx = g->fl ? slot.f.idx : slot.d.idx;
   if (pos)
     for (int d = 0; d < g->D; d++)
       pos[d] = g->fl ? ((float *)g->h_stage)[d] : ((double *)g->h_stage)[d];
@@ -375,7 +341,7 @@ static int choose_mode(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
 {
   const char *env = getenv("IPSO_GPU_RESIDENT");
   g->mode = MODE_STREAMING;
-  if (g->variant != 0 || g->D > RESIDENT_MAX_D || (env && env[0] == '0')) return IPSO_OK;
+  if (g->variant != 0 || g->D > IPSO_RESIDENT_MAX_D || (env && env[0] == '0')) return IPSO_OK;
   int per_sm = 0, per_sm_keep = 0;
   CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)g->k[K_RES_GRID],
                                                          g->map.block, 0));
@@ -404,9 +370,8 @@ static int choose_mode(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
   }
   /* Without the state in registers, a strict grid-resident launch gains
    * nothing over one launch per iteration with programmatic dependent
-   * launch, whose overlap costs less than the software grid barrier (H200,
-   * 30-D float: 0.0112 s against 0.0134 s; 120-D double: 0.0538 against
-   * 0.0527 s). */
+   * launch, whose overlap costs less than the software grid barrier
+   * (measured in BENCHMARKS.md). */
   if (g->mode == MODE_GRID && !g->keep && g->pdl) g->mode = MODE_STREAMING;
   return IPSO_OK;
 }
@@ -745,7 +710,7 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
     const char *name = i == K_STEP ? variant_kernel(g->variant) : kernel_names[i];
     if ((i == K_RES_CLUSTER || i == K_RES_GRID || i == K_RES_CLUSTER_KEEP ||
          i == K_RES_GRID_KEEP) &&
-        g->D > RESIDENT_MAX_D)
+        g->D > IPSO_RESIDENT_MAX_D)
       continue;
     if ((i == K_RES_CLUSTER_KEEP || i == K_RES_GRID_KEEP) && !gpu_mapping_keep_ok(&g->map, g->D))
       continue;

@@ -5,8 +5,9 @@
 #ifndef IPSO_GPU_MAPPING_H
 #define IPSO_GPU_MAPPING_H
 
-#include "swarm.h"
 #include "config.h"
+#include "gpu_abi.h"
+#include "swarm.h"
 
 struct gpu_mapping {
   int group; /* G: threads per particle, a power of two */
@@ -31,12 +32,12 @@ static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
 }
 
 /* Whether the resident kernels have a variant that keeps a thread's part of
- * the state in registers (IPSO_KEEP_OK in kernels/pso_kernels.cu): at most 8
- * elements per thread for D dimensions. */
+ * the state in registers (IPSO_KEEP_OK in kernels/pso_kernels.cu): at most
+ * IPSO_KEEP_MAX_ELEMENTS elements per thread for D dimensions. */
 static inline int gpu_mapping_keep_ok(const struct gpu_mapping *m, int dims)
 {
   int chunks = (dims + m->group * m->vec - 1) / (m->group * m->vec);
-  return chunks * m->vec <= 8;
+  return chunks * m->vec <= IPSO_KEEP_MAX_ELEMENTS;
 }
 
 /* The #define block that specialises the kernel source to CFG with mapping

@@ -1,6 +1,6 @@
 /* The PSO kernels of the GPU backend, compiled at start-up by NVRTC for the
  * device's own architecture and specialised to the problem by macros the
- * host defines in front of this file (kernels/backend_gpu.c):
+ * host defines in front of this file (gpu_kernel_defines, kernels/gpu_mapping.c):
  *
  *   IPSO_REAL      float or double
  *   IPSO_D         dimensions;  IPSO_PITCH  row pitch in elements (multiple of IPSO_V)
@@ -35,10 +35,11 @@
 
 typedef IPSO_REAL real;
 
+/* struct ipso_consts, struct gbest_slot, struct swarm_ptrs, IPSO_NONE and
+ * the limits the host shares (spliced in by the build). */
+#include "gpu_abi.h"
+
 #define IPSO_INF (__longlong_as_double(0x7ff0000000000000ULL))
-/* "No particle" in (cost, index) reductions: after every real index, so a
- * real particle wins a tie at +infinity (an objective that is NaN everywhere). */
-#define IPSO_NONE 0x7fffffffffffffffLL
 
 #define IPSO_HD static __device__ __forceinline__
 #define IPSO_FN(name) obj_##name
@@ -75,35 +76,7 @@ IPSO_HD real obj_user_final(real s0, real s1, int D, const real *prm)
 #define IPSO_W (IPSO_D == 1 ? 2ull : 4ull * ((IPSO_D + 1) / 2))     /* random words per iteration */
 
 /* Scalars of the run, set once by the host. */
-struct ipso_consts {
-  unsigned long long seed;
-  unsigned int island;
-  long long n; /* particles */
-  real w, c1, c2;
-  const real *lo, *hi, *span, *vmax, *prm; /* per-dimension tables [IPSO_PITCH] */
-};
 __constant__ ipso_consts K;
-
-/* One global-best slot. Cost and index are written together, under the
- * lock. */
-struct gbest_slot {
-  real cost;
-  long long idx;
-  long long tag;           /* iteration whose best this is */
-  int lock;                /* 0 free, 1 held */
-  unsigned long long hint; /* cost_key of the lowest cost offered to the slot */
-};
-
-/* The swarm of this island in device memory. */
-struct swarm_ptrs {
-  real *x, *v, *p;     /* [n * IPSO_PITCH] position, velocity, personal best */
-  real *cost, *pcost;  /* [n] */
-  gbest_slot *gb;      /* [2] */
-  real *gpos;          /* [2 * IPSO_PITCH] */
-  real *slot_cost;     /* [blocks] per-block candidates (queue, reduction) */
-  long long *slot_idx; /* [blocks] */
-  double *hist;        /* [segment] best cost after each iteration */
-};
 
 #if IPSO_UNIFORM
 #define LO(d) ((real)(IPSO_LO))
@@ -330,7 +303,7 @@ struct particle_regs {
   real x[IPSO_C][IPSO_V], v[IPSO_C][IPSO_V], p[IPSO_C][IPSO_V];
   real pc;
 };
-#define IPSO_KEEP_OK (IPSO_C * IPSO_V <= 8)
+#define IPSO_KEEP_OK (IPSO_C * IPSO_V <= IPSO_KEEP_MAX_ELEMENTS)
 
 /* Updates particle I at iteration T against the global best position G:
  * new position and velocity, cost, personal best. Returns the cost and
@@ -456,14 +429,13 @@ IPSO_HD void queue_best(const block_shared &sh, real &bc, long long &bi)
  * offer, or a better one, ends in the slot): each offer lowers the slot's
  * hint by atomicMin, and only a block whose cost is not above the hint it
  * replaced goes on. Of k candidate blocks arriving in random order that
- * leaves about ln k queueing for the lock instead of up to k (30-D float,
- * 65,536 particles: 19.5 -> 12.9 us per iteration on the H200). Otherwise
- * the block takes the slot's lock, compares with the slot (or,
- * when the slot still holds an older iteration's best, with the previous
- * best GPREV), and if it wins copies the position and publishes cost and
- * index. FORWARD makes the block also bring a stale slot up to GPREV
- * (one launch per iteration: block 0, so the slot always ends with the best
- * of iteration T). */
+ * leaves about ln k queueing for the lock instead of up to k (the gain is
+ * measured in BENCHMARKS.md). Otherwise the block takes the slot's lock,
+ * compares with the slot (or, when the slot still holds an older
+ * iteration's best, with the previous best GPREV), and if it wins copies
+ * the position and publishes cost and index. FORWARD makes the block also
+ * bring a stale slot up to GPREV (one launch per iteration: block 0, so the
+ * slot always ends with the best of iteration T). */
 IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real gprev_c,
                                 long long gprev_i, const real *gprev_pos, real bc, long long bi,
                                 bool forward, block_shared &sh, double *hist_slot)
@@ -610,8 +582,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 }
 
 /* The resident kernels keep the best position in shared memory: only for
- * rows up to IPSO_RESIDENT_MAX_D coordinates (the host knows the same limit). */
-#define IPSO_RESIDENT_MAX_D 1024
+ * rows up to IPSO_RESIDENT_MAX_D coordinates (kernels/gpu_abi.h). */
 #if IPSO_D <= IPSO_RESIDENT_MAX_D
 /* Global-memory loads that bypass L1, for what other blocks wrote. */
 template <typename T> IPSO_HD T ld_l2(const T *p)
