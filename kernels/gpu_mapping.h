@@ -21,10 +21,12 @@ extern "C" {
 #endif
 
 /* The mapping for D dimensions (FL: float precision, WHOLE_ROW: a user
- * objective that is not declared separable, evaluated on one thread).
- * The environment variable IPSO_GPU_GROUP overrides G (for benchmarks; it
- * changes the summation order, hence the last bits of the results). */
+ * objective that is not declared separable, evaluated on one thread). */
 void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m);
+
+/* Sets G to GROUP threads per particle (a power of two, 1..1024) and the
+ * block to match (gpu_overrides.group, for benchmarks). */
+void gpu_mapping_set_group(struct gpu_mapping *m, int group);
 
 static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
 {

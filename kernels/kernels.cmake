@@ -41,7 +41,10 @@ list(GET CUDAToolkit_INCLUDE_DIRS 0 IPSO_CUDA_INCLUDE)
 target_sources(ipso_core PRIVATE
   ${PROJECT_SOURCE_DIR}/kernels/backend_gpu.c
   ${PROJECT_SOURCE_DIR}/kernels/gpu_compile.c
+  ${PROJECT_SOURCE_DIR}/kernels/gpu_launch.c
   ${PROJECT_SOURCE_DIR}/kernels/gpu_mapping.c
+  ${PROJECT_SOURCE_DIR}/kernels/gpu_plan.c
+  ${PROJECT_SOURCE_DIR}/kernels/gpu_stage.c
   ${IPSO_EMBEDDED})
 set_source_files_properties(${PROJECT_SOURCE_DIR}/kernels/gpu_compile.c PROPERTIES
   COMPILE_DEFINITIONS IPSO_CUDA_INCLUDE="${IPSO_CUDA_INCLUDE}")
