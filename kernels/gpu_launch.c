@@ -54,7 +54,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
 }
 
 /* A launch with programmatic dependent launch when PDL (the kernel waits
- * for the previous grid itself: pdl_start in kernels/pso_kernels.cu). */
+ * for the previous grid itself: pdl_start in kernels/pso_device.cuh). */
 static cudaError_t launch_pdl(cudaKernel_t k, unsigned grid, unsigned block, int pdl, void **args,
                               cudaStream_t stream)
 {

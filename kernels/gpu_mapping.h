@@ -34,7 +34,7 @@ static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
 }
 
 /* Whether the resident kernels have a variant that keeps a thread's part of
- * the state in registers (IPSO_KEEP_OK in kernels/pso_kernels.cu): at most
+ * the state in registers (IPSO_KEEP_OK in kernels/pso_device.cuh): at most
  * IPSO_KEEP_MAX_ELEMENTS elements per thread for D dimensions. */
 static inline int gpu_mapping_keep_ok(const struct gpu_mapping *m, int dims)
 {

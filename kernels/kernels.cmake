@@ -2,30 +2,48 @@
 # sources embedded into the binary and compiled at run time for the GPU.
 # Included from the top level and added to ipso_core (it uses the core helpers).
 
-# The kernel source as NVRTC compiles it: kernels/gpu_abi.h (the types the
-# host shares) spliced in place of its #include line, since NVRTC is given
-# objectives.h as its only header; #line directives keep NVRTC's file names
-# and line numbers those of the two files. Done when CMake configures;
-# editing either file configures again.
+# The kernel source as NVRTC compiles it: NVRTC is given objectives.h as its
+# only header, so the kernel headers below are spliced in place of their
+# #include lines, recursively, with #line directives that keep NVRTC's file
+# names and line numbers those of the files. Done when CMake configures;
+# editing any of the files configures again.
+set(IPSO_SPLICED_HEADERS gpu_abi.h pso_device.cuh)
 set(IPSO_KERNEL_SOURCE ${PROJECT_BINARY_DIR}/pso_kernels_spliced.cu)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-  ${PROJECT_SOURCE_DIR}/kernels/pso_kernels.cu ${PROJECT_SOURCE_DIR}/kernels/gpu_abi.h)
-file(READ ${PROJECT_SOURCE_DIR}/kernels/pso_kernels.cu ipso_cu)
-file(READ ${PROJECT_SOURCE_DIR}/kernels/gpu_abi.h ipso_abi)
-set(ipso_include "#include \"gpu_abi.h\"\n")
-string(FIND "${ipso_cu}" "${ipso_include}" ipso_at)
-if(ipso_at LESS 0)
-  message(FATAL_ERROR "kernels/pso_kernels.cu does not #include \"gpu_abi.h\"")
-endif()
-string(SUBSTRING "${ipso_cu}" 0 ${ipso_at} ipso_head)
-string(LENGTH "${ipso_include}" ipso_len)
-math(EXPR ipso_after "${ipso_at} + ${ipso_len}")
-string(SUBSTRING "${ipso_cu}" ${ipso_after} -1 ipso_tail)
-string(REGEX MATCHALL "\n" ipso_lines "${ipso_head}")
-list(LENGTH ipso_lines ipso_next)
-math(EXPR ipso_next "${ipso_next} + 2") # the line after the #include
-file(WRITE ${IPSO_KERNEL_SOURCE}.tmp
-  "${ipso_head}#line 1 \"gpu_abi.h\"\n${ipso_abi}#line ${ipso_next} \"pso_kernels.cu\"\n${ipso_tail}")
+
+# Sets OUT to kernels/NAME with the IPSO_SPLICED_HEADERS it includes spliced in.
+function(ipso_splice name out)
+  file(READ ${PROJECT_SOURCE_DIR}/kernels/${name} rest)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/kernels/${name})
+  set(done "")
+  set(line 1) # line in NAME where REST starts
+  while(TRUE)
+    set(at -1)
+    foreach(h IN LISTS IPSO_SPLICED_HEADERS)
+      string(FIND "${rest}" "#include \"${h}\"\n" p)
+      if(p GREATER -1 AND (at EQUAL -1 OR p LESS at))
+        set(at ${p})
+        set(hdr ${h})
+      endif()
+    endforeach()
+    if(at EQUAL -1)
+      break()
+    endif()
+    string(SUBSTRING "${rest}" 0 ${at} head)
+    string(REGEX MATCHALL "\n" newlines "${head}")
+    list(LENGTH newlines n)
+    math(EXPR line "${line} + ${n} + 1")
+    string(LENGTH "#include \"${hdr}\"\n" len)
+    math(EXPR after "${at} + ${len}")
+    string(SUBSTRING "${rest}" ${after} -1 rest)
+    ipso_splice(${hdr} inner)
+    string(APPEND done "${head}#line 1 \"${hdr}\"\n${inner}#line ${line} \"${name}\"\n")
+  endwhile()
+  set(${out} "${done}${rest}" PARENT_SCOPE)
+endfunction()
+
+ipso_splice(pso_kernels.cu ipso_spliced)
+file(WRITE ${IPSO_KERNEL_SOURCE}.tmp "${ipso_spliced}")
 configure_file(${IPSO_KERNEL_SOURCE}.tmp ${IPSO_KERNEL_SOURCE} COPYONLY)
 
 set(IPSO_EMBEDDED ${PROJECT_BINARY_DIR}/embedded_sources.c)
