@@ -47,7 +47,7 @@ static const struct workload workloads[] = {
 
 struct variant {
   const char *kernel, *sync;
-  int streaming; /* force one launch per iteration (IPSO_GPU_RESIDENT=0) */
+  int streaming; /* force one launch per iteration (gpu_overrides.no_resident) */
 };
 static const struct variant variants[] = {{"queue_lock", "strict", 0},
                                           {"queue_lock", "strict", 1},
@@ -108,10 +108,9 @@ static int time_gpu(const struct ipso_config *cfg, int streaming, long iteration
 {
   struct swarm_setup setup = {cfg, 0, 1, 0};
   struct backend b;
-  if (streaming) setenv("IPSO_GPU_RESIDENT", "0", 1);
-  int created = backend_gpu_create(&setup, &b);
-  unsetenv("IPSO_GPU_RESIDENT");
-  IPSO_TRY(created);
+  struct gpu_overrides o = gpu_overrides_from_env();
+  if (streaming) o.no_resident = 1;
+  IPSO_TRY(backend_gpu_create_with(&setup, &o, &b));
   gpu_mapping_of(&b, mapping, mlen);
   double *best = malloc(sizeof(double) * (size_t)iterations);
   double *t = malloc(sizeof(double) * (size_t)reps);

@@ -2,7 +2,10 @@
  * at start-up by NVRTC (kernels/pso_kernels.cu) for this problem and this
  * GPU. Host code only enqueues work on the island's stream; the only
  * host<->device copies inside the iteration loop are the per-iteration best
- * costs at segment ends (a few bytes per iteration) and the migrants. */
+ * costs at segment ends (a few bytes per iteration) and the migrants.
+ *
+ * The backend's operations are here; the launch plan is in gpu_plan.c, the
+ * launchers in gpu_launch.c, the float/double staging in gpu_stage.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,113 +14,27 @@
 #include <cuda_runtime_api.h>
 
 #include "backend_gpu.h"
-#include "gpu_compile.h"
-#include "gpu_mapping.h"
 #include "check.h"
+#include "gpu_abi.h"
+#include "gpu_compile.h"
+#include "gpu_launch.h"
+#include "gpu_plan.h"
+#include "gpu_stage.h"
 #include "log.h"
 #include "objective.h"
 #include "user_objective.h"
 
-/* Checks a CUDA runtime call; reports the call and CUDA's own message. */
-#define CUDA_TRY(call)                                                                             \
-  do {                                                                                             \
-    cudaError_t cuda_rc_ = (call);                                                                 \
-    if (cuda_rc_ != cudaSuccess)                                                                   \
-      return IPSO_FAIL("cuda", "%s: %s (%s)", #call, cudaGetErrorString(cuda_rc_),                 \
-                       cudaGetErrorName(cuda_rc_));                                                \
-  } while (0)
-
-/* Device pointers as the kernels see them (struct swarm_ptrs). */
-struct swarm_ptrs {
-  void *x, *v, *p, *cost, *pcost;
-  void *gb, *gpos;
-  void *slot_cost;
-  long long *slot_idx;
-  double *hist;
-};
-
-/* The kernels' constants (struct ipso_consts), for one precision. */
-struct consts_d {
-  unsigned long long seed;
-  unsigned int island;
-  long long n;
-  double w, c1, c2;
-  const void *lo, *hi, *span, *vmax, *prm;
-};
-struct consts_f {
-  unsigned long long seed;
-  unsigned int island;
-  long long n;
-  float w, c1, c2;
-  const void *lo, *hi, *span, *vmax, *prm;
-};
-
-/* A global-best slot as laid out on the device: cost (REAL) at 0, index at
- * 8, iteration tag at 16, lock at 24, hint (lowest cost offered, as an
- * unsigned key) at 32; 40 bytes either way. */
-#define GB_SLOT_BYTES 40
-/* Rows the resident kernels can keep in shared memory (IPSO_RESIDENT_MAX_D
- * in kernels/pso_kernels.cu). */
-#define RESIDENT_MAX_D 1024
-
-enum {
-  K_STEP,
-  K_REDUCE,
-  K_INIT,
-  K_CAND,
-  K_SELECT,
-  K_GATHER,
-  K_SCATTER,
-  K_RES_CLUSTER,
-  K_RES_GRID,
-  K_RES_CLUSTER_KEEP,
-  K_RES_GRID_KEEP,
-  K_COUNT
-};
-static const char *kernel_names[K_COUNT] = {NULL,
-                                            "reduce_kernel",
-                                            "init_kernel",
-                                            "candidates_kernel",
-                                            "select_kernel",
-                                            "gather_kernel",
-                                            "scatter_kernel",
-                                            "resident_cluster_kernel",
-                                            "resident_grid_kernel",
-                                            "resident_cluster_keep_kernel",
-                                            "resident_grid_keep_kernel"};
-
-/* How iterations are launched: one launch per iteration, or one launch per
- * segment with every block resident (queue-lock kernel only). */
-enum launch_mode {
-  MODE_STREAMING, /* one launch per iteration (two for queue and reduction) */
-  MODE_CLUSTER,   /* strict, the swarm fits one thread-block cluster */
-  MODE_GRID,      /* strict, co-resident grid with a grid barrier */
-  MODE_RELAXED    /* relaxed, co-resident grid running ahead */
-};
-static const char *mode_names[] = {"one launch per iteration", "cluster-resident", "grid-resident",
-                                   "grid-resident, relaxed"};
-
-/* Largest cluster the resident kernel uses (portable cluster size). */
-#define MAX_CLUSTER 8
-/* Strict swarms up to this many particle-dimensions run grid-resident: the
- * grid barrier costs less than a launch while an iteration is short. */
-#define GRID_RESIDENT_MAX_ELEMENTS (1 << 22)
-
 struct gpu_swarm {
   const struct ipso_config *cfg;
-  struct gpu_mapping map;
-  int device, island, D, fl, relaxed, variant, blocks;
-  enum launch_mode mode;
-  int res_blocks;      /* grid of the resident kernels */
-  int keep;            /* resident kernels keep the state in registers (one tile per block) */
-  int pdl;             /* one launch per iteration with programmatic dependent launch */
+  struct gpu_plan plan;
+  int device, island, D, fl;
   unsigned int *d_bar; /* grid barrier: arrivals, generation */
   int64_t N;
   size_t es; /* bytes per element */
   int64_t t; /* last completed iteration */
   cudaStream_t stream;
   struct gpu_program prog;
-  cudaKernel_t k[K_COUNT];
+  struct gpu_kernels k;
   struct swarm_ptrs s;
   void *d_tables;    /* lo, hi, span, vmax, prm: [pitch] each */
   long long *d_sel;  /* [2 * cap] selected indices */
@@ -129,153 +46,38 @@ struct gpu_swarm {
   void *h_stage;     /* pinned staging: rows, costs, indices */
   int cap;           /* migrants the buffers hold */
   int64_t hist_cap;
-  double *h_hist;
   double last_best;              /* best cost after iteration t */
   cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
 };
 
-static dim3 dim3_of(unsigned x)
-{
-  dim3 d = {x, 1, 1};
-  return d;
-}
-
-/* Enqueues kernel WHICH on the island's stream. */
-static int launch(struct gpu_swarm *g, int which, unsigned grid, unsigned block, void **args)
-{
-  CUDA_TRY(cudaLaunchKernel((const void *)g->k[which], dim3_of(grid), dim3_of(block), args, 0,
-                            g->stream));
-  return IPSO_OK;
-}
-
-/* The same with programmatic dependent launch when g->pdl (the kernel waits
- * for the previous grid itself: pdl_start in kernels/pso_kernels.cu). */
-static int launch_iteration(struct gpu_swarm *g, int which, unsigned grid, unsigned block,
-                            void **args)
-{
-  if (!g->pdl) return launch(g, which, grid, block, args);
-  cudaLaunchConfig_t lc;
-  cudaLaunchAttribute attr;
-  memset(&lc, 0, sizeof lc);
-  memset(&attr, 0, sizeof attr);
-  lc.gridDim = dim3_of(grid);
-  lc.blockDim = dim3_of(block);
-  lc.stream = g->stream;
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  lc.attrs = &attr;
-  lc.numAttrs = 1;
-  CUDA_TRY(cudaLaunchKernelExC(&lc, (const void *)g->k[which], args));
-  return IPSO_OK;
-}
-
-static const char *variant_kernel(int variant)
-{
-  static const char *names[] = {"step_queue_lock_kernel", "step_queue_kernel",
-                                "step_reduction_kernel"};
-  return names[variant];
-}
-
-/* Copies the per-dimension tables and the constants to the device. */
-static int upload_constants(struct gpu_swarm *g, const struct swarm_consts *k)
-{
-  size_t pitch = (size_t)g->map.pitch, bytes = 5 * pitch * g->es;
-  CUDA_TRY(cudaMalloc(&g->d_tables, bytes));
-  char *h = calloc(1, bytes);
-  if (!h) return IPSO_FAIL("memory", "out of memory");
-  const double *src[5] = {k->lower, k->upper, k->span, k->vmax, k->param};
-  for (int t = 0; t < 5; t++)
-    for (int d = 0; d < g->D; d++) {
-      double v = src[t] ? src[t][d] : 0.0;
-      if (g->fl)
-        ((float *)h)[t * pitch + (size_t)d] = (float)v;
-      else
-        ((double *)h)[t * pitch + (size_t)d] = v;
-    }
-  cudaError_t e = cudaMemcpy(g->d_tables, h, bytes, cudaMemcpyHostToDevice);
-  free(h);
-  CUDA_TRY(e);
-  char *base = g->d_tables;
-  const void *tab[5];
-  for (int t = 0; t < 5; t++) tab[t] = base + (size_t)t * pitch * g->es;
-  void *sym;
-  size_t symsize;
-  CUDA_TRY(cudaLibraryGetGlobal(&sym, &symsize, g->prog.library, "K"));
-  const struct ipso_config *cfg = g->cfg;
-  if (g->fl) {
-    struct consts_f c = {cfg->run.seed,
-                         (unsigned)g->island,
-                         g->N,
-                         (float)cfg->swarm.inertia,
-                         (float)cfg->swarm.cognitive,
-                         (float)cfg->swarm.social,
-                         tab[0],
-                         tab[1],
-                         tab[2],
-                         tab[3],
-                         tab[4]};
-    if (symsize != sizeof c) return IPSO_FAIL("gpu", "constant block size mismatch");
-    CUDA_TRY(cudaMemcpy(sym, &c, sizeof c, cudaMemcpyHostToDevice));
-  } else {
-    struct consts_d c = {cfg->run.seed,
-                         (unsigned)g->island,
-                         g->N,
-                         cfg->swarm.inertia,
-                         cfg->swarm.cognitive,
-                         cfg->swarm.social,
-                         tab[0],
-                         tab[1],
-                         tab[2],
-                         tab[3],
-                         tab[4]};
-    if (symsize != sizeof c) return IPSO_FAIL("gpu", "constant block size mismatch");
-    CUDA_TRY(cudaMemcpy(sym, &c, sizeof c, cudaMemcpyHostToDevice));
-  }
-  return IPSO_OK;
-}
-
 /* Allocates the swarm arrays (zeroed, so row padding is defined). */
 static int allocate(struct gpu_swarm *g)
 {
-  size_t rows = (size_t)g->N * (size_t)g->map.pitch * g->es, n = (size_t)g->N * g->es;
+  int pitch = g->plan.map.pitch;
+  size_t rows = (size_t)g->N * (size_t)pitch * g->es, n = (size_t)g->N * g->es;
   void **arr[3] = {&g->s.x, &g->s.v, &g->s.p};
   for (int i = 0; i < 3; i++) {
     cudaError_t e = cudaMalloc(arr[i], rows);
     if (e != cudaSuccess)
       return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for the swarm on GPU %d: %s",
                        (double)rows / (1 << 30), g->device, cudaGetErrorString(e));
-    CUDA_TRY(cudaMemset(*arr[i], 0, rows));
+    IPSO_CHECK_CUDA(cudaMemset(*arr[i], 0, rows));
   }
-  CUDA_TRY(cudaMalloc(&g->s.cost, n));
-  CUDA_TRY(cudaMalloc(&g->s.pcost, n));
-  CUDA_TRY(cudaMalloc(&g->s.gb, 2 * GB_SLOT_BYTES));
-  /* Both slots empty: cost +infinity (no candidate is ever compared with a
-   * cost that was not in the swarm), no particle, no iteration. */
-  unsigned char slots[2 * GB_SLOT_BYTES];
-  memset(slots, 0, sizeof slots);
-  for (int k = 0; k < 2; k++) {
-    unsigned char *sl = slots + k * GB_SLOT_BYTES;
-    float inf_f = INFINITY;
-    double inf_d = INFINITY;
-    long long none = 0x7fffffffffffffffLL, tag = -1;
-    if (g->fl)
-      memcpy(sl, &inf_f, sizeof inf_f);
-    else
-      memcpy(sl, &inf_d, sizeof inf_d);
-    unsigned long long hint = ~0ull; /* above every key: no offer yet */
-    memcpy(sl + 8, &none, sizeof none);
-    memcpy(sl + 16, &tag, sizeof tag);
-    memcpy(sl + 32, &hint, sizeof hint);
-  }
-  CUDA_TRY(cudaMemcpy(g->s.gb, slots, sizeof slots, cudaMemcpyHostToDevice));
-  CUDA_TRY(cudaMalloc(&g->s.gpos, 2 * (size_t)g->map.pitch * g->es));
-  CUDA_TRY(cudaMemset(g->s.gpos, 0, 2 * (size_t)g->map.pitch * g->es));
-  CUDA_TRY(cudaMalloc(&g->s.slot_cost, (size_t)g->blocks * g->es));
-  CUDA_TRY(cudaMalloc((void **)&g->s.slot_idx, (size_t)g->blocks * sizeof(long long)));
-  CUDA_TRY(cudaMalloc((void **)&g->d_bar, 2 * sizeof(unsigned int)));
-  CUDA_TRY(cudaMemset(g->d_bar, 0, 2 * sizeof(unsigned int)));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->s.cost, n));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->s.pcost, n));
+  union gpu_slot slots[IPSO_GB_SLOTS];
+  gpu_slots_empty(slots, g->fl);
+  IPSO_CHECK_CUDA(cudaMalloc(&g->s.gb, sizeof slots));
+  IPSO_CHECK_CUDA(cudaMemcpy(g->s.gb, slots, sizeof slots, cudaMemcpyHostToDevice));
+  size_t gpos = IPSO_GB_SLOTS * (size_t)pitch * g->es;
+  IPSO_CHECK_CUDA(cudaMalloc(&g->s.gpos, gpos));
+  IPSO_CHECK_CUDA(cudaMemset(g->s.gpos, 0, gpos));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->s.slot_cost, (size_t)g->plan.blocks * g->es));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.slot_idx, (size_t)g->plan.blocks * sizeof(long long)));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_bar, 2 * sizeof(unsigned int)));
+  IPSO_CHECK_CUDA(cudaMemset(g->d_bar, 0, 2 * sizeof(unsigned int)));
   g->hist_cap = 1;
-  CUDA_TRY(cudaMalloc((void **)&g->s.hist, sizeof(double)));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, sizeof(double)));
   return IPSO_OK;
 }
 
@@ -285,46 +87,32 @@ static int recompute_best(struct gpu_swarm *g, int from_init)
 {
   struct swarm_ptrs s = g->s;
   s.hist = NULL;
-  long long t = g->t, first = g->t;
-  int fresh = 1;
-  unsigned cand_blocks = (unsigned)((g->N + g->map.block - 1) / g->map.block);
-  if (!from_init) {
-    void *a[] = {&s};
-    IPSO_TRY(launch(g, K_CAND, cand_blocks, (unsigned)g->map.block, a));
-  }
-  int nslots = from_init ? g->blocks : (int)cand_blocks;
-  void *a[] = {&s, &nslots, &t, &first, &fresh};
-  IPSO_TRY(launch(g, K_REDUCE, 1, (unsigned)g->map.block, a));
+  unsigned block = (unsigned)g->plan.map.block;
+  unsigned cand_blocks = (unsigned)((g->N + block - 1) / block);
+  if (!from_init) IPSO_CHECK_CUDA(ipso_launch_candidates(&g->k, cand_blocks, block, s, g->stream));
+  int nslots = from_init ? g->plan.blocks : (int)cand_blocks;
+  IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, block, 0, s, nslots, g->t, g->t, 1, g->stream));
   return IPSO_OK;
 }
 
 /* Reads the best of the slot of iteration g->t: cost, index, position. */
 static int read_best(struct gpu_swarm *g, double *cost, int64_t *idx, double *pos)
 {
-  int cur = g->relaxed ? 0 : (int)(g->t & 1);
-  unsigned char slot[GB_SLOT_BYTES];
+  int cur = g->plan.relaxed ? 0 : (int)(g->t & 1);
+  union gpu_slot slot;
   char *gb = g->s.gb;
-  CUDA_TRY(cudaMemcpyAsync(slot, gb + cur * GB_SLOT_BYTES, GB_SLOT_BYTES, cudaMemcpyDeviceToHost,
-                           g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(&slot, gb + cur * IPSO_GB_SLOT_BYTES, IPSO_GB_SLOT_BYTES,
+                                  cudaMemcpyDeviceToHost, g->stream));
+  int pitch = g->plan.map.pitch;
   if (pos) {
     char *gp = g->s.gpos;
-    CUDA_TRY(cudaMemcpyAsync(g->h_stage, gp + (size_t)cur * g->map.pitch * g->es,
-                             (size_t)g->D * g->es, cudaMemcpyDeviceToHost, g->stream));
+    IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_stage, gp + (size_t)cur * pitch * g->es,
+                                    (size_t)g->D * g->es, cudaMemcpyDeviceToHost, g->stream));
   }
-  CUDA_TRY(cudaStreamSynchronize(g->stream));
-  if (g->fl) {
-    float c;
-    memcpy(&c, slot, sizeof c);
-    *cost = c;
-  } else {
-    memcpy(cost, slot, sizeof *cost);
-  }
-  long long i;
-  memcpy(&i, slot + 8, sizeof i);
-  if (idx) *idx = i;
-  if (pos)
-    for (int d = 0; d < g->D; d++)
-      pos[d] = g->fl ? ((float *)g->h_stage)[d] : ((double *)g->h_stage)[d];
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  *cost = gpu_slot_cost(&slot, g->fl);
+  if (idx) *idx = gpu_slot_particle(&slot, g->fl);
+  if (pos) gpu_rows_from_real(pos, g->h_stage, pitch, 1, g->D, g->fl);
   return IPSO_OK;
 }
 
@@ -332,123 +120,50 @@ static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   g->t = 0;
-  void *a[] = {&g->s};
-  IPSO_TRY(launch(g, K_INIT, (unsigned)g->blocks, (unsigned)g->map.block, a));
+  IPSO_CHECK_CUDA(ipso_launch_init(&g->k, (unsigned)g->plan.blocks, (unsigned)g->plan.map.block,
+                                   g->s, g->stream));
   IPSO_TRY(recompute_best(g, 1));
   return read_best(g, &g->last_best, NULL, NULL);
-}
-
-/* One launch for iterations FIRST..LAST: a cluster of all blocks, or a
- * cooperative grid (so every block is resident), or a plain grid (relaxed). */
-static int launch_resident(struct gpu_swarm *g, long long first, long long last)
-{
-  cudaLaunchConfig_t lc;
-  cudaLaunchAttribute attr;
-  memset(&lc, 0, sizeof lc);
-  memset(&attr, 0, sizeof attr);
-  lc.gridDim = dim3_of((unsigned)g->res_blocks);
-  lc.blockDim = dim3_of((unsigned)g->map.block);
-  lc.stream = g->stream;
-  lc.attrs = &attr;
-  if (g->mode == MODE_CLUSTER) {
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = (unsigned)g->res_blocks;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    lc.numAttrs = 1;
-  } else if (g->mode == MODE_GRID) {
-    attr.id = cudaLaunchAttributeCooperative;
-    attr.val.cooperative = 1;
-    lc.numAttrs = 1;
-  }
-  int which = g->mode == MODE_CLUSTER ? K_RES_CLUSTER : K_RES_GRID;
-  if (g->keep) which = g->mode == MODE_CLUSTER ? K_RES_CLUSTER_KEEP : K_RES_GRID_KEEP;
-  cudaKernel_t k = g->k[which];
-  void *args[] = {&g->s, &first, &last, &g->d_bar};
-  CUDA_TRY(cudaLaunchKernelExC(&lc, (const void *)k, args));
-  return IPSO_OK;
-}
-
-/* Picks the launch mode (IPSO_GPU_RESIDENT=0 forbids the resident kernels,
- * for comparison) and the resident grid: every block must fit on the GPU at
- * once. */
-static int choose_mode(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
-{
-  const char *env = getenv("IPSO_GPU_RESIDENT");
-  g->mode = MODE_STREAMING;
-  if (g->variant != 0 || g->D > RESIDENT_MAX_D || (env && env[0] == '0')) return IPSO_OK;
-  int per_sm = 0, per_sm_keep = 0;
-  CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)g->k[K_RES_GRID],
-                                                         g->map.block, 0));
-  if (gpu_mapping_keep_ok(&g->map, g->D))
-    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm_keep, (const void *)g->k[K_RES_GRID_KEEP], g->map.block, 0));
-  int resident = per_sm * prop->multiProcessorCount;
-  if (resident < 1) return IPSO_OK;
-  if (g->relaxed) {
-    g->mode = MODE_RELAXED;
-    g->res_blocks = g->blocks < resident ? g->blocks : resident;
-  } else if (g->blocks <= MAX_CLUSTER && prop->major >= 9) {
-    g->mode = MODE_CLUSTER;
-    g->res_blocks = g->blocks;
-  } else if ((double)g->N * g->D <= GRID_RESIDENT_MAX_ELEMENTS) {
-    g->mode = MODE_GRID;
-    g->res_blocks = g->blocks < resident ? g->blocks : resident;
-  }
-  /* The state in registers when every block can have its own tile at once
-   * (IPSO_GPU_KEEP=0 forbids it, for comparison). */
-  const char *keep = getenv("IPSO_GPU_KEEP");
-  if (g->mode != MODE_STREAMING && g->blocks <= per_sm_keep * prop->multiProcessorCount &&
-      !(keep && keep[0] == '0')) {
-    g->keep = 1;
-    g->res_blocks = g->blocks;
-  }
-  /* Without the state in registers, a strict grid-resident launch gains
-   * nothing over one launch per iteration with programmatic dependent
-   * launch, whose overlap costs less than the software grid barrier (H200,
-   * 30-D float: 0.0112 s against 0.0134 s; 120-D double: 0.0538 against
-   * 0.0527 s). */
-  if (g->mode == MODE_GRID && !g->keep && g->pdl) g->mode = MODE_STREAMING;
-  return IPSO_OK;
 }
 
 static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best)
 {
   struct gpu_swarm *g = b->impl;
+  const struct gpu_plan *p = &g->plan;
   int64_t n = last - first + 1;
   if (n > g->hist_cap) {
-    CUDA_TRY(cudaFree(g->s.hist));
-    CUDA_TRY(cudaMalloc((void **)&g->s.hist, (size_t)n * sizeof(double)));
+    IPSO_CHECK_CUDA(cudaFree(g->s.hist));
+    IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, (size_t)n * sizeof(double)));
     g->hist_cap = n;
   }
   /* NaN marks an iteration in which nothing improved the best (relaxed). */
-  CUDA_TRY(cudaMemsetAsync(g->s.hist, 0xff, (size_t)n * sizeof(double), g->stream));
-  long long f = first;
-  CUDA_TRY(cudaEventRecord(g->ev_start, g->stream));
-  if (g->mode != MODE_STREAMING) {
-    IPSO_TRY(launch_resident(g, first, last));
+  IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)n * sizeof(double), g->stream));
+  unsigned block = (unsigned)p->map.block;
+  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_start, g->stream));
+  if (p->mode != GPU_MODE_STREAMING) {
+    IPSO_CHECK_CUDA(ipso_launch_resident(&g->k, p->mode, p->keep, (unsigned)p->res_blocks, block,
+                                         g->s, first, last, g->d_bar, g->stream));
   } else {
     for (long long t = first; t <= last; t++) {
-      void *a[] = {&g->s, &t, &f};
-      IPSO_TRY(launch_iteration(g, K_STEP, (unsigned)g->blocks, (unsigned)g->map.block, a));
-      if (g->variant != 0) {
-        int nslots = g->blocks, fresh = 0;
-        void *r[] = {&g->s, &nslots, &t, &f, &fresh};
-        IPSO_TRY(launch_iteration(g, K_REDUCE, 1, (unsigned)g->map.block, r));
-      }
+      IPSO_CHECK_CUDA(
+          ipso_launch_step(&g->k, (unsigned)p->blocks, block, p->pdl, g->s, t, first, g->stream));
+      if (p->variant != GPU_QUEUE_LOCK)
+        IPSO_CHECK_CUDA(
+            ipso_launch_reduce(&g->k, block, p->pdl, g->s, p->blocks, t, first, 0, g->stream));
     }
   }
-  CUDA_TRY(cudaGetLastError());
-  CUDA_TRY(cudaEventRecord(g->ev_stop, g->stream));
-  CUDA_TRY(cudaMemcpyAsync(best, g->s.hist, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
-                           g->stream));
-  CUDA_TRY(cudaStreamSynchronize(g->stream));
+  IPSO_CHECK_CUDA(cudaGetLastError());
+  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_stop, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(best, g->s.hist, (size_t)n * sizeof(double),
+                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   for (int64_t k = 0; k < n; k++) {
     if (isnan(best[k])) best[k] = k ? best[k - 1] : g->last_best;
   }
   g->t = last;
   /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the
    * best after the last iteration is the slot itself. */
-  if (g->relaxed) IPSO_TRY(read_best(g, &best[n - 1], NULL, NULL));
+  if (p->relaxed) IPSO_TRY(read_best(g, &best[n - 1], NULL, NULL));
   g->last_best = best[n - 1];
   return IPSO_OK;
 }
@@ -459,13 +174,12 @@ static int gpu_best(struct backend *b, struct island_best *out)
   return read_best(g, &out->cost, &out->particle, out->position);
 }
 
-/* Grows the migrant buffers to COUNT migrants. */
 /* Entries per block in the first selection pass. */
 #define PICK_CHUNK_PER_THREAD 16
 
 static long long pick_chunk(const struct gpu_swarm *g)
 {
-  return (long long)g->map.block * PICK_CHUNK_PER_THREAD;
+  return (long long)g->plan.map.block * PICK_CHUNK_PER_THREAD;
 }
 
 static int pick_blocks(const struct gpu_swarm *g)
@@ -473,6 +187,7 @@ static int pick_blocks(const struct gpu_swarm *g)
   return (int)((g->N + pick_chunk(g) - 1) / pick_chunk(g));
 }
 
+/* Grows the migrant buffers to COUNT migrants. */
 static int reserve_migrants(struct gpu_swarm *g, int count)
 {
   if (count <= g->cap) return IPSO_OK;
@@ -486,15 +201,16 @@ static int reserve_migrants(struct gpu_swarm *g, int count)
   g->d_sel = g->d_pick = NULL;
   g->d_selcost = g->d_pickcost = g->d_buf = g->d_bufcost = g->h_stage = NULL;
   size_t picks = (size_t)pick_blocks(g) * (size_t)count;
-  CUDA_TRY(cudaMalloc((void **)&g->d_pick, picks * sizeof(long long)));
-  CUDA_TRY(cudaMalloc(&g->d_pickcost, picks * g->es));
-  size_t rows = (size_t)count * (size_t)g->map.pitch * g->es;
-  CUDA_TRY(cudaMalloc((void **)&g->d_sel, 2 * (size_t)count * sizeof(long long)));
-  CUDA_TRY(cudaMalloc(&g->d_selcost, 2 * (size_t)count * g->es));
-  CUDA_TRY(cudaMalloc(&g->d_buf, rows));
-  CUDA_TRY(cudaMalloc(&g->d_bufcost, (size_t)count * g->es));
-  CUDA_TRY(cudaMallocHost(&g->h_stage, rows + (size_t)count * (g->es + 2 * sizeof(long long)) +
-                                           (size_t)g->map.pitch * 8));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_pick, picks * sizeof(long long)));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_pickcost, picks * g->es));
+  size_t rows = (size_t)count * (size_t)g->plan.map.pitch * g->es;
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_sel, 2 * (size_t)count * sizeof(long long)));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_selcost, 2 * (size_t)count * g->es));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_buf, rows));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_bufcost, (size_t)count * g->es));
+  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_stage, rows +
+                                                  (size_t)count * (g->es + 2 * sizeof(long long)) +
+                                                  (size_t)g->plan.map.pitch * 8));
   g->cap = count;
   return IPSO_OK;
 }
@@ -503,15 +219,15 @@ static int reserve_migrants(struct gpu_swarm *g, int count)
  * d_selcost: each block picks from its chunk, then one block from the picks. */
 static int select_particles(struct gpu_swarm *g, int worst, int count)
 {
-  const void *no_index = NULL;
-  long long n = g->N, chunk = pick_chunk(g);
+  unsigned block = (unsigned)g->plan.map.block;
   int nb = pick_blocks(g);
-  void *a[] = {&g->s.pcost, &no_index, &n, &chunk, &worst, &count, &g->d_pick, &g->d_pickcost};
-  IPSO_TRY(launch(g, K_SELECT, (unsigned)nb, (unsigned)g->map.block, a));
+  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, (unsigned)nb, block, g->s.pcost, NULL, g->N,
+                                     pick_chunk(g), worst, count, g->d_pick, g->d_pickcost,
+                                     g->stream));
   long long picks = (long long)nb * count;
-  void *b[] = {&g->d_pickcost, &g->d_pick, &picks,    &picks,
-               &worst,         &count,     &g->d_sel, &g->d_selcost};
-  return launch(g, K_SELECT, 1, (unsigned)g->map.block, b);
+  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, block, g->d_pickcost, g->d_pick, picks, picks, worst,
+                                     count, g->d_sel, g->d_selcost, g->stream));
+  return IPSO_OK;
 }
 
 static int gpu_pack(struct backend *b, int count, double *pos, double *cost, int64_t *index)
@@ -519,23 +235,20 @@ static int gpu_pack(struct backend *b, int count, double *pos, double *cost, int
   struct gpu_swarm *g = b->impl;
   IPSO_TRY(reserve_migrants(g, count));
   IPSO_TRY(select_particles(g, 0, count));
-  void *ga[] = {&g->s, &g->d_sel, &count, &g->d_buf};
-  IPSO_TRY(launch(g, K_GATHER, 64, 256, ga));
-  size_t rows = (size_t)count * (size_t)g->map.pitch * g->es;
+  IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, g->s, g->d_sel, count, g->d_buf, g->stream));
+  int pitch = g->plan.map.pitch;
+  size_t rows = (size_t)count * (size_t)pitch * g->es;
   char *h = g->h_stage;
-  CUDA_TRY(cudaMemcpyAsync(h, g->d_buf, rows, cudaMemcpyDeviceToHost, g->stream));
-  CUDA_TRY(cudaMemcpyAsync(h + rows, g->d_selcost, (size_t)count * g->es, cudaMemcpyDeviceToHost,
-                           g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(h, g->d_buf, rows, cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(h + rows, g->d_selcost, (size_t)count * g->es,
+                                  cudaMemcpyDeviceToHost, g->stream));
   long long *idx = (long long *)(h + rows + (size_t)count * g->es);
-  CUDA_TRY(cudaMemcpyAsync(idx, g->d_sel, (size_t)count * sizeof(long long), cudaMemcpyDeviceToHost,
-                           g->stream));
-  CUDA_TRY(cudaStreamSynchronize(g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(idx, g->d_sel, (size_t)count * sizeof(long long),
+                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  gpu_rows_from_real(pos, h, pitch, (size_t)count, g->D, g->fl);
   for (int m = 0; m < count; m++) {
-    for (int d = 0; d < g->D; d++) {
-      size_t e = (size_t)m * g->map.pitch + (size_t)d;
-      pos[(size_t)m * g->D + d] = g->fl ? ((float *)h)[e] : ((double *)h)[e];
-    }
-    cost[m] = g->fl ? ((float *)(h + rows))[m] : ((double *)(h + rows))[m];
+    cost[m] = gpu_real_get(h + rows, (size_t)m, g->fl);
     index[m] = idx[m];
   }
   return IPSO_OK;
@@ -547,115 +260,60 @@ static int gpu_unpack(struct backend *b, int count, const double *pos, const dou
   struct gpu_swarm *g = b->impl;
   IPSO_TRY(reserve_migrants(g, count));
   IPSO_TRY(select_particles(g, 1, count));
-  size_t rows = (size_t)count * (size_t)g->map.pitch * g->es;
+  int pitch = g->plan.map.pitch;
+  size_t rows = (size_t)count * (size_t)pitch * g->es;
   char *h = g->h_stage;
   char *hcost = h + rows;
   long long *idx = (long long *)(hcost + (size_t)count * g->es);
-  CUDA_TRY(cudaMemcpyAsync(idx, g->d_sel, (size_t)count * sizeof(long long), cudaMemcpyDeviceToHost,
-                           g->stream));
-  CUDA_TRY(cudaMemcpyAsync(hcost, g->d_selcost, (size_t)count * g->es, cudaMemcpyDeviceToHost,
-                           g->stream));
-  CUDA_TRY(cudaStreamSynchronize(g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(idx, g->d_sel, (size_t)count * sizeof(long long),
+                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(hcost, g->d_selcost, (size_t)count * g->es,
+                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   memset(h, 0, rows);
   for (int m = 0; m < count; m++) {
-    double victim = g->fl ? ((float *)hcost)[m] : ((double *)hcost)[m];
+    double victim = gpu_real_get(hcost, (size_t)m, g->fl);
     double mc = g->fl ? (double)(float)cost[m] : cost[m];
     replaced[m] = mc < victim ? idx[m] : -1;
     idx[m] = replaced[m];
-    for (int d = 0; d < g->D; d++) {
-      size_t e = (size_t)m * g->map.pitch + (size_t)d;
-      if (g->fl)
-        ((float *)h)[e] = (float)pos[(size_t)m * g->D + d];
-      else
-        ((double *)h)[e] = pos[(size_t)m * g->D + d];
-    }
-    if (g->fl)
-      ((float *)hcost)[m] = (float)cost[m];
-    else
-      ((double *)hcost)[m] = cost[m];
+    gpu_real_set(hcost, (size_t)m, cost[m], g->fl);
   }
-  CUDA_TRY(cudaMemcpyAsync(g->d_buf, h, rows, cudaMemcpyHostToDevice, g->stream));
-  CUDA_TRY(cudaMemcpyAsync(g->d_bufcost, hcost, (size_t)count * g->es, cudaMemcpyHostToDevice,
-                           g->stream));
-  CUDA_TRY(cudaMemcpyAsync(g->d_sel, idx, (size_t)count * sizeof(long long), cudaMemcpyHostToDevice,
-                           g->stream));
-  void *sa[] = {&g->s, &g->d_sel, &count, &g->d_buf, &g->d_bufcost};
-  IPSO_TRY(launch(g, K_SCATTER, 64, 256, sa));
+  gpu_rows_to_real(h, pitch, pos, (size_t)count, g->D, g->fl);
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_buf, h, rows, cudaMemcpyHostToDevice, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_bufcost, hcost, (size_t)count * g->es,
+                                  cudaMemcpyHostToDevice, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_sel, idx, (size_t)count * sizeof(long long),
+                                  cudaMemcpyHostToDevice, g->stream));
+  IPSO_CHECK_CUDA(
+      ipso_launch_scatter(&g->k, g->s, g->d_sel, count, g->d_buf, g->d_bufcost, g->stream));
   IPSO_TRY(recompute_best(g, 0));
   return read_best(g, &g->last_best, NULL, NULL);
-}
-
-/* Copies one pitched device array of N rows to or from a dense double array. */
-static int copy_rows(struct gpu_swarm *g, void *dev, double *host, int to_host)
-{
-  size_t n = (size_t)g->N * (size_t)g->D;
-  void *tmp = malloc(n * g->es);
-  if (!tmp) return IPSO_FAIL("memory", "cannot stage the swarm on the host");
-  size_t dpitch = (size_t)g->map.pitch * g->es, w = (size_t)g->D * g->es;
-  cudaError_t e;
-  if (to_host) {
-    e = cudaMemcpy2D(tmp, w, dev, dpitch, w, (size_t)g->N, cudaMemcpyDeviceToHost);
-    for (size_t k = 0; k < n && e == cudaSuccess; k++)
-      host[k] = g->fl ? ((float *)tmp)[k] : ((double *)tmp)[k];
-  } else {
-    for (size_t k = 0; k < n; k++) {
-      if (g->fl)
-        ((float *)tmp)[k] = (float)host[k];
-      else
-        ((double *)tmp)[k] = host[k];
-    }
-    e = cudaMemcpy2D(dev, dpitch, tmp, w, w, (size_t)g->N, cudaMemcpyHostToDevice);
-  }
-  free(tmp);
-  CUDA_TRY(e);
-  return IPSO_OK;
-}
-
-/* Copies a per-particle array between device REALs and host doubles. */
-static int copy_costs(struct gpu_swarm *g, void *dev, double *host, int to_host)
-{
-  size_t n = (size_t)g->N;
-  void *tmp = malloc(n * g->es);
-  if (!tmp) return IPSO_FAIL("memory", "cannot stage the costs on the host");
-  cudaError_t e = cudaSuccess;
-  if (to_host) {
-    e = cudaMemcpy(tmp, dev, n * g->es, cudaMemcpyDeviceToHost);
-    for (size_t k = 0; k < n && e == cudaSuccess; k++)
-      host[k] = g->fl ? ((float *)tmp)[k] : ((double *)tmp)[k];
-  } else {
-    for (size_t k = 0; k < n; k++) {
-      if (g->fl)
-        ((float *)tmp)[k] = (float)host[k];
-      else
-        ((double *)tmp)[k] = host[k];
-    }
-    e = cudaMemcpy(dev, tmp, n * g->es, cudaMemcpyHostToDevice);
-  }
-  free(tmp);
-  CUDA_TRY(e);
-  return IPSO_OK;
 }
 
 static int gpu_save(struct backend *b, struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
-  CUDA_TRY(cudaStreamSynchronize(g->stream));
-  IPSO_TRY(copy_rows(g, g->s.x, st->position, 1));
-  IPSO_TRY(copy_rows(g, g->s.v, st->velocity, 1));
-  IPSO_TRY(copy_rows(g, g->s.p, st->pbest_position, 1));
-  IPSO_TRY(copy_costs(g, g->s.cost, st->cost, 1));
-  return copy_costs(g, g->s.pcost, st->pbest_cost, 1);
+  int pitch = g->plan.map.pitch;
+  size_t n = (size_t)g->N;
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  IPSO_TRY(gpu_stage_rows(g->s.x, pitch, st->position, n, g->D, g->fl, 1));
+  IPSO_TRY(gpu_stage_rows(g->s.v, pitch, st->velocity, n, g->D, g->fl, 1));
+  IPSO_TRY(gpu_stage_rows(g->s.p, pitch, st->pbest_position, n, g->D, g->fl, 1));
+  IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, 1));
+  return gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, 1);
 }
 
 static int gpu_load(struct backend *b, const struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
-  CUDA_TRY(cudaStreamSynchronize(g->stream));
-  IPSO_TRY(copy_rows(g, g->s.x, st->position, 0));
-  IPSO_TRY(copy_rows(g, g->s.v, st->velocity, 0));
-  IPSO_TRY(copy_rows(g, g->s.p, st->pbest_position, 0));
-  IPSO_TRY(copy_costs(g, g->s.cost, st->cost, 0));
-  IPSO_TRY(copy_costs(g, g->s.pcost, st->pbest_cost, 0));
+  int pitch = g->plan.map.pitch;
+  size_t n = (size_t)g->N;
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  IPSO_TRY(gpu_stage_rows(g->s.x, pitch, st->position, n, g->D, g->fl, 0));
+  IPSO_TRY(gpu_stage_rows(g->s.v, pitch, st->velocity, n, g->D, g->fl, 0));
+  IPSO_TRY(gpu_stage_rows(g->s.p, pitch, st->pbest_position, n, g->D, g->fl, 0));
+  IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, 0));
+  IPSO_TRY(gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, 0));
   IPSO_TRY(recompute_best(g, 0));
   return read_best(g, &g->last_best, NULL, NULL);
 }
@@ -702,11 +360,12 @@ double gpu_last_step_ms(struct backend *b)
 const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
 {
   struct gpu_swarm *g = b->impl;
-  snprintf(buf, n, "G=%d V=%d %s%s", g->map.group, g->map.vec,
-           g->mode == MODE_STREAMING ? "streaming"
-           : g->mode == MODE_CLUSTER ? "cluster"
-                                     : "resident",
-           g->keep ? "+regs" : "");
+  const struct gpu_plan *p = &g->plan;
+  snprintf(buf, n, "G=%d V=%d %s%s", p->map.group, p->map.vec,
+           p->mode == GPU_MODE_STREAMING ? "streaming"
+           : p->mode == GPU_MODE_CLUSTER ? "cluster"
+                                         : "resident",
+           p->keep ? "+regs" : "");
   return buf;
 }
 
@@ -729,7 +388,7 @@ const char *gpu_unavailable_reason(void)
 static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int major, int minor)
 {
   const struct ipso_config *cfg = g->cfg;
-  char *defines = gpu_kernel_defines(cfg, &g->map, k);
+  char *defines = gpu_kernel_defines(cfg, &g->plan.map, k);
   char *prelude = NULL;
   int user = cfg->objective.id == IPSO_OBJ_USER;
   if (!defines) return IPSO_FAIL("memory", "out of memory");
@@ -741,16 +400,24 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
   free(defines);
   free(prelude);
   if (rc != IPSO_OK) return rc;
-  for (int i = 0; i < K_COUNT; i++) {
-    const char *name = i == K_STEP ? variant_kernel(g->variant) : kernel_names[i];
-    if ((i == K_RES_CLUSTER || i == K_RES_GRID || i == K_RES_CLUSTER_KEEP ||
-         i == K_RES_GRID_KEEP) &&
-        g->D > RESIDENT_MAX_D)
-      continue;
-    if ((i == K_RES_CLUSTER_KEEP || i == K_RES_GRID_KEEP) && !gpu_mapping_keep_ok(&g->map, g->D))
-      continue;
-    CUDA_TRY(cudaLibraryGetKernel(&g->k[i], g->prog.library, name));
+  IPSO_CHECK_CUDA(
+      ipso_kernels_load(g->prog.library, &g->plan, user && cfg->objective.separable, &g->k));
+  return IPSO_OK;
+}
+
+/* The launch mode, from the device and the resident kernels' occupancy. */
+static int plan_launch(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
+{
+  struct gpu_device_facts dev = {prop->major, prop->multiProcessorCount, 0, 0};
+  int block = g->plan.map.block;
+  if (gpu_plan_resident_possible(&g->plan)) {
+    IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &dev.per_sm, (const void *)g->k.res_grid, block, 0));
+    if (g->k.res_grid_keep)
+      IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &dev.per_sm_keep, (const void *)g->k.res_grid_keep, block, 0));
   }
+  gpu_plan_launch(&g->plan, &dev);
   return IPSO_OK;
 }
 
@@ -759,44 +426,31 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
 static int check_separable(struct gpu_swarm *g)
 {
   enum { N = USER_SEPARABLE_POINTS };
-  size_t P = (size_t)g->map.pitch, rows_bytes = N * P * g->es;
+  int pitch = g->plan.map.pitch;
+  size_t rows_bytes = N * (size_t)pitch * g->es;
   double *pts = malloc((size_t)N * (size_t)g->D * sizeof *pts);
   char *rows = calloc(1, rows_bytes);
   double out[3 * N], whole[N], terms[N], mag[N];
   void *d_rows = NULL, *d_out = NULL;
-  cudaKernel_t k;
-  cudaError_t e = cudaSuccess;
+  int rc = IPSO_OK;
   if (!pts || !rows) {
-    free(pts);
-    free(rows);
-    return IPSO_FAIL("memory", "out of memory");
+    rc = IPSO_FAIL("memory", "out of memory");
+    goto done;
   }
   user_separable_points(g->cfg, pts);
-  for (size_t i = 0; i < N; i++)
-    for (size_t d = 0; d < (size_t)g->D; d++) {
-      double x = pts[i * (size_t)g->D + d];
-      if (g->fl)
-        ((float *)rows)[i * P + d] = (float)x;
-      else
-        ((double *)rows)[i * P + d] = x;
-    }
-  int n = N;
-  void *args[] = {&d_rows, &n, &d_out};
-  e = cudaLibraryGetKernel(&k, g->prog.library, "separable_check_kernel");
-  if (e == cudaSuccess) e = cudaMalloc(&d_rows, rows_bytes);
-  if (e == cudaSuccess) e = cudaMalloc(&d_out, sizeof out);
-  if (e == cudaSuccess) e = cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice);
-  if (e == cudaSuccess)
-    e = cudaLaunchKernel((const void *)k, dim3_of(1), dim3_of(N), args, 0, g->stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(g->stream);
-  if (e == cudaSuccess) e = cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost);
+  gpu_rows_to_real(rows, pitch, pts, N, g->D, g->fl);
+  IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_rows, rows_bytes), rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_out, sizeof out), rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice), rc, done);
+  IPSO_CHECK_CUDA_GOTO(ipso_launch_separable_check(&g->k, d_rows, N, d_out, g->stream), rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaStreamSynchronize(g->stream), rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), rc, done);
+done:
   if (d_rows) cudaFree(d_rows);
   if (d_out) cudaFree(d_out);
   free(pts);
   free(rows);
-  if (e != cudaSuccess)
-    return IPSO_FAIL("cuda", "checking objective.separable: %s (%s)", cudaGetErrorString(e),
-                     cudaGetErrorName(e));
+  if (rc != IPSO_OK) return rc;
   for (int i = 0; i < N; i++) {
     whole[i] = out[3 * i];
     terms[i] = out[3 * i + 1];
@@ -806,6 +460,13 @@ static int check_separable(struct gpu_swarm *g)
 }
 
 int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
+{
+  struct gpu_overrides o = gpu_overrides_from_env();
+  return backend_gpu_create_with(setup, &o, b);
+}
+
+int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_overrides *o,
+                            struct backend *b)
 {
   const struct ipso_config *cfg = setup->cfg;
   struct gpu_swarm *g = calloc(1, sizeof *g);
@@ -821,14 +482,8 @@ int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
   g->N = cfg->swarm.particles;
   g->fl = cfg->run.precision == IPSO_FLOAT;
   g->es = g->fl ? sizeof(float) : sizeof(double);
-  g->relaxed = cfg->swarm.sync == IPSO_SYNC_RELAXED;
-  g->variant = cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? 0
-               : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? 1
-                                                           : 2;
-  gpu_mapping_choose(g->D, g->fl, cfg->objective.id == IPSO_OBJ_USER && !cfg->objective.separable,
-                     &g->map);
   g->island = setup->island;
-  g->blocks = (int)((g->N + gpu_mapping_ppb(&g->map) - 1) / gpu_mapping_ppb(&g->map));
+  gpu_plan_mapping(cfg, o, &g->plan);
 
   struct cudaDeviceProp prop;
   int rc = IPSO_OK;
@@ -842,19 +497,21 @@ int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
     rc = IPSO_FAIL("cuda", "cannot use GPU %d: %s", g->device, cudaGetErrorString(e));
   if (rc == IPSO_OK) rc = swarm_consts_build(cfg, &k);
   if (rc == IPSO_OK) rc = build_program(g, &k, prop.major, prop.minor);
-  const char *pdl = getenv("IPSO_GPU_PDL"); /* 0: plain launches, for comparison */
-  g->pdl = prop.major >= 9 && !(pdl && pdl[0] == '0');
-  if (rc == IPSO_OK) rc = choose_mode(g, &prop);
+  if (rc == IPSO_OK) rc = plan_launch(g, &prop);
   if (rc == IPSO_OK) {
-    char bus[32] = "?";
+    char bus[32] = "?", forced[96];
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
-    snprintf(b->description, sizeof b->description, "gpu %d (%.96s, %s, %.0f GiB), %s %s, %s%s",
+    gpu_overrides_describe(o, forced, sizeof forced);
+    snprintf(b->description, sizeof b->description, "gpu %d (%.96s, %s, %.0f GiB), %s %s, %s%s%s%s",
              g->device, prop.name, bus, (double)prop.totalGlobalMem / (1 << 30),
              config_kernel_name(cfg->swarm.kernel), config_sync_name(cfg->swarm.sync),
-             mode_names[g->mode], g->keep ? " (state in registers)" : "");
+             gpu_plan_mode_name(&g->plan), g->plan.keep ? " (state in registers)" : "",
+             forced[0] ? ", overrides " : "", forced);
   }
   if (rc == IPSO_OK) rc = allocate(g);
-  if (rc == IPSO_OK) rc = upload_constants(g, &k);
+  if (rc == IPSO_OK)
+    rc = gpu_stage_constants(g->prog.library, cfg, g->island, &k, g->D, g->plan.map.pitch, g->fl,
+                             &g->d_tables);
   if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_USER && cfg->objective.separable)
     rc = check_separable(g);
   if (rc == IPSO_OK) rc = reserve_migrants(g, 1);

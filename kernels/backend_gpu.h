@@ -6,12 +6,18 @@
 #include <stddef.h>
 
 #include "backend.h"
+#include "gpu_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* Creates the backend with the overrides of the IPSO_GPU_* environment
+ * variables (gpu_overrides_from_env). */
 int backend_gpu_create(const struct swarm_setup *setup, struct backend *b);
+/* The same with overrides O (all zero: none), for tests and benchmarks. */
+int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_overrides *o,
+                            struct backend *b);
 /* Number of CUDA devices visible, 0 if none (or no driver). */
 int gpu_device_count(void);
 /* Why gpu_device_count() is 0, in words. */

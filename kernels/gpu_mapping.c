@@ -36,15 +36,15 @@ void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m)
     if (G > 8) G = 8;
     while ((lanes + G - 1) / G > MAX_CHUNKS && G < 1024) G *= 2;
   }
-  const char *env = getenv("IPSO_GPU_GROUP");
-  if (env && *env) {
-    int e = atoi(env);
-    if (e >= 1 && e <= 1024 && (e & (e - 1)) == 0) G = e;
-  }
-  m->group = G;
   m->vec = V;
   m->pitch = (dims + V - 1) / V * V;
-  m->block = G > 256 ? G : 256;
+  gpu_mapping_set_group(m, G);
+}
+
+void gpu_mapping_set_group(struct gpu_mapping *m, int group)
+{
+  m->group = group;
+  m->block = group > 256 ? group : 256;
 }
 
 char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping *m,

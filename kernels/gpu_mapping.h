@@ -5,8 +5,9 @@
 #ifndef IPSO_GPU_MAPPING_H
 #define IPSO_GPU_MAPPING_H
 
-#include "swarm.h"
 #include "config.h"
+#include "gpu_abi.h"
+#include "swarm.h"
 
 struct gpu_mapping {
   int group; /* G: threads per particle, a power of two */
@@ -20,10 +21,12 @@ extern "C" {
 #endif
 
 /* The mapping for D dimensions (FL: float precision, WHOLE_ROW: a user
- * objective that is not declared separable, evaluated on one thread).
- * The environment variable IPSO_GPU_GROUP overrides G (for benchmarks; it
- * changes the summation order, hence the last bits of the results). */
+ * objective that is not declared separable, evaluated on one thread). */
 void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m);
+
+/* Sets G to GROUP threads per particle (a power of two, 1..1024) and the
+ * block to match (gpu_overrides.group, for benchmarks). */
+void gpu_mapping_set_group(struct gpu_mapping *m, int group);
 
 static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
 {
@@ -31,12 +34,12 @@ static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
 }
 
 /* Whether the resident kernels have a variant that keeps a thread's part of
- * the state in registers (IPSO_KEEP_OK in kernels/pso_kernels.cu): at most 8
- * elements per thread for D dimensions. */
+ * the state in registers (IPSO_KEEP_OK in kernels/pso_device.cuh): at most
+ * IPSO_KEEP_MAX_ELEMENTS elements per thread for D dimensions. */
 static inline int gpu_mapping_keep_ok(const struct gpu_mapping *m, int dims)
 {
   int chunks = (dims + m->group * m->vec - 1) / (m->group * m->vec);
-  return chunks * m->vec <= 8;
+  return chunks * m->vec <= IPSO_KEEP_MAX_ELEMENTS;
 }
 
 /* The #define block that specialises the kernel source to CFG with mapping

@@ -47,14 +47,15 @@ static int make_config(const struct problem *p, const char *kernel, const char *
   return config_load_text(text, "test_gpu_backend", 0, NULL, 1, cfg);
 }
 
-/* Runs ITERS iterations on BACKEND ("cpu"/"gpu") and copies the state out. */
-static int run(const struct ipso_config *cfg, int gpu, int iters, struct swarm_state *st,
-               double *best)
+/* Runs ITERS iterations on the CPU backend (GPU NULL) or on the GPU backend
+ * with the overrides GPU, and copies the state out. */
+static int run(const struct ipso_config *cfg, const struct gpu_overrides *gpu, int iters,
+               struct swarm_state *st, double *best)
 {
   struct swarm_setup setup = {cfg, 0, 1, 0};
   struct backend b;
   memset(&b, 0, sizeof b);
-  int rc = gpu ? backend_gpu_create(&setup, &b) : backend_cpu_create(&setup, &b);
+  int rc = gpu ? backend_gpu_create_with(&setup, gpu, &b) : backend_cpu_create(&setup, &b);
   if (rc != IPSO_OK) return rc;
   rc = b.ops->init(&b);
   if (rc == IPSO_OK && iters > 0) rc = b.ops->step(&b, 1, iters, best);
@@ -98,10 +99,10 @@ static double max_rel(const double *a, const double *b, size_t n, double scale)
 }
 
 /* Strict runs: variants equal, repeatable, and close to (or equal to) the CPU.
- * The queue-lock kernel runs three times: as the backend chooses, with one
- * launch per iteration (IPSO_GPU_RESIDENT=0), and on the plain paths
- * (IPSO_GPU_KEEP=0 IPSO_GPU_PDL=0: no state in registers, no programmatic
- * dependent launch). */
+ * The queue-lock kernel runs three times: as the backend chooses (with the
+ * overrides of the environment, if any), with one launch per iteration
+ * (no_resident), and on the plain paths (no_keep, no_pdl: no state in
+ * registers, no programmatic dependent launch). */
 static void check_problem(const struct problem *p)
 {
   enum { NV = 5 };
@@ -120,16 +121,15 @@ static void check_problem(const struct problem *p)
   gpu_mapping_choose(p->dims, cfg.run.precision == IPSO_FLOAT, 0, &m);
   printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d\n", p->objective, p->dims, p->particles, p->precision,
          m.group, m.vec);
-  CHECK(run(&cfg, 0, iters, &cpu, best) == IPSO_OK, "cpu run");
+  CHECK(run(&cfg, NULL, iters, &cpu, best) == IPSO_OK, "cpu run");
+  const struct gpu_overrides chosen = gpu_overrides_from_env();
   config_free(&cfg);
   for (int v = 0; v < NV; v++) {
     make_config(p, kernels[v], "strict", 7, &cfg);
-    if (v == 1) setenv("IPSO_GPU_RESIDENT", "0", 1);
-    if (v == 4) setenv("IPSO_GPU_KEEP", "0", 1), setenv("IPSO_GPU_PDL", "0", 1);
-    CHECK(run(&cfg, 1, iters, &gpu[v], best) == IPSO_OK, "gpu run %s", labels[v]);
-    unsetenv("IPSO_GPU_RESIDENT");
-    unsetenv("IPSO_GPU_KEEP");
-    unsetenv("IPSO_GPU_PDL");
+    struct gpu_overrides o = chosen;
+    if (v == 1) o.no_resident = 1;
+    if (v == 4) o.no_keep = o.no_pdl = 1;
+    CHECK(run(&cfg, &o, iters, &gpu[v], best) == IPSO_OK, "gpu run %s", labels[v]);
     config_free(&cfg);
     const char *what;
     size_t where;
@@ -138,7 +138,7 @@ static void check_problem(const struct problem *p)
             "%s: %s differs from queue_lock in %s[%zu]", p->objective, labels[v], what, where);
   }
   make_config(p, "queue_lock", "strict", 7, &cfg);
-  CHECK(run(&cfg, 1, iters, &again, best) == IPSO_OK, "gpu rerun");
+  CHECK(run(&cfg, &chosen, iters, &again, best) == IPSO_OK, "gpu rerun");
   double span = cfg.objective.upper[0] - cfg.objective.lower[0];
   config_free(&cfg);
   const char *what;
@@ -244,14 +244,15 @@ static void check_state_and_migrants(void)
  * grid-resident kernel, else one launch per iteration). */
 static void check_relaxed(int resident)
 {
-  if (!resident) setenv("IPSO_GPU_RESIDENT", "0", 1);
+  struct gpu_overrides o = gpu_overrides_from_env();
+  if (!resident) o.no_resident = 1;
   struct problem p = {"rastrigin", 30, 5000, "float", 0};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 3, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0};
   struct backend g;
   double best[50];
-  CHECK(backend_gpu_create(&setup, &g) == IPSO_OK, "gpu create relaxed");
+  CHECK(backend_gpu_create_with(&setup, &o, &g) == IPSO_OK, "gpu create relaxed");
   g.ops->init(&g);
   CHECK(g.ops->step(&g, 1, 50, best) == IPSO_OK, "relaxed step");
   for (int k = 1; k < 50; k++) CHECK(best[k] <= best[k - 1], "relaxed best got worse at %d", k);
@@ -272,7 +273,6 @@ static void check_relaxed(int resident)
   swarm_state_free(&s);
   g.ops->destroy(&g);
   config_free(&cfg);
-  unsetenv("IPSO_GPU_RESIDENT");
 }
 
 /* A strict resident run split over several launches (segments) gives the
@@ -287,9 +287,9 @@ static void check_segments(void)
   double best[12];
   for (int k = 0; k < 3; k++) {
     struct backend b;
-    if (k == 2) setenv("IPSO_GPU_RESIDENT", "0", 1);
-    CHECK(backend_gpu_create(&setup, &b) == IPSO_OK, "gpu create");
-    unsetenv("IPSO_GPU_RESIDENT");
+    struct gpu_overrides o = gpu_overrides_from_env();
+    if (k == 2) o.no_resident = 1;
+    CHECK(backend_gpu_create_with(&setup, &o, &b) == IPSO_OK, "gpu create");
     b.ops->init(&b);
     if (k == 1) {
       b.ops->step(&b, 1, 5, best);

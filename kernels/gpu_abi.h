@@ -1,0 +1,134 @@
+/* The types and limits that the host (kernels/backend_gpu.c and friends, C)
+ * and the kernels (kernels/pso_kernels.cu, NVRTC) share, written once.
+ *
+ * The host includes this file as usual. The kernel source does not reach it
+ * through NVRTC's include path: the build splices it into the embedded
+ * source in place of its #include line (kernels/kernels.cmake), with #line
+ * directives so that NVRTC's messages name this file. Under NVRTC the
+ * structs are declared for the kernels' REAL type (`real`, defined before
+ * the #include); on the host for float and for double, with the pointers
+ * as void *. Both sides check the layout with static assertions, so a
+ * field added on one side only cannot compile. */
+#ifndef IPSO_GPU_ABI_H
+#define IPSO_GPU_ABI_H
+
+/* Rows the resident kernels can keep in shared memory (coordinates). */
+#define IPSO_RESIDENT_MAX_D 1024
+/* Elements per thread up to which the resident kernels have a variant that
+ * keeps a thread's part of the state in registers. */
+#define IPSO_KEEP_MAX_ELEMENTS 8
+/* "No particle" in (cost, index) reductions and in an empty global-best
+ * slot: after every real index, so a real particle wins a tie at +infinity
+ * (an objective that is NaN everywhere). */
+#define IPSO_NONE 0x7fffffffffffffffLL
+/* Global-best slots: one per iteration parity. */
+#define IPSO_GB_SLOTS 2
+
+/* Scalars of the run, set once by the host (the kernels' __constant__ K). */
+#define IPSO_ABI_CONSTS(NAME, REAL)                                                                \
+  struct NAME {                                                                                    \
+    unsigned long long seed;                                                                       \
+    unsigned int island;                                                                           \
+    long long n; /* particles */                                                                   \
+    REAL w, c1, c2;                                                                                \
+    const REAL *lo, *hi, *span, *vmax, *prm; /* per-dimension tables [IPSO_PITCH] */               \
+  }
+
+/* One global-best slot. Cost and index are written together, under the
+ * lock. */
+#define IPSO_ABI_GBEST_SLOT(NAME, REAL)                                                            \
+  struct NAME {                                                                                    \
+    REAL cost;                                                                                     \
+    long long idx;                                                                                 \
+    long long tag;           /* iteration whose best this is */                                    \
+    int lock;                /* 0 free, 1 held */                                                  \
+    unsigned long long hint; /* cost_key of the lowest cost offered to the slot */                 \
+  }
+
+/* The swarm of one island in device memory (REAL *: the kernels' arrays;
+ * SLOT: the global-best slot type). */
+#define IPSO_ABI_SWARM_PTRS(NAME, REAL, SLOT)                                                      \
+  struct NAME {                                                                                    \
+    REAL *x, *v, *p;     /* [n * IPSO_PITCH] position, velocity, personal best */                  \
+    REAL *cost, *pcost;  /* [n] */                                                                 \
+    SLOT *gb;            /* [IPSO_GB_SLOTS] */                                                     \
+    REAL *gpos;          /* [IPSO_GB_SLOTS * IPSO_PITCH] */                                        \
+    REAL *slot_cost;     /* [blocks] per-block candidates (queue, reduction) */                    \
+    long long *slot_idx; /* [blocks] */                                                            \
+    double *hist;        /* [segment] best cost after each iteration */                            \
+  }
+
+#ifdef __CUDACC_RTC__
+/* NVRTC has neither offsetof nor __builtin_offsetof; __INTADDR__ is the
+ * constant-address builtin of its front end (EDG), on which EDG's own
+ * offsetof is built. */
+#define IPSO_ABI_ASSERT(cond, what) static_assert(cond, what)
+#define IPSO_ABI_OFFSET(type, field) ((unsigned long long)__INTADDR__(&((type *)0)->field))
+#else
+#include <stddef.h>
+#define IPSO_ABI_ASSERT(cond, what) _Static_assert(cond, what)
+#define IPSO_ABI_OFFSET(type, field) offsetof(type, field)
+#endif
+
+/* The layout both sides rely on. Device pointers are 8 bytes, so a host
+ * struct of void pointers matches the kernels' struct of REAL pointers. */
+#define IPSO_ABI_PTR 8
+/* Offset of the tables in the constants: after the three REAL weights,
+ * rounded up to a pointer. */
+#define IPSO_ABI_CONSTS_TABLES(REAL)                                                               \
+  ((24 + 3 * sizeof(REAL) + IPSO_ABI_PTR - 1) / IPSO_ABI_PTR * IPSO_ABI_PTR)
+
+#define IPSO_ABI_CHECK_CONSTS(T, REAL)                                                             \
+  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, seed) == 0 && IPSO_ABI_OFFSET(T, island) == 8 &&              \
+                      IPSO_ABI_OFFSET(T, n) == 16 && IPSO_ABI_OFFSET(T, w) == 24 &&                \
+                      IPSO_ABI_OFFSET(T, c1) == 24 + sizeof(REAL) &&                               \
+                      IPSO_ABI_OFFSET(T, c2) == 24 + 2 * sizeof(REAL),                             \
+                  "constants: scalars");                                                           \
+  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, lo) == IPSO_ABI_CONSTS_TABLES(REAL) &&                        \
+                      IPSO_ABI_OFFSET(T, prm) == IPSO_ABI_CONSTS_TABLES(REAL) + 4 * IPSO_ABI_PTR,  \
+                  "constants: tables");                                                            \
+  IPSO_ABI_ASSERT(sizeof(T) == IPSO_ABI_CONSTS_TABLES(REAL) + 5 * IPSO_ABI_PTR, "constants: size")
+
+/* A slot: cost at 0, index at 8, tag at 16, lock at 24, hint at 32; 40
+ * bytes in either precision. */
+#define IPSO_GB_SLOT_BYTES 40
+#define IPSO_ABI_CHECK_GBEST_SLOT(T)                                                               \
+  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, cost) == 0 && IPSO_ABI_OFFSET(T, idx) == 8 &&                 \
+                      IPSO_ABI_OFFSET(T, tag) == 16 && IPSO_ABI_OFFSET(T, lock) == 24 &&           \
+                      IPSO_ABI_OFFSET(T, hint) == 32,                                              \
+                  "global-best slot: fields");                                                     \
+  IPSO_ABI_ASSERT(sizeof(T) == IPSO_GB_SLOT_BYTES, "global-best slot: size")
+
+/* The swarm pointers: ten pointers in the order above. */
+#define IPSO_ABI_CHECK_SWARM_PTRS(T)                                                               \
+  IPSO_ABI_ASSERT(sizeof(void *) == IPSO_ABI_PTR, "64-bit pointers");                              \
+  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, x) == 0 && IPSO_ABI_OFFSET(T, cost) == 3 * IPSO_ABI_PTR &&    \
+                      IPSO_ABI_OFFSET(T, gb) == 5 * IPSO_ABI_PTR &&                                \
+                      IPSO_ABI_OFFSET(T, gpos) == 6 * IPSO_ABI_PTR &&                              \
+                      IPSO_ABI_OFFSET(T, slot_cost) == 7 * IPSO_ABI_PTR &&                         \
+                      IPSO_ABI_OFFSET(T, slot_idx) == 8 * IPSO_ABI_PTR &&                          \
+                      IPSO_ABI_OFFSET(T, hist) == 9 * IPSO_ABI_PTR,                                \
+                  "swarm pointers: fields");                                                       \
+  IPSO_ABI_ASSERT(sizeof(T) == 10 * IPSO_ABI_PTR, "swarm pointers: size")
+
+#ifdef __CUDACC_RTC__
+IPSO_ABI_CONSTS(ipso_consts, real);
+IPSO_ABI_GBEST_SLOT(gbest_slot, real);
+IPSO_ABI_SWARM_PTRS(swarm_ptrs, real, gbest_slot);
+IPSO_ABI_CHECK_CONSTS(ipso_consts, real);
+IPSO_ABI_CHECK_GBEST_SLOT(gbest_slot);
+IPSO_ABI_CHECK_SWARM_PTRS(swarm_ptrs);
+#else
+IPSO_ABI_CONSTS(ipso_consts_f, float);
+IPSO_ABI_CONSTS(ipso_consts_d, double);
+IPSO_ABI_GBEST_SLOT(gbest_slot_f, float);
+IPSO_ABI_GBEST_SLOT(gbest_slot_d, double);
+IPSO_ABI_SWARM_PTRS(swarm_ptrs, void, void);
+IPSO_ABI_CHECK_CONSTS(struct ipso_consts_f, float);
+IPSO_ABI_CHECK_CONSTS(struct ipso_consts_d, double);
+IPSO_ABI_CHECK_GBEST_SLOT(struct gbest_slot_f);
+IPSO_ABI_CHECK_GBEST_SLOT(struct gbest_slot_d);
+IPSO_ABI_CHECK_SWARM_PTRS(struct swarm_ptrs);
+#endif
+
+#endif

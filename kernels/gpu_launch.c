@@ -1,0 +1,168 @@
+/* Kernel lookup and the launchers (kernels/gpu_launch.h). */
+#include "gpu_launch.h"
+
+#include <string.h>
+
+/* Grid of the migrant copy kernels (gather, scatter: grid-stride loops). */
+#define COPY_GRID 64
+#define COPY_BLOCK 256
+
+static dim3 dim3_of(unsigned x)
+{
+  dim3 d = {x, 1, 1};
+  return d;
+}
+
+/* Looks up NAME in LIBRARY into *K, unless WANTED is 0 (then NULL). */
+static cudaError_t lookup(cudaLibrary_t library, const char *name, int wanted, cudaKernel_t *k)
+{
+  *k = NULL;
+  return wanted ? cudaLibraryGetKernel(k, library, name) : cudaSuccess;
+}
+
+cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, int separable,
+                              struct gpu_kernels *k)
+{
+  static const char *step_names[] = {"step_queue_lock_kernel", "step_queue_kernel",
+                                     "step_reduction_kernel"};
+  /* The program has the resident kernels only for rows they can keep, and
+   * their register variants only where a thread's part fits (the same
+   * conditions as in kernels/pso_kernels.cu). */
+  int resident = p->dims <= IPSO_RESIDENT_MAX_D;
+  int keep = resident && gpu_mapping_keep_ok(&p->map, p->dims);
+  struct {
+    const char *name;
+    int wanted;
+    cudaKernel_t *k;
+  } table[] = {{step_names[p->variant], 1, &k->step},
+               {"reduce_kernel", 1, &k->reduce},
+               {"init_kernel", 1, &k->init},
+               {"candidates_kernel", 1, &k->candidates},
+               {"select_kernel", 1, &k->select},
+               {"gather_kernel", 1, &k->gather},
+               {"scatter_kernel", 1, &k->scatter},
+               {"resident_cluster_kernel", resident, &k->res_cluster},
+               {"resident_grid_kernel", resident, &k->res_grid},
+               {"resident_cluster_keep_kernel", keep, &k->res_cluster_keep},
+               {"resident_grid_keep_kernel", keep, &k->res_grid_keep},
+               {"separable_check_kernel", separable, &k->separable_check}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    cudaError_t e = lookup(library, table[i].name, table[i].wanted, table[i].k);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+/* A launch with programmatic dependent launch when PDL (the kernel waits
+ * for the previous grid itself: pdl_start in kernels/pso_device.cuh). */
+static cudaError_t launch_pdl(cudaKernel_t k, unsigned grid, unsigned block, int pdl, void **args,
+                              cudaStream_t stream)
+{
+  if (!pdl)
+    return cudaLaunchKernel((const void *)k, dim3_of(grid), dim3_of(block), args, 0, stream);
+  cudaLaunchConfig_t lc;
+  cudaLaunchAttribute attr;
+  memset(&lc, 0, sizeof lc);
+  memset(&attr, 0, sizeof attr);
+  lc.gridDim = dim3_of(grid);
+  lc.blockDim = dim3_of(block);
+  lc.stream = stream;
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  lc.attrs = &attr;
+  lc.numAttrs = 1;
+  return cudaLaunchKernelExC(&lc, (const void *)k, args);
+}
+
+cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigned block, int pdl,
+                             struct swarm_ptrs s, long long t, long long first, cudaStream_t stream)
+{
+  void *args[] = {&s, &t, &first};
+  return launch_pdl(k->step, grid, block, pdl, args, stream);
+}
+
+cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned block, int pdl,
+                               struct swarm_ptrs s, int nslots, long long t, long long first,
+                               int fresh, cudaStream_t stream)
+{
+  void *args[] = {&s, &nslots, &t, &first, &fresh};
+  return launch_pdl(k->reduce, 1, block, pdl, args, stream);
+}
+
+cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mode mode, int keep,
+                                 unsigned grid, unsigned block, struct swarm_ptrs s,
+                                 long long first, long long last, unsigned int *d_bar,
+                                 cudaStream_t stream)
+{
+  cudaLaunchConfig_t lc;
+  cudaLaunchAttribute attr;
+  memset(&lc, 0, sizeof lc);
+  memset(&attr, 0, sizeof attr);
+  lc.gridDim = dim3_of(grid);
+  lc.blockDim = dim3_of(block);
+  lc.stream = stream;
+  lc.attrs = &attr;
+  if (mode == GPU_MODE_CLUSTER) {
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = grid;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    lc.numAttrs = 1;
+  } else if (mode == GPU_MODE_GRID) {
+    attr.id = cudaLaunchAttributeCooperative;
+    attr.val.cooperative = 1;
+    lc.numAttrs = 1;
+  }
+  cudaKernel_t kernel = mode == GPU_MODE_CLUSTER ? k->res_cluster : k->res_grid;
+  if (keep) kernel = mode == GPU_MODE_CLUSTER ? k->res_cluster_keep : k->res_grid_keep;
+  void *args[] = {&s, &first, &last, &d_bar};
+  return cudaLaunchKernelExC(&lc, (const void *)kernel, args);
+}
+
+cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                             struct swarm_ptrs s, cudaStream_t stream)
+{
+  void *args[] = {&s};
+  return cudaLaunchKernel((const void *)k->init, dim3_of(grid), dim3_of(block), args, 0, stream);
+}
+
+cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                                   struct swarm_ptrs s, cudaStream_t stream)
+{
+  void *args[] = {&s};
+  return cudaLaunchKernel((const void *)k->candidates, dim3_of(grid), dim3_of(block), args, 0,
+                          stream);
+}
+
+cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                               const void *d_cost, const long long *d_index, long long n,
+                               long long chunk, int worst, int count, long long *d_out,
+                               void *d_out_cost, cudaStream_t stream)
+{
+  void *args[] = {&d_cost, &d_index, &n, &chunk, &worst, &count, &d_out, &d_out_cost};
+  return cudaLaunchKernel((const void *)k->select, dim3_of(grid), dim3_of(block), args, 0, stream);
+}
+
+cudaError_t ipso_launch_gather(const struct gpu_kernels *k, struct swarm_ptrs s,
+                               const long long *d_idx, int count, void *d_buf, cudaStream_t stream)
+{
+  void *args[] = {&s, &d_idx, &count, &d_buf};
+  return cudaLaunchKernel((const void *)k->gather, dim3_of(COPY_GRID), dim3_of(COPY_BLOCK), args, 0,
+                          stream);
+}
+
+cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
+                                const long long *d_idx, int count, const void *d_buf,
+                                const void *d_cost, cudaStream_t stream)
+{
+  void *args[] = {&s, &d_idx, &count, &d_buf, &d_cost};
+  return cudaLaunchKernel((const void *)k->scatter, dim3_of(COPY_GRID), dim3_of(COPY_BLOCK), args,
+                          0, stream);
+}
+
+cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,
+                                        double *d_out, cudaStream_t stream)
+{
+  void *args[] = {&d_pts, &n, &d_out};
+  return cudaLaunchKernel((const void *)k->separable_check, dim3_of(1), dim3_of((unsigned)n), args,
+                          0, stream);
+}

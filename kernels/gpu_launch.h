@@ -1,0 +1,82 @@
+/* The host side of the kernels in kernels/pso_kernels.cu: looking them up
+ * in the compiled library, and one launcher per kernel. A launcher takes
+ * the island's stream, only enqueues, and returns CUDA's status (the
+ * caller checks it, and cudaGetLastError after its launches). */
+#ifndef IPSO_GPU_LAUNCH_H
+#define IPSO_GPU_LAUNCH_H
+
+#include <cuda_runtime_api.h>
+
+#include "gpu_abi.h"
+#include "gpu_plan.h"
+
+/* The kernels of one compiled program; NULL where the program has none
+ * (resident kernels for long rows, register variants, the separability
+ * check). */
+struct gpu_kernels {
+  cudaKernel_t step; /* the plan's variant */
+  cudaKernel_t reduce, init, candidates, select, gather, scatter;
+  cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
+  cudaKernel_t separable_check;
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Looks up the kernels of LIBRARY that plan P uses (SEPARABLE: the
+ * separability check kernel too). */
+cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, int separable,
+                              struct gpu_kernels *k);
+
+/* One iteration T of the swarm (step kernel), with programmatic dependent
+ * launch when PDL. */
+cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigned block, int pdl,
+                             struct swarm_ptrs s, long long t, long long first,
+                             cudaStream_t stream);
+
+/* The global best of iteration T from NSLOTS block candidates (one block;
+ * FRESH: without the best of T-1). */
+cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned block, int pdl,
+                               struct swarm_ptrs s, int nslots, long long t, long long first,
+                               int fresh, cudaStream_t stream);
+
+/* Iterations FIRST..LAST in one launch of GRID resident blocks: a cluster
+ * of all blocks, a cooperative grid, or a plain grid (relaxed), by MODE;
+ * KEEP: the variant that keeps the state in registers. */
+cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mode mode, int keep,
+                                 unsigned grid, unsigned block, struct swarm_ptrs s,
+                                 long long first, long long last, unsigned int *d_bar,
+                                 cudaStream_t stream);
+
+/* Iteration 0, and the block candidates after a load or a migration. */
+cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                             struct swarm_ptrs s, cudaStream_t stream);
+cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                                   struct swarm_ptrs s, cudaStream_t stream);
+
+/* The COUNT best (WORST = 0) or worst of N entries D_COST (particle
+ * D_INDEX[e], or e when NULL), CHUNK entries per block, into D_OUT and
+ * D_OUT_COST (select_kernel). */
+cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                               const void *d_cost, const long long *d_index, long long n,
+                               long long chunk, int worst, int count, long long *d_out,
+                               void *d_out_cost, cudaStream_t stream);
+
+/* Migrants out: personal-best rows D_IDX[0..count) into D_BUF; in: rows of
+ * D_BUF and costs D_COST into the particles D_IDX (those >= 0). */
+cudaError_t ipso_launch_gather(const struct gpu_kernels *k, struct swarm_ptrs s,
+                               const long long *d_idx, int count, void *d_buf, cudaStream_t stream);
+cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
+                                const long long *d_idx, int count, const void *d_buf,
+                                const void *d_cost, cudaStream_t stream);
+
+/* The separability check at N points D_PTS (rows), into D_OUT[3 N]. */
+cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,
+                                        double *d_out, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,114 @@
+/* The launch plan: mapping, launch mode, registers and PDL, decided once. */
+#include "gpu_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_abi.h"
+#include "objective.h"
+
+/* Largest cluster the resident kernel uses (portable cluster size). */
+#define MAX_CLUSTER 8
+/* Strict swarms up to this many particle-dimensions run grid-resident: the
+ * grid barrier costs less than a launch while an iteration is short. */
+#define GRID_RESIDENT_MAX_ELEMENTS (1 << 22)
+
+/* Whether the variable NAME is set and starts with '0'. */
+static int env_is_zero(const char *name)
+{
+  const char *v = getenv(name);
+  return v && v[0] == '0';
+}
+
+struct gpu_overrides gpu_overrides_from_env(void)
+{
+  struct gpu_overrides o;
+  memset(&o, 0, sizeof o);
+  o.no_resident = env_is_zero("IPSO_GPU_RESIDENT");
+  o.no_keep = env_is_zero("IPSO_GPU_KEEP");
+  o.no_pdl = env_is_zero("IPSO_GPU_PDL");
+  const char *g = getenv("IPSO_GPU_GROUP");
+  if (g && *g) {
+    int e = atoi(g);
+    if (e >= 1 && e <= 1024 && (e & (e - 1)) == 0) o.group = e; /* else ignored */
+  }
+  return o;
+}
+
+const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, size_t n)
+{
+  snprintf(buf, n, "%s%s%s", o->no_resident ? " IPSO_GPU_RESIDENT=0" : "",
+           o->no_keep ? " IPSO_GPU_KEEP=0" : "", o->no_pdl ? " IPSO_GPU_PDL=0" : "");
+  if (o->group) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, n - used, " IPSO_GPU_GROUP=%d", o->group);
+  }
+  if (buf[0] == ' ') memmove(buf, buf + 1, strlen(buf));
+  return buf;
+}
+
+void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o,
+                      struct gpu_plan *p)
+{
+  memset(p, 0, sizeof *p);
+  p->overrides = *o;
+  p->dims = cfg->objective.dimensions;
+  p->particles = cfg->swarm.particles;
+  p->relaxed = cfg->swarm.sync == IPSO_SYNC_RELAXED;
+  p->variant = cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? GPU_QUEUE_LOCK
+               : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? GPU_QUEUE
+                                                           : GPU_REDUCTION;
+  gpu_mapping_choose(p->dims, cfg->run.precision == IPSO_FLOAT,
+                     cfg->objective.id == IPSO_OBJ_USER && !cfg->objective.separable, &p->map);
+  if (o->group) gpu_mapping_set_group(&p->map, o->group);
+  long long ppb = gpu_mapping_ppb(&p->map);
+  p->blocks = (int)((p->particles + ppb - 1) / ppb);
+  p->mode = GPU_MODE_STREAMING;
+}
+
+int gpu_plan_resident_possible(const struct gpu_plan *p)
+{
+  return p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D &&
+         !p->overrides.no_resident;
+}
+
+/* The resident grid: every block must fit on the GPU at once. */
+void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
+{
+  p->pdl = dev->major >= 9 && !p->overrides.no_pdl;
+  p->mode = GPU_MODE_STREAMING;
+  p->keep = 0;
+  p->res_blocks = 0;
+  if (!gpu_plan_resident_possible(p)) return;
+  int resident = dev->per_sm * dev->multiprocessors;
+  if (resident < 1) return;
+  if (p->relaxed) {
+    p->mode = GPU_MODE_RELAXED;
+    p->res_blocks = p->blocks < resident ? p->blocks : resident;
+  } else if (p->blocks <= MAX_CLUSTER && dev->major >= 9) {
+    p->mode = GPU_MODE_CLUSTER;
+    p->res_blocks = p->blocks;
+  } else if ((double)p->particles * p->dims <= GRID_RESIDENT_MAX_ELEMENTS) {
+    p->mode = GPU_MODE_GRID;
+    p->res_blocks = p->blocks < resident ? p->blocks : resident;
+  }
+  /* The state in registers when every block can have its own tile at once. */
+  if (p->mode != GPU_MODE_STREAMING && p->blocks <= dev->per_sm_keep * dev->multiprocessors &&
+      !p->overrides.no_keep) {
+    p->keep = 1;
+    p->res_blocks = p->blocks;
+  }
+  /* Without the state in registers, a strict grid-resident launch gains
+   * nothing over one launch per iteration with programmatic dependent
+   * launch, whose overlap costs less than the software grid barrier
+   * (measured in BENCHMARKS.md). */
+  if (p->mode == GPU_MODE_GRID && !p->keep && p->pdl) p->mode = GPU_MODE_STREAMING;
+}
+
+const char *gpu_plan_mode_name(const struct gpu_plan *p)
+{
+  static const char *names[] = {"one launch per iteration", "cluster-resident", "grid-resident",
+                                "grid-resident, relaxed"};
+  return names[p->mode];
+}

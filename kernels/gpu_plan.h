@@ -1,0 +1,92 @@
+/* The launch plan of the GPU backend: the thread mapping, the launch mode,
+ * whether the resident kernels keep the state in registers, and whether
+ * one launch per iteration uses programmatic dependent launch, decided once
+ * from the problem, the device and one set of overrides. The policy is
+ * plain C without CUDA: the caller gives it the device's facts. */
+#ifndef IPSO_GPU_PLAN_H
+#define IPSO_GPU_PLAN_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "gpu_mapping.h"
+
+/* What a benchmark, a test or the user forces instead of the plan's own
+ * choice, for comparisons; all zero: the plan decides. From the
+ * environment: gpu_overrides_from_env. */
+struct gpu_overrides {
+  int no_resident; /* IPSO_GPU_RESIDENT=0: one launch per iteration always */
+  int no_keep;     /* IPSO_GPU_KEEP=0: never the state in registers */
+  int no_pdl;      /* IPSO_GPU_PDL=0: plain launches, no programmatic dependent launch */
+  int group;       /* IPSO_GPU_GROUP=G: threads per particle (a power of two up to
+                      1024; changes the summation order, hence the last bits) */
+};
+
+/* How iterations are launched: one launch per iteration, or one launch per
+ * segment with every block resident (queue-lock kernel only). */
+enum gpu_launch_mode {
+  GPU_MODE_STREAMING, /* one launch per iteration (two for queue and reduction) */
+  GPU_MODE_CLUSTER,   /* strict, the swarm fits one thread-block cluster */
+  GPU_MODE_GRID,      /* strict, co-resident grid with a grid barrier */
+  GPU_MODE_RELAXED    /* relaxed, co-resident grid running ahead */
+};
+
+/* The step kernel that computes the global best. */
+enum gpu_variant { GPU_QUEUE_LOCK, GPU_QUEUE, GPU_REDUCTION };
+
+/* What the plan needs to know of the device and of the compiled resident
+ * kernels (blocks per multiprocessor by the occupancy calculator; 0 where
+ * the kernel does not exist). */
+struct gpu_device_facts {
+  int major;           /* compute capability */
+  int multiprocessors; /* SMs */
+  int per_sm;          /* resident_grid_kernel */
+  int per_sm_keep;     /* resident_grid_keep_kernel */
+};
+
+struct gpu_plan {
+  struct gpu_mapping map;
+  enum gpu_variant variant;
+  int dims;
+  long long particles;
+  int relaxed;
+  int blocks; /* grid of the per-iteration kernels */
+  enum gpu_launch_mode mode;
+  int res_blocks; /* grid of the resident kernels */
+  int keep;       /* resident kernels keep the state in registers (one tile per block) */
+  int pdl;        /* one launch per iteration with programmatic dependent launch */
+  struct gpu_overrides overrides;
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The overrides the IPSO_GPU_* environment variables ask for (the one
+ * place that reads them). */
+struct gpu_overrides gpu_overrides_from_env(void);
+
+/* The overrides in words ("" when none), e.g. "IPSO_GPU_RESIDENT=0". */
+const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, size_t n);
+
+/* The first half of the plan, before the kernels are compiled: mapping,
+ * variant and grid for CFG under overrides O. */
+void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o,
+                      struct gpu_plan *p);
+
+/* Whether the plan may run the resident kernels (then the caller measures
+ * their occupancy for gpu_plan_launch). */
+int gpu_plan_resident_possible(const struct gpu_plan *p);
+
+/* The second half: launch mode, resident grid, registers and PDL on a
+ * device with facts DEV. */
+void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev);
+
+/* The launch mode in words, for the device line. */
+const char *gpu_plan_mode_name(const struct gpu_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

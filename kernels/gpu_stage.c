@@ -1,0 +1,125 @@
+/* Staging between host doubles and device REALs (kernels/gpu_stage.h). */
+#include "gpu_stage.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+void gpu_rows_to_real(void *dst, int pitch, const double *src, size_t rows, int dims, int fl)
+{
+  for (size_t r = 0; r < rows; r++)
+    for (int d = 0; d < dims; d++)
+      gpu_real_set(dst, r * (size_t)pitch + (size_t)d, src[r * (size_t)dims + (size_t)d], fl);
+}
+
+void gpu_rows_from_real(double *dst, const void *src, int pitch, size_t rows, int dims, int fl)
+{
+  for (size_t r = 0; r < rows; r++)
+    for (int d = 0; d < dims; d++)
+      dst[r * (size_t)dims + (size_t)d] = gpu_real_get(src, r * (size_t)pitch + (size_t)d, fl);
+}
+
+int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, int island,
+                        const struct swarm_consts *k, int dims, int pitch, int fl, void **d_tables)
+{
+  size_t es = fl ? sizeof(float) : sizeof(double), bytes = 5 * (size_t)pitch * es;
+  IPSO_CHECK_CUDA(cudaMalloc(d_tables, bytes));
+  char *h = calloc(1, bytes);
+  if (!h) return IPSO_FAIL("memory", "out of memory");
+  const double *src[5] = {k->lower, k->upper, k->span, k->vmax, k->param};
+  for (int t = 0; t < 5; t++)
+    for (int d = 0; d < dims; d++)
+      gpu_real_set(h, (size_t)t * (size_t)pitch + (size_t)d, src[t] ? src[t][d] : 0.0, fl);
+  cudaError_t e = cudaMemcpy(*d_tables, h, bytes, cudaMemcpyHostToDevice);
+  free(h);
+  IPSO_CHECK_CUDA(e);
+  char *base = *d_tables;
+  const void *tab[5];
+  for (int t = 0; t < 5; t++) tab[t] = base + (size_t)t * (size_t)pitch * es;
+  void *sym;
+  size_t symsize;
+  IPSO_CHECK_CUDA(cudaLibraryGetGlobal(&sym, &symsize, library, "K"));
+  union {
+    struct ipso_consts_f f;
+    struct ipso_consts_d d;
+  } c;
+  size_t size = fl ? sizeof c.f : sizeof c.d;
+  memset(&c, 0, sizeof c);
+  if (fl) {
+    c.f.seed = cfg->run.seed;
+    c.f.island = (unsigned)island;
+    c.f.n = cfg->swarm.particles;
+    c.f.w = (float)cfg->swarm.inertia;
+    c.f.c1 = (float)cfg->swarm.cognitive;
+    c.f.c2 = (float)cfg->swarm.social;
+    c.f.lo = tab[0], c.f.hi = tab[1], c.f.span = tab[2], c.f.vmax = tab[3], c.f.prm = tab[4];
+  } else {
+    c.d.seed = cfg->run.seed;
+    c.d.island = (unsigned)island;
+    c.d.n = cfg->swarm.particles;
+    c.d.w = cfg->swarm.inertia;
+    c.d.c1 = cfg->swarm.cognitive;
+    c.d.c2 = cfg->swarm.social;
+    c.d.lo = tab[0], c.d.hi = tab[1], c.d.span = tab[2], c.d.vmax = tab[3], c.d.prm = tab[4];
+  }
+  if (symsize != size) return IPSO_FAIL("gpu", "constant block size mismatch");
+  IPSO_CHECK_CUDA(cudaMemcpy(sym, &c, size, cudaMemcpyHostToDevice));
+  return IPSO_OK;
+}
+
+void gpu_slots_empty(union gpu_slot slots[IPSO_GB_SLOTS], int fl)
+{
+  memset(slots, 0, IPSO_GB_SLOTS * sizeof slots[0]);
+  for (int k = 0; k < IPSO_GB_SLOTS; k++) {
+    if (fl) {
+      slots[k].f.cost = INFINITY;
+      slots[k].f.idx = IPSO_NONE;
+      slots[k].f.tag = -1;
+      slots[k].f.hint = ~0ull; /* above every key */
+    } else {
+      slots[k].d.cost = INFINITY;
+      slots[k].d.idx = IPSO_NONE;
+      slots[k].d.tag = -1;
+      slots[k].d.hint = ~0ull;
+    }
+  }
+}
+
+int gpu_stage_rows(void *dev, int pitch, double *host, size_t n, int dims, int fl, int to_host)
+{
+  size_t es = fl ? sizeof(float) : sizeof(double);
+  void *tmp = malloc(n * (size_t)dims * es);
+  if (!tmp) return IPSO_FAIL("memory", "cannot stage the swarm on the host");
+  size_t dpitch = (size_t)pitch * es, w = (size_t)dims * es;
+  cudaError_t e;
+  if (to_host) {
+    e = cudaMemcpy2D(tmp, w, dev, dpitch, w, n, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) gpu_rows_from_real(host, tmp, dims, n, dims, fl);
+  } else {
+    gpu_rows_to_real(tmp, dims, host, n, dims, fl);
+    e = cudaMemcpy2D(dev, dpitch, tmp, w, w, n, cudaMemcpyHostToDevice);
+  }
+  free(tmp);
+  IPSO_CHECK_CUDA(e);
+  return IPSO_OK;
+}
+
+int gpu_stage_costs(void *dev, double *host, size_t n, int fl, int to_host)
+{
+  size_t bytes = n * (fl ? sizeof(float) : sizeof(double));
+  void *tmp = malloc(bytes);
+  if (!tmp) return IPSO_FAIL("memory", "cannot stage the costs on the host");
+  cudaError_t e;
+  if (to_host) {
+    e = cudaMemcpy(tmp, dev, bytes, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) gpu_rows_from_real(host, tmp, 1, n, 1, fl);
+  } else {
+    gpu_rows_to_real(tmp, 1, host, n, 1, fl);
+    e = cudaMemcpy(dev, tmp, bytes, cudaMemcpyHostToDevice);
+  }
+  free(tmp);
+  IPSO_CHECK_CUDA(e);
+  return IPSO_OK;
+}

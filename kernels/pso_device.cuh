@@ -1,0 +1,479 @@
+/* The device side of the PSO kernels (kernels/pso_kernels.cu): the types
+ * and constants, random numbers, the update of a coordinate, the objective
+ * of a particle across its group of threads, the particle step, block
+ * reductions, and the publication of the global best. Only for the kernel
+ * source: the build splices it in place of its #include line, as it does
+ * kernels/gpu_abi.h (kernels/kernels.cmake). */
+#ifndef IPSO_PSO_DEVICE_CUH
+#define IPSO_PSO_DEVICE_CUH
+
+#include <curand_philox4x32_x.h>
+
+typedef IPSO_REAL real;
+
+/* struct ipso_consts, struct gbest_slot, struct swarm_ptrs, IPSO_NONE and
+ * the limits the host shares (spliced in by the build). */
+#include "gpu_abi.h"
+
+#define IPSO_INF (__longlong_as_double(0x7ff0000000000000ULL))
+
+#define IPSO_HD static __device__ __forceinline__
+#define IPSO_FN(name) obj_##name
+#include "objectives.h"
+
+#define IPSO_CAT2(a, b) a##b
+#define IPSO_CAT(a, b) IPSO_CAT2(a, b)
+
+#if IPSO_USER_SEPARABLE
+/* A separable user objective in the built-ins' form: its term is the
+ * user's function of one coordinate (ipso_user_term of the generated
+ * wrapper), summed over the coordinates. */
+IPSO_HD real obj_user_t0(real x, real xn, int d, int D, const real *prm)
+{
+  (void)xn, (void)d, (void)D;
+  return ipso_user_term(x, prm);
+}
+IPSO_HD real obj_user_t1(real x, int d, const real *prm)
+{
+  (void)x, (void)d, (void)prm;
+  return (real)0;
+}
+IPSO_HD real obj_user_final(real s0, real s1, int D, const real *prm)
+{
+  (void)s1, (void)D, (void)prm;
+  return s0;
+}
+#define IPSO_USER_ROW 0
+#else
+#define IPSO_USER_ROW IPSO_USER /* the whole row, on one thread */
+#endif
+#define IPSO_PPB (IPSO_BLOCK / IPSO_G)                              /* particles per block */
+#define IPSO_C ((IPSO_D + IPSO_G * IPSO_V - 1) / (IPSO_G * IPSO_V)) /* chunks per thread */
+#define IPSO_W (IPSO_D == 1 ? 2ull : 4ull * ((IPSO_D + 1) / 2))     /* random words per iteration */
+
+/* Scalars of the run, set once by the host. */
+__constant__ ipso_consts K;
+
+#if IPSO_UNIFORM
+#define LO(d) ((real)(IPSO_LO))
+#define HI(d) ((real)(IPSO_HI))
+#define SPAN(d) ((real)(IPSO_SPAN))
+#define VMAX(d) ((real)(IPSO_VMAX))
+#else
+#define LO(d) (__ldg(K.lo + (d)))
+#define HI(d) (__ldg(K.hi + (d)))
+#define SPAN(d) (__ldg(K.span + (d)))
+#define VMAX(d) (__ldg(K.vmax + (d)))
+#endif
+
+IPSO_HD real u01(unsigned int w)
+{
+  /* curand_uniform_double / curand_uniform of one word. */
+  if (sizeof(real) == sizeof(double)) return (real)((double)w * 0x1p-32 + 0x1p-32);
+  return (real)((float)w * 0x1p-32f + 0x1p-33f);
+}
+
+/* The Philox block holding the random words of dimensions 2k, 2k+1 of
+ * particle I at iteration T (in 1-D: the iteration's two words in .x, .y). */
+IPSO_HD uint4 rng_block(long long i, long long t, int k)
+{
+  unsigned long long off = (unsigned long long)t * IPSO_W + 4ull * (unsigned long long)k;
+  unsigned long long blk = off >> 2;
+  uint4 ctr = make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, K.island);
+  uint2 key = make_uint2((unsigned int)K.seed, (unsigned int)(K.seed >> 32));
+  uint4 r = curand_Philox4x32_10(ctr, key);
+  if (IPSO_D == 1 && (off & 2)) {
+    r.x = r.z;
+    r.y = r.w;
+  }
+  return r;
+}
+
+/* Lexicographic order of (cost, index): lower cost first, then lower index. */
+IPSO_HD bool lex_less(real c1, long long i1, real c2, long long i2)
+{
+  return c1 < c2 || (c1 == c2 && i1 < i2);
+}
+
+/* A cost as an unsigned key in the same order (-0 taken as +0; costs are
+ * never NaN), for atomicMin. */
+IPSO_HD unsigned long long cost_key(real c)
+{
+  unsigned long long b = (unsigned long long)__double_as_longlong((double)c + 0.0);
+  return (b >> 63) ? ~b : b | 0x8000000000000000ull;
+}
+
+/* The PSO update of one coordinate D (same operations as the CPU backend). */
+IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, unsigned int wb, int d)
+{
+  real a = K.c1 * u01(wa);
+  real b = K.c2 * u01(wb);
+  real vn = fma(K.w, v, fma(a, p - x, b * (g - x)));
+  real vm = VMAX(d);
+  vn = vn > vm ? vm : (vn < -vm ? -vm : vn);
+  real xn = x + vn;
+  real lo = LO(d), hi = HI(d);
+  if (xn < lo) {
+    xn = lo;
+    vn = (real)0;
+  } else if (xn > hi) {
+    xn = hi;
+    vn = (real)0;
+  }
+  x = xn;
+  v = vn;
+}
+
+/* The initial coordinate D from the two words of iteration 0. */
+IPSO_HD void init_coord(real &x, real &v, unsigned int wa, unsigned int wb, int d)
+{
+  real lo = LO(d), hi = HI(d);
+  real xd = fma(SPAN(d), u01(wa), lo);
+  x = xd < lo ? lo : (xd > hi ? hi : xd);
+  v = VMAX(d) * ((real)2 * u01(wb) - (real)1);
+}
+
+/* Vector loads and stores of IPSO_V elements. */
+template <int V> struct vec;
+template <> struct vec<1> {
+  IPSO_HD void load(const real *a, real *r)
+  {
+    r[0] = a[0];
+  }
+  IPSO_HD void store(real *a, const real *r)
+  {
+    a[0] = r[0];
+  }
+};
+template <> struct vec<2> {
+  IPSO_HD void load(const real *a, real *r)
+  {
+    if (sizeof(real) == 8) {
+      double2 t = *(const double2 *)a;
+      r[0] = (real)t.x, r[1] = (real)t.y;
+    } else {
+      float2 t = *(const float2 *)a;
+      r[0] = (real)t.x, r[1] = (real)t.y;
+    }
+  }
+  IPSO_HD void store(real *a, const real *r)
+  {
+    if (sizeof(real) == 8)
+      *(double2 *)a = make_double2((double)r[0], (double)r[1]);
+    else
+      *(float2 *)a = make_float2((float)r[0], (float)r[1]);
+  }
+};
+template <> struct vec<4> {
+  IPSO_HD void load(const real *a, real *r)
+  {
+    if (sizeof(real) == 8) {
+      double2 s = *(const double2 *)a, t = *(const double2 *)(a + 2);
+      r[0] = (real)s.x, r[1] = (real)s.y, r[2] = (real)t.x, r[3] = (real)t.y;
+    } else {
+      float4 t = *(const float4 *)a;
+      r[0] = (real)t.x, r[1] = (real)t.y, r[2] = (real)t.z, r[3] = (real)t.w;
+    }
+  }
+  IPSO_HD void store(real *a, const real *r)
+  {
+    if (sizeof(real) == 8) {
+      *(double2 *)a = make_double2((double)r[0], (double)r[1]);
+      *(double2 *)(a + 2) = make_double2((double)r[2], (double)r[3]);
+    } else {
+      *(float4 *)a = make_float4((float)r[0], (float)r[1], (float)r[2], (float)r[3]);
+    }
+  }
+};
+
+/* Shared memory of a block, reused by the phases of a kernel. */
+struct block_shared {
+  int q_n;        /* candidates queued */
+  int win, stale; /* lock holder's decisions, for the block */
+  long long win_idx;
+  real q_cost[IPSO_PPB]; /* the queue: cost and particle index */
+  long long q_idx[IPSO_PPB];
+  real red_cost[IPSO_BLOCK / 32]; /* block reductions */
+  long long red_idx[IPSO_BLOCK / 32];
+#if IPSO_G > 32
+  real acc[IPSO_PPB][IPSO_G / 32][2]; /* cross-warp objective accumulators */
+#endif
+};
+
+/* Group-wide sum (or product) of a value over the IPSO_G threads of a
+ * particle, in a fixed order, so every thread gets the same bits. */
+IPSO_HD real group_combine(real a, bool product, block_shared &sh, int which)
+{
+#if IPSO_G > 1
+  const int width = IPSO_G < 32 ? IPSO_G : 32;
+  for (int off = width / 2; off > 0; off >>= 1) {
+    real o = __shfl_xor_sync(0xffffffffu, a, off, width);
+    a = product ? a * o : a + o;
+  }
+#endif
+#if IPSO_G > 32
+  int g = threadIdx.x / IPSO_G, w = (threadIdx.x % IPSO_G) / 32;
+  if ((threadIdx.x & 31) == 0) sh.acc[g][w][which] = a;
+  __syncthreads();
+  a = sh.acc[g][0][which];
+  for (int k = 1; k < IPSO_G / 32; k++)
+    a = product ? a * sh.acc[g][k][which] : a + sh.acc[g][k][which];
+  __syncthreads();
+#endif
+  return a;
+}
+
+/* The sign-adjusted cost of the particle whose new position is ROW (in
+ * global memory; this thread holds its part in XS: chunk c, element k =
+ * coordinate (c*G + lane)*V + k). Built-in and separable user objectives
+ * are reduced across the group; any other user objective takes the whole
+ * row and is evaluated by the group's first thread. ROW is read only after
+ * the group's barrier, so every thread's stores to it are visible. */
+IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
+{
+#if IPSO_NEEDS_NEXT || IPSO_USER_ROW
+#if IPSO_G > 32
+  __syncthreads();
+#else
+  __syncwarp();
+#endif
+#endif
+  real f;
+#if IPSO_USER_ROW
+  real mine = (real)0;
+  if (lane == 0) mine = ipso_user_objective(row, IPSO_D, K.prm);
+  f = group_combine(mine, false, sh, 0);
+#else
+  real s0 = (real)0, s1 = IPSO_ACC1 == IPSO_ACC_PRODUCT ? (real)1 : (real)0;
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) {
+      int d = (c * IPSO_G + lane) * IPSO_V + k;
+      if (d >= IPSO_D) continue;
+#if IPSO_NEEDS_NEXT
+      real xn = d + 1 < IPSO_D ? row[d + 1] : (real)0;
+#else
+      real xn = (real)0;
+#endif
+      s0 += IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _t0)(xs[c][k], xn, d, IPSO_D, K.prm);
+      if (IPSO_ACC1 == IPSO_ACC_SUM)
+        s1 += IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _t1)(xs[c][k], d, K.prm);
+      else if (IPSO_ACC1 == IPSO_ACC_PRODUCT)
+        s1 *= IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _t1)(xs[c][k], d, K.prm);
+    }
+  s0 = group_combine(s0, false, sh, 0);
+  if (IPSO_ACC1 != IPSO_ACC_NONE) s1 = group_combine(s1, IPSO_ACC1 == IPSO_ACC_PRODUCT, sh, 1);
+  f = IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _final)(s0, s1, IPSO_D, K.prm);
+#endif
+  real cost = (real)(IPSO_SIGN)*f;
+  return isnan(cost) ? (real)IPSO_INF : cost;
+}
+
+/* This thread's part of a particle's state, kept in registers across the
+ * iterations of a resident launch when every block has one tile of
+ * particles (particle_step<true>): the loads of position, velocity and
+ * personal best are then paid once per launch instead of once per
+ * iteration. Only for rows of few elements per thread (registers). */
+struct particle_regs {
+  real x[IPSO_C][IPSO_V], v[IPSO_C][IPSO_V], p[IPSO_C][IPSO_V];
+  real pc;
+};
+#define IPSO_KEEP_OK (IPSO_C * IPSO_V <= IPSO_KEEP_MAX_ELEMENTS)
+
+/* Updates particle I at iteration T against the global best position G:
+ * new position and velocity, cost, personal best. Returns the cost and
+ * whether the personal best improved (on every thread of the group).
+ * KEEP: the state comes from R when HAVE (else from memory) and goes back
+ * to R; memory is written as always. */
+template <bool KEEP>
+IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const real *g, int lane,
+                           bool active, block_shared &sh, bool &improved, particle_regs &r,
+                           bool have)
+{
+  real xs[IPSO_C][IPSO_V];
+  size_t row = (size_t)i * IPSO_PITCH;
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++) {
+    int base = (c * IPSO_G + lane) * IPSO_V;
+    if (base >= IPSO_D) continue;
+    real x[IPSO_V], v[IPSO_V], p[IPSO_V], gg[IPSO_V];
+    if (KEEP && have) {
+#pragma unroll
+      for (int k = 0; k < IPSO_V; k++) x[k] = r.x[c][k], v[k] = r.v[c][k], p[k] = r.p[c][k];
+    } else {
+      vec<IPSO_V>::load(s.x + row + base, x);
+      vec<IPSO_V>::load(s.v + row + base, v);
+      vec<IPSO_V>::load(s.p + row + base, p);
+    }
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) gg[k] = base + k < IPSO_D ? g[base + k] : (real)0;
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k += 2) {
+      uint4 r = rng_block(i, t, (base + k) / 2);
+      if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k);
+      if (IPSO_V > 1 && base + k + 1 < IPSO_D)
+        update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1);
+    }
+    if (active) {
+      vec<IPSO_V>::store(s.x + row + base, x);
+      vec<IPSO_V>::store(s.v + row + base, v);
+    }
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) {
+      xs[c][k] = x[k];
+      if (KEEP) r.x[c][k] = x[k], r.v[c][k] = v[k], r.p[c][k] = p[k];
+    }
+  }
+  /* Read before group_cost, whose shuffles (or, for a group of several
+   * warps, block barriers) every thread of the group passes before lane 0
+   * can write the new personal-best cost below: read after it, a warp of
+   * the group that is behind could see the new cost, take the particle for
+   * not improved, and leave its part of the personal-best row unwritten. */
+  real pc = KEEP && have ? r.pc : s.pcost[i];
+  real cost = group_cost(xs, s.x + row, lane, sh);
+  improved = cost < pc;
+  if (KEEP) {
+    r.pc = improved ? cost : pc;
+    if (improved)
+#pragma unroll
+      for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+        for (int k = 0; k < IPSO_V; k++) r.p[c][k] = xs[c][k];
+  }
+  if (active) {
+    if (improved) {
+#pragma unroll
+      for (int c = 0; c < IPSO_C; c++) {
+        int base = (c * IPSO_G + lane) * IPSO_V;
+        if (base < IPSO_D) vec<IPSO_V>::store(s.p + row + base, xs[c]);
+      }
+    }
+    if (lane == 0) {
+      s.cost[i] = cost;
+      if (improved) s.pcost[i] = cost;
+    }
+  }
+  return improved ? cost : pc;
+}
+
+/* Block-wide lexicographic minimum of (cost, index); the result is valid in
+ * thread 0. */
+IPSO_HD void block_lexmin(real &c, long long &i, block_shared &sh)
+{
+  for (int off = 16; off > 0; off >>= 1) {
+    real oc = __shfl_down_sync(0xffffffffu, c, off);
+    long long oi = __shfl_down_sync(0xffffffffu, i, off);
+    if (lex_less(oc, oi, c, i)) c = oc, i = oi;
+  }
+  int w = threadIdx.x / 32;
+  if ((threadIdx.x & 31) == 0) sh.red_cost[w] = c, sh.red_idx[w] = i;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int k = 1; k < IPSO_BLOCK / 32; k++)
+      if (lex_less(sh.red_cost[k], sh.red_idx[k], c, i)) c = sh.red_cost[k], i = sh.red_idx[k];
+  __syncthreads();
+}
+
+/* Spins for the lock with a short back-off, so waiting blocks do not flood
+ * the L2 slice that holds it while the owner works. */
+IPSO_HD void lock_acquire(int *lock)
+{
+  while (atomicCAS(lock, 0, 1) != 0) __nanosleep(100);
+  __threadfence();
+}
+
+IPSO_HD void lock_release(int *lock)
+{
+  __threadfence();
+  atomicExch(lock, 0);
+}
+
+/* Thread 0: the best candidate of the block's queue (index -1 if empty). */
+IPSO_HD void queue_best(const block_shared &sh, real &bc, long long &bi)
+{
+  bc = (real)IPSO_INF;
+  bi = -1;
+  for (int k = 0; k < sh.q_n; k++)
+    if (bi < 0 || lex_less(sh.q_cost[k], sh.q_idx[k], bc, bi)) bc = sh.q_cost[k], bi = sh.q_idx[k];
+}
+
+/* Queue-lock publication of the block's best candidate (BC, BI; BI < 0:
+ * none), valid in thread 0. A candidate strictly worse than any cost the
+ * slot has held is dropped without the lock (slot costs only decrease), and
+ * so is one strictly worse than a cost another block has offered (that
+ * offer, or a better one, ends in the slot): each offer lowers the slot's
+ * hint by atomicMin, and only a block whose cost is not above the hint it
+ * replaced goes on. Of k candidate blocks arriving in random order that
+ * leaves about ln k queueing for the lock instead of up to k (the gain is
+ * measured in BENCHMARKS.md). Otherwise the block takes the slot's lock,
+ * compares with the slot (or, when the slot still holds an older
+ * iteration's best, with the previous best GPREV), and if it wins copies
+ * the position and publishes cost and index. FORWARD makes the block also
+ * bring a stale slot up to GPREV (one launch per iteration: block 0, so the
+ * slot always ends with the best of iteration T). */
+IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real gprev_c,
+                                long long gprev_i, const real *gprev_pos, real bc, long long bi,
+                                bool forward, block_shared &sh, double *hist_slot)
+{
+  gbest_slot *slot = s.gb + cur;
+  if (threadIdx.x == 0) {
+    volatile gbest_slot *vs = slot;
+    bool take = bi >= 0 && !(bc > vs->cost);
+    if (take) {
+      unsigned long long key = cost_key(bc);
+      take = atomicMin(&slot->hint, key) >= key;
+    }
+    take = take || forward;
+    sh.win = 0;
+    sh.stale = 0;
+    if (take) {
+      lock_acquire(&slot->lock);
+      int stale = !IPSO_RELAXED && vs->tag != t;
+      real cc = stale ? gprev_c : vs->cost;
+      long long ci = stale ? gprev_i : vs->idx;
+      sh.stale = stale;
+      sh.win = bi >= 0 && lex_less(bc, bi, cc, ci);
+      sh.win_idx = bi;
+      if (sh.win) cc = bc, ci = bi;
+      sh.q_cost[0] = cc; /* what the slot will hold */
+      sh.q_idx[0] = ci;
+      if (!sh.win && !stale) lock_release(&slot->lock);
+    }
+  }
+  __syncthreads();
+  if (!sh.win && !sh.stale) return;
+  real *dst = s.gpos + (size_t)cur * IPSO_PITCH;
+  if (sh.win) {
+    const real *src = s.p + (size_t)sh.win_idx * IPSO_PITCH;
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = src[d];
+  } else {
+    for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = gprev_pos[d];
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    volatile gbest_slot *vs = slot;
+    vs->cost = sh.q_cost[0];
+    vs->idx = sh.q_idx[0];
+    __threadfence();
+    vs->tag = t;
+    if (hist_slot) *hist_slot = (double)sh.q_cost[0];
+    lock_release(&slot->lock);
+  }
+}
+
+/* Programmatic dependent launch (one launch per iteration, sm_90): wait
+ * until the previous grid of the stream has completed and its writes are
+ * visible, then let the next grid be scheduled while this one runs, so its
+ * launch overlaps this grid's tail. No-ops for a launch without the
+ * attribute. */
+IPSO_HD void pdl_start()
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
+#endif
