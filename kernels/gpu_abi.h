@@ -1,10 +1,9 @@
 /* The types and limits that the host (kernels/backend_gpu.c and friends, C)
  * and the kernels (kernels/pso_kernels.cu, NVRTC) share, written once.
  *
- * The host includes this file as usual. The kernel source does not reach it
- * through NVRTC's include path: the build splices it into the embedded
- * source in place of its #include line (kernels/kernels.cmake), with #line
- * directives so that NVRTC's messages name this file. Under NVRTC the
+ * The host includes this file as usual; the kernel source gets it from
+ * NVRTC as a named header, embedded into the binary (gpu_compile.c). Under
+ * NVRTC the
  * structs are declared for the kernels' REAL type (`real`, defined before
  * the #include); on the host for float and for double, with the pointers
  * as void *. Both sides check the layout with static assertions, so a

@@ -84,6 +84,13 @@ static char *full_source(const char *defines, const char *prelude)
   return src;
 }
 
+/* The headers the kernel source includes, as NVRTC sees them (embedded). */
+enum { IPSO_KERNEL_HEADERS = 3 };
+static const char *const ipso_kernel_header_src[IPSO_KERNEL_HEADERS] = {
+    ipso_src_objectives, ipso_src_gpu_abi, ipso_src_pso_device};
+static const char *const ipso_kernel_header_name[IPSO_KERNEL_HEADERS] = {
+    "objectives.h", "gpu_abi.h", "pso_device.cuh"};
+
 int gpu_compile_image(const char *defines, const char *prelude, int major, int minor, int user_code,
                       char **image, size_t *size)
 {
@@ -94,9 +101,8 @@ int gpu_compile_image(const char *defines, const char *prelude, int major, int m
   char *src = full_source(defines, prelude);
   if (!src) return IPSO_FAIL("nvrtc", "out of memory");
   nvrtcProgram prog;
-  const char *hdr_src[] = {ipso_src_objectives};
-  const char *hdr_name[] = {"objectives.h"};
-  nvrtcResult r = nvrtcCreateProgram(&prog, src, "pso_kernels.cu", 1, hdr_src, hdr_name);
+  nvrtcResult r = nvrtcCreateProgram(&prog, src, "pso_kernels.cu", IPSO_KERNEL_HEADERS,
+                                     ipso_kernel_header_src, ipso_kernel_header_name);
   free(src);
   if (r != NVRTC_SUCCESS)
     return IPSO_FAIL("nvrtc", "nvrtcCreateProgram: %s", nvrtcGetErrorString(r));
@@ -141,7 +147,8 @@ static int cache_key(const char *defines, const char *prelude, int major, int mi
   char *src = full_source(defines, prelude);
   uint64_t h = src ? ipso_hash(0, src, strlen(src)) : 0;
   free(src);
-  h = ipso_hash(h, ipso_src_objectives, strlen(ipso_src_objectives));
+  for (int i = 0; i < IPSO_KERNEL_HEADERS; i++)
+    h = ipso_hash(h, ipso_kernel_header_src[i], strlen(ipso_kernel_header_src[i]));
   for (int i = 0; i < o.n; i++) h = ipso_hash(h, o.v[i], strlen(o.v[i]) + 1);
   int ver[2] = {0, 0};
   nvrtcVersion(&ver[0], &ver[1]);

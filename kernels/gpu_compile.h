@@ -15,6 +15,8 @@ extern "C" {
 /* The kernel sources built into the binary (kernels/embed.cmake). */
 extern const char ipso_src_pso_kernels[];
 extern const char ipso_src_objectives[];
+extern const char ipso_src_gpu_abi[];
+extern const char ipso_src_pso_device[];
 
 struct gpu_program {
   cudaLibrary_t library;

@@ -2,8 +2,8 @@
  * and constants, random numbers, the update of a coordinate, the objective
  * of a particle across its group of threads, the particle step, block
  * reductions, and the publication of the global best. Only for the kernel
- * source: the build splices it in place of its #include line, as it does
- * kernels/gpu_abi.h (kernels/kernels.cmake). */
+ * source: embedded into the binary and given to NVRTC as a named header,
+ * as are kernels/gpu_abi.h and kernels/objectives.h (gpu_compile.c). */
 #ifndef IPSO_PSO_DEVICE_CUH
 #define IPSO_PSO_DEVICE_CUH
 
@@ -12,7 +12,7 @@
 typedef IPSO_REAL real;
 
 /* struct ipso_consts, struct gbest_slot, struct swarm_ptrs, IPSO_NONE and
- * the limits the host shares (spliced in by the build). */
+ * the limits the host shares. */
 #include "gpu_abi.h"
 
 #define IPSO_INF (__longlong_as_double(0x7ff0000000000000ULL))
