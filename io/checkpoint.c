@@ -112,15 +112,7 @@ static uint64_t island_checksum(const struct swarm_state *s)
 static int directory_writable(const char *path)
 {
   char dir[IPSO_PATH_MAX];
-  struct stat sb;
-  int e = 0;
-  h5u_directory(path, dir, sizeof dir);
-  if (stat(dir, &sb) != 0)
-    e = errno;
-  else if (!S_ISDIR(sb.st_mode))
-    e = ENOTDIR;
-  else if (access(dir, W_OK | X_OK) != 0)
-    e = errno;
+  int e = h5u_directory_error(path, dir, sizeof dir);
   if (!e) return IPSO_OK;
   log_fail("checkpoint", __FILE__, __LINE__, "'%s': directory '%s': %s", path, dir, strerror(e));
   return IPSO_ERR_RUNTIME;
@@ -215,8 +207,10 @@ static int write_identity(const struct h5u_file *f, const struct ipso_config *cf
   dset = h5u_create_dataset(f, f->id, "objective_params", H5T_IEEE_F64LE, 1, dims, 0,
                             "as in the config", "objective parameters, one after the other");
   if (dset < 0 || h5u_write(f, dset, H5T_NATIVE_DOUBLE, start, count, values) != IPSO_OK) goto done;
-  H5U_CHECK(f, name_type = H5Tcopy(H5T_C_S1), "creating the parameter name type");
-  H5U_CHECK(f, H5Tset_size(name_type, PARAM_NAME_BYTES), "sizing the parameter name type");
+  IPSO_CHECK_H5_GOTO(f->path, name_type = H5Tcopy(H5T_C_S1), st, done,
+                     "creating the parameter name type");
+  IPSO_CHECK_H5_GOTO(f->path, H5Tset_size(name_type, PARAM_NAME_BYTES), st, done,
+                     "sizing the parameter name type");
   if (h5u_write_attr_array(f, dset, "names", name_type, name_type, (hsize_t)np, names) != IPSO_OK ||
       h5u_write_attr_array(f, dset, "lengths", H5T_STD_I64LE, H5T_NATIVE_INT64, (hsize_t)np,
                            lengths) != IPSO_OK)
@@ -964,10 +958,7 @@ static void checkpoint_files(const char *path, char prev[IPSO_PATH_MAX + 8], con
 static int checkpoint_dir_usable(const char *path)
 {
   char dir[IPSO_PATH_MAX];
-  h5u_directory(path, dir, sizeof dir);
-  struct stat st;
-  int err = stat(dir, &st) != 0 ? errno : (!S_ISDIR(st.st_mode) ? ENOTDIR : 0);
-  if (!err && access(dir, W_OK | X_OK) != 0) err = errno;
+  int err = h5u_directory_error(path, dir, sizeof dir);
   if (!err) return IPSO_OK;
   log_user_error("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
                  path, dir, strerror(err));
