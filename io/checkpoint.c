@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "h5util.h"
+#include "state_arrays.h"
 #include "check.h"
 #include "log.h"
 
@@ -41,45 +42,6 @@
 
 /* Bytes of a parameter name in the file (struct ipso_param.name). */
 #define PARAM_NAME_BYTES 64
-
-static const char *const goal_names[] = {"minimize", "maximize"};
-static const char *const precision_names[] = {"double", "float"};
-static const char *const kernel_names[] = {"queue_lock", "queue", "reduction"};
-static const char *const sync_names[] = {"strict", "relaxed"};
-static const char *const topology_names[] = {"ring", "bidirectional_ring"};
-static const char *const policy_names[] = {"replace_worst"};
-
-/* The name of enum VALUE in TABLE, as written in the config. */
-#define NAME_OF(table, value) name_of(table, (int)(sizeof table / sizeof *table), (int)(value))
-
-/* The entry VALUE of a name table of COUNT entries, or "unknown". */
-static const char *name_of(const char *const *names, int count, int value)
-{
-  return value >= 0 && value < count ? names[value] : "unknown";
-}
-
-static const struct state_array {
-  const char *name;
-  int per_dimension; /* [islands*N, D] rather than [islands*N] */
-  const char *units;
-  const char *description;
-} state_arrays[5] = {
-    {"position", 1, "objective variables", "particle positions"},
-    {"velocity", 1, "objective variables per iteration", "particle velocities"},
-    {"pbest_position", 1, "objective variables", "best position each particle has visited"},
-    {"cost", 0, "objective units", "cost at the position (fitness, negated when maximizing)"},
-    {"pbest_cost", 0, "objective units", "cost at the personal best position"},
-};
-
-/* The five arrays of S in the order of state_arrays. */
-static void state_pointers(const struct swarm_state *s, double *p[5])
-{
-  p[0] = s->position;
-  p[1] = s->velocity;
-  p[2] = s->pbest_position;
-  p[3] = s->cost;
-  p[4] = s->pbest_cost;
-}
 
 /* Continues the 64-bit FNV-1a hash H over N doubles, byte by byte in
  * little-endian order (the file's), so the sum is the same on any host. */
@@ -99,12 +61,10 @@ static uint64_t fnv1a_doubles(uint64_t h, const double *x, int64_t n)
 /* The checksum of one island: its rows of the five arrays, in file order. */
 static uint64_t island_checksum(const struct swarm_state *s)
 {
-  double *p[5];
   uint64_t h = FNV_OFFSET;
-  state_pointers(s, p);
-  for (int a = 0; a < 5; a++)
-    h = fnv1a_doubles(h, p[a],
-                      state_arrays[a].per_dimension ? s->particles * s->dims : s->particles);
+  for (int a = 0; a < STATE_ARRAYS; a++)
+    h = fnv1a_doubles(h, state_array_data(&state_arrays[a], s),
+                      s->particles * state_array_width(&state_arrays[a], s->dims));
   return h;
 }
 
@@ -154,12 +114,12 @@ static int write_identity(const struct h5u_file *f, const struct ipso_config *cf
       {"config", cfg->text},
       {"objective", o->name},
       {"function", o->function},
-      {"goal", NAME_OF(goal_names, o->goal)},
-      {"precision", NAME_OF(precision_names, cfg->run.precision)},
-      {"kernel", NAME_OF(kernel_names, cfg->swarm.kernel)},
-      {"sync", NAME_OF(sync_names, cfg->swarm.sync)},
-      {"topology", NAME_OF(topology_names, cfg->migration.topology)},
-      {"policy", NAME_OF(policy_names, cfg->migration.policy)},
+      {"goal", config_goal_name(o->goal)},
+      {"precision", config_precision_name(cfg->run.precision)},
+      {"kernel", config_kernel_name(cfg->swarm.kernel)},
+      {"sync", config_sync_name(cfg->swarm.sync)},
+      {"topology", config_topology_name(cfg->migration.topology)},
+      {"policy", config_policy_name(cfg->migration.policy)},
   };
   hid_t dset = H5I_INVALID_HID, name_type = H5I_INVALID_HID;
   const int np = o->nparams;
@@ -230,12 +190,10 @@ static int write_file(struct h5u_file *f, const struct ipso_config *cfg,
                       const struct checkpoint_info *info, const struct swarm_state *s,
                       const uint64_t *sums)
 {
-  hid_t dsets[5], dset = H5I_INVALID_HID;
-  double *data[5];
+  hid_t dsets[STATE_ARRAYS], dset = H5I_INVALID_HID;
   char why[1024];
   int st = IPSO_ERR_RUNTIME;
-  for (int a = 0; a < 5; a++) dsets[a] = H5I_INVALID_HID;
-  state_pointers(s, data);
+  for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   if (f->writer) {
     hsize_t dims[2] = {(hsize_t)(f->size * s->particles), (hsize_t)s->dims};
     if (h5u_open(f, H5U_REPLACE, why, sizeof why) != IPSO_OK) {
@@ -243,17 +201,19 @@ static int write_file(struct h5u_file *f, const struct ipso_config *cfg,
       return IPSO_ERR_RUNTIME;
     }
     if (write_identity(f, cfg, info) != IPSO_OK) goto done;
-    for (int a = 0; a < 5; a++) {
-      dsets[a] = h5u_create_dataset(f, f->id, state_arrays[a].name, H5T_IEEE_F64LE,
-                                    state_arrays[a].per_dimension ? 2 : 1, dims, 0,
-                                    state_arrays[a].units, state_arrays[a].description);
+    for (int a = 0; a < STATE_ARRAYS; a++) {
+      const struct state_array *sa = &state_arrays[a];
+      dsets[a] = h5u_create_dataset(f, f->id, sa->name, state_array_file_type(sa),
+                                    state_array_rank(sa), dims, 0, sa->units, sa->description);
       if (dsets[a] < 0) goto done;
     }
   }
-  for (int a = 0; a < 5; a++)
-    if (h5u_write_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
-                              state_arrays[a].per_dimension ? s->dims : 1, data[a]) != IPSO_OK)
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    if (h5u_write_island_rows(f, dsets[a], state_array_mem_type(sa), s->particles,
+                              state_array_width(sa, s->dims), state_array_data(sa, s)) != IPSO_OK)
       goto done;
+  }
   if (f->writer) {
     hsize_t dims[1] = {(hsize_t)f->size};
     hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? f->size : 0), 0};
@@ -265,7 +225,7 @@ static int write_file(struct h5u_file *f, const struct ipso_config *cfg,
   st = IPSO_OK;
 done:
   if (!f->writer) return st;
-  st = h5u_close_ids(f, st, dsets, 5);
+  st = h5u_close_ids(f, st, dsets, STATE_ARRAYS);
   st = H5U_CLOSE(f, st, dset);
   /* Closing is collective: only when every rank got here (h5util.h), or
    * where this rank has the file to itself. */
@@ -300,17 +260,17 @@ static int read_back(const char *tmp, int islands, int64_t particles, int dims,
   if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_sec2(fapl) < 0 ||
       (file = H5Fopen(tmp, H5F_ACC_RDONLY, fapl)) < 0)
     goto hdf5_failed;
-  for (int a = 0; a < 5; a++) {
-    int cols = state_arrays[a].per_dimension ? dims : 1;
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    int64_t cols = state_array_width(sa, dims);
     hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)particles, (hsize_t)cols};
-    if ((dset = H5Dopen2(file, state_arrays[a].name, H5P_DEFAULT)) < 0 ||
-        (fspace = H5Dget_space(dset)) < 0 ||
-        (mspace = H5Screate_simple(state_arrays[a].per_dimension ? 2 : 1, count, NULL)) < 0)
+    if ((dset = H5Dopen2(file, sa->name, H5P_DEFAULT)) < 0 || (fspace = H5Dget_space(dset)) < 0 ||
+        (mspace = H5Screate_simple(state_array_rank(sa), count, NULL)) < 0)
       goto hdf5_failed;
     for (int i = 0; i < islands; i++) {
       start[0] = (hsize_t)i * (hsize_t)particles;
       if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-          H5Dread(dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buf) < 0)
+          H5Dread(dset, state_array_mem_type(sa), mspace, fspace, H5P_DEFAULT, buf) < 0)
         goto hdf5_failed;
       h[i] = fnv1a_doubles(h[i], buf, particles * cols);
     }
@@ -740,10 +700,10 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
     const char *key;
     const char *now;
   } names[] = {
-      {"kernel", NAME_OF(kernel_names, cfg->swarm.kernel)},
-      {"sync", NAME_OF(sync_names, cfg->swarm.sync)},
-      {"topology", NAME_OF(topology_names, cfg->migration.topology)},
-      {"policy", NAME_OF(policy_names, cfg->migration.policy)},
+      {"kernel", config_kernel_name(cfg->swarm.kernel)},
+      {"sync", config_sync_name(cfg->swarm.sync)},
+      {"topology", config_topology_name(cfg->migration.topology)},
+      {"policy", config_policy_name(cfg->migration.policy)},
   };
   char then[64], now[64];
   uint64_t seed;
@@ -789,8 +749,8 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
   } strings[] = {
       {"objective", o->name, "objective"},
       {"function", o->function, "user function"},
-      {"goal", NAME_OF(goal_names, o->goal), "goal"},
-      {"precision", NAME_OF(precision_names, cfg->run.precision), "precision"},
+      {"goal", config_goal_name(o->goal), "goal"},
+      {"precision", config_precision_name(cfg->run.precision), "precision"},
   };
   int64_t particles;
   int islands, dims, st = IPSO_OK;
@@ -839,13 +799,13 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
 
 /* Opens the state datasets and the checksums, checking their shapes
  * (writers). */
-static int open_state(const struct h5u_file *f, int64_t particles, int dims, hid_t dsets[5],
-                      hid_t *sums, char *why, size_t len)
+static int open_state(const struct h5u_file *f, int64_t particles, int dims,
+                      hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
 {
   hsize_t rows[2] = {(hsize_t)(f->size * particles), (hsize_t)dims};
   hsize_t islands[1] = {(hsize_t)f->size};
-  for (int a = 0; a < 5; a++)
-    IPSO_TRY(need_dataset(f, state_arrays[a].name, state_arrays[a].per_dimension ? 2 : 1, rows,
+  for (int a = 0; a < STATE_ARRAYS; a++)
+    IPSO_TRY(need_dataset(f, state_arrays[a].name, state_array_rank(&state_arrays[a]), rows,
                           H5T_FLOAT, &dsets[a], why, len));
   return need_dataset(f, "checksum", 1, islands, H5T_INTEGER, sums, why, len);
 }
@@ -863,14 +823,13 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
                     struct checkpoint_info *info, struct swarm_state *s)
 {
   struct h5u_file f;
-  hid_t dsets[5], sums_dset = H5I_INVALID_HID;
+  hid_t dsets[STATE_ARRAYS], sums_dset = H5I_INVALID_HID;
   uint64_t *sums = NULL;
-  double *data[5];
   char why[1024] = "", hdf5[512];
   int st = IPSO_OK, bad, rc;
   memset(s, 0, sizeof *s);
   memset(info, 0, sizeof *info);
-  for (int a = 0; a < 5; a++) dsets[a] = H5I_INVALID_HID;
+  for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   h5u_init(&f, comm, path);
 
   /* The verdicts on the file: each reached by every rank, and agreed. */
@@ -890,7 +849,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   st = island_agree(comm, st);
   if (st != IPSO_OK) {
     if (f.writer) {
-      h5u_close_ids(&f, IPSO_OK, dsets, 5);
+      h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
       H5U_CLOSE(&f, IPSO_OK, sums_dset);
       h5u_close(&f);
     }
@@ -905,13 +864,14 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   /* The state, then every island's checksum over what it read. */
   st = swarm_state_alloc(s, cfg->swarm.particles, cfg->objective.dimensions);
   if (st != IPSO_OK) return st;
-  state_pointers(s, data);
   sums = malloc((size_t)f.size * sizeof *sums);
   if (!sums) return IPSO_FAIL("checkpoint", "'%s': out of memory", path);
-  for (int a = 0; a < 5; a++)
-    if (h5u_read_island_rows(&f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
-                             state_arrays[a].per_dimension ? s->dims : 1, data[a]) != IPSO_OK)
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    if (h5u_read_island_rows(&f, dsets[a], state_array_mem_type(sa), s->particles,
+                             state_array_width(sa, s->dims), state_array_data(sa, s)) != IPSO_OK)
       goto fail;
+  }
   hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)f.size, 0};
   if (h5u_read(&f, sums_dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto fail;
   rc = MPI_Bcast(sums, f.size, MPI_UINT64_T, 0, comm);
@@ -927,7 +887,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   }
   free(sums);
   if (f.writer) {
-    st = h5u_close_ids(&f, IPSO_OK, dsets, 5);
+    st = h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
     st = H5U_CLOSE(&f, st, sums_dset);
     if (h5u_close(&f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
   }

@@ -70,26 +70,6 @@ const std::vector<table_schema> &config_schema()
   return schema;
 }
 
-/* Spelling of progress modes and migration policies (config.h has no helper for them). */
-const char *progress_name(int p)
-{
-  switch (p) {
-  case IPSO_PROGRESS_AUTO:
-    return "auto";
-  case IPSO_PROGRESS_LINES:
-    return "lines";
-  case IPSO_PROGRESS_OFF:
-    return "off";
-  }
-  return "unknown";
-}
-
-/* Spelling of the migration policy. */
-const char *policy_name(int p)
-{
-  return p == IPSO_POLICY_REPLACE_WORST ? "replace_worst" : "unknown";
-}
-
 /* The config spellings of the N values 0..N-1 of an enum, from its name function. */
 template <typename E> std::vector<std::string_view> enum_names(const char *(*name_of)(E), int n)
 {
@@ -1079,8 +1059,7 @@ private:
     m.migrants = static_cast<int>(migrants);
     int topology = IPSO_TOPOLOGY_RING, policy = IPSO_POLICY_REPLACE_WORST;
     got gt = get_enum(s, "topology", enum_names(config_topology_name, 2), topology);
-    std::vector<std::string_view> policies = {policy_name(IPSO_POLICY_REPLACE_WORST)};
-    get_enum(s, "policy", policies, policy);
+    get_enum(s, "policy", enum_names(config_policy_name, 1), policy);
     m.topology = static_cast<ipso_topology>(topology);
     m.policy = static_cast<ipso_policy>(policy);
 
@@ -1144,9 +1123,7 @@ private:
     copy_string(o.checkpoint, ckpt);
 
     int progress = IPSO_PROGRESS_AUTO;
-    std::vector<std::string_view> modes;
-    for (int i = IPSO_PROGRESS_AUTO; i <= IPSO_PROGRESS_OFF; i++) modes.push_back(progress_name(i));
-    get_enum(s, "progress", modes, progress);
+    get_enum(s, "progress", enum_names(config_progress_name, 3), progress);
     o.progress = static_cast<ipso_progress>(progress);
   }
 
@@ -1243,7 +1220,7 @@ std::string resolved_text(const ipso_config &c)
   kv("interval", std::to_string(m.interval));
   kv("migrants", std::to_string(m.migrants));
   kv("topology", str(config_topology_name(m.topology)));
-  kv("policy", str(policy_name(m.policy)));
+  kv("policy", str(config_policy_name(m.policy)));
 
   const ipso_output_config &u = c.output;
   t += "\n[output]\n";
@@ -1254,7 +1231,7 @@ std::string resolved_text(const ipso_config &c)
   else
     kv("checkpoint_interval", std::to_string(u.checkpoint_interval));
   kv("checkpoint", str(u.checkpoint));
-  kv("progress", str(progress_name(u.progress)));
+  kv("progress", str(config_progress_name(u.progress)));
   return t;
 }
 

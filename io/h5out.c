@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "h5util.h"
+#include "state_arrays.h"
 #include "check.h"
 #include "log.h"
 
@@ -748,26 +749,14 @@ done:
 int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_state *s,
                          double sign)
 {
-  static const struct {
-    const char *name;
-    int per_dimension;
-    const char *units;
-    const char *description;
-  } arrays[5] = {
-      {"position", 1, "objective variables", "particle positions"},
-      {"velocity", 1, "objective variables per iteration", "particle velocities"},
-      {"pbest_position", 1, "objective variables", "best position each particle has visited"},
-      {"fitness", 0, "objective units", "fitness at the position"},
-      {"pbest_fitness", 0, "objective units", "fitness at the personal best position"},
-  };
   struct h5u_file *f = &h->f;
-  hid_t group = H5I_INVALID_HID, dsets[5];
-  double *fitness = NULL, *pbest_fitness = NULL;
-  const void *data[5];
+  hid_t group = H5I_INVALID_HID, dsets[STATE_ARRAYS];
+  double *fitness[STATE_ARRAYS] = {NULL};
+  const double *data[STATE_ARRAYS];
   char gname[64], dname[128];
   htri_t exists;
   int st = IPSO_ERR_RUNTIME;
-  for (int a = 0; a < 5; a++) dsets[a] = H5I_INVALID_HID;
+  for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   if (s->particles != h->particles || s->dims != h->dims) {
     log_fail("hdf5", __FILE__, __LINE__,
              "'%s': snapshot of %" PRId64 " particles in %d dimensions, the run has %" PRId64
@@ -775,21 +764,20 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
              f->path, s->particles, s->dims, h->particles, h->dims);
     return IPSO_ERR_RUNTIME;
   }
-  fitness = malloc((size_t)s->particles * sizeof *fitness);
-  pbest_fitness = malloc((size_t)s->particles * sizeof *pbest_fitness);
-  if (!fitness || !pbest_fitness) {
-    log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-    goto done;
+  /* The costs become fitness in the objective's units. */
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    const double *x = state_array_data(sa, s);
+    int64_t n = s->particles * state_array_width(sa, s->dims);
+    data[a] = x;
+    if (!sa->fitness) continue;
+    if (!(fitness[a] = malloc((size_t)n * sizeof *fitness[a]))) {
+      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
+      goto done;
+    }
+    for (int64_t i = 0; i < n; i++) fitness[a][i] = sign * x[i];
+    data[a] = fitness[a];
   }
-  for (int64_t i = 0; i < s->particles; i++) {
-    fitness[i] = sign * s->cost[i];
-    pbest_fitness[i] = sign * s->pbest_cost[i];
-  }
-  data[0] = s->position;
-  data[1] = s->velocity;
-  data[2] = s->pbest_position;
-  data[3] = fitness;
-  data[4] = pbest_fitness;
   snprintf(gname, sizeof gname, "snapshots/%" PRId64, iteration);
   if (f->writer) {
     hsize_t dims[2] = {(hsize_t)(f->size * s->particles), (hsize_t)s->dims};
@@ -804,25 +792,25 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
     if (h5u_write_attr(f, group, "iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &iteration) !=
         IPSO_OK)
       goto done;
-    for (int a = 0; a < 5; a++) {
-      snprintf(dname, sizeof dname, "%s/%s", gname, arrays[a].name);
+    for (int a = 0; a < STATE_ARRAYS; a++) {
+      const struct state_array *sa = &state_arrays[a];
+      snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
       dsets[a] =
-          h5u_create_dataset(f, f->id, dname, H5T_IEEE_F64LE, arrays[a].per_dimension ? 2 : 1, dims,
-                             0, arrays[a].units, arrays[a].description);
+          h5u_create_dataset(f, f->id, dname, state_array_file_type(sa), state_array_rank(sa), dims,
+                             0, sa->units, sa->snapshot_description);
       if (dsets[a] < 0) goto done;
     }
   }
-  for (int a = 0; a < 5; a++)
-    if (h5u_write_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
-                              arrays[a].per_dimension ? s->dims : 1, data[a]) != IPSO_OK)
+  for (int a = 0; a < STATE_ARRAYS; a++)
+    if (h5u_write_island_rows(f, dsets[a], state_array_mem_type(&state_arrays[a]), s->particles,
+                              state_array_width(&state_arrays[a], s->dims), data[a]) != IPSO_OK)
       goto done;
   st = IPSO_OK;
 done:
-  free(fitness);
-  free(pbest_fitness);
+  for (int a = 0; a < STATE_ARRAYS; a++) free(fitness[a]);
   if (!f->writer) return st;
   st = H5U_CLOSE(f, st, group);
-  return h5u_close_ids(f, st, dsets, 5);
+  return h5u_close_ids(f, st, dsets, STATE_ARRAYS);
 }
 
 int h5out_write_result(struct h5out *h, const struct run_result *r)
