@@ -2,7 +2,7 @@
  * (checkpoint.c), implemented in h5util.c: opening a file for parallel or
  * serial HDF5, attributes, and transfers of the blocks of rows that ranks
  * own. Calls are checked with IPSO_CHECK_H5 / IPSO_CHECK_H5_GOTO (check.h),
- * which report through ipso_h5_fail (here).
+ * which report through ipso_h5_fail (defined in h5util.c).
  *
  * With parallel HDF5 every rank opens the file, takes part in every
  * collective call and moves its own rows (collective transfers, collective
