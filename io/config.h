@@ -122,6 +122,8 @@ const char *config_kernel_name(enum ipso_kernel k);
 const char *config_sync_name(enum ipso_sync s);
 const char *config_goal_name(enum ipso_goal g);
 const char *config_topology_name(enum ipso_topology t);
+const char *config_policy_name(enum ipso_policy p);
+const char *config_progress_name(enum ipso_progress p);
 
 #ifdef __cplusplus
 }

@@ -255,3 +255,27 @@ const char *config_topology_name(enum ipso_topology t)
   }
   return "unknown";
 }
+
+/* The config spelling of migration policy P. */
+const char *config_policy_name(enum ipso_policy p)
+{
+  switch (p) {
+  case IPSO_POLICY_REPLACE_WORST:
+    return "replace_worst";
+  }
+  return "unknown";
+}
+
+/* The config spelling of progress mode P. */
+const char *config_progress_name(enum ipso_progress p)
+{
+  switch (p) {
+  case IPSO_PROGRESS_AUTO:
+    return "auto";
+  case IPSO_PROGRESS_LINES:
+    return "lines";
+  case IPSO_PROGRESS_OFF:
+    return "off";
+  }
+  return "unknown";
+}

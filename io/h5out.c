@@ -1,5 +1,4 @@
-/* The run's HDF5 file (design.md "HDF5 file"), and the HDF5 helpers of
- * h5util.h that it shares with checkpoint.c.
+/* The run's HDF5 file (design.md "HDF5 file").
  *
  * Layout, every dataset with 'units' and 'description' attributes:
  *   /                      attributes version, config, seed, islands, started,
@@ -21,591 +20,21 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "h5out_internal.h"
 #include "h5util.h"
+#include "state_arrays.h"
 #include "check.h"
 #include "log.h"
 
-/* H5Pset_file_locking exists from HDF5 1.10.7 in the 1.10 series and 1.12.1. */
-#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
-#define H5U_HAVE_FILE_LOCKING 1
-#else
-#define H5U_HAVE_FILE_LOCKING 0
-#endif
-
-/* Bytes one transfer of island rows moves: per rank with parallel HDF5, in
- * all through rank 0 with serial HDF5. It keeps MPI-IO requests well below
- * 2 GiB and bounds rank 0's gather buffer. (Tests set it small.) */
-#ifndef H5U_PIECE_BYTES
-#define H5U_PIECE_BYTES (INT64_C(256) << 20)
-#endif
-
-struct h5u_text {
-  char *buf;
-  size_t len;
-};
-
-/* Keeps the first entry of an upward walk: the innermost, most specific. */
-static herr_t h5u_first_error(unsigned n, const H5E_error2_t *err, void *data)
-{
-  struct h5u_text *t = data;
-  if (n == 0 && err->desc) snprintf(t->buf, t->len, "%s", err->desc);
-  return 0;
-}
-
-void h5u_error_text(char *buf, size_t len)
-{
-  struct h5u_text t = {buf, len};
-  if (len == 0) return;
-  buf[0] = '\0';
-  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5u_first_error, &t) < 0 || buf[0] == '\0')
-    snprintf(buf, len, "no HDF5 error message");
-  /* HDF5 puts line breaks in some messages; keep ours on one line. */
-  for (char *c = buf; *c; c++)
-    if (*c == '\n') *c = ' ';
-}
-
-int h5u_file_errno(int e)
-{
-  switch (e) {
-  case ENOSPC:
-  case EDQUOT:
-  case EROFS:
-  case EIO:
-  case EFBIG:
-  case EACCES:
-  case ENOTDIR:
-  case ESTALE:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
-void h5u_full_note(const char *path, char *buf, size_t len)
-{
-  char dir[IPSO_PATH_MAX];
-  struct statvfs vfs;
-  if (len) buf[0] = '\0';
-  h5u_directory(path, dir, sizeof dir);
-  if (statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0)
-    snprintf(buf, len, "; directory '%s': %s", dir, strerror(ENOSPC));
-}
-
-static void h5u_vfail(const char *path, int e, const char *file, int line, const char *fmt,
-                      va_list ap)
-{
-  char hdf5[1024], what[1024], full[IPSO_PATH_MAX + 64] = "";
-  h5u_error_text(hdf5, sizeof hdf5);
-  vsnprintf(what, sizeof what, fmt, ap);
-  if (h5u_file_errno(e)) {
-    log_fail("hdf5", file, line, "'%s': %s failed: %s (%s)", path, what, strerror(e), hdf5);
-  } else {
-    h5u_full_note(path, full, sizeof full);
-    log_fail("hdf5", file, line, "'%s': %s failed: %s%s", path, what, hdf5, full);
-  }
-  H5Eclear2(H5E_DEFAULT);
-}
-
-void h5u_fail(const char *path, const char *file, int line, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  h5u_vfail(path, 0, file, line, fmt, ap);
-  va_end(ap);
-}
-
-void h5u_fail_errno(const char *path, int e, const char *file, int line, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  h5u_vfail(path, e, file, line, fmt, ap);
-  va_end(ap);
-}
-
-int ipso_h5_fail(const char *path, int e, const char *file, int line, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  h5u_vfail(path, e, file, line, fmt, ap);
-  va_end(ap);
-  return IPSO_ERR_RUNTIME;
-}
-
-void h5u_user_error(int rank, const char *fmt, ...)
-{
-  char msg[3 * IPSO_PATH_MAX];
-  va_list ap;
-  if (rank != 0) return;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  log_user_error("%s", msg);
-}
-
-void h5u_directory(const char *path, char *dir, size_t len)
-{
-  const char *slash = strrchr(path, '/');
-  if (!slash)
-    snprintf(dir, len, ".");
-  else if (slash == path)
-    snprintf(dir, len, "/");
-  else
-    snprintf(dir, len, "%.*s", (int)(slash - path), path);
-}
-
-void h5u_init(struct h5u_file *f, MPI_Comm comm, const char *path)
-{
-  memset(f, 0, sizeof *f);
-  f->comm = comm;
-  MPI_Comm_rank(comm, &f->rank);
-  MPI_Comm_size(comm, &f->size);
-  f->writer = H5U_PARALLEL || f->rank == 0;
-  f->id = H5I_INVALID_HID;
-  f->dxpl = H5I_INVALID_HID;
-  snprintf(f->path, sizeof f->path, "%s", path);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-/* File access properties: MPI-IO with collective metadata operations
- * (parallel HDF5), the 1.8 format or later (attributes over 64 KiB, such as
- * a long config, need it), and file locking that gives way on file systems
- * without locks instead of failing. */
-static hid_t h5u_file_access(const struct h5u_file *f)
-{
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0) return fapl;
-  int ok = H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
-#if H5U_PARALLEL
-  ok = ok && H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL) >= 0 &&
-       H5Pset_all_coll_metadata_ops(fapl, 1) >= 0 && H5Pset_coll_metadata_write(fapl, 1) >= 0;
-#endif
-#if H5U_HAVE_FILE_LOCKING
-  ok = ok && H5Pset_file_locking(fapl, 1, 1) >= 0;
-#endif
-  if (!ok) {
-    H5Pclose(fapl);
-    return H5I_INVALID_HID;
-  }
-  return fapl;
-}
-
-int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len)
-{
-  hid_t fapl;
-  int ok;
-  if (len > 0) why[0] = '\0';
-  if (!f->writer) return IPSO_OK;
-  fapl = h5u_file_access(f);
-  if (fapl >= 0) {
-    switch (mode) {
-    case H5U_CREATE:
-      f->id = H5Fcreate(f->path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-      break;
-    case H5U_REPLACE:
-      f->id = H5Fcreate(f->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-      break;
-    case H5U_READ:
-      f->id = H5Fopen(f->path, H5F_ACC_RDONLY, fapl);
-      break;
-    case H5U_READWRITE:
-      f->id = H5Fopen(f->path, H5F_ACC_RDWR, fapl);
-      break;
-    }
-  }
-  ok = f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0;
-#if H5U_PARALLEL
-  ok = ok && H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
-#endif
-  if (!ok) h5u_error_text(why, len);
-  if (fapl >= 0 && H5Pclose(fapl) < 0 && ok) {
-    h5u_error_text(why, len);
-    ok = 0;
-  }
-  if (!ok) {
-    if (f->dxpl >= 0) H5Pclose(f->dxpl);
-    if (f->id >= 0) H5Fclose(f->id);
-    f->id = f->dxpl = H5I_INVALID_HID;
-    return IPSO_ERR_RUNTIME;
-  }
-  return IPSO_OK;
-}
-
-int h5u_close(struct h5u_file *f)
-{
-  int st = IPSO_OK;
-  if (f->dxpl >= 0 && H5Pclose(f->dxpl) < 0) {
-    h5u_fail(f->path, __FILE__, __LINE__, "closing the transfer properties");
-    st = IPSO_ERR_RUNTIME;
-  }
-  errno = 0;
-  if (f->id >= 0 && H5Fclose(f->id) < 0) {
-    h5u_fail_errno(f->path, errno, __FILE__, __LINE__, "closing the file");
-    st = IPSO_ERR_RUNTIME;
-  }
-  f->dxpl = f->id = H5I_INVALID_HID;
-  return st;
-}
-
-int h5u_close_ids(const struct h5u_file *f, int status, hid_t *ids, size_t n)
-{
-  for (size_t i = 0; i < n; i++) {
-    herr_t rc;
-    if (ids[i] < 0) continue;
-    switch (H5Iget_type(ids[i])) {
-    case H5I_GROUP:
-      rc = H5Gclose(ids[i]);
-      break;
-    case H5I_DATASET:
-      rc = H5Dclose(ids[i]);
-      break;
-    case H5I_DATATYPE:
-      rc = H5Tclose(ids[i]);
-      break;
-    case H5I_DATASPACE:
-      rc = H5Sclose(ids[i]);
-      break;
-    case H5I_ATTR:
-      rc = H5Aclose(ids[i]);
-      break;
-    case H5I_GENPROP_LST:
-      rc = H5Pclose(ids[i]);
-      break;
-    default:
-      rc = -1;
-      break;
-    }
-    if (rc < 0) {
-      h5u_fail(f->path, __FILE__, __LINE__, "closing an HDF5 object");
-      status = IPSO_ERR_RUNTIME;
-    }
-  }
-  return status;
-}
-
-/* The path of an open object in its file, for messages. */
-static void h5u_object_name(hid_t obj, char *buf, size_t len)
-{
-  if (H5Iget_name(obj, buf, len) <= 0) snprintf(buf, len, "(unnamed object)");
-}
-
-/* Writes attribute NAME of OBJ: a scalar (RANK 0) or N elements. */
-static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                    hid_t mem_type, int rank, hsize_t n, const void *value)
-{
-  hid_t space = H5I_INVALID_HID, attr = H5I_INVALID_HID;
-  htri_t exists;
-  int st = IPSO_ERR_RUNTIME;
-  H5U_CHECK(f, exists = H5Aexists(obj, name), "looking up attribute '%s'", name);
-  if (exists) H5U_CHECK(f, H5Adelete(obj, name), "deleting attribute '%s'", name);
-  if (rank == 0)
-    H5U_CHECK(f, space = H5Screate(H5S_SCALAR), "creating the dataspace of attribute '%s'", name);
-  else
-    H5U_CHECK(f, space = H5Screate_simple(1, &n, NULL), "creating the dataspace of attribute '%s'",
-              name);
-  H5U_CHECK(f, attr = H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT),
-            "creating attribute '%s'", name);
-  H5U_CHECK(f, H5Awrite(attr, mem_type, value), "writing attribute '%s'", name);
-  st = IPSO_OK;
-done:
-  return H5U_CLOSE(f, st, attr, space);
-}
-
-int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                   hid_t mem_type, const void *value)
-{
-  return h5u_attr(f, obj, name, file_type, mem_type, 0, 1, value);
-}
-
-int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                         hid_t mem_type, hsize_t n, const void *values)
-{
-  return h5u_attr(f, obj, name, file_type, mem_type, 1, n, values);
-}
-
-int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name, const char *value)
-{
-  hid_t type = H5I_INVALID_HID;
-  int st = IPSO_ERR_RUNTIME;
-  if (!value) value = "";
-  H5U_CHECK(f, type = H5Tcopy(H5T_C_S1), "creating the string type of attribute '%s'", name);
-  H5U_CHECK(f, H5Tset_size(type, strlen(value) + 1), "sizing attribute '%s'", name);
-  H5U_CHECK(f, H5Tset_strpad(type, H5T_STR_NULLTERM), "setting the padding of attribute '%s'",
-            name);
-  H5U_CHECK(f, H5Tset_cset(type, H5T_CSET_UTF8), "setting the character set of attribute '%s'",
-            name);
-  st = h5u_write_attr(f, obj, name, type, type, value);
-done:
-  return H5U_CLOSE(f, st, type);
-}
-
-int h5u_read_attr(hid_t obj, const char *name, hid_t mem_type, hsize_t n, void *values)
-{
-  hid_t attr = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
-  int rc = -1;
-  if (H5Aexists(obj, name) <= 0) return -1;
-  attr = H5Aopen(obj, name, H5P_DEFAULT);
-  if (attr < 0) return -1;
-  space = H5Aget_space(attr);
-  type = H5Aget_type(attr);
-  if (space >= 0 && type >= 0 && H5Sget_simple_extent_npoints(space) == (hssize_t)n &&
-      H5Tget_class(type) == H5Tget_class(mem_type) && H5Aread(attr, mem_type, values) >= 0)
-    rc = 0;
-  if (type >= 0) H5Tclose(type);
-  if (space >= 0) H5Sclose(space);
-  H5Aclose(attr);
-  return rc;
-}
-
-hssize_t h5u_attr_length(hid_t obj, const char *name)
-{
-  hid_t attr, space;
-  hssize_t n = -1;
-  if (H5Aexists(obj, name) <= 0 || (attr = H5Aopen(obj, name, H5P_DEFAULT)) < 0) return -1;
-  if ((space = H5Aget_space(attr)) >= 0) {
-    n = H5Sget_simple_extent_npoints(space);
-    H5Sclose(space);
-  }
-  H5Aclose(attr);
-  return n;
-}
-
-char *h5u_read_attr_string(hid_t obj, const char *name)
-{
-  hid_t attr = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
-  hid_t mem = H5I_INVALID_HID;
-  char *s = NULL;
-  size_t size;
-  if (H5Aexists(obj, name) <= 0) return NULL;
-  attr = H5Aopen(obj, name, H5P_DEFAULT);
-  if (attr < 0) return NULL;
-  space = H5Aget_space(attr);
-  type = H5Aget_type(attr);
-  if (space < 0 || type < 0 || H5Sget_simple_extent_npoints(space) != 1 ||
-      H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) != 0)
-    goto done;
-  /* Read as stored (same size and character set: HDF5 does not convert
-   * between ASCII and UTF-8), then terminated here. */
-  size = H5Tget_size(type);
-  mem = H5Tcopy(type);
-  if (size == 0 || mem < 0) goto done;
-  s = malloc(size + 1);
-  if (s && H5Aread(attr, mem, s) < 0) {
-    free(s);
-    s = NULL;
-  }
-  if (s) s[size] = '\0';
-done:
-  if (mem >= 0) H5Tclose(mem);
-  if (type >= 0) H5Tclose(type);
-  if (space >= 0) H5Sclose(space);
-  H5Aclose(attr);
-  return s;
-}
-
-hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
-                         int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
-                         const char *description)
-{
-  hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, dset = H5I_INVALID_HID;
-  hsize_t maxdims[2] = {0, 0}, chunk[2] = {0, 0};
-  int st = IPSO_ERR_RUNTIME;
-  for (int d = 0; d < rank; d++) maxdims[d] = chunk[d] = dims[d];
-  if (chunk_rows > 0) {
-    maxdims[0] = H5S_UNLIMITED;
-    chunk[0] = chunk_rows;
-  }
-  if (rank == 0)
-    H5U_CHECK(f, space = H5Screate(H5S_SCALAR), "creating the dataspace of %s", name);
-  else
-    H5U_CHECK(f, space = H5Screate_simple(rank, dims, maxdims), "creating the dataspace of %s",
-              name);
-  H5U_CHECK(f, dcpl = H5Pcreate(H5P_DATASET_CREATE), "creating the properties of %s", name);
-  if (rank > 0 && chunk_rows > 0)
-    H5U_CHECK(f, H5Pset_chunk(dcpl, rank, chunk), "chunking %s", name);
-  else
-    H5U_CHECK(f, H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "setting the fill time of %s", name);
-  H5U_CHECK(f, dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-            "creating dataset %s", name);
-  if (h5u_write_attr_string(f, dset, "units", units) != IPSO_OK ||
-      h5u_write_attr_string(f, dset, "description", description) != IPSO_OK)
-    goto done;
-  st = IPSO_OK;
-done:
-  st = H5U_CLOSE(f, st, space, dcpl);
-  if (st != IPSO_OK) {
-    H5U_CLOSE(f, st, dset);
-    return H5I_INVALID_HID;
-  }
-  return dset;
-}
-
-hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name)
-{
-  hid_t dset = H5Dopen2(loc, name, H5P_DEFAULT);
-  if (dset < 0) h5u_fail(f->path, __FILE__, __LINE__, "opening dataset %s", name);
-  return dset;
-}
-
-/* Moves the selection START/STRIDE/COUNT/BLOCK (STRIDE and BLOCK may be
- * NULL) of DSET to or from the contiguous BUF. COUNT[0] = 0 selects
- * nothing; a scalar dataset is selected whole otherwise. */
-static int h5u_transfer(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t *start,
-                        const hsize_t *stride, const hsize_t *count, const hsize_t *block,
-                        void *buf, int write)
-{
-  hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
-  char name[256];
-  double empty = 0; /* HDF5 wants a buffer even for an empty selection */
-  hsize_t n = 1;
-  hssize_t points;
-  int ndims, st = IPSO_ERR_RUNTIME;
-  if (!f->writer) return IPSO_OK;
-  h5u_object_name(dset, name, sizeof name);
-  H5U_CHECK(f, fspace = H5Dget_space(dset), "getting the dataspace of %s", name);
-  H5U_CHECK(f, ndims = H5Sget_simple_extent_ndims(fspace), "getting the rank of %s", name);
-  H5U_CHECK(f, points = H5Sget_simple_extent_npoints(fspace), "getting the size of %s", name);
-  if (points == 0) {
-    /* An empty dataset has no storage to transfer to (every rank sees it). */
-    st = IPSO_OK;
-    goto done;
-  }
-  for (int d = 0; d < ndims; d++) n *= count[d] * (block ? block[d] : 1);
-  if (count[0] == 0) {
-    n = 0;
-    H5U_CHECK(f, H5Sselect_none(fspace), "selecting nothing in %s", name);
-  } else if (ndims > 0) {
-    H5U_CHECK(f, H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, stride, count, block),
-              "selecting rows of %s", name);
-  }
-  hsize_t mdims = n > 0 ? n : 1;
-  H5U_CHECK(f, mspace = H5Screate_simple(1, &mdims, NULL), "creating a memory dataspace for %s",
-            name);
-  if (n == 0) {
-    H5U_CHECK(f, H5Sselect_none(mspace), "selecting nothing in memory for %s", name);
-    buf = &empty;
-  }
-  if (write)
-    H5U_CHECK(f, H5Dwrite(dset, mem_type, mspace, fspace, f->dxpl, buf), "writing %s", name);
-  else
-    H5U_CHECK(f, H5Dread(dset, mem_type, mspace, fspace, f->dxpl, buf), "reading %s", name);
-  st = IPSO_OK;
-done:
-  return H5U_CLOSE(f, st, mspace, fspace);
-}
-
-int h5u_write(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
-              const hsize_t count[2], const void *buf)
-{
-  return h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, (void *)buf, 1);
-}
-
-int h5u_read(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
-             const hsize_t count[2], void *buf)
-{
-  return h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, buf, 0);
-}
-
-/* Moves every rank's ROWS x WIDTH block (see h5u_write_island_rows). With
- * parallel HDF5 each rank moves its own block in pieces, collectively; with
- * serial HDF5 rank 0 gathers (or reads) the same piece of every block and
- * writes it (or scatters it) through one strided selection. */
-static int h5u_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
-                           int64_t width, char *buf, int write)
-{
-  MPI_Datatype row_type = MPI_DATATYPE_NULL;
-  char *gathered = NULL;
-  size_t esize = H5Tget_size(mem_type);
-  int64_t row_bytes = width * (int64_t)esize;
-  int64_t movers = H5U_PARALLEL ? 1 : f->size;
-  int64_t piece, off;
-  int st = IPSO_ERR_RUNTIME;
-  if (esize == 0 || row_bytes <= 0 || row_bytes > INT_MAX) {
-    log_fail("hdf5", __FILE__, __LINE__, "'%s': rows of %" PRId64 " elements cannot be moved",
-             f->path, width);
-    return IPSO_ERR_RUNTIME;
-  }
-  piece = H5U_PIECE_BYTES / (row_bytes * movers);
-  if (piece < 1) piece = 1;
-  if (piece > rows) piece = rows;
-  if (!H5U_PARALLEL) {
-    H5U_MPI_CHECK(MPI_Type_contiguous((int)row_bytes, MPI_BYTE, &row_type));
-    H5U_MPI_CHECK(MPI_Type_commit(&row_type));
-    if (f->rank == 0 && piece > 0) {
-      gathered = malloc((size_t)(f->size * piece * row_bytes));
-      if (!gathered) {
-        log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory for %" PRId64 " rows", f->path,
-                 f->size * piece);
-        goto done;
-      }
-    }
-  }
-  for (off = 0; off < rows; off += piece) {
-    int64_t n = rows - off < piece ? rows - off : piece;
-    char *mine = buf + off * row_bytes;
-    if (H5U_PARALLEL) {
-      hsize_t start[2] = {(hsize_t)(f->rank * rows + off), 0};
-      hsize_t count[2] = {(hsize_t)n, (hsize_t)width};
-      if (h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, mine, write) != IPSO_OK)
-        goto done;
-      continue;
-    }
-    hsize_t start[2] = {(hsize_t)off, 0}, stride[2] = {(hsize_t)rows, 1};
-    hsize_t count[2] = {(hsize_t)f->size, 1}, block[2] = {(hsize_t)n, (hsize_t)width};
-    if (write) {
-      H5U_MPI_CHECK(MPI_Gather(mine, (int)n, row_type, gathered, (int)n, row_type, 0, f->comm));
-      if (h5u_transfer(f, dset, mem_type, start, stride, count, block, gathered, 1) != IPSO_OK)
-        goto done;
-    } else {
-      if (h5u_transfer(f, dset, mem_type, start, stride, count, block, gathered, 0) != IPSO_OK)
-        goto done;
-      H5U_MPI_CHECK(MPI_Scatter(gathered, (int)n, row_type, mine, (int)n, row_type, 0, f->comm));
-    }
-  }
-  st = IPSO_OK;
-done:
-  if (row_type != MPI_DATATYPE_NULL) MPI_Type_free(&row_type);
-  free(gathered);
-  return st;
-}
-
-int h5u_write_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
-                          int64_t width, const void *buf)
-{
-  return h5u_island_rows(f, dset, mem_type, rows, width, (char *)buf, 1);
-}
-
-int h5u_read_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
-                         int64_t width, void *buf)
-{
-  return h5u_island_rows(f, dset, mem_type, rows, width, buf, 0);
-}
-
-enum history_column {
-  HIST_ITERATION,
-  HIST_ISLAND_BEST,
-  HIST_GLOBAL_BEST,
-  HIST_EVALUATIONS,
-  HIST_WALL_SECONDS,
-  HIST_COLUMNS
-};
-
-static const struct history_spec {
-  const char *name;
-  int per_island; /* [T, islands] rather than [T] */
-  int integer;    /* int64 rather than float64 */
-  const char *units;
-  const char *description;
-} history_specs[HIST_COLUMNS] = {
+const struct history_spec history_specs[HIST_COLUMNS] = {
     {"history/iteration", 0, 1, "iterations", "iteration after which the row was recorded"},
     {"history/island_best", 1, 0, "objective units",
      "best fitness each island has found so far (column = island)"},
@@ -616,24 +45,6 @@ static const struct history_spec {
 
 /* Rows per chunk of the one-column histories and of the migration table. */
 #define H5OUT_CHUNK_ROWS 1024
-
-/* Migration rows a restart examines at a time (24 bytes each; tests set
- * it small). */
-#ifndef H5OUT_MIGRATION_PIECE
-#define H5OUT_MIGRATION_PIECE (INT64_C(1) << 20)
-#endif
-
-struct h5out {
-  struct h5u_file f;
-  MPI_Comm comm; /* our duplicate of the caller's communicator */
-  int dims;
-  int64_t particles;
-  hid_t history[HIST_COLUMNS];
-  hid_t migrations;
-  hid_t migration_mem; /* struct migration_record in memory */
-  int64_t history_rows;
-  int64_t migration_rows;
-};
 
 /* Rows per chunk of island_best: 1024, fewer with many islands so that a
  * chunk stays near 1 MiB. */
@@ -649,7 +60,7 @@ static int h5out_now(MPI_Comm comm, char stamp[32])
 {
   int rank, st = IPSO_ERR_RUNTIME;
   memset(stamp, 0, 32);
-  H5U_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  IPSO_CHECK_MPI_GOTO(MPI_Comm_rank(comm, &rank), st, done);
   if (rank == 0) {
     time_t t = time(NULL);
     struct tm tm;
@@ -657,7 +68,7 @@ static int h5out_now(MPI_Comm comm, char stamp[32])
         strftime(stamp, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
       snprintf(stamp, 32, "unknown");
   }
-  H5U_MPI_CHECK(MPI_Bcast(stamp, 32, MPI_CHAR, 0, comm));
+  IPSO_CHECK_MPI_GOTO(MPI_Bcast(stamp, 32, MPI_CHAR, 0, comm), st, done);
   st = IPSO_OK;
 done:
   return st;
@@ -665,7 +76,7 @@ done:
 
 /* Allocates the handle of the output of CFG: its own communicator, nothing
  * open yet. */
-static struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
+struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
 {
   struct h5out *h = calloc(1, sizeof *h);
   int rc;
@@ -689,7 +100,7 @@ static struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
 }
 
 /* Closes H's objects and file (collective); returns the first failure. */
-static int h5out_close_file(struct h5out *h)
+int h5out_close_file(struct h5out *h)
 {
   int st = IPSO_OK;
   if (h->f.writer) {
@@ -715,7 +126,7 @@ static int h5out_release(struct h5out *h)
  * released: the file and the communicator stay open, since closing them is
  * collective and the other ranks may be elsewhere; the job is about to be
  * aborted (h5util.h). */
-static void h5out_discard(struct h5out *h)
+void h5out_discard(struct h5out *h)
 {
   if (h->f.writer) {
     h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
@@ -731,7 +142,7 @@ void h5out_abandon(struct h5out *h)
 
 /* The compound type of a migration record: packed little-endian in the
  * file (FILE), struct migration_record in memory. */
-static hid_t migration_type(const struct h5u_file *f, int file)
+hid_t h5out_migration_type(const struct h5u_file *f, int file)
 {
   static const char *const names[4] = {"iteration", "from", "to", "best_fitness"};
   const size_t file_offsets[4] = {0, 8, 12, 16};
@@ -743,13 +154,14 @@ static hid_t migration_type(const struct h5u_file *f, int file)
                               H5T_NATIVE_DOUBLE};
   hid_t t = H5I_INVALID_HID;
   int st = IPSO_ERR_RUNTIME;
-  H5U_CHECK(f, t = H5Tcreate(H5T_COMPOUND, file ? 24 : sizeof(struct migration_record)),
-            "creating the migration record type");
+  IPSO_CHECK_H5_GOTO(f->path,
+                     t = H5Tcreate(H5T_COMPOUND, file ? 24 : sizeof(struct migration_record)), st,
+                     done, "creating the migration record type");
   for (int i = 0; i < 4; i++)
-    H5U_CHECK(f,
-              H5Tinsert(t, names[i], file ? file_offsets[i] : mem_offsets[i],
-                        file ? file_types[i] : mem_types[i]),
-              "adding field '%s' to the migration record type", names[i]);
+    IPSO_CHECK_H5_GOTO(f->path,
+                       H5Tinsert(t, names[i], file ? file_offsets[i] : mem_offsets[i],
+                                 file ? file_types[i] : mem_types[i]),
+                       st, done, "adding field '%s' to the migration record type", names[i]);
   st = IPSO_OK;
 done:
   if (st != IPSO_OK) {
@@ -764,8 +176,9 @@ static int h5out_group(const struct h5u_file *f, const char *name, const char *d
 {
   hid_t group = H5I_INVALID_HID;
   int st = IPSO_ERR_RUNTIME;
-  H5U_CHECK(f, group = H5Gcreate2(f->id, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-            "creating group /%s", name);
+  IPSO_CHECK_H5_GOTO(f->path,
+                     group = H5Gcreate2(f->id, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), st,
+                     done, "creating group /%s", name);
   st = h5u_write_attr_string(f, group, "description", description);
 done:
   return H5U_CLOSE(f, st, group);
@@ -778,18 +191,12 @@ static int output_creatable(const char *path, int overwrite)
 {
   char dir[IPSO_PATH_MAX];
   struct stat sb;
-  int e = 0;
+  int e;
   if (path[0] == '\0') {
     log_user_error("islandpso: error: no output file given ([run] output)");
     return IPSO_ERR_USAGE;
   }
-  h5u_directory(path, dir, sizeof dir);
-  if (stat(dir, &sb) != 0)
-    e = errno;
-  else if (!S_ISDIR(sb.st_mode))
-    e = ENOTDIR;
-  else if (access(dir, W_OK | X_OK) != 0)
-    e = errno;
+  e = h5u_directory_error(path, dir, sizeof dir);
   if (e) {
     log_user_error("islandpso: error: output '%s': directory '%s': %s", path, dir, strerror(e));
     return IPSO_ERR_USAGE;
@@ -851,7 +258,8 @@ static int h5out_create_file(struct h5out *h, const struct ipso_config *cfg, int
                            spec->units, spec->description);
     if (h->history[c] < 0) goto done;
   }
-  if ((file_type = migration_type(f, 1)) < 0 || (h->migration_mem = migration_type(f, 0)) < 0)
+  if ((file_type = h5out_migration_type(f, 1)) < 0 ||
+      (h->migration_mem = h5out_migration_type(f, 0)) < 0)
     goto done;
   h->migrations = h5u_create_dataset(
       f, f->id, "migrations", file_type, 1, dims, H5OUT_CHUNK_ROWS,
@@ -885,282 +293,6 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
   return IPSO_OK;
 }
 
-/* Rank 0's verdict on continuing the output PATH: an existing regular file
- * that can be read and written. */
-static int output_continuable(const char *path)
-{
-  struct stat sb;
-  const char *why = NULL;
-  if (stat(path, &sb) != 0)
-    why = strerror(errno);
-  else if (!S_ISREG(sb.st_mode))
-    why = "not a regular file";
-  else if (access(path, R_OK | W_OK) != 0)
-    why = strerror(errno);
-  if (!why) return IPSO_OK;
-  log_user_error("islandpso: error: output '%s' cannot be continued: %s", path, why);
-  return IPSO_ERR_USAGE;
-}
-
-/* Opens the datasets of an existing output and checks that it was written
- * by as many islands (writers). IPSO_ERR_USAGE if it is not such a file. */
-static int h5out_open_layout(struct h5out *h)
-{
-  struct h5u_file *f = &h->f;
-  hid_t space = H5I_INVALID_HID;
-  hsize_t dims[2] = {0, 0};
-  int islands = -1;
-  if (h5u_read_attr(f->id, "islands", H5T_NATIVE_INT, 1, &islands) < 0) {
-    h5u_user_error(f->rank,
-                   "islandpso: error: output '%s' is not an islandpso output (no "
-                   "'islands' attribute)",
-                   f->path);
-    return IPSO_ERR_USAGE;
-  }
-  if (islands != f->size) {
-    h5u_user_error(f->rank,
-                   "islandpso: error: output '%s' was written by %d islands; this run has %d",
-                   f->path, islands, f->size);
-    return IPSO_ERR_USAGE;
-  }
-  for (int c = 0; c <= HIST_COLUMNS; c++) {
-    const char *name = c < HIST_COLUMNS ? history_specs[c].name : "migrations";
-    hid_t dset = H5Dopen2(f->id, name, H5P_DEFAULT);
-    if (dset < 0) {
-      h5u_user_error(
-          f->rank,
-          "islandpso: error: output '%s' has no dataset /%s (not an islandpso output, or damaged)",
-          f->path, name);
-      return IPSO_ERR_USAGE;
-    }
-    if (c < HIST_COLUMNS)
-      h->history[c] = dset;
-    else
-      h->migrations = dset;
-  }
-  space = H5Dget_space(h->history[HIST_ISLAND_BEST]);
-  if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 ||
-      H5Sget_simple_extent_dims(space, dims, NULL) < 0 || dims[1] != (hsize_t)f->size) {
-    if (space >= 0) H5Sclose(space);
-    h5u_user_error(f->rank,
-                   "islandpso: error: output '%s': /history/island_best does not have %d columns",
-                   f->path, f->size);
-    return IPSO_ERR_USAGE;
-  }
-  if (H5Sclose(space) < 0) {
-    h5u_fail(f->path, __FILE__, __LINE__, "closing a dataspace");
-    return IPSO_ERR_RUNTIME;
-  }
-  h->migration_mem = migration_type(f, 0);
-  return h->migration_mem < 0 ? IPSO_ERR_RUNTIME : IPSO_OK;
-}
-
-/* The number of rows of DSET (writers). */
-static int h5out_rows(const struct h5u_file *f, hid_t dset, int64_t *rows)
-{
-  hid_t space = H5I_INVALID_HID;
-  hsize_t dims[2] = {0, 0};
-  int st = IPSO_ERR_RUNTIME;
-  H5U_CHECK(f, space = H5Dget_space(dset), "getting a dataspace");
-  H5U_CHECK(f, H5Sget_simple_extent_dims(space, dims, NULL), "getting the extent of a dataset");
-  *rows = (int64_t)dims[0];
-  st = IPSO_OK;
-done:
-  return H5U_CLOSE(f, st, space);
-}
-
-/* Shrinks the histories to the rows up to ITERATION: the longest prefix of
- * strictly increasing iterations not above it (rows a crash left half
- * written end the prefix), less a last row at ITERATION that is not a
- * multiple of INTERVAL (the final row of a run that ended there and is now
- * continued: an uninterrupted run has no row there). Every writer reads the
- * iterations, so that all make the same metadata accesses. */
-static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t interval)
-{
-  struct h5u_file *f = &h->f;
-  int64_t rows = 0, keep = 0, *its = NULL;
-  int st = IPSO_ERR_RUNTIME;
-  if (f->writer) {
-    if (h5out_rows(f, h->history[HIST_ITERATION], &rows) != IPSO_OK) goto done;
-    for (int c = 1; c < HIST_COLUMNS; c++) {
-      int64_t n;
-      if (h5out_rows(f, h->history[c], &n) != IPSO_OK) goto done;
-      if (n < rows) rows = n;
-    }
-    if (!(its = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *its))) {
-      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory for %" PRId64 " rows", f->path,
-               rows);
-      goto done;
-    }
-    hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)rows, 0};
-    if (h5u_read(f, h->history[HIST_ITERATION], H5T_NATIVE_INT64, start, count, its) != IPSO_OK)
-      goto done;
-    while (keep < rows && its[keep] <= iteration && (keep == 0 || its[keep] > its[keep - 1]))
-      keep++;
-    if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
-    for (int c = 0; c < HIST_COLUMNS; c++) {
-      hsize_t dims[2] = {(hsize_t)keep, (hsize_t)f->size};
-      H5U_CHECK(f, H5Dset_extent(h->history[c], dims), "shrinking /%s", history_specs[c].name);
-    }
-  }
-  H5U_MPI_CHECK(MPI_Bcast(&keep, 1, MPI_INT64_T, 0, h->comm));
-  h->history_rows = keep;
-  st = IPSO_OK;
-done:
-  free(its);
-  return st;
-}
-
-/* Whether migration record R is one to keep on a restart from ITERATION:
- * not later, and a real record (rows a crash left half written are not). */
-static int migration_kept(const struct migration_record *r, int64_t iteration, int islands)
-{
-  return r->iteration <= iteration && r->from >= 0 && r->from < islands && r->to >= 0 &&
-         r->to < islands && r->from != r->to;
-}
-
-/* Removes the migration rows after ITERATION: the table is read in pieces
- * (by every writer, for the same metadata accesses everywhere), the rows
- * kept move forward (written by rank 0), and the table is shrunk. */
-static int h5out_truncate_migrations(struct h5out *h, int64_t iteration)
-{
-  struct h5u_file *f = &h->f;
-  struct migration_record *rec = NULL;
-  int64_t rows = 0, kept = 0;
-  int st = IPSO_ERR_RUNTIME;
-  if (f->writer) {
-    if (h5out_rows(f, h->migrations, &rows) != IPSO_OK) goto done;
-    rec = malloc((size_t)H5OUT_MIGRATION_PIECE * sizeof *rec);
-    if (!rec) {
-      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-      goto done;
-    }
-    for (int64_t r = 0; r < rows; r += H5OUT_MIGRATION_PIECE) {
-      int64_t n = rows - r < H5OUT_MIGRATION_PIECE ? rows - r : H5OUT_MIGRATION_PIECE, k = 0;
-      hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {(hsize_t)n, 0};
-      if (h5u_read(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
-      for (int64_t i = 0; i < n; i++)
-        if (migration_kept(&rec[i], iteration, f->size)) rec[k++] = rec[i];
-      if (kept != r || k != n) {
-        start[0] = (hsize_t)kept;
-        count[0] = (hsize_t)(f->rank == 0 ? k : 0);
-        if (h5u_write(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
-      }
-      kept += k;
-    }
-    hsize_t dims[1] = {(hsize_t)kept};
-    H5U_CHECK(f, H5Dset_extent(h->migrations, dims), "shrinking /migrations");
-  }
-  H5U_MPI_CHECK(MPI_Bcast(&kept, 1, MPI_INT64_T, 0, h->comm));
-  h->migration_rows = kept;
-  st = IPSO_OK;
-done:
-  free(rec);
-  return st;
-}
-
-/* Deletes the snapshots after ITERATION, the result and 'finished'
- * (writers). */
-static int h5out_truncate_groups(struct h5out *h, int64_t iteration)
-{
-  struct h5u_file *f = &h->f;
-  hid_t group = H5I_INVALID_HID;
-  H5G_info_t info;
-  htri_t exists;
-  int st = IPSO_ERR_RUNTIME;
-  H5U_CHECK(f, group = H5Gopen2(f->id, "snapshots", H5P_DEFAULT), "opening group /snapshots");
-  H5U_CHECK(f, H5Gget_info(group, &info), "listing /snapshots");
-  /* From the last name down, so that deleting one leaves the lower indices
-   * in place. */
-  for (hsize_t i = info.nlinks; i-- > 0;) {
-    char name[64], *end;
-    ssize_t len;
-    long long it;
-    H5U_CHECK(f,
-              len = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name,
-                                       H5P_DEFAULT),
-              "listing /snapshots");
-    if ((size_t)len >= sizeof name) continue; /* not a name this program writes */
-    errno = 0;
-    it = strtoll(name, &end, 10);
-    if (errno != 0 || end == name || *end != '\0' || it <= iteration) continue;
-    H5U_CHECK(f, H5Ldelete(group, name, H5P_DEFAULT), "deleting /snapshots/%s", name);
-  }
-  H5U_CHECK(f, exists = H5Lexists(f->id, "result", H5P_DEFAULT), "looking up /result");
-  if (exists) H5U_CHECK(f, H5Ldelete(f->id, "result", H5P_DEFAULT), "deleting /result");
-  H5U_CHECK(f, exists = H5Aexists(f->id, "finished"), "looking up attribute 'finished'");
-  if (exists) H5U_CHECK(f, H5Adelete(f->id, "finished"), "deleting attribute 'finished'");
-  st = IPSO_OK;
-done:
-  return H5U_CLOSE(f, st, group);
-}
-
-/* Opens the existing output in MODE and its datasets, with the verdicts
- * on it agreed by every rank. A refused file is closed again (every rank
- * refuses at the same point) and IPSO_ERR_USAGE returned. */
-static int h5out_open_existing(struct h5out *h, enum h5u_mode mode)
-{
-  char why[1024];
-  int st = IPSO_OK;
-  if (h->f.writer && h5u_open(&h->f, mode, why, sizeof why) != IPSO_OK) {
-    h5u_user_error(h->f.rank,
-                   "islandpso: error: output '%s' cannot be continued: not a readable HDF5 "
-                   "file (%s)",
-                   h->f.path, why);
-    st = IPSO_ERR_USAGE;
-  }
-  st = island_agree(h->comm, st);
-  if (st != IPSO_OK) return st;
-  if (h->f.writer) st = h5out_open_layout(h);
-  st = island_agree(h->comm, st);
-  if (st != IPSO_OK) h5out_close_file(h);
-  return st;
-}
-
-int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration,
-                 struct h5out **out)
-{
-  struct h5out *h;
-  int rank, st = IPSO_OK;
-  *out = NULL;
-  MPI_Comm_rank(comm, &rank);
-  if (rank == 0) st = output_continuable(cfg->run.output);
-  st = island_agree(comm, st);
-  if (st != IPSO_OK) return st;
-  h = h5out_new(comm, cfg);
-  if (!h) return IPSO_ERR_RUNTIME;
-  /* Judged read-only first, so that a refused file is left as it was. */
-  st = h5out_open_existing(h, H5U_READ);
-  if (st == IPSO_OK) st = h5out_close_file(h);
-  if (st == IPSO_OK) st = h5out_open_existing(h, H5U_READWRITE);
-  if (st == IPSO_ERR_USAGE) {
-    MPI_Comm_free(&h->comm);
-    free(h);
-    return st;
-  }
-  if (st != IPSO_OK) {
-    h5out_discard(h);
-    return st;
-  }
-  st = h5out_truncate_history(h, iteration, cfg->output.history_interval);
-  if (st == IPSO_OK) st = h5out_truncate_migrations(h, iteration);
-  if (st == IPSO_OK && h->f.writer) st = h5out_truncate_groups(h, iteration);
-  /* The file describes the run as continued now (max_iterations may grow). */
-  if (st == IPSO_OK && h->f.writer) st = h5u_write_attr_string(&h->f, h->f.id, "config", cfg->text);
-  /* Shrinking rewrites the chunk it cuts through in HDF5's chunk cache,
-   * which writes it back when the dataset is closed: with parallel HDF5
-   * that would overwrite the rows written collectively in the meantime
-   * (collective writes bypass the cache). Closing now writes it first. */
-  if (st == IPSO_OK) st = h5out_close_file(h);
-  if (st == IPSO_OK) st = h5out_open_existing(h, H5U_READWRITE);
-  if (st != IPSO_OK) {
-    h5out_discard(h);
-    return st;
-  }
-  *out = h;
-  return IPSO_OK;
-}
-
 int64_t h5out_history_rows(const struct h5out *h)
 {
   return h->history_rows;
@@ -1174,7 +306,7 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
   double *matrix = NULL, *gathered = NULL;
   int range[2] = {n, -n};
   int st = IPSO_ERR_RUNTIME;
-  H5U_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, h->comm));
+  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, h->comm), st, done);
   if (range[0] != -range[1] || n < 0) {
     log_fail("hdf5", __FILE__, __LINE__,
              "'%s': history blocks of %d to %d rows on different ranks (they must agree)", f->path,
@@ -1194,7 +326,8 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
       goto done;
     }
   }
-  H5U_MPI_CHECK(MPI_Gather(island_best, n, MPI_DOUBLE, gathered, n, MPI_DOUBLE, 0, h->comm));
+  IPSO_CHECK_MPI_GOTO(MPI_Gather(island_best, n, MPI_DOUBLE, gathered, n, MPI_DOUBLE, 0, h->comm),
+                      st, done);
   if (f->rank == 0)
     for (int i = 0; i < f->size; i++)
       for (int t = 0; t < n; t++) matrix[(size_t)t * f->size + i] = gathered[(size_t)i * n + t];
@@ -1203,7 +336,8 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
     hsize_t rows = (hsize_t)(h->history_rows + n);
     for (int c = 0; c < HIST_COLUMNS; c++) {
       hsize_t dims[2] = {rows, (hsize_t)f->size};
-      H5U_CHECK(f, H5Dset_extent(h->history[c], dims), "extending /%s", history_specs[c].name);
+      IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->history[c], dims), st, done, "extending /%s",
+                         history_specs[c].name);
     }
     for (int c = 0; c < HIST_COLUMNS; c++) {
       hsize_t start[2] = {(hsize_t)h->history_rows, 0};
@@ -1246,9 +380,9 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   int *counts = NULL, *displs = NULL;
   int64_t mine = n, offset = 0, total = 0;
   int st = IPSO_ERR_RUNTIME;
-  H5U_MPI_CHECK(MPI_Exscan(&mine, &offset, 1, MPI_INT64_T, MPI_SUM, h->comm));
+  IPSO_CHECK_MPI_GOTO(MPI_Exscan(&mine, &offset, 1, MPI_INT64_T, MPI_SUM, h->comm), st, done);
   if (f->rank == 0) offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
-  H5U_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, h->comm));
+  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, h->comm), st, done);
   if (total == 0) return IPSO_OK;
   if (total > INT_MAX) {
     log_fail("hdf5", __FILE__, __LINE__,
@@ -1260,8 +394,8 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
    * not depend on when records were flushed (a restarted run flushes at
    * other points than an uninterrupted one); each rank then writes its
    * share of the sorted rows (all of them with serial HDF5, rank 0). */
-  H5U_MPI_CHECK(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type));
-  H5U_MPI_CHECK(MPI_Type_commit(&rec_type));
+  IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type), st, done);
+  IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&rec_type), st, done);
   counts = malloc((size_t)f->size * sizeof *counts);
   displs = malloc((size_t)f->size * sizeof *displs);
   all = malloc((size_t)total * sizeof *all);
@@ -1269,15 +403,17 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
     log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
     goto done;
   }
-  H5U_MPI_CHECK(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, h->comm));
+  IPSO_CHECK_MPI_GOTO(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, h->comm), st, done);
   for (int i = 0, at = 0; i < f->size; at += counts[i], i++) displs[i] = at;
-  H5U_MPI_CHECK(MPI_Allgatherv(rec, n, rec_type, all, counts, displs, rec_type, h->comm));
+  IPSO_CHECK_MPI_GOTO(MPI_Allgatherv(rec, n, rec_type, all, counts, displs, rec_type, h->comm), st,
+                      done);
   qsort(all, (size_t)total, sizeof *all, migration_cmp);
   if (f->writer) {
     hsize_t dims[1] = {(hsize_t)(h->migration_rows + total)};
     hsize_t start[2] = {(hsize_t)(h->migration_rows + (H5U_PARALLEL ? offset : 0)), 0};
     hsize_t count[2] = {(hsize_t)(H5U_PARALLEL ? n : total), 0};
-    H5U_CHECK(f, H5Dset_extent(h->migrations, dims), "extending /migrations");
+    IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
+                       "extending /migrations");
     if (h5u_write(f, h->migrations, h->migration_mem, start, count,
                   all + (H5U_PARALLEL ? offset : 0)) != IPSO_OK)
       goto done;
@@ -1295,26 +431,14 @@ done:
 int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_state *s,
                          double sign)
 {
-  static const struct {
-    const char *name;
-    int per_dimension;
-    const char *units;
-    const char *description;
-  } arrays[5] = {
-      {"position", 1, "objective variables", "particle positions"},
-      {"velocity", 1, "objective variables per iteration", "particle velocities"},
-      {"pbest_position", 1, "objective variables", "best position each particle has visited"},
-      {"fitness", 0, "objective units", "fitness at the position"},
-      {"pbest_fitness", 0, "objective units", "fitness at the personal best position"},
-  };
   struct h5u_file *f = &h->f;
-  hid_t group = H5I_INVALID_HID, dsets[5];
-  double *fitness = NULL, *pbest_fitness = NULL;
-  const void *data[5];
+  hid_t group = H5I_INVALID_HID, dsets[STATE_ARRAYS];
+  double *fitness[STATE_ARRAYS] = {NULL};
+  const double *data[STATE_ARRAYS];
   char gname[64], dname[128];
   htri_t exists;
   int st = IPSO_ERR_RUNTIME;
-  for (int a = 0; a < 5; a++) dsets[a] = H5I_INVALID_HID;
+  for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   if (s->particles != h->particles || s->dims != h->dims) {
     log_fail("hdf5", __FILE__, __LINE__,
              "'%s': snapshot of %" PRId64 " particles in %d dimensions, the run has %" PRId64
@@ -1322,50 +446,53 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
              f->path, s->particles, s->dims, h->particles, h->dims);
     return IPSO_ERR_RUNTIME;
   }
-  fitness = malloc((size_t)s->particles * sizeof *fitness);
-  pbest_fitness = malloc((size_t)s->particles * sizeof *pbest_fitness);
-  if (!fitness || !pbest_fitness) {
-    log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-    goto done;
+  /* The costs become fitness in the objective's units. */
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    const double *x = state_array_data(sa, s);
+    int64_t n = s->particles * state_array_width(sa, s->dims);
+    data[a] = x;
+    if (!sa->fitness) continue;
+    if (!(fitness[a] = malloc((size_t)n * sizeof *fitness[a]))) {
+      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
+      goto done;
+    }
+    for (int64_t i = 0; i < n; i++) fitness[a][i] = sign * x[i];
+    data[a] = fitness[a];
   }
-  for (int64_t i = 0; i < s->particles; i++) {
-    fitness[i] = sign * s->cost[i];
-    pbest_fitness[i] = sign * s->pbest_cost[i];
-  }
-  data[0] = s->position;
-  data[1] = s->velocity;
-  data[2] = s->pbest_position;
-  data[3] = fitness;
-  data[4] = pbest_fitness;
   snprintf(gname, sizeof gname, "snapshots/%" PRId64, iteration);
   if (f->writer) {
     hsize_t dims[2] = {(hsize_t)(f->size * s->particles), (hsize_t)s->dims};
-    H5U_CHECK(f, exists = H5Lexists(f->id, gname, H5P_DEFAULT), "looking up /%s", gname);
-    if (exists) H5U_CHECK(f, H5Ldelete(f->id, gname, H5P_DEFAULT), "deleting the old /%s", gname);
-    H5U_CHECK(f, group = H5Gcreate2(f->id, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-              "creating group /%s", gname);
+    IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, gname, H5P_DEFAULT), st, done,
+                       "looking up /%s", gname);
+    if (exists)
+      IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, gname, H5P_DEFAULT), st, done,
+                         "deleting the old /%s", gname);
+    IPSO_CHECK_H5_GOTO(f->path,
+                       group = H5Gcreate2(f->id, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), st,
+                       done, "creating group /%s", gname);
     if (h5u_write_attr(f, group, "iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &iteration) !=
         IPSO_OK)
       goto done;
-    for (int a = 0; a < 5; a++) {
-      snprintf(dname, sizeof dname, "%s/%s", gname, arrays[a].name);
+    for (int a = 0; a < STATE_ARRAYS; a++) {
+      const struct state_array *sa = &state_arrays[a];
+      snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
       dsets[a] =
-          h5u_create_dataset(f, f->id, dname, H5T_IEEE_F64LE, arrays[a].per_dimension ? 2 : 1, dims,
-                             0, arrays[a].units, arrays[a].description);
+          h5u_create_dataset(f, f->id, dname, state_array_file_type(sa), state_array_rank(sa), dims,
+                             0, sa->units, sa->snapshot_description);
       if (dsets[a] < 0) goto done;
     }
   }
-  for (int a = 0; a < 5; a++)
-    if (h5u_write_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
-                              arrays[a].per_dimension ? s->dims : 1, data[a]) != IPSO_OK)
+  for (int a = 0; a < STATE_ARRAYS; a++)
+    if (h5u_write_island_rows(f, dsets[a], state_array_mem_type(&state_arrays[a]), s->particles,
+                              state_array_width(&state_arrays[a], s->dims), data[a]) != IPSO_OK)
       goto done;
   st = IPSO_OK;
 done:
-  free(fitness);
-  free(pbest_fitness);
+  for (int a = 0; a < STATE_ARRAYS; a++) free(fitness[a]);
   if (!f->writer) return st;
   st = H5U_CLOSE(f, st, group);
-  return h5u_close_ids(f, st, dsets, 5);
+  return h5u_close_ids(f, st, dsets, STATE_ARRAYS);
 }
 
 int h5out_write_result(struct h5out *h, const struct run_result *r)
@@ -1399,8 +526,11 @@ int h5out_write_result(struct h5out *h, const struct run_result *r)
   htri_t exists;
   int st = IPSO_ERR_RUNTIME;
   if (!f->writer) return IPSO_OK;
-  H5U_CHECK(f, exists = H5Lexists(f->id, "result", H5P_DEFAULT), "looking up /result");
-  if (exists) H5U_CHECK(f, H5Ldelete(f->id, "result", H5P_DEFAULT), "deleting the old /result");
+  IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, "result", H5P_DEFAULT), st, done,
+                     "looking up /result");
+  if (exists)
+    IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, "result", H5P_DEFAULT), st, done,
+                       "deleting the old /result");
   if (h5out_group(f, "result", "the best position found and how the run ended") != IPSO_OK)
     goto done;
   for (int i = 0; i < 7; i++) {
@@ -1426,7 +556,7 @@ int h5out_flush(struct h5out *h)
   struct h5u_file *f = &h->f;
   int st = IPSO_ERR_RUNTIME;
   if (!f->writer) return IPSO_OK;
-  H5U_CHECK(f, H5Fflush(f->id, H5F_SCOPE_GLOBAL), "flushing the file");
+  IPSO_CHECK_H5_GOTO(f->path, H5Fflush(f->id, H5F_SCOPE_GLOBAL), st, done, "flushing the file");
   st = IPSO_OK;
 done:
   return st;

@@ -1,7 +1,8 @@
 /* HDF5 helpers shared by the run output (h5out.c) and the checkpoints
- * (checkpoint.c), implemented in h5out.c: opening a file for parallel or
- * serial HDF5, checked calls, attributes, and transfers of the blocks of
- * rows that ranks own.
+ * (checkpoint.c), implemented in h5util.c: opening a file for parallel or
+ * serial HDF5, attributes, and transfers of the blocks of rows that ranks
+ * own. Calls are checked with IPSO_CHECK_H5 / IPSO_CHECK_H5_GOTO (check.h),
+ * which report through ipso_h5_fail (defined in h5util.c).
  *
  * With parallel HDF5 every rank opens the file, takes part in every
  * collective call and moves its own rows (collective transfers, collective
@@ -64,28 +65,6 @@ enum h5u_mode {
   H5U_READWRITE /* an existing file, read and write */
 };
 
-/* Checks an HDF5 call (it failed if it returned a negative value): reports
- * it on F's path with the operation (printf format and arguments) and
- * HDF5's own message, then jumps to the calling function's `done` label. */
-#define H5U_CHECK(f, call, ...)                                                                    \
-  do {                                                                                             \
-    errno = 0;                                                                                     \
-    if ((call) < 0) {                                                                              \
-      h5u_fail_errno((f)->path, errno, __FILE__, __LINE__, __VA_ARGS__);                           \
-      goto done;                                                                                   \
-    }                                                                                              \
-  } while (0)
-
-/* Checks an MPI call: reports the MPI error string and jumps to `done`. */
-#define H5U_MPI_CHECK(call)                                                                        \
-  do {                                                                                             \
-    int h5u_mpi_rc_ = (call);                                                                      \
-    if (h5u_mpi_rc_ != MPI_SUCCESS) {                                                              \
-      ipso_mpi_fail(#call, h5u_mpi_rc_, __FILE__, __LINE__);                                       \
-      goto done;                                                                                   \
-    }                                                                                              \
-  } while (0)
-
 /* Closes the listed HDF5 identifiers (invalid ones are skipped); evaluates
  * to STATUS, or to IPSO_ERR_RUNTIME if a close failed. */
 #define H5U_CLOSE(f, status, ...)                                                                  \
@@ -114,17 +93,6 @@ int h5u_close(struct h5u_file *f);
  * call: the next HDF5 call clears the stack. */
 void h5u_error_text(char *buf, size_t len);
 
-/* Reports a failed HDF5 call on PATH: the operation and HDF5's message. */
-void h5u_fail(const char *path, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* h5u_fail, plus the system's reason when E (errno, cleared before the
- * call) is one a failed read or write of a file reports: HDF5 and MPI-IO
- * pass on "file write failed" or MPI_ERR_OTHER, not why. Other values of E
- * (the MPI library's own sockets, for one) are not shown. */
-void h5u_fail_errno(const char *path, int e, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
 /* "; directory 'DIR': No space left on device" in BUF when the file system
  * of PATH's directory has no space left, for a failure that MPI-IO reports
  * without a reason; "" otherwise. */
@@ -139,6 +107,11 @@ void h5u_user_error(int rank, const char *fmt, ...) __attribute__((format(printf
 
 /* The directory part of PATH ("." for a bare file name). */
 void h5u_directory(const char *path, char *dir, size_t len);
+
+/* Whether a file can be created at PATH: 0 if its directory (named in DIR)
+ * exists, is a directory and can be written and searched, else the errno
+ * value that says why not. Callers word the verdict. */
+int h5u_directory_error(const char *path, char *dir, size_t len);
 
 /* Closes N identifiers of any kind (invalid ones are skipped). */
 int h5u_close_ids(const struct h5u_file *f, int status, hid_t *ids, size_t n);

@@ -68,7 +68,8 @@ build_fuzzer() {
       { echo "run_fuzz: FAIL: cannot compile $f"; return 1; }
     objs+=("$o")
   done
-  for f in io/config.cpp tests/fuzz/fuzz_config.cpp; do
+  for f in io/config.cpp io/config_text.cpp io/config_schema.cpp io/config_values.cpp \
+    io/config_validate.cpp tests/fuzz/fuzz_config.cpp; do
     o=$build/$(basename "$f" .cpp).o
     "$cxx" -std=c++17 -DTOML_HEADER_ONLY=1 '-DTOML_ASSERT(expr)=static_assert(true)' "${common[@]}" \
       -fsanitize-ignorelist="$here/toml_ignorelist.txt" -c "$src/$f" -o "$o" ||

@@ -1,0 +1,492 @@
+/* Reading a checkpoint (checkpoint_read): the verdicts on the file, each
+ * agreed by every rank (a file that is not a checkpoint, or one written
+ * for another problem, is refused with the reason), then the state and
+ * every island's checksum over what it read. The layout is in
+ * checkpoint.c. */
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkpoint_internal.h"
+#include "h5util.h"
+#include "state_arrays.h"
+#include "check.h"
+#include "log.h"
+
+/* Rank 0's first look at checkpoint PATH: a readable regular HDF5 file.
+ * Otherwise IPSO_ERR_USAGE with the reason in WHY. */
+static int probe(const char *path, char *why, size_t len)
+{
+  struct stat sb;
+  htri_t hdf5;
+  if (stat(path, &sb) != 0)
+    snprintf(why, len, "%s", strerror(errno));
+  else if (!S_ISREG(sb.st_mode))
+    snprintf(why, len, "not a regular file");
+  else if (access(path, R_OK) != 0)
+    snprintf(why, len, "%s", strerror(errno));
+  else {
+#if H5_VERSION_GE(1, 12, 0)
+    hdf5 = H5Fis_accessible(path, H5P_DEFAULT);
+#else
+    hdf5 = H5Fis_hdf5(path);
+#endif
+    if (hdf5 > 0) return IPSO_OK;
+    if (hdf5 == 0)
+      snprintf(why, len, "not an HDF5 file");
+    else {
+      char text[512];
+      h5u_error_text(text, sizeof text);
+      snprintf(why, len, "cannot be read (%s)", text);
+    }
+  }
+  return IPSO_ERR_USAGE;
+}
+
+/* Puts HDF5's reason for not opening a checkpoint (HDF5) in the user's
+ * terms into WHY. */
+static void explain_open_failure(const char *hdf5, char *why, size_t len)
+{
+  unsigned long long eof, base, stored;
+  const char *t = strstr(hdf5, "truncated file");
+  if (t && sscanf(t, "truncated file: eof = %llu, sblock->base_addr = %llu, stored_eof = %llu",
+                  &eof, &base, &stored) == 3)
+    snprintf(why, len, "truncated: %llu bytes of %llu (written incompletely, or cut short since)",
+             eof, stored);
+  else if (t)
+    snprintf(why, len, "truncated (written incompletely, or cut short since)");
+  else
+    snprintf(why, len, "cannot be opened as HDF5 (%s)", hdf5);
+}
+
+/* Reads root attribute NAME into V; a missing or mistyped one is a reason
+ * to refuse the file (IPSO_ERR_USAGE, reason in WHY). */
+static int need_attr(const struct h5u_file *f, const char *name, hid_t mem_type, void *v, char *why,
+                     size_t len)
+{
+  if (h5u_read_attr(f->id, name, mem_type, 1, v) >= 0) return IPSO_OK;
+  snprintf(why, len,
+           "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or "
+           "damaged)",
+           name);
+  return IPSO_ERR_USAGE;
+}
+
+/* Reads string attribute NAME (malloc'd into *V); see need_attr. */
+static int need_string(const struct h5u_file *f, const char *name, char **v, char *why, size_t len)
+{
+  *v = h5u_read_attr_string(f->id, name);
+  if (*v) return IPSO_OK;
+  snprintf(why, len,
+           "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or "
+           "damaged)",
+           name);
+  return IPSO_ERR_USAGE;
+}
+
+/* Opens dataset NAME, which must have RANK dimensions DIMS and type class
+ * CLS; IPSO_ERR_USAGE with the reason in WHY otherwise. */
+static int need_dataset(const struct h5u_file *f, const char *name, int rank, const hsize_t *dims,
+                        H5T_class_t cls, hid_t *dset, char *why, size_t len)
+{
+  hid_t space = H5I_INVALID_HID, type = H5I_INVALID_HID;
+  hsize_t got[2] = {0, 0};
+  int ok;
+  *dset = H5Dopen2(f->id, name, H5P_DEFAULT);
+  if (*dset < 0) {
+    snprintf(why, len, "dataset '%s' is missing (not an islandpso checkpoint, or damaged)", name);
+    return IPSO_ERR_USAGE;
+  }
+  space = H5Dget_space(*dset);
+  type = H5Dget_type(*dset);
+  ok = space >= 0 && type >= 0 && H5Tget_class(type) == cls &&
+       H5Sget_simple_extent_ndims(space) == rank &&
+       H5Sget_simple_extent_dims(space, got, NULL) >= 0;
+  for (int d = 0; ok && d < rank; d++) ok = got[d] == dims[d];
+  if (type >= 0) H5Tclose(type);
+  if (space >= 0) H5Sclose(space);
+  if (ok) return IPSO_OK;
+  H5Dclose(*dset);
+  *dset = H5I_INVALID_HID;
+  if (rank == 2)
+    snprintf(why, len, "dataset '%s' is not [%llu, %llu] %s values (damaged)", name,
+             (unsigned long long)dims[0], (unsigned long long)dims[1],
+             cls == H5T_FLOAT ? "floating-point" : "integer");
+  else
+    snprintf(why, len, "dataset '%s' is not [%llu] %s values (damaged)", name,
+             (unsigned long long)dims[0], cls == H5T_FLOAT ? "floating-point" : "integer");
+  return IPSO_ERR_USAGE;
+}
+
+/* Whether A and B are the same value (NaNs alike). */
+static int same_double(double a, double b)
+{
+  return a == b || (isnan(a) && isnan(b));
+}
+
+/* Formats V into BUF (32 bytes) with the fewest digits that read back as V. */
+static const char *format_double(char buf[32], double v)
+{
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, 32, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  return buf;
+}
+
+/* Reads [N] doubles of dataset NAME into a malloc'd *OUT (every writer
+ * reads all of them); IPSO_ERR_USAGE if it is missing or of another size. */
+static int read_vector(const struct h5u_file *f, const char *name, int64_t n, double **out,
+                       char *why, size_t len)
+{
+  hsize_t dims[1] = {(hsize_t)n}, start[2] = {0, 0}, count[2] = {(hsize_t)n, 0};
+  hid_t dset;
+  int st = need_dataset(f, name, 1, dims, H5T_FLOAT, &dset, why, len);
+  *out = NULL;
+  if (st != IPSO_OK) return st;
+  *out = malloc((size_t)(n > 0 ? n : 1) * sizeof **out);
+  if (!*out) {
+    log_fail("checkpoint", __FILE__, __LINE__, "'%s': out of memory", f->path);
+    st = IPSO_ERR_RUNTIME;
+  } else {
+    st = h5u_read(f, dset, H5T_NATIVE_DOUBLE, start, count, *out);
+  }
+  return H5U_CLOSE(f, st, dset);
+}
+
+/* Compares the bounds and the objective parameters of the checkpoint with
+ * the config's (writers). */
+static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg, char *why,
+                         size_t len)
+{
+  const struct ipso_objective_config *o = &cfg->objective;
+  double *lower = NULL, *upper = NULL, *values = NULL;
+  int64_t *lengths = NULL, total = 0, at;
+  char *names = NULL;
+  hid_t dset = H5I_INVALID_HID, name_type = H5I_INVALID_HID;
+  int np = -1, st;
+  st = read_vector(f, "lower", o->dimensions, &lower, why, len);
+  if (st == IPSO_OK) st = read_vector(f, "upper", o->dimensions, &upper, why, len);
+  for (int d = 0; st == IPSO_OK && d < o->dimensions; d++) {
+    char then[32], now[32];
+    if (!same_double(lower[d], o->lower[d])) {
+      snprintf(why, len, "lower[%d] is %s in the checkpoint, %s in the config", d,
+               format_double(then, lower[d]), format_double(now, o->lower[d]));
+      st = IPSO_ERR_USAGE;
+    } else if (!same_double(upper[d], o->upper[d])) {
+      snprintf(why, len, "upper[%d] is %s in the checkpoint, %s in the config", d,
+               format_double(then, upper[d]), format_double(now, o->upper[d]));
+      st = IPSO_ERR_USAGE;
+    }
+  }
+  if (st != IPSO_OK) goto done;
+
+  /* The parameters: the same names, each with the same values. */
+  st = IPSO_ERR_USAGE;
+  snprintf(why, len, "the objective parameters are missing or unreadable (damaged)");
+  dset = H5Dopen2(f->id, "objective_params", H5P_DEFAULT);
+  np = dset < 0 ? -1 : (int)h5u_attr_length(dset, "names");
+  if (np < 0) goto done;
+  if (np != o->nparams) {
+    snprintf(why, len, "written with %d objective parameter%s, the config has %d", np,
+             np == 1 ? "" : "s", o->nparams);
+    goto done;
+  }
+  lengths = malloc((size_t)(np > 0 ? np : 1) * sizeof *lengths);
+  names = calloc((size_t)(np > 0 ? np : 1), PARAM_NAME_BYTES + 1);
+  if (!lengths || !names) {
+    st = IPSO_FAIL("checkpoint", "'%s': out of memory", f->path);
+    goto done;
+  }
+  name_type = H5Tcopy(H5T_C_S1);
+  if (name_type < 0 || H5Tset_size(name_type, PARAM_NAME_BYTES + 1) < 0 ||
+      h5u_read_attr(dset, "names", name_type, (hsize_t)np, names) < 0 ||
+      h5u_read_attr(dset, "lengths", H5T_NATIVE_INT64, (hsize_t)np, lengths) < 0)
+    goto done;
+  for (int p = 0; p < np; p++) {
+    if (lengths[p] < 0) goto done;
+    total += lengths[p];
+  }
+  if (H5U_CLOSE(f, IPSO_OK, dset) != IPSO_OK) {
+    dset = H5I_INVALID_HID;
+    st = IPSO_ERR_RUNTIME;
+    goto done;
+  }
+  dset = H5I_INVALID_HID;
+  st = read_vector(f, "objective_params", total, &values, why, len);
+  if (st != IPSO_OK) goto done;
+  for (int q = 0; q < o->nparams && st == IPSO_OK; q++) {
+    const struct ipso_param *c = &o->params[q];
+    int p = 0;
+    for (at = 0; p < np && strcmp(names + (size_t)p * (PARAM_NAME_BYTES + 1), c->name) != 0; p++)
+      at += lengths[p];
+    if (p == np) {
+      snprintf(why, len, "objective parameter '%s' of the config is not in the checkpoint",
+               c->name);
+      st = IPSO_ERR_USAGE;
+    } else if (lengths[p] != c->len) {
+      snprintf(why, len,
+               "objective parameter '%s' has %" PRId64 " values in the checkpoint, %" PRId64
+               " in the config",
+               c->name, lengths[p], c->len);
+      st = IPSO_ERR_USAGE;
+    } else {
+      for (int64_t i = 0; i < c->len && st == IPSO_OK; i++)
+        if (!same_double(values[at + i], c->values[i])) {
+          char then[32], now[32];
+          snprintf(
+              why, len,
+              "objective parameter '%s'[%" PRId64 "] is %s in the checkpoint, %s in the config",
+              c->name, i, format_double(then, values[at + i]), format_double(now, c->values[i]));
+          st = IPSO_ERR_USAGE;
+        }
+    }
+  }
+done:
+  free(lower);
+  free(upper);
+  free(values);
+  free(lengths);
+  free(names);
+  return H5U_CLOSE(f, st, dset, name_type);
+}
+
+/* Warns (from rank 0) that setting KEY changed since the checkpoint. */
+static void warn_changed(const struct h5u_file *f, const char *key, const char *then,
+                         const char *now)
+{
+  if (f->rank == 0 && strcmp(then, now) != 0)
+    log_warn("checkpoint '%s' was written with %s = %s; continuing with %s", f->path, key, then,
+             now);
+}
+
+/* Compares the algorithm settings of the checkpoint with the config's and
+ * warns about each change (writers). */
+static int check_settings(const struct h5u_file *f, const struct ipso_config *cfg, char *why,
+                          size_t len)
+{
+  const struct {
+    const char *key;
+    const double *now;
+  } reals[] = {
+      {"inertia", &cfg->swarm.inertia},
+      {"cognitive", &cfg->swarm.cognitive},
+      {"social", &cfg->swarm.social},
+      {"velocity_clamp", &cfg->swarm.velocity_clamp},
+  };
+  const struct {
+    const char *key;
+    const char *now;
+  } names[] = {
+      {"kernel", config_kernel_name(cfg->swarm.kernel)},
+      {"sync", config_sync_name(cfg->swarm.sync)},
+      {"topology", config_topology_name(cfg->migration.topology)},
+      {"policy", config_policy_name(cfg->migration.policy)},
+  };
+  char then[64], now[64];
+  uint64_t seed;
+  int64_t interval;
+  int migrants;
+  IPSO_TRY(need_attr(f, "seed", H5T_NATIVE_UINT64, &seed, why, len));
+  snprintf(then, sizeof then, "%" PRIu64, seed);
+  snprintf(now, sizeof now, "%" PRIu64, cfg->run.seed);
+  warn_changed(f, "seed", then, now);
+  for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+    double v;
+    IPSO_TRY(need_attr(f, reals[i].key, H5T_NATIVE_DOUBLE, &v, why, len));
+    warn_changed(f, reals[i].key, format_double(then, v), format_double(now, *reals[i].now));
+  }
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    char *v;
+    IPSO_TRY(need_string(f, names[i].key, &v, why, len));
+    warn_changed(f, names[i].key, v, names[i].now);
+    free(v);
+  }
+  IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
+  snprintf(then, sizeof then, "%" PRId64, interval);
+  snprintf(now, sizeof now, "%" PRId64, cfg->migration.interval);
+  warn_changed(f, "migration.interval", then, now);
+  IPSO_TRY(need_attr(f, "migrants", H5T_NATIVE_INT, &migrants, why, len));
+  snprintf(then, sizeof then, "%d", migrants);
+  snprintf(now, sizeof now, "%d", cfg->migration.migrants);
+  warn_changed(f, "migration.migrants", then, now);
+  return IPSO_OK;
+}
+
+/* Checks that checkpoint F was written for the problem of CFG with as many
+ * islands, and reads INFO (writers). IPSO_ERR_USAGE with the reason in WHY
+ * if not; changed algorithm settings are warned about from rank 0. */
+static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg,
+                         struct checkpoint_info *info, char *why, size_t len)
+{
+  const struct ipso_objective_config *o = &cfg->objective;
+  const struct {
+    const char *key;
+    const char *now;
+    const char *what;
+  } strings[] = {
+      {"objective", o->name, "objective"},
+      {"function", o->function, "user function"},
+      {"goal", config_goal_name(o->goal), "goal"},
+      {"precision", config_precision_name(cfg->run.precision), "precision"},
+  };
+  int64_t particles;
+  int islands, dims, st = IPSO_OK;
+  char *version = NULL;
+  IPSO_TRY(need_string(f, "version", &version, why, len));
+  if (f->rank == 0 && strcmp(version, IPSO_VERSION) != 0)
+    log_warn("checkpoint '%s' was written by islandpso %s; this is %s", f->path, version,
+             IPSO_VERSION);
+  free(version);
+  IPSO_TRY(need_attr(f, "islands", H5T_NATIVE_INT, &islands, why, len));
+  if (islands != f->size) {
+    snprintf(why, len, "written by %d islands, the run has %d", islands, f->size);
+    return IPSO_ERR_USAGE;
+  }
+  IPSO_TRY(need_attr(f, "dimensions", H5T_NATIVE_INT, &dims, why, len));
+  if (dims != o->dimensions) {
+    snprintf(why, len, "written for %d dimensions, the config has %d", dims, o->dimensions);
+    return IPSO_ERR_USAGE;
+  }
+  IPSO_TRY(need_attr(f, "particles", H5T_NATIVE_INT64, &particles, why, len));
+  if (particles != cfg->swarm.particles) {
+    snprintf(why, len, "written for %" PRId64 " particles per island, the config has %" PRId64,
+             particles, cfg->swarm.particles);
+    return IPSO_ERR_USAGE;
+  }
+  for (size_t i = 0; i < sizeof strings / sizeof *strings && st == IPSO_OK; i++) {
+    char *then;
+    IPSO_TRY(need_string(f, strings[i].key, &then, why, len));
+    if (strcmp(then, strings[i].now) != 0) {
+      snprintf(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
+               strings[i].now);
+      st = IPSO_ERR_USAGE;
+    }
+    free(then);
+  }
+  IPSO_TRY(st);
+  IPSO_TRY(check_vectors(f, cfg, why, len));
+  IPSO_TRY(check_settings(f, cfg, why, len));
+  IPSO_TRY(need_attr(f, "iteration", H5T_NATIVE_INT64, &info->iteration, why, len));
+  IPSO_TRY(need_attr(f, "evaluations", H5T_NATIVE_INT64, &info->evaluations, why, len));
+  IPSO_TRY(need_attr(f, "elapsed_seconds", H5T_NATIVE_DOUBLE, &info->elapsed_seconds, why, len));
+  IPSO_TRY(need_attr(f, "target_iteration", H5T_NATIVE_INT64, &info->target_iteration, why, len));
+  IPSO_TRY(need_attr(f, "history_rows", H5T_NATIVE_INT64, &info->history_rows, why, len));
+  return IPSO_OK;
+}
+
+/* Opens the state datasets and the checksums, checking their shapes
+ * (writers). */
+static int open_state(const struct h5u_file *f, int64_t particles, int dims,
+                      hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
+{
+  hsize_t rows[2] = {(hsize_t)(f->size * particles), (hsize_t)dims};
+  hsize_t islands[1] = {(hsize_t)f->size};
+  for (int a = 0; a < STATE_ARRAYS; a++)
+    IPSO_TRY(need_dataset(f, state_arrays[a].name, state_array_rank(&state_arrays[a]), rows,
+                          H5T_FLOAT, &dsets[a], why, len));
+  return need_dataset(f, "checksum", 1, islands, H5T_INTEGER, sums, why, len);
+}
+
+/* Prints the refusal of checkpoint PATH (from rank 0) and returns
+ * IPSO_ERR_USAGE. */
+static int refuse(int rank, const char *path, const char *why)
+{
+  h5u_user_error(rank, "islandpso: error: checkpoint '%s': %s", path,
+                 why[0] ? why : "refused by another rank");
+  return IPSO_ERR_USAGE;
+}
+
+int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *cfg,
+                    struct checkpoint_info *info, struct swarm_state *s)
+{
+  struct h5u_file f;
+  hid_t dsets[STATE_ARRAYS], sums_dset = H5I_INVALID_HID;
+  uint64_t *sums = NULL;
+  char why[1024] = "", hdf5[512];
+  int st = IPSO_OK, bad, rc;
+  memset(s, 0, sizeof *s);
+  memset(info, 0, sizeof *info);
+  for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
+  h5u_init(&f, comm, path);
+
+  /* The verdicts on the file: each reached by every rank, and agreed. */
+  if (f.rank == 0) st = probe(path, why, sizeof why);
+  st = island_agree(comm, st);
+  if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
+  if (f.writer && h5u_open(&f, H5U_READ, hdf5, sizeof hdf5) != IPSO_OK) {
+    explain_open_failure(hdf5, why, sizeof why);
+    st = IPSO_ERR_USAGE;
+  }
+  st = island_agree(comm, st);
+  if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
+  if (f.writer) st = check_problem(&f, cfg, info, why, sizeof why);
+  if (f.writer && st == IPSO_OK)
+    st = open_state(&f, cfg->swarm.particles, cfg->objective.dimensions, dsets, &sums_dset, why,
+                    sizeof why);
+  st = island_agree(comm, st);
+  if (st != IPSO_OK) {
+    if (f.writer) {
+      h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
+      H5U_CLOSE(&f, IPSO_OK, sums_dset);
+      h5u_close(&f);
+    }
+    return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
+  }
+  rc = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, comm);
+  if (rc != MPI_SUCCESS) {
+    ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
+    return IPSO_ERR_RUNTIME;
+  }
+
+  /* The state, then every island's checksum over what it read. */
+  st = swarm_state_alloc(s, cfg->swarm.particles, cfg->objective.dimensions);
+  if (st != IPSO_OK) return st;
+  sums = malloc((size_t)f.size * sizeof *sums);
+  if (!sums) return IPSO_FAIL("checkpoint", "'%s': out of memory", path);
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    if (h5u_read_island_rows(&f, dsets[a], state_array_mem_type(sa), s->particles,
+                             state_array_width(sa, s->dims), state_array_data(sa, s)) != IPSO_OK)
+      goto fail;
+  }
+  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)f.size, 0};
+  if (h5u_read(&f, sums_dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto fail;
+  rc = MPI_Bcast(sums, f.size, MPI_UINT64_T, 0, comm);
+  if (rc != MPI_SUCCESS) {
+    ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
+    goto fail;
+  }
+  bad = checkpoint_island_checksum(s) == sums[f.rank] ? INT_MAX : f.rank;
+  rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm);
+  if (rc != MPI_SUCCESS) {
+    ipso_mpi_fail("MPI_Allreduce", rc, __FILE__, __LINE__);
+    goto fail;
+  }
+  free(sums);
+  if (f.writer) {
+    st = h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
+    st = H5U_CLOSE(&f, st, sums_dset);
+    if (h5u_close(&f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
+  }
+  if (bad == INT_MAX && st == IPSO_OK) return IPSO_OK;
+  swarm_state_free(s);
+  if (st != IPSO_OK) return st;
+  snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
+           bad);
+  return refuse(f.rank, path, why);
+
+fail:
+  /* Runtime failure: leave at once (h5util.h). */
+  free(sums);
+  swarm_state_free(s);
+  return IPSO_ERR_RUNTIME;
+}

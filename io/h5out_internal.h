@@ -1,0 +1,61 @@
+/* Private to the run output (h5out.c, h5out_reopen.c): the handle, the
+ * history datasets and the helpers that creating and continuing an output
+ * share. */
+#ifndef IPSO_H5OUT_INTERNAL_H
+#define IPSO_H5OUT_INTERNAL_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdint.h>
+
+#include "h5out.h"
+#include "h5util.h"
+
+enum history_column {
+  HIST_ITERATION,
+  HIST_ISLAND_BEST,
+  HIST_GLOBAL_BEST,
+  HIST_EVALUATIONS,
+  HIST_WALL_SECONDS,
+  HIST_COLUMNS
+};
+
+/* The datasets of /history, in the order of enum history_column. */
+struct history_spec {
+  const char *name;
+  int per_island; /* [T, islands] rather than [T] */
+  int integer;    /* int64 rather than float64 */
+  const char *units;
+  const char *description;
+};
+
+extern const struct history_spec history_specs[HIST_COLUMNS];
+
+struct h5out {
+  struct h5u_file f;
+  MPI_Comm comm; /* our duplicate of the caller's communicator */
+  int dims;
+  int64_t particles;
+  hid_t history[HIST_COLUMNS];
+  hid_t migrations;
+  hid_t migration_mem; /* struct migration_record in memory */
+  int64_t history_rows;
+  int64_t migration_rows;
+};
+
+/* Allocates the handle of the output of CFG: its own communicator, nothing
+ * open yet. */
+struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg);
+
+/* Closes H's objects and file (collective); returns the first failure. */
+int h5out_close_file(struct h5out *h);
+
+/* Frees H after a runtime failure on this rank, closing only what is local
+ * (h5out.c says why). */
+void h5out_discard(struct h5out *h);
+
+/* The compound type of a migration record: packed little-endian in the
+ * file (FILE), struct migration_record in memory. */
+hid_t h5out_migration_type(const struct h5u_file *f, int file);
+
+#endif

@@ -1,0 +1,308 @@
+/* Continuing the run's HDF5 file on a restart (h5out_reopen): the file is
+ * judged read-only first, then what was written after the checkpoint's
+ * iteration is removed (history rows, migration rows, snapshots, the result
+ * and 'finished'). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "h5out_internal.h"
+#include "check.h"
+#include "log.h"
+
+/* Migration rows a restart examines at a time (24 bytes each; tests set
+ * it small). */
+#ifndef H5OUT_MIGRATION_PIECE
+#define H5OUT_MIGRATION_PIECE (INT64_C(1) << 20)
+#endif
+
+/* Rank 0's verdict on continuing the output PATH: an existing regular file
+ * that can be read and written. */
+static int output_continuable(const char *path)
+{
+  struct stat sb;
+  const char *why = NULL;
+  if (stat(path, &sb) != 0)
+    why = strerror(errno);
+  else if (!S_ISREG(sb.st_mode))
+    why = "not a regular file";
+  else if (access(path, R_OK | W_OK) != 0)
+    why = strerror(errno);
+  if (!why) return IPSO_OK;
+  log_user_error("islandpso: error: output '%s' cannot be continued: %s", path, why);
+  return IPSO_ERR_USAGE;
+}
+
+/* Opens the datasets of an existing output and checks that it was written
+ * by as many islands (writers). IPSO_ERR_USAGE if it is not such a file. */
+static int h5out_open_layout(struct h5out *h)
+{
+  struct h5u_file *f = &h->f;
+  hid_t space = H5I_INVALID_HID;
+  hsize_t dims[2] = {0, 0};
+  int islands = -1;
+  if (h5u_read_attr(f->id, "islands", H5T_NATIVE_INT, 1, &islands) < 0) {
+    h5u_user_error(f->rank,
+                   "islandpso: error: output '%s' is not an islandpso output (no "
+                   "'islands' attribute)",
+                   f->path);
+    return IPSO_ERR_USAGE;
+  }
+  if (islands != f->size) {
+    h5u_user_error(f->rank,
+                   "islandpso: error: output '%s' was written by %d islands; this run has %d",
+                   f->path, islands, f->size);
+    return IPSO_ERR_USAGE;
+  }
+  for (int c = 0; c <= HIST_COLUMNS; c++) {
+    const char *name = c < HIST_COLUMNS ? history_specs[c].name : "migrations";
+    hid_t dset = H5Dopen2(f->id, name, H5P_DEFAULT);
+    if (dset < 0) {
+      h5u_user_error(
+          f->rank,
+          "islandpso: error: output '%s' has no dataset /%s (not an islandpso output, or damaged)",
+          f->path, name);
+      return IPSO_ERR_USAGE;
+    }
+    if (c < HIST_COLUMNS)
+      h->history[c] = dset;
+    else
+      h->migrations = dset;
+  }
+  space = H5Dget_space(h->history[HIST_ISLAND_BEST]);
+  if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 ||
+      H5Sget_simple_extent_dims(space, dims, NULL) < 0 || dims[1] != (hsize_t)f->size) {
+    if (space >= 0) H5Sclose(space);
+    h5u_user_error(f->rank,
+                   "islandpso: error: output '%s': /history/island_best does not have %d columns",
+                   f->path, f->size);
+    return IPSO_ERR_USAGE;
+  }
+  if (H5Sclose(space) < 0) {
+    ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing a dataspace");
+    return IPSO_ERR_RUNTIME;
+  }
+  h->migration_mem = h5out_migration_type(f, 0);
+  return h->migration_mem < 0 ? IPSO_ERR_RUNTIME : IPSO_OK;
+}
+
+/* The number of rows of DSET (writers). */
+static int h5out_rows(const struct h5u_file *f, hid_t dset, int64_t *rows)
+{
+  hid_t space = H5I_INVALID_HID;
+  hsize_t dims[2] = {0, 0};
+  int st = IPSO_ERR_RUNTIME;
+  IPSO_CHECK_H5_GOTO(f->path, space = H5Dget_space(dset), st, done, "getting a dataspace");
+  IPSO_CHECK_H5_GOTO(f->path, H5Sget_simple_extent_dims(space, dims, NULL), st, done,
+                     "getting the extent of a dataset");
+  *rows = (int64_t)dims[0];
+  st = IPSO_OK;
+done:
+  return H5U_CLOSE(f, st, space);
+}
+
+/* Shrinks the histories to the rows up to ITERATION: the longest prefix of
+ * strictly increasing iterations not above it (rows a crash left half
+ * written end the prefix), less a last row at ITERATION that is not a
+ * multiple of INTERVAL (the final row of a run that ended there and is now
+ * continued: an uninterrupted run has no row there). Every writer reads the
+ * iterations, so that all make the same metadata accesses. */
+static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t interval)
+{
+  struct h5u_file *f = &h->f;
+  int64_t rows = 0, keep = 0, *its = NULL;
+  int st = IPSO_ERR_RUNTIME;
+  if (f->writer) {
+    if (h5out_rows(f, h->history[HIST_ITERATION], &rows) != IPSO_OK) goto done;
+    for (int c = 1; c < HIST_COLUMNS; c++) {
+      int64_t n;
+      if (h5out_rows(f, h->history[c], &n) != IPSO_OK) goto done;
+      if (n < rows) rows = n;
+    }
+    if (!(its = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *its))) {
+      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory for %" PRId64 " rows", f->path,
+               rows);
+      goto done;
+    }
+    hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)rows, 0};
+    if (h5u_read(f, h->history[HIST_ITERATION], H5T_NATIVE_INT64, start, count, its) != IPSO_OK)
+      goto done;
+    while (keep < rows && its[keep] <= iteration && (keep == 0 || its[keep] > its[keep - 1]))
+      keep++;
+    if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
+    for (int c = 0; c < HIST_COLUMNS; c++) {
+      hsize_t dims[2] = {(hsize_t)keep, (hsize_t)f->size};
+      IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->history[c], dims), st, done, "shrinking /%s",
+                         history_specs[c].name);
+    }
+  }
+  IPSO_CHECK_MPI_GOTO(MPI_Bcast(&keep, 1, MPI_INT64_T, 0, h->comm), st, done);
+  h->history_rows = keep;
+  st = IPSO_OK;
+done:
+  free(its);
+  return st;
+}
+
+/* Whether migration record R is one to keep on a restart from ITERATION:
+ * not later, and a real record (rows a crash left half written are not). */
+static int migration_kept(const struct migration_record *r, int64_t iteration, int islands)
+{
+  return r->iteration <= iteration && r->from >= 0 && r->from < islands && r->to >= 0 &&
+         r->to < islands && r->from != r->to;
+}
+
+/* Removes the migration rows after ITERATION: the table is read in pieces
+ * (by every writer, for the same metadata accesses everywhere), the rows
+ * kept move forward (written by rank 0), and the table is shrunk. */
+static int h5out_truncate_migrations(struct h5out *h, int64_t iteration)
+{
+  struct h5u_file *f = &h->f;
+  struct migration_record *rec = NULL;
+  int64_t rows = 0, kept = 0;
+  int st = IPSO_ERR_RUNTIME;
+  if (f->writer) {
+    if (h5out_rows(f, h->migrations, &rows) != IPSO_OK) goto done;
+    rec = malloc((size_t)H5OUT_MIGRATION_PIECE * sizeof *rec);
+    if (!rec) {
+      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
+      goto done;
+    }
+    for (int64_t r = 0; r < rows; r += H5OUT_MIGRATION_PIECE) {
+      int64_t n = rows - r < H5OUT_MIGRATION_PIECE ? rows - r : H5OUT_MIGRATION_PIECE, k = 0;
+      hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {(hsize_t)n, 0};
+      if (h5u_read(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
+      for (int64_t i = 0; i < n; i++)
+        if (migration_kept(&rec[i], iteration, f->size)) rec[k++] = rec[i];
+      if (kept != r || k != n) {
+        start[0] = (hsize_t)kept;
+        count[0] = (hsize_t)(f->rank == 0 ? k : 0);
+        if (h5u_write(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
+      }
+      kept += k;
+    }
+    hsize_t dims[1] = {(hsize_t)kept};
+    IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
+                       "shrinking /migrations");
+  }
+  IPSO_CHECK_MPI_GOTO(MPI_Bcast(&kept, 1, MPI_INT64_T, 0, h->comm), st, done);
+  h->migration_rows = kept;
+  st = IPSO_OK;
+done:
+  free(rec);
+  return st;
+}
+
+/* Deletes the snapshots after ITERATION, the result and 'finished'
+ * (writers). */
+static int h5out_truncate_groups(struct h5out *h, int64_t iteration)
+{
+  struct h5u_file *f = &h->f;
+  hid_t group = H5I_INVALID_HID;
+  H5G_info_t info;
+  htri_t exists;
+  int st = IPSO_ERR_RUNTIME;
+  IPSO_CHECK_H5_GOTO(f->path, group = H5Gopen2(f->id, "snapshots", H5P_DEFAULT), st, done,
+                     "opening group /snapshots");
+  IPSO_CHECK_H5_GOTO(f->path, H5Gget_info(group, &info), st, done, "listing /snapshots");
+  /* From the last name down, so that deleting one leaves the lower indices
+   * in place. */
+  for (hsize_t i = info.nlinks; i-- > 0;) {
+    char name[64], *end;
+    ssize_t len;
+    long long it;
+    IPSO_CHECK_H5_GOTO(f->path,
+                       len = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
+                                                sizeof name, H5P_DEFAULT),
+                       st, done, "listing /snapshots");
+    if ((size_t)len >= sizeof name) continue; /* not a name this program writes */
+    errno = 0;
+    it = strtoll(name, &end, 10);
+    if (errno != 0 || end == name || *end != '\0' || it <= iteration) continue;
+    IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(group, name, H5P_DEFAULT), st, done,
+                       "deleting /snapshots/%s", name);
+  }
+  IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, "result", H5P_DEFAULT), st, done,
+                     "looking up /result");
+  if (exists)
+    IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, "result", H5P_DEFAULT), st, done,
+                       "deleting /result");
+  IPSO_CHECK_H5_GOTO(f->path, exists = H5Aexists(f->id, "finished"), st, done,
+                     "looking up attribute 'finished'");
+  if (exists)
+    IPSO_CHECK_H5_GOTO(f->path, H5Adelete(f->id, "finished"), st, done,
+                       "deleting attribute 'finished'");
+  st = IPSO_OK;
+done:
+  return H5U_CLOSE(f, st, group);
+}
+
+/* Opens the existing output in MODE and its datasets, with the verdicts
+ * on it agreed by every rank. A refused file is closed again (every rank
+ * refuses at the same point) and IPSO_ERR_USAGE returned. */
+static int h5out_open_existing(struct h5out *h, enum h5u_mode mode)
+{
+  char why[1024];
+  int st = IPSO_OK;
+  if (h->f.writer && h5u_open(&h->f, mode, why, sizeof why) != IPSO_OK) {
+    h5u_user_error(h->f.rank,
+                   "islandpso: error: output '%s' cannot be continued: not a readable HDF5 "
+                   "file (%s)",
+                   h->f.path, why);
+    st = IPSO_ERR_USAGE;
+  }
+  st = island_agree(h->comm, st);
+  if (st != IPSO_OK) return st;
+  if (h->f.writer) st = h5out_open_layout(h);
+  st = island_agree(h->comm, st);
+  if (st != IPSO_OK) h5out_close_file(h);
+  return st;
+}
+
+int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration,
+                 struct h5out **out)
+{
+  struct h5out *h;
+  int rank, st = IPSO_OK;
+  *out = NULL;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) st = output_continuable(cfg->run.output);
+  st = island_agree(comm, st);
+  if (st != IPSO_OK) return st;
+  h = h5out_new(comm, cfg);
+  if (!h) return IPSO_ERR_RUNTIME;
+  /* Judged read-only first, so that a refused file is left as it was. */
+  st = h5out_open_existing(h, H5U_READ);
+  if (st == IPSO_OK) st = h5out_close_file(h);
+  if (st == IPSO_OK) st = h5out_open_existing(h, H5U_READWRITE);
+  if (st == IPSO_ERR_USAGE) {
+    MPI_Comm_free(&h->comm);
+    free(h);
+    return st;
+  }
+  if (st != IPSO_OK) {
+    h5out_discard(h);
+    return st;
+  }
+  st = h5out_truncate_history(h, iteration, cfg->output.history_interval);
+  if (st == IPSO_OK) st = h5out_truncate_migrations(h, iteration);
+  if (st == IPSO_OK && h->f.writer) st = h5out_truncate_groups(h, iteration);
+  /* The file describes the run as continued now (max_iterations may grow). */
+  if (st == IPSO_OK && h->f.writer) st = h5u_write_attr_string(&h->f, h->f.id, "config", cfg->text);
+  /* Shrinking rewrites the chunk it cuts through in HDF5's chunk cache,
+   * which writes it back when the dataset is closed: with parallel HDF5
+   * that would overwrite the rows written collectively in the meantime
+   * (collective writes bypass the cache). Closing now writes it first. */
+  if (st == IPSO_OK) st = h5out_close_file(h);
+  if (st == IPSO_OK) st = h5out_open_existing(h, H5U_READWRITE);
+  if (st != IPSO_OK) {
+    h5out_discard(h);
+    return st;
+  }
+  *out = h;
+  return IPSO_OK;
+}

@@ -1,0 +1,585 @@
+/* The HDF5 helpers of h5util.h, shared by the run output (h5out.c) and the
+ * checkpoints (checkpoint.c): opening files, reporting failures with HDF5's
+ * own message, attributes, datasets and the transfers of the blocks of rows
+ * that ranks own. */
+#include "h5util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "log.h"
+
+/* H5Pset_file_locking exists from HDF5 1.10.7 in the 1.10 series and 1.12.1. */
+#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
+#define H5U_HAVE_FILE_LOCKING 1
+#else
+#define H5U_HAVE_FILE_LOCKING 0
+#endif
+
+/* Bytes one transfer of island rows moves: per rank with parallel HDF5, in
+ * all through rank 0 with serial HDF5. It keeps MPI-IO requests well below
+ * 2 GiB and bounds rank 0's gather buffer. (Tests set it small.) */
+#ifndef H5U_PIECE_BYTES
+#define H5U_PIECE_BYTES (INT64_C(256) << 20)
+#endif
+
+struct h5u_text {
+  char *buf;
+  size_t len;
+};
+
+/* Keeps the first entry of an upward walk: the innermost, most specific. */
+static herr_t h5u_first_error(unsigned n, const H5E_error2_t *err, void *data)
+{
+  struct h5u_text *t = data;
+  if (n == 0 && err->desc) snprintf(t->buf, t->len, "%s", err->desc);
+  return 0;
+}
+
+void h5u_error_text(char *buf, size_t len)
+{
+  struct h5u_text t = {buf, len};
+  if (len == 0) return;
+  buf[0] = '\0';
+  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5u_first_error, &t) < 0 || buf[0] == '\0')
+    snprintf(buf, len, "no HDF5 error message");
+  /* HDF5 puts line breaks in some messages; keep ours on one line. */
+  for (char *c = buf; *c; c++)
+    if (*c == '\n') *c = ' ';
+}
+
+int h5u_file_errno(int e)
+{
+  switch (e) {
+  case ENOSPC:
+  case EDQUOT:
+  case EROFS:
+  case EIO:
+  case EFBIG:
+  case EACCES:
+  case ENOTDIR:
+  case ESTALE:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+void h5u_full_note(const char *path, char *buf, size_t len)
+{
+  char dir[IPSO_PATH_MAX];
+  struct statvfs vfs;
+  if (len) buf[0] = '\0';
+  h5u_directory(path, dir, sizeof dir);
+  if (statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0)
+    snprintf(buf, len, "; directory '%s': %s", dir, strerror(ENOSPC));
+}
+
+/* The failed operation (FMT), HDF5's message and, when E explains a failed
+ * file access, the system's reason; otherwise a full file system is named. */
+int ipso_h5_fail(const char *path, int e, const char *file, int line, const char *fmt, ...)
+{
+  char hdf5[1024], what[1024], full[IPSO_PATH_MAX + 64] = "";
+  va_list ap;
+  h5u_error_text(hdf5, sizeof hdf5);
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  if (h5u_file_errno(e)) {
+    log_fail("hdf5", file, line, "'%s': %s failed: %s (%s)", path, what, strerror(e), hdf5);
+  } else {
+    h5u_full_note(path, full, sizeof full);
+    log_fail("hdf5", file, line, "'%s': %s failed: %s%s", path, what, hdf5, full);
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return IPSO_ERR_RUNTIME;
+}
+
+void h5u_user_error(int rank, const char *fmt, ...)
+{
+  char msg[3 * IPSO_PATH_MAX];
+  va_list ap;
+  if (rank != 0) return;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  log_user_error("%s", msg);
+}
+
+void h5u_directory(const char *path, char *dir, size_t len)
+{
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    snprintf(dir, len, ".");
+  else if (slash == path)
+    snprintf(dir, len, "/");
+  else
+    snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+int h5u_directory_error(const char *path, char *dir, size_t len)
+{
+  struct stat sb;
+  h5u_directory(path, dir, len);
+  if (stat(dir, &sb) != 0) return errno;
+  if (!S_ISDIR(sb.st_mode)) return ENOTDIR;
+  if (access(dir, W_OK | X_OK) != 0) return errno;
+  return 0;
+}
+
+void h5u_init(struct h5u_file *f, MPI_Comm comm, const char *path)
+{
+  memset(f, 0, sizeof *f);
+  f->comm = comm;
+  MPI_Comm_rank(comm, &f->rank);
+  MPI_Comm_size(comm, &f->size);
+  f->writer = H5U_PARALLEL || f->rank == 0;
+  f->id = H5I_INVALID_HID;
+  f->dxpl = H5I_INVALID_HID;
+  snprintf(f->path, sizeof f->path, "%s", path);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+/* File access properties: MPI-IO with collective metadata operations
+ * (parallel HDF5), the 1.8 format or later (attributes over 64 KiB, such as
+ * a long config, need it), and file locking that gives way on file systems
+ * without locks instead of failing. */
+static hid_t h5u_file_access(const struct h5u_file *f)
+{
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return fapl;
+  int ok = H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
+#if H5U_PARALLEL
+  ok = ok && H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL) >= 0 &&
+       H5Pset_all_coll_metadata_ops(fapl, 1) >= 0 && H5Pset_coll_metadata_write(fapl, 1) >= 0;
+#endif
+#if H5U_HAVE_FILE_LOCKING
+  ok = ok && H5Pset_file_locking(fapl, 1, 1) >= 0;
+#endif
+  if (!ok) {
+    H5Pclose(fapl);
+    return H5I_INVALID_HID;
+  }
+  return fapl;
+}
+
+int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len)
+{
+  hid_t fapl;
+  int ok;
+  if (len > 0) why[0] = '\0';
+  if (!f->writer) return IPSO_OK;
+  fapl = h5u_file_access(f);
+  if (fapl >= 0) {
+    switch (mode) {
+    case H5U_CREATE:
+      f->id = H5Fcreate(f->path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+      break;
+    case H5U_REPLACE:
+      f->id = H5Fcreate(f->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+      break;
+    case H5U_READ:
+      f->id = H5Fopen(f->path, H5F_ACC_RDONLY, fapl);
+      break;
+    case H5U_READWRITE:
+      f->id = H5Fopen(f->path, H5F_ACC_RDWR, fapl);
+      break;
+    }
+  }
+  ok = f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0;
+#if H5U_PARALLEL
+  ok = ok && H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
+#endif
+  if (!ok) h5u_error_text(why, len);
+  if (fapl >= 0 && H5Pclose(fapl) < 0 && ok) {
+    h5u_error_text(why, len);
+    ok = 0;
+  }
+  if (!ok) {
+    if (f->dxpl >= 0) H5Pclose(f->dxpl);
+    if (f->id >= 0) H5Fclose(f->id);
+    f->id = f->dxpl = H5I_INVALID_HID;
+    return IPSO_ERR_RUNTIME;
+  }
+  return IPSO_OK;
+}
+
+int h5u_close(struct h5u_file *f)
+{
+  int st = IPSO_OK;
+  if (f->dxpl >= 0 && H5Pclose(f->dxpl) < 0) {
+    ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing the transfer properties");
+    st = IPSO_ERR_RUNTIME;
+  }
+  errno = 0;
+  if (f->id >= 0 && H5Fclose(f->id) < 0) {
+    ipso_h5_fail(f->path, errno, __FILE__, __LINE__, "closing the file");
+    st = IPSO_ERR_RUNTIME;
+  }
+  f->dxpl = f->id = H5I_INVALID_HID;
+  return st;
+}
+
+int h5u_close_ids(const struct h5u_file *f, int status, hid_t *ids, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    herr_t rc;
+    if (ids[i] < 0) continue;
+    switch (H5Iget_type(ids[i])) {
+    case H5I_GROUP:
+      rc = H5Gclose(ids[i]);
+      break;
+    case H5I_DATASET:
+      rc = H5Dclose(ids[i]);
+      break;
+    case H5I_DATATYPE:
+      rc = H5Tclose(ids[i]);
+      break;
+    case H5I_DATASPACE:
+      rc = H5Sclose(ids[i]);
+      break;
+    case H5I_ATTR:
+      rc = H5Aclose(ids[i]);
+      break;
+    case H5I_GENPROP_LST:
+      rc = H5Pclose(ids[i]);
+      break;
+    default:
+      rc = -1;
+      break;
+    }
+    if (rc < 0) {
+      ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing an HDF5 object");
+      status = IPSO_ERR_RUNTIME;
+    }
+  }
+  return status;
+}
+
+/* The path of an open object in its file, for messages. */
+static void h5u_object_name(hid_t obj, char *buf, size_t len)
+{
+  if (H5Iget_name(obj, buf, len) <= 0) snprintf(buf, len, "(unnamed object)");
+}
+
+/* Writes attribute NAME of OBJ: a scalar (RANK 0) or N elements. */
+static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
+                    hid_t mem_type, int rank, hsize_t n, const void *value)
+{
+  hid_t space = H5I_INVALID_HID, attr = H5I_INVALID_HID;
+  htri_t exists;
+  int st = IPSO_ERR_RUNTIME;
+  IPSO_CHECK_H5_GOTO(f->path, exists = H5Aexists(obj, name), st, done, "looking up attribute '%s'",
+                     name);
+  if (exists)
+    IPSO_CHECK_H5_GOTO(f->path, H5Adelete(obj, name), st, done, "deleting attribute '%s'", name);
+  if (rank == 0)
+    IPSO_CHECK_H5_GOTO(f->path, space = H5Screate(H5S_SCALAR), st, done,
+                       "creating the dataspace of attribute '%s'", name);
+  else
+    IPSO_CHECK_H5_GOTO(f->path, space = H5Screate_simple(1, &n, NULL), st, done,
+                       "creating the dataspace of attribute '%s'", name);
+  IPSO_CHECK_H5_GOTO(f->path,
+                     attr = H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT), st,
+                     done, "creating attribute '%s'", name);
+  IPSO_CHECK_H5_GOTO(f->path, H5Awrite(attr, mem_type, value), st, done, "writing attribute '%s'",
+                     name);
+  st = IPSO_OK;
+done:
+  return H5U_CLOSE(f, st, attr, space);
+}
+
+int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
+                   hid_t mem_type, const void *value)
+{
+  return h5u_attr(f, obj, name, file_type, mem_type, 0, 1, value);
+}
+
+int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
+                         hid_t mem_type, hsize_t n, const void *values)
+{
+  return h5u_attr(f, obj, name, file_type, mem_type, 1, n, values);
+}
+
+int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name, const char *value)
+{
+  hid_t type = H5I_INVALID_HID;
+  int st = IPSO_ERR_RUNTIME;
+  if (!value) value = "";
+  IPSO_CHECK_H5_GOTO(f->path, type = H5Tcopy(H5T_C_S1), st, done,
+                     "creating the string type of attribute '%s'", name);
+  IPSO_CHECK_H5_GOTO(f->path, H5Tset_size(type, strlen(value) + 1), st, done,
+                     "sizing attribute '%s'", name);
+  IPSO_CHECK_H5_GOTO(f->path, H5Tset_strpad(type, H5T_STR_NULLTERM), st, done,
+                     "setting the padding of attribute '%s'", name);
+  IPSO_CHECK_H5_GOTO(f->path, H5Tset_cset(type, H5T_CSET_UTF8), st, done,
+                     "setting the character set of attribute '%s'", name);
+  st = h5u_write_attr(f, obj, name, type, type, value);
+done:
+  return H5U_CLOSE(f, st, type);
+}
+
+int h5u_read_attr(hid_t obj, const char *name, hid_t mem_type, hsize_t n, void *values)
+{
+  hid_t attr = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
+  int rc = -1;
+  if (H5Aexists(obj, name) <= 0) return -1;
+  attr = H5Aopen(obj, name, H5P_DEFAULT);
+  if (attr < 0) return -1;
+  space = H5Aget_space(attr);
+  type = H5Aget_type(attr);
+  if (space >= 0 && type >= 0 && H5Sget_simple_extent_npoints(space) == (hssize_t)n &&
+      H5Tget_class(type) == H5Tget_class(mem_type) && H5Aread(attr, mem_type, values) >= 0)
+    rc = 0;
+  if (type >= 0) H5Tclose(type);
+  if (space >= 0) H5Sclose(space);
+  H5Aclose(attr);
+  return rc;
+}
+
+hssize_t h5u_attr_length(hid_t obj, const char *name)
+{
+  hid_t attr, space;
+  hssize_t n = -1;
+  if (H5Aexists(obj, name) <= 0 || (attr = H5Aopen(obj, name, H5P_DEFAULT)) < 0) return -1;
+  if ((space = H5Aget_space(attr)) >= 0) {
+    n = H5Sget_simple_extent_npoints(space);
+    H5Sclose(space);
+  }
+  H5Aclose(attr);
+  return n;
+}
+
+char *h5u_read_attr_string(hid_t obj, const char *name)
+{
+  hid_t attr = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
+  hid_t mem = H5I_INVALID_HID;
+  char *s = NULL;
+  size_t size;
+  if (H5Aexists(obj, name) <= 0) return NULL;
+  attr = H5Aopen(obj, name, H5P_DEFAULT);
+  if (attr < 0) return NULL;
+  space = H5Aget_space(attr);
+  type = H5Aget_type(attr);
+  if (space < 0 || type < 0 || H5Sget_simple_extent_npoints(space) != 1 ||
+      H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) != 0)
+    goto done;
+  /* Read as stored (same size and character set: HDF5 does not convert
+   * between ASCII and UTF-8), then terminated here. */
+  size = H5Tget_size(type);
+  mem = H5Tcopy(type);
+  if (size == 0 || mem < 0) goto done;
+  s = malloc(size + 1);
+  if (s && H5Aread(attr, mem, s) < 0) {
+    free(s);
+    s = NULL;
+  }
+  if (s) s[size] = '\0';
+done:
+  if (mem >= 0) H5Tclose(mem);
+  if (type >= 0) H5Tclose(type);
+  if (space >= 0) H5Sclose(space);
+  H5Aclose(attr);
+  return s;
+}
+
+hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
+                         int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
+                         const char *description)
+{
+  hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, dset = H5I_INVALID_HID;
+  hsize_t maxdims[2] = {0, 0}, chunk[2] = {0, 0};
+  int st = IPSO_ERR_RUNTIME;
+  for (int d = 0; d < rank; d++) maxdims[d] = chunk[d] = dims[d];
+  if (chunk_rows > 0) {
+    maxdims[0] = H5S_UNLIMITED;
+    chunk[0] = chunk_rows;
+  }
+  if (rank == 0)
+    IPSO_CHECK_H5_GOTO(f->path, space = H5Screate(H5S_SCALAR), st, done,
+                       "creating the dataspace of %s", name);
+  else
+    IPSO_CHECK_H5_GOTO(f->path, space = H5Screate_simple(rank, dims, maxdims), st, done,
+                       "creating the dataspace of %s", name);
+  IPSO_CHECK_H5_GOTO(f->path, dcpl = H5Pcreate(H5P_DATASET_CREATE), st, done,
+                     "creating the properties of %s", name);
+  if (rank > 0 && chunk_rows > 0)
+    IPSO_CHECK_H5_GOTO(f->path, H5Pset_chunk(dcpl, rank, chunk), st, done, "chunking %s", name);
+  else
+    IPSO_CHECK_H5_GOTO(f->path, H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), st, done,
+                       "setting the fill time of %s", name);
+  IPSO_CHECK_H5_GOTO(f->path,
+                     dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), st,
+                     done, "creating dataset %s", name);
+  if (h5u_write_attr_string(f, dset, "units", units) != IPSO_OK ||
+      h5u_write_attr_string(f, dset, "description", description) != IPSO_OK)
+    goto done;
+  st = IPSO_OK;
+done:
+  st = H5U_CLOSE(f, st, space, dcpl);
+  if (st != IPSO_OK) {
+    H5U_CLOSE(f, st, dset);
+    return H5I_INVALID_HID;
+  }
+  return dset;
+}
+
+hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name)
+{
+  hid_t dset = H5Dopen2(loc, name, H5P_DEFAULT);
+  if (dset < 0) ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "opening dataset %s", name);
+  return dset;
+}
+
+/* Moves the selection START/STRIDE/COUNT/BLOCK (STRIDE and BLOCK may be
+ * NULL) of DSET to or from the contiguous BUF. COUNT[0] = 0 selects
+ * nothing; a scalar dataset is selected whole otherwise. */
+static int h5u_transfer(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t *start,
+                        const hsize_t *stride, const hsize_t *count, const hsize_t *block,
+                        void *buf, int write)
+{
+  hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
+  char name[256];
+  double empty = 0; /* HDF5 wants a buffer even for an empty selection */
+  hsize_t n = 1;
+  hssize_t points;
+  int ndims, st = IPSO_ERR_RUNTIME;
+  if (!f->writer) return IPSO_OK;
+  h5u_object_name(dset, name, sizeof name);
+  IPSO_CHECK_H5_GOTO(f->path, fspace = H5Dget_space(dset), st, done, "getting the dataspace of %s",
+                     name);
+  IPSO_CHECK_H5_GOTO(f->path, ndims = H5Sget_simple_extent_ndims(fspace), st, done,
+                     "getting the rank of %s", name);
+  IPSO_CHECK_H5_GOTO(f->path, points = H5Sget_simple_extent_npoints(fspace), st, done,
+                     "getting the size of %s", name);
+  if (points == 0) {
+    /* An empty dataset has no storage to transfer to (every rank sees it). */
+    st = IPSO_OK;
+    goto done;
+  }
+  for (int d = 0; d < ndims; d++) n *= count[d] * (block ? block[d] : 1);
+  if (count[0] == 0) {
+    n = 0;
+    IPSO_CHECK_H5_GOTO(f->path, H5Sselect_none(fspace), st, done, "selecting nothing in %s", name);
+  } else if (ndims > 0) {
+    IPSO_CHECK_H5_GOTO(f->path,
+                       H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, stride, count, block), st,
+                       done, "selecting rows of %s", name);
+  }
+  hsize_t mdims = n > 0 ? n : 1;
+  IPSO_CHECK_H5_GOTO(f->path, mspace = H5Screate_simple(1, &mdims, NULL), st, done,
+                     "creating a memory dataspace for %s", name);
+  if (n == 0) {
+    IPSO_CHECK_H5_GOTO(f->path, H5Sselect_none(mspace), st, done,
+                       "selecting nothing in memory for %s", name);
+    buf = &empty;
+  }
+  if (write)
+    IPSO_CHECK_H5_GOTO(f->path, H5Dwrite(dset, mem_type, mspace, fspace, f->dxpl, buf), st, done,
+                       "writing %s", name);
+  else
+    IPSO_CHECK_H5_GOTO(f->path, H5Dread(dset, mem_type, mspace, fspace, f->dxpl, buf), st, done,
+                       "reading %s", name);
+  st = IPSO_OK;
+done:
+  return H5U_CLOSE(f, st, mspace, fspace);
+}
+
+int h5u_write(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
+              const hsize_t count[2], const void *buf)
+{
+  return h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, (void *)buf, 1);
+}
+
+int h5u_read(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
+             const hsize_t count[2], void *buf)
+{
+  return h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, buf, 0);
+}
+
+/* Moves every rank's ROWS x WIDTH block (see h5u_write_island_rows). With
+ * parallel HDF5 each rank moves its own block in pieces, collectively; with
+ * serial HDF5 rank 0 gathers (or reads) the same piece of every block and
+ * writes it (or scatters it) through one strided selection. */
+static int h5u_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
+                           int64_t width, char *buf, int write)
+{
+  MPI_Datatype row_type = MPI_DATATYPE_NULL;
+  char *gathered = NULL;
+  size_t esize = H5Tget_size(mem_type);
+  int64_t row_bytes = width * (int64_t)esize;
+  int64_t movers = H5U_PARALLEL ? 1 : f->size;
+  int64_t piece, off;
+  int st = IPSO_ERR_RUNTIME;
+  if (esize == 0 || row_bytes <= 0 || row_bytes > INT_MAX) {
+    log_fail("hdf5", __FILE__, __LINE__, "'%s': rows of %" PRId64 " elements cannot be moved",
+             f->path, width);
+    return IPSO_ERR_RUNTIME;
+  }
+  piece = H5U_PIECE_BYTES / (row_bytes * movers);
+  if (piece < 1) piece = 1;
+  if (piece > rows) piece = rows;
+  if (!H5U_PARALLEL) {
+    IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)row_bytes, MPI_BYTE, &row_type), st, done);
+    IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&row_type), st, done);
+    if (f->rank == 0 && piece > 0) {
+      gathered = malloc((size_t)(f->size * piece * row_bytes));
+      if (!gathered) {
+        log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory for %" PRId64 " rows", f->path,
+                 f->size * piece);
+        goto done;
+      }
+    }
+  }
+  for (off = 0; off < rows; off += piece) {
+    int64_t n = rows - off < piece ? rows - off : piece;
+    char *mine = buf + off * row_bytes;
+    if (H5U_PARALLEL) {
+      hsize_t start[2] = {(hsize_t)(f->rank * rows + off), 0};
+      hsize_t count[2] = {(hsize_t)n, (hsize_t)width};
+      if (h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, mine, write) != IPSO_OK)
+        goto done;
+      continue;
+    }
+    hsize_t start[2] = {(hsize_t)off, 0}, stride[2] = {(hsize_t)rows, 1};
+    hsize_t count[2] = {(hsize_t)f->size, 1}, block[2] = {(hsize_t)n, (hsize_t)width};
+    if (write) {
+      IPSO_CHECK_MPI_GOTO(
+          MPI_Gather(mine, (int)n, row_type, gathered, (int)n, row_type, 0, f->comm), st, done);
+      if (h5u_transfer(f, dset, mem_type, start, stride, count, block, gathered, 1) != IPSO_OK)
+        goto done;
+    } else {
+      if (h5u_transfer(f, dset, mem_type, start, stride, count, block, gathered, 0) != IPSO_OK)
+        goto done;
+      IPSO_CHECK_MPI_GOTO(
+          MPI_Scatter(gathered, (int)n, row_type, mine, (int)n, row_type, 0, f->comm), st, done);
+    }
+  }
+  st = IPSO_OK;
+done:
+  if (row_type != MPI_DATATYPE_NULL) MPI_Type_free(&row_type);
+  free(gathered);
+  return st;
+}
+
+int h5u_write_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
+                          int64_t width, const void *buf)
+{
+  return h5u_island_rows(f, dset, mem_type, rows, width, (char *)buf, 1);
+}
+
+int h5u_read_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
+                         int64_t width, void *buf)
+{
+  return h5u_island_rows(f, dset, mem_type, rows, width, buf, 0);
+}
