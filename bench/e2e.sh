@@ -60,11 +60,12 @@ measure() {
   echo "$label $(awk '{print $1}' times | median) $(awk '{print $2}' times | median)"
 }
 
-# kernel NAME: bench_gpu's median for the queue-lock strict variant (seconds).
+# kernel NAME SYNC: bench_gpu's median for the queue-lock kernel in the
+# config's sync mode, its default launch mode (seconds).
 kernel() {
   [ "$backend" = gpu ] && [ -x "$bin/bench_gpu" ] || { echo nan; return; }
   "$bin/bench_gpu" --only "$1" --reps "$runs" --csv k.csv >/dev/null 2>&1 || { echo nan; return; }
-  awk -F, 'NR > 1 && $2 == "queue_lock" && $3 == "strict" {print $5; exit}' k.csv
+  awk -F, -v sync="$2" 'NR > 1 && $2 == "queue_lock" && $3 == sync {print $5; exit}' k.csv
 }
 
 declare -A bench_name=(
@@ -76,7 +77,8 @@ echo "| config | kernel alone | in-run time | wall | wall - kernel | checkpoints
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for cfg in cubic_120d_32768 cubic_120d_131072 rastrigin_30d_float cubic_1d_2048 cubic_1d_65536; do
   [ -n "$only" ] && [ "$only" != "$cfg" ] && continue
-  k=$(kernel "${bench_name[$cfg]}")
+  sync=$(sed -n 's/^ *sync *= *"\([a-z]*\)".*/\1/p' "$src/configs/$cfg.toml" | head -1)
+  k=$(kernel "${bench_name[$cfg]}" "${sync:-strict}")
   # shellcheck disable=SC2086
   read -r _ w r < <(measure "$cfg" "$src/configs/$cfg.toml" --backend "$backend" --overwrite $extra)
   # shellcheck disable=SC2086

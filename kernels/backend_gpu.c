@@ -21,6 +21,7 @@
 #include "gpu_plan.h"
 #include "gpu_stage.h"
 #include "log.h"
+#include "timings.h"
 #include "objective.h"
 #include "user_objective.h"
 
@@ -495,8 +496,10 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   if (e == cudaSuccess) e = cudaEventCreate(&g->ev_stop);
   if (e != cudaSuccess)
     rc = IPSO_FAIL("cuda", "cannot use GPU %d: %s", g->device, cudaGetErrorString(e));
+  timings_mark("GPU context");
   if (rc == IPSO_OK) rc = swarm_consts_build(cfg, &k);
   if (rc == IPSO_OK) rc = build_program(g, &k, prop.major, prop.minor);
+  timings_mark(g->prog.compile_seconds > 0 ? "GPU kernels compiled (NVRTC)" : "GPU kernels loaded");
   if (rc == IPSO_OK) rc = plan_launch(g, &prop);
   if (rc == IPSO_OK) {
     char bus[32] = "?", forced[96];
@@ -515,6 +518,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_USER && cfg->objective.separable)
     rc = check_separable(g);
   if (rc == IPSO_OK) rc = reserve_migrants(g, 1);
+  timings_mark("GPU allocation and constants");
   swarm_consts_free(&k);
   if (rc == IPSO_OK && g->prog.compile_seconds > 0 && setup->island == 0)
     log_info("islandpso: compiled the GPU kernels in %.2f s (cached for later runs)",

@@ -30,6 +30,9 @@ static void singleton_defaults(void)
     if (getenv(*v)) return;
   setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   setenv("OMPI_MCA_pml", "ob1", 0);
+  /* hwloc's GPU plugins add 0.2 s to MPI_Init on a GPU node (NVML and CUDA
+   * enumeration); MPI does not need the GPUs' place in the topology here. */
+  setenv("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-gl,-rsmi,-levelzero", 0);
   /* Isolated singletons all take job family 0: without a session
    * directory of their own, concurrent ones (a parameter sweep) remove
    * each other's. Open MPI creates it and removes it at MPI_Finalize. */

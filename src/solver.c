@@ -367,6 +367,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   if (cfg->run.output[0]) timings_mark("output file");
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
+  if (devices) timings_mark("GPU driver (cuInit, device count)");
   struct swarm_setup setup = {cfg, s->rank, s->size, island_device_for(local_rank, devices)};
   /* A user objective is compiled by rank 0 first: a compile error or a
    * refused declaration is then reported once, and the other ranks load
