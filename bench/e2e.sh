@@ -6,7 +6,10 @@
 # output, and `islandpso --version`. Every time is the median of --runs runs
 # after one warm-up run (which also fills the kernel cache).
 #
-#   bash bench/e2e.sh [--runs N] [--backend gpu|cpu] [--bin DIR] [--only NAME] [--extra "--set k=v"]
+#   bash bench/e2e.sh [--runs N] [--backend gpu|cpu] [--bin DIR] [--only NAME|--startup] [--extra "--set k=v"]
+#
+# --startup: only the one-iteration run and --version (what the CPU backend
+# of a small machine is measured with).
 #
 # DIR holds islandpso and bench_gpu (default build-gpu). Markdown on stdout.
 set -uo pipefail
@@ -21,6 +24,7 @@ while [ $# -gt 0 ]; do
   --backend) backend=$2; shift ;;
   --bin) bindir=$2; shift ;;
   --only) only=$2; shift ;;
+  --startup) only=none ;;
   --extra) extra=$2; shift ;;
   *) echo "usage: bench/e2e.sh [--runs N] [--backend gpu|cpu] [--bin DIR] [--only NAME] [--extra ARGS]" >&2; exit 2 ;;
   esac
@@ -73,7 +77,8 @@ declare -A bench_name=(
   [cubic_120d_32768]=cubic-120d-32768 [cubic_120d_131072]=cubic-120d-131072
   [rastrigin_30d_float]=rastrigin-30d-65536-float)
 
-echo "| config | kernel alone | in-run time | wall | wall - kernel | checkpoints off: in-run | wall |"
+[ "$only" = none ] || echo "| config | kernel alone | in-run time | wall | wall - kernel | checkpoints off: in-run | wall |"
+[ "$only" = none ] && echo "| run | | in-run time | wall | | | |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for cfg in cubic_120d_32768 cubic_120d_131072 rastrigin_30d_float cubic_1d_2048 cubic_1d_65536; do
   [ -n "$only" ] && [ "$only" != "$cfg" ] && continue
@@ -87,7 +92,7 @@ for cfg in cubic_120d_32768 cubic_120d_131072 rastrigin_30d_float cubic_1d_2048 
   printf "| %s | %s s | %s s | %s s | %s s | %s s | %s s |\n" "$cfg" "$k" "$r" "$w" \
     "$(awk -v w="$w" -v k="$k" 'BEGIN {printf "%.3f", w - (k == "nan" ? 0 : k)}')" "$r0" "$w0"
 done
-if [ -z "$only" ]; then
+if [ -z "$only" ] || [ "$only" = none ]; then
   read -r _ w r < <(measure one "$src/configs/rastrigin_30d_float.toml" --backend "$backend" \
     --set run.max_iterations=1 --set 'run.output=""' --set 'output.checkpoint=""')
   echo "| one iteration, no output | | $r s | $w s | | | |"
