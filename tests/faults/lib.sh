@@ -53,9 +53,10 @@ start_job() {
 }
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 20 ms; 0 once it
-# succeeds, 1 when SECONDS have passed.
+# succeeds, 1 when SECONDS (times IPSO_TEST_TIME_SCALE) have passed.
 wait_for() {
-  local limit=$1 t0
+  local limit t0
+  limit=$(scaled "$1")
   shift
   t0=$(now)
   until "$@"; do

@@ -67,7 +67,7 @@ for i in $(seq 1 "$trials"); do
   wait_for 10 no_job_pids
   took=$(elapsed "$t0")
   what="trial $i: rank $rank killed ${delay}s after the first checkpoint"
-  if [ "$job_rc" -ne 0 ] && [ "$job_rc" -ne 124 ] && less "$took" 10 && no_job_pids; then
+  if [ "$job_rc" -ne 0 ] && [ "$job_rc" -ne 124 ] && less "$took" "$(scaled 10)" && no_job_pids; then
     pass "$what: job ended with exit $job_rc after ${took}s, no process left"
   else
     fail "$what: exit $job_rc after ${took}s; left: $(job_pids | tr '\n' ' ')"

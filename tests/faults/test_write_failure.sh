@@ -115,10 +115,10 @@ took=$(elapsed "$t0")
 
 if [ "$job_rc" -eq 124 ]; then
   fail "$mode: the job did not end within 60 s (hung)"
-elif [ "$job_rc" -eq 1 ] && less "$took" 30; then
+elif [ "$job_rc" -eq 1 ] && less "$took" "$(scaled 30)"; then
   pass "$mode: job ended with exit 1 after ${took}s"
 else
-  fail "$mode: exit $job_rc after ${took}s, want 1 within 30 s"
+  fail "$mode: exit $job_rc after ${took}s, want 1 within $(scaled 30) s"
 fi
 no_job_pids && pass "$mode: no process left" || fail "$mode: processes left: $(job_pids | tr '\n' ' ')"
 errors=$(grep "islandpso: error:" "$work/run/log")

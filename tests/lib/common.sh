@@ -13,6 +13,11 @@ mpi() {
   "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$n" "$IPSO_BIN" "$@"
 }
 
+# scaled SECONDS: a time bound times IPSO_TEST_TIME_SCALE (a whole number:
+# 4 in the asan preset), for every bound a test sets on how long something
+# may take.
+scaled() { echo $(($1 * ${IPSO_TEST_TIME_SCALE:-1})); }
+
 pass() { echo "ok   $*"; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 

@@ -97,9 +97,10 @@ reference() {
   fi
 }
 
-# wait_file FILE SECONDS: polls until FILE exists; 1 if it does not in time.
+# wait_file FILE SECONDS: polls until FILE exists; 1 if it does not within
+# SECONDS times IPSO_TEST_TIME_SCALE.
 wait_file() {
-  local end=$((SECONDS + $2))
+  local end=$((SECONDS + $(scaled "$2")))
   until [ -e "$1" ]; do
     [ "$SECONDS" -lt "$end" ] || return 1
     sleep 0.05
