@@ -82,7 +82,8 @@ wait_job() {
   fi
 }
 
-# summary LOG: the lines of a run's summary that a restart must reproduce.
+# summary LOG: the lines of a run's summary that a restart must reproduce
+# (for runs without an output file; with one, same_result reads /result).
 summary() { grep -E "finished at|best fitness|position" "$1"; }
 
 # same_h5 A B WHAT: A and B hold the same values (wall-clock times aside).

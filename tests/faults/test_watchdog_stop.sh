@@ -8,23 +8,7 @@
 . "$IPSO_TEST_DIR/faults/lib.sh"
 
 # Runs for hours unless stopped; no output files.
-cat >"$work/stop.toml" <<'EOF'
-[run]
-backend = "cpu"
-max_iterations = 1000000000
-output = ""
-watchdog = "00:00:05"
-[objective]
-name = "sphere"
-dimensions = 4
-[swarm]
-particles = 16
-[migration]
-interval = 100
-[output]
-checkpoint = ""
-progress = "off"
-EOF
+ipso_config "$work/stop.toml" sphere 4 16 1000000000 'run.watchdog="00:00:05"' migration.interval=100
 
 for stopped in 0 2; do
   dir=$work/stop$stopped

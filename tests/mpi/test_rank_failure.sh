@@ -9,7 +9,6 @@
 # In both, the run is under way (its first checkpoint written) and migrating
 # every 10 iterations, so the other ranks soon wait on rank 2.
 . "$IPSO_TEST_DIR/lib/common.sh"
-. "$IPSO_TEST_DIR/e2e/cfg.sh"
 mode=${1:?usage: test_rank_failure.sh kill|stop}
 victim_rank=2
 limit=$(scaled 10)
@@ -51,8 +50,8 @@ find_ranks() {
   [ "${#ranks[@]}" -eq 4 ]
 }
 
-write_cfg run.toml sphere 4 16 1000000000 "checkpoint_interval = 2000" "[migration]" \
-  "interval = 10" "migrants = 2"
+ipso_config run.toml sphere 4 16 1000000000 output.checkpoint_interval=2000 migration.interval=10 \
+  migration.migrants=2
 watchdog='"00:30:00"'
 [ "$mode" = stop ] && watchdog='"00:00:03"'
 "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 4 "$IPSO_BIN" run.toml --set 'output.checkpoint="run.ckpt.h5"' \
