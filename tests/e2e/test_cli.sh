@@ -1,8 +1,7 @@
 #!/bin/bash
 # Bad command lines print the usage and exit 2; --help and --version exit 0.
 . "$IPSO_TEST_DIR/lib/common.sh"
-. "$IPSO_TEST_DIR/e2e/cfg.sh"
-write_cfg ok.toml sphere 2 8 5
+ipso_config ok.toml sphere 2 8 5
 usage() { # usage DESCRIPTION ARGS...
   local what=$1; shift
   expect_rc 2 "$what" "$IPSO_BIN" "$@"

@@ -6,19 +6,12 @@
 # a syntax error exits 2 naming the user's file and line (once, on several
 # ranks); a missing function is a clear error.
 . "$IPSO_TEST_DIR/lib/common.sh"
-. "$IPSO_TEST_DIR/e2e/cfg.sh"
 export IPSO_CACHE_DIR=$work/cache
-user_cfg() { # user_cfg FILE SOURCE FUNCTION DIMS LOWER UPPER PARTICLES ITERATIONS [extra lines]
+user_cfg() { # user_cfg FILE SOURCE FUNCTION DIMS LOWER UPPER PARTICLES ITERATIONS [SECTION.KEY=VALUE...]
   local file=$1 src=$2 fn=$3 dims=$4 lo=$5 hi=$6 parts=$7 its=$8; shift 8
-  {
-    printf '[run]\nbackend = "cpu"\nmax_iterations = %s\noutput = ""\n' "$its"
-    printf '[objective]\nname = "user"\nsource = "%s"\nfunction = "%s"\n' "$src" "$fn"
-    printf 'dimensions = %s\nlower = %s\nupper = %s\n' "$dims" "$lo" "$hi"
-    for line in "$@"; do printf '%s\n' "$line"; done
-    printf '[swarm]\nparticles = %s\n[output]\ncheckpoint = ""\nprogress = "off"\n' "$parts"
-  } >"$file"
+  ipso_config "$file" user "$dims" "$parts" "$its" "objective.source=\"$src\"" \
+    "objective.function=\"$fn\"" "objective.lower=$lo" "objective.upper=$hi" "$@"
 }
-summary() { echo "$1" | grep -E "best fitness|position"; }
 
 cat >sphere.cu <<'SRC'
 /* x . x, summed in order: the built-in sphere's operations. */
@@ -29,23 +22,17 @@ ipso_real my_sphere(const ipso_real *x, int d)
   return s;
 }
 SRC
-user_cfg u.toml sphere.cu my_sphere 12 -100 100 64 150
-write_cfg b.toml sphere 12 64 150
+user_cfg u.toml sphere.cu my_sphere 12 -100 100 64 150 'run.output="u-sphere.h5"'
+ipso_config b.toml sphere 12 64 150 'run.output="b-sphere.h5"'
 u=$("$IPSO_BIN" u.toml 2>&1) || fail "user sphere run: $u"
 b=$("$IPSO_BIN" b.toml 2>&1) || fail "built-in sphere run"
-if [ -n "$(summary "$u")" ] && [ "$(summary "$u")" = "$(summary "$b")" ]; then
-  pass "user sphere = built-in sphere, bit for bit ($(field "best fitness" "$u"))"
-else
-  fail "user sphere differs from the built-in"; summary "$u"; summary "$b"
-fi
+same_result b-sphere.h5 u-sphere.h5 "user sphere = built-in sphere, bit for bit"
 
 # Rastrigin: same values to rounding at the same positions (iteration 0 and
 # 1 snapshots of identical swarms), then the same kind of run.
-user_cfg ur.toml "$IPSO_SOURCE_DIR/configs/user/rastrigin.cu" rastrigin_user 30 -5.12 5.12 50 1
-write_cfg br.toml rastrigin 30 50 1 "snapshot_interval = 1"
-sed -i 's/^\[output\]$/[output]\nsnapshot_interval = 1/' ur.toml
-sed -i 's/^output = ""$/output = "u.h5"/' ur.toml
-sed -i 's/^output = ""$/output = "b.h5"/' br.toml
+user_cfg ur.toml "$IPSO_SOURCE_DIR/configs/user/rastrigin.cu" rastrigin_user 30 -5.12 5.12 50 1 \
+  output.snapshot_interval=1 'run.output="u.h5"'
+ipso_config br.toml rastrigin 30 50 1 output.snapshot_interval=1 'run.output="b.h5"'
 "$IPSO_BIN" ur.toml >/dev/null 2>&1 || fail "user rastrigin run"
 "$IPSO_BIN" br.toml >/dev/null 2>&1 || fail "built-in rastrigin run"
 if "$IPSO_PYTHON" "$IPSO_TEST_DIR/lib/snapshot_values.py" b.h5 u.h5; then
@@ -64,10 +51,11 @@ ipso_real shifted(const ipso_real *x, int d)
   return scale * s;
 }
 SRC
-user_cfg s.toml shifted.cu shifted 3 -10 10 128 400 "[objective.params]" "shift = [1.5, -2.25, 3.0]" "scale = 2.0"
+user_cfg s.toml shifted.cu shifted 3 -10 10 128 400 'objective.params.shift=[1.5, -2.25, 3.0]' \
+  objective.params.scale=2.0 'run.output="s.h5"'
 out=$("$IPSO_BIN" s.toml 2>&1) || fail "shifted run: $out"
-pos=$(echo "$out" | sed -n 's/^ *position *\[\(.*\)\].*/\1/p')
-if awk -v p="$pos" 'BEGIN { split(p, a, ", "); exit !(a[1] - 1.5 < 1e-6 && 1.5 - a[1] < 1e-6 &&
+pos=$(h5get s.h5 /result/best_position)
+if [ -n "$pos" ] && awk -v p="$pos" 'BEGIN { split(p, a, " "); exit !(a[1] - 1.5 < 1e-6 && 1.5 - a[1] < 1e-6 &&
     a[2] + 2.25 < 1e-6 && -2.25 - a[2] < 1e-6 && a[3] - 3 < 1e-6 && 3 - a[3] < 1e-6) }'; then
   pass "parameters reach the function: optimum at the shift ($pos)"
 else
@@ -76,9 +64,10 @@ fi
 
 # The fitting example: the least-squares optimum of its data.
 out=$(cd "$IPSO_SOURCE_DIR/configs/user" && "$IPSO_BIN" fit_decay.toml --backend cpu \
-  --set 'run.output=""' --set 'output.checkpoint=""' --set output.progress=off 2>&1) || fail "fit_decay run"
-best=$(field "best fitness" "$out")
-if awk -v b="$best" 'BEGIN { exit !(b > 0.0104520 && b < 0.0104522) }'; then
+  --set "run.output=\"$work/fit.h5\"" --set 'output.checkpoint=""' --set output.progress=off 2>&1) ||
+  fail "fit_decay run"
+best=$(h5_best fit.h5)
+if [ -n "$best" ] && awk -v b="$best" 'BEGIN { exit !(b > 0.0104520 && b < 0.0104522) }'; then
   pass "fit_decay reaches the least-squares optimum ($best)"
 else
   fail "fit_decay best $best, want 0.0104521"
@@ -88,19 +77,15 @@ fi
 # as before (the CPU evaluates the whole row either way); functions that are
 # not a sum of one function of each coordinate (a per-coordinate shift, a
 # data fit) are refused with exit 2 and the two values that differ.
-user_cfg us.toml "$IPSO_SOURCE_DIR/configs/user/rastrigin.cu" rastrigin_user 30 -5.12 5.12 50 20 "separable = true"
-user_cfg un.toml "$IPSO_SOURCE_DIR/configs/user/rastrigin.cu" rastrigin_user 30 -5.12 5.12 50 20
-for f in us un; do
-  sed -i 's/^precision = .*//; s/^\[run\]$/[run]\nprecision = "float"/' $f.toml
-done
+PREC=float user_cfg us.toml "$IPSO_SOURCE_DIR/configs/user/rastrigin.cu" rastrigin_user 30 -5.12 5.12 50 20 \
+  objective.separable=true 'run.output="us.h5"'
+PREC=float user_cfg un.toml "$IPSO_SOURCE_DIR/configs/user/rastrigin.cu" rastrigin_user 30 -5.12 5.12 50 20 \
+  'run.output="un.h5"'
 us=$("$IPSO_BIN" us.toml 2>&1) || fail "separable rastrigin_user run: $us"
 un=$("$IPSO_BIN" un.toml 2>&1) || fail "rastrigin_user run"
-if [ -n "$(summary "$us")" ] && [ "$(summary "$us")" = "$(summary "$un")" ]; then
-  pass "separable rastrigin_user accepted, same run ($(field "best fitness" "$us"))"
-else
-  fail "separable rastrigin_user: run differs"; summary "$us"; summary "$un"
-fi
-user_cfg ns.toml shifted.cu shifted 3 -10 10 16 5 "separable = true" "[objective.params]" "shift = [1.5, -2.25, 3.0]" "scale = 2.0"
+same_result un.h5 us.h5 "separable rastrigin_user accepted, same run"
+user_cfg ns.toml shifted.cu shifted 3 -10 10 16 5 objective.separable=true \
+  'objective.params.shift=[1.5, -2.25, 3.0]' objective.params.scale=2.0
 expect_rc 2 "shifted sphere declared separable" "$IPSO_BIN" ns.toml
 echo "$out" | grep -q "objective.separable = true, but shifted is not a sum of one function of each coordinate" ||
   fail "non-separable shifted: message"

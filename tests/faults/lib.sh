@@ -53,9 +53,10 @@ start_job() {
 }
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 20 ms; 0 once it
-# succeeds, 1 when SECONDS have passed.
+# succeeds, 1 when SECONDS (times IPSO_TEST_TIME_SCALE) have passed.
 wait_for() {
-  local limit=$1 t0
+  local limit t0
+  limit=$(scaled "$1")
   shift
   t0=$(now)
   until "$@"; do
@@ -81,7 +82,8 @@ wait_job() {
   fi
 }
 
-# summary LOG: the lines of a run's summary that a restart must reproduce.
+# summary LOG: the lines of a run's summary that a restart must reproduce
+# (for runs without an output file; with one, same_result reads /result).
 summary() { grep -E "finished at|best fitness|position" "$1"; }
 
 # same_h5 A B WHAT: A and B hold the same values (wall-clock times aside).

@@ -103,12 +103,12 @@ run_case() {
 
   local cmd=("$bin" "${args[@]}")
   ((${ranks:-1} > 1)) && cmd=("$mpiexec" "$npflag" "$ranks" "${cmd[@]}")
-  (cd "$work" && timeout -k 5 60 "${cmd[@]}") >"$tmp/out" 2>"$tmp/err" </dev/null
+  (cd "$work" && timeout -k 5 "$(scaled 60)" "${cmd[@]}") >"$tmp/out" 2>"$tmp/err" </dev/null
   rc=$?
   snapshot "$work" >"$tmp/after"
 
   if ((rc == 124 || rc == 137)); then
-    reason="no verdict within 60 s (hung)"
+    reason="no verdict within $(scaled 60) s (hung)"
   elif ((rc != 2)); then
     reason="exit status $rc, expected 2"
   elif ! grep -qF -- "$expect" "$tmp/err"; then

@@ -10,24 +10,8 @@ need_h5py
 damage() { "$IPSO_PYTHON" "$IPSO_TEST_DIR/faults/ckpt_damage.py" "$@"; }
 flips=${IPSO_FLIP_TRIALS:-12}
 
-cat >"$work/ck.toml" <<'EOF'
-[run]
-backend = "cpu"
-max_iterations = 400
-output = ""
-seed = 3
-[objective]
-name = "rastrigin"
-dimensions = 5
-[swarm]
-particles = 16
-[migration]
-interval = 20
-[output]
-checkpoint_interval = 200
-checkpoint = "made.ckpt.h5"
-progress = "off"
-EOF
+ipso_config "$work/ck.toml" rastrigin 5 16 400 run.seed=3 migration.interval=20 \
+  output.checkpoint_interval=200 'output.checkpoint="made.ckpt.h5"'
 
 # The uninterrupted run, and a checkpoint at iteration 200 (the end of a
 # 200-iteration run) from which the 400-iteration run continues.

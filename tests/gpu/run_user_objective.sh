@@ -10,8 +10,8 @@
 cd "$work" || exit 1
 fail=0
 for obj in rastrigin user user_sep; do
-  write_config $obj.toml $obj 30 500 double queue_lock strict 1
-  sed -i "s/^output = \"\"$/output = \"$obj.h5\"/; s/^progress = \"off\"$/progress = \"off\"\nsnapshot_interval = 1/" $obj.toml
+  write_config $obj.toml $obj 30 500 double queue_lock strict 1 5 "run.output=\"$obj.h5\"" \
+    output.snapshot_interval=1
   if ! out=$("$IPSO_BIN" $obj.toml 2>&1); then
     echo "FAIL $obj run"; echo "$out" | tail -5; fail=$((fail + 1))
   fi
@@ -30,9 +30,13 @@ ipso_real shifted(const ipso_real *x, int d)
   return s;
 }
 SRC
-write_config ns.toml sphere 3 64 float queue_lock strict 5
-sed -i 's/^name = "sphere"$/name = "user"\nsource = "shifted.cu"\nfunction = "shifted"\nseparable = true\nlower = -10\nupper = 10/' ns.toml
-printf '[objective.params]\nshift = [1.5, -2.25, 3.0]\n' >>ns.toml
+# shifted_config FILE SOURCE FUNCTION [SECTION.KEY=VALUE...]: the 3-D shifted sphere's config.
+shifted_config() {
+  write_config "$1" sphere 3 64 float queue_lock strict 5 5 'objective.name="user"' \
+    "objective.source=\"$2\"" "objective.function=\"$3\"" objective.lower=-10 objective.upper=10 \
+    'objective.params.shift=[1.5, -2.25, 3.0]' "${@:4}"
+}
+shifted_config ns.toml shifted.cu shifted objective.separable=true
 out=$("$IPSO_BIN" ns.toml 2>&1); rc=$?
 if [ $rc -eq 2 ] && echo "$out" | grep -q "shifted is not a sum of one function of each coordinate"; then
   echo "ok   non-separable function declared separable: exit 2 on the GPU"
@@ -41,7 +45,7 @@ else
 fi
 
 printf 'ipso_real broken(const ipso_real *x, int d)\n{\n  return x[0] +;\n}\n' >broken.cu
-sed 's/^function = "shifted"$/function = "broken"/; s/^source = "shifted.cu"$/source = "broken.cu"/; s/^separable = true$//' ns.toml >br.toml
+shifted_config br.toml broken.cu broken
 out=$("$IPSO_BIN" br.toml 2>&1); rc=$?
 if [ $rc -eq 2 ] && echo "$out" | grep -q "broken.cu(3)\|broken.cu:3" && echo "$out" | grep -q "cannot compile objective.source for the GPU"; then
   echo "ok   syntax error: exit 2, broken.cu line 3 named (NVRTC)"

@@ -30,32 +30,9 @@ if ! "$IPSO_PYTHON" -c 'import h5py' 2>/dev/null; then
   exit 77
 fi
 mkdir base
-cat >base/run.toml <<'EOF'
-[run]
-name = "refusals"
-seed = 99
-backend = "cpu"
-max_iterations = 40
-output = "run.h5"
-
-[objective]
-name = "rastrigin"
-dimensions = 6
-
-[swarm]
-particles = 24
-
-[migration]
-interval = 10
-migrants = 2
-
-[output]
-history_interval = 1
-snapshot_interval = 20
-checkpoint_interval = 20
-checkpoint = "run.ckpt.h5"
-progress = "off"
-EOF
+ipso_config base/run.toml rastrigin 6 24 40 'run.name="refusals"' run.seed=99 'run.output="run.h5"' \
+  migration.interval=10 migration.migrants=2 output.history_interval=1 output.snapshot_interval=20 \
+  output.checkpoint_interval=20 'output.checkpoint="run.ckpt.h5"'
 (cd base && mpi 4 run.toml >"$work/first.log" 2>&1) || { fail "the first run: exit $?"; tail -20 first.log; finish; }
 [ -s base/run.h5 ] && [ -s base/run.ckpt.h5 ] && [ -s base/run.ckpt.h5.prev ] && pass "first run wrote run.h5, run.ckpt.h5, run.ckpt.h5.prev" ||
   { fail "first run's files: $(ls base)"; finish; }

@@ -5,8 +5,8 @@
 # DIR) must be whole PNGs: the signature, an IHDR chunk first (13 bytes, a
 # valid CRC, width and height between 200 and 10000 pixels, a legal bit depth
 # and colour type), IDAT data that inflates to exactly the rows the header
-# announces, and IEND last. The summary must give the best fitness islandpso
-# printed (the report writes %.10g of it), its island and particle, the final
+# announces, and IEND last. The summary must give the best fitness in the
+# file's /result (the report writes %.10g of it), its island and particle, the final
 # iteration 2000, 4 islands, 201 history rows (every 10 iterations), 160
 # migrations (4 islands x 40) and the snapshots 0, 1000, 2000.
 . "$IPSO_TEST_DIR/lib/common.sh"
@@ -15,10 +15,10 @@ if ! "$IPSO_PYTHON" -c 'import h5py, matplotlib' 2>/dev/null; then
   exit 77
 fi
 expect_rc 0 "quickstart on 4 ranks (CPU)" mpi 4 "$IPSO_SOURCE_DIR/configs/quickstart.toml" --backend cpu
-run_out=$out
-best=$(field "best fitness" "$run_out")
-[ -n "$best" ] || { fail "islandpso printed no best fitness"; echo "$run_out" | tail; finish; }
-where=$(echo "$run_out" | sed -n 's/^ *best fitness .*(\(island [0-9]*\), \(particle [0-9]*\)).*/\1, \2/p')
+res=$(h5get quickstart.h5 /result/best_fitness /result/island /result/particle) ||
+  { fail "quickstart.h5 has no /result"; echo "$out" | tail; finish; }
+{ read -r best; read -r island; read -r particle; } <<<"$res"
+where="island $island, particle $particle"
 
 expect_rc 0 "islandpso-report quickstart.h5 --out plots" \
   "$IPSO_PYTHON" "$IPSO_SOURCE_DIR/tools/islandpso-report" quickstart.h5 --out plots
@@ -28,7 +28,7 @@ short=$(awk -v b="$best" 'BEGIN { printf "%.10g", b }')
 expect_line() { # expect_line WHAT REGEX
   if echo "$summary" | grep -Eq -- "$2"; then pass "summary: $1"; else fail "summary lacks $1 (/$2/)"; fi
 }
-expect_line "best fitness $short (islandpso printed $best) by $where" "best fitness ${short//./\\.} by ${where}"
+expect_line "best fitness $short (/result: $best) by $where" "best fitness ${short//./\\.} by ${where}"
 expect_line "run ended at iteration 2000" "run ended at iteration 2000$"
 expect_line "4 islands" "128 particles per island, 4 islands"
 expect_line "201 history rows, 0..2000" "history: +201 rows, iterations 0\.\.2000"

@@ -46,33 +46,9 @@ fi
 
 # write_cfg FILE ITERATIONS HISTORY SNAPSHOT CHECKPOINT MIGRATION DIMS PARTICLES
 write_cfg() {
-  cat >"$1" <<EOF
-[run]
-name = "restart"
-seed = 4242
-backend = "cpu"
-max_iterations = $2
-output = "run.h5"
-
-[objective]
-name = "rastrigin"
-dimensions = $7
-
-[swarm]
-particles = $8
-sync = "strict"
-
-[migration]
-interval = $6
-migrants = 4
-
-[output]
-history_interval = $3
-snapshot_interval = $4
-checkpoint_interval = $5
-checkpoint = "run.ckpt.h5"
-progress = "off"
-EOF
+  ipso_config "$1" rastrigin "$7" "$8" "$2" 'run.name="restart"' run.seed=4242 'run.output="run.h5"' \
+    'swarm.sync="strict"' "migration.interval=$6" migration.migrants=4 "output.history_interval=$3" \
+    "output.snapshot_interval=$4" "output.checkpoint_interval=$5" 'output.checkpoint="run.ckpt.h5"'
 }
 
 # run_in DIR LOG ARGS...: islandpso on 4 ranks in DIR; fails the test on a non-zero exit.

@@ -19,38 +19,14 @@ fi
 version=$("$IPSO_BIN" --version | sed -n 's/^islandpso \([^ ]*\)$/\1/p')
 [ -n "$version" ] || fail "islandpso --version prints no version"
 
-# run_and_check NAME OBJECTIVE DIMS PARTICLES ITERATIONS HISTORY SNAPSHOT MIGRATION LOWER UPPER SEED [TOML line]
+# run_and_check NAME OBJECTIVE DIMS PARTICLES ITERATIONS HISTORY SNAPSHOT MIGRATION LOWER UPPER SEED [SECTION.KEY=VALUE]
 run_and_check() {
   local name=$1 obj=$2 dims=$3 parts=$4 its=$5 hi=$6 si=$7 mi=$8 lo=$9 up=${10} seed=${11} extra=${12:-}
   mkdir "$name"
-  cat >"$name/run.toml" <<EOF
-[run]
-name = "$name"
-seed = $seed
-backend = "cpu"
-max_iterations = $its
-output = "run.h5"
-$extra
-
-[objective]
-name = "$obj"
-dimensions = $dims
-lower = $lo
-upper = $up
-
-[swarm]
-particles = $parts
-
-[migration]
-interval = $mi
-migrants = 3
-
-[output]
-history_interval = $hi
-snapshot_interval = $si
-checkpoint = ""
-progress = "off"
-EOF
+  ipso_config "$name/run.toml" "$obj" "$dims" "$parts" "$its" "run.name=\"$name\"" "run.seed=$seed" \
+    'run.output="run.h5"' ${extra:+"$extra"} "objective.lower=$lo" "objective.upper=$up" \
+    "migration.interval=$mi" migration.migrants=3 "output.history_interval=$hi" \
+    "output.snapshot_interval=$si"
   (cd "$name" && "$IPSO_BIN" run.toml --dry-run) >"$name/dry.txt" 2>&1 || { fail "$name: --dry-run"; cat "$name/dry.txt"; return; }
   # The resolved config is everything --dry-run prints before its last line.
   sed '$d' "$name/dry.txt" >"$name/config.txt"
@@ -85,7 +61,7 @@ EOF
 }
 
 run_and_check ras rastrigin 6 24 100 3 30 6 -3.0 4.0 2029
-run_and_check target sphere 4 16 3000 10 0 8 -10.0 10.0 5 "target_fitness = 1e-6"
+run_and_check target sphere 4 16 3000 10 0 8 -10.0 10.0 5 run.target_fitness=1e-6
 grep -q "(target_fitness reached)" target/log && pass "target: stopped by target_fitness" ||
   fail "target: not stopped by target_fitness: $(grep 'finished at' target/log)"
 finish

@@ -1,6 +1,9 @@
 # Shared by the test scripts: a scratch directory removed on exit, the
-# launcher, and small assertion helpers. Source it; it sets -u.
+# launcher, small assertion helpers, the config writer (lib/config.sh) and
+# the HDF5 readers (lib/h5.sh). Source it; it sets -u.
 set -u
+. "$IPSO_TEST_DIR/lib/config.sh"
+. "$IPSO_TEST_DIR/lib/h5.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -13,6 +16,11 @@ mpi() {
   "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$n" "$IPSO_BIN" "$@"
 }
 
+# scaled SECONDS: a time bound times IPSO_TEST_TIME_SCALE (a whole number:
+# 4 in the asan preset), for every bound a test sets on how long something
+# may take.
+scaled() { echo $(($1 * ${IPSO_TEST_TIME_SCALE:-1})); }
+
 pass() { echo "ok   $*"; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
@@ -23,8 +31,6 @@ expect_rc() {
   if [ "$rc" -eq "$want" ]; then pass "$what (exit $rc)"; else fail "$what: exit $rc, want $want"; echo "$out" | tail -15; fi
 }
 
-# field NAME TEXT: the first number after "NAME" on a summary line.
-field() { echo "$2" | sed -n "s/^ *$1 *\([^ ]*\).*/\1/p" | head -1; }
 
 finish() {
   if [ "$fails" -eq 0 ]; then echo "passed"; exit 0; fi

@@ -1,7 +1,6 @@
 #!/bin/bash
 # Config and usage errors under mpirun -np 4 are found once, on rank 0: each message printed exactly once, exit 2, and no output file, checkpoint or run started.
 . "$IPSO_TEST_DIR/lib/common.sh"
-. "$IPSO_TEST_DIR/e2e/cfg.sh"
 
 # once NAME PATTERN: the last run's output ($out) has PATTERN exactly once.
 once() {
@@ -25,9 +24,9 @@ bad() {
   for f in run.h5 run.ckpt.h5; do [ ! -e "$f" ] || fail "$name: $f was created"; done
 }
 
-write_cfg good.toml rastrigin 10 24 50 'checkpoint_interval = 10' "[migration]" "interval = 5" \
-  "migrants = 3" 'topology = "bidirectional_ring"'
-sed -i 's/^output = ""/output = "run.h5"/; s/^checkpoint = ""/checkpoint = "run.ckpt.h5"/' good.toml
+ipso_config good.toml rastrigin 10 24 50 'run.output="run.h5"' output.checkpoint_interval=10 \
+  'output.checkpoint="run.ckpt.h5"' migration.interval=5 migration.migrants=3 \
+  'migration.topology="bidirectional_ring"'
 expect_rc 0 "the config without the mistakes runs" mpi 4 good.toml --dry-run
 rm -f run.h5 run.ckpt.h5
 

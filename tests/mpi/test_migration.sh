@@ -5,7 +5,6 @@
 # and an isolated twin (migration.interval = 0, same seed) whose snapshot at
 # the first migration iteration is the migrating run's swarm just before it.
 . "$IPSO_TEST_DIR/lib/common.sh"
-. "$IPSO_TEST_DIR/e2e/cfg.sh"
 "$IPSO_PYTHON" -c "import h5py" 2>/dev/null || { echo "skipped: $IPSO_PYTHON has no h5py"; exit 77; }
 every=10
 
@@ -15,8 +14,9 @@ run_case() {
   local name=$1 goal=$2 topology=$3 its=$4 migrants=$5; shift 5
   # The watchdog turns a hang (a lost message) into a failure within seconds.
   local set=(--set run.seed=7 --set "objective.goal=\"$goal\"" --set 'run.watchdog="00:00:20"')
-  write_cfg "$name.toml" rastrigin 10 24 "$its" "history_interval = 1" "snapshot_interval = $every" \
-    "[migration]" "interval = $every" "migrants = $migrants" "topology = \"$topology\""
+  ipso_config "$name.toml" rastrigin 10 24 "$its" output.history_interval=1 \
+    "output.snapshot_interval=$every" "migration.interval=$every" "migration.migrants=$migrants" \
+    "migration.topology=\"$topology\""
   mpi 4 "$name.toml" "${set[@]}" --set "run.output=\"$name.h5\"" >"$name.log" 2>&1 ||
     { fail "$name: run exited $?"; tail -15 "$name.log"; return; }
   mpi 4 "$name.toml" "${set[@]}" --set "run.output=\"$name-twin.h5\"" \

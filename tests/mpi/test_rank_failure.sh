@@ -9,10 +9,9 @@
 # In both, the run is under way (its first checkpoint written) and migrating
 # every 10 iterations, so the other ranks soon wait on rank 2.
 . "$IPSO_TEST_DIR/lib/common.sh"
-. "$IPSO_TEST_DIR/e2e/cfg.sh"
 mode=${1:?usage: test_rank_failure.sh kill|stop}
 victim_rank=2
-limit=10
+limit=$(scaled 10)
 mpirun_pid="" ranks=()
 
 # Whether process PID runs (a zombie does not); whether it is gone.
@@ -51,17 +50,17 @@ find_ranks() {
   [ "${#ranks[@]}" -eq 4 ]
 }
 
-write_cfg run.toml sphere 4 16 1000000000 "checkpoint_interval = 2000" "[migration]" \
-  "interval = 10" "migrants = 2"
+ipso_config run.toml sphere 4 16 1000000000 output.checkpoint_interval=2000 migration.interval=10 \
+  migration.migrants=2
 watchdog='"00:30:00"'
 [ "$mode" = stop ] && watchdog='"00:00:03"'
 "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 4 "$IPSO_BIN" run.toml --set 'output.checkpoint="run.ckpt.h5"' \
   --set "run.watchdog=$watchdog" >log 2>&1 &
 mpirun_pid=$!
-if ! poll 60 test -e run.ckpt.h5; then
+if ! poll "$(scaled 60)" test -e run.ckpt.h5; then
   fail "no first checkpoint within 60 s: the run did not get under way"; tail -20 log; finish
 fi
-if ! poll 10 find_ranks; then
+if ! poll "$(scaled 10)" find_ranks; then
   fail "did not find 4 islandpso ranks under mpirun (pid $mpirun_pid): ${ranks[*]}"; finish
 fi
 victim=${ranks[$victim_rank]}

@@ -1,13 +1,12 @@
 #!/bin/bash
 # Strict runs are reproducible across ranks: a migrating 4-rank run made twice (separate directories, same output name; shared memory, then TCP) gives byte-identical HDF5 files and summaries; another seed does not.
 . "$IPSO_TEST_DIR/lib/common.sh"
-. "$IPSO_TEST_DIR/e2e/cfg.sh"
 "$IPSO_PYTHON" -c "import h5py" 2>/dev/null || { echo "skipped: $IPSO_PYTHON has no h5py"; exit 77; }
 # The summary without the rate, which is a timing.
 summary() { grep -E "best fitness|position|evaluations|finished at" "$1" | sed 's/ *([^)]* per second)//'; }
-write_cfg run.toml rastrigin 12 40 300 "history_interval = 1" "snapshot_interval = 50" \
-  "[migration]" "interval = 15" "migrants = 4" 'topology = "bidirectional_ring"'
-sed -i 's/^output = ""/output = "run.h5"/' run.toml
+ipso_config run.toml rastrigin 12 40 300 'run.output="run.h5"' output.history_interval=1 \
+  output.snapshot_interval=50 migration.interval=15 migration.migrants=4 \
+  'migration.topology="bidirectional_ring"'
 # Run b moves its messages over TCP instead of shared memory (Open MPI; other
 # MPIs ignore the variable): other timing, same results.
 for r in a b c; do

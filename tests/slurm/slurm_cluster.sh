@@ -8,7 +8,10 @@
 # config_overrides makes slurmd take the declared ones; TaskPlugin=task/none
 # binds nothing, so tasks share the real cores) and its GPUs are /dev/null
 # (enough for Slurm to set CUDA_VISIBLE_DEVICES; the runs use the CPU
-# backend). Exit 77 where this cannot work: not root, Slurm or munge missing.
+# backend). OverTimeLimit=1: a job may run a minute past its time limit
+# before Slurm ends it, so that a time-limit warning that Slurm's periodic
+# check sends late (up to about 30 s) still comes before the end on a busy
+# machine. Exit 77 where this cannot work: not root, Slurm or munge missing.
 
 slurm_pids=()   # the daemons, started by this test
 slurm_watch=    # the deadline's watcher
@@ -114,6 +117,7 @@ JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 GresTypes=gpu
 KillWait=30
+OverTimeLimit=1
 MinJobAge=3600
 NodeName=$host NodeAddr=127.0.0.1 CPUs=32 Boards=1 SocketsPerBoard=1 CoresPerSocket=32 ThreadsPerCore=1 RealMemory=4000 Gres=gpu:4 State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
@@ -132,9 +136,10 @@ slurm_node_idle() {
   [ "$(sinfo -h -n "$slurm_node" -o %T 2>/dev/null)" = idle ]
 }
 
-# slurm_wait_for SECONDS WHAT COMMAND...: polls COMMAND until it succeeds.
+# slurm_wait_for SECONDS WHAT COMMAND...: polls COMMAND until it succeeds,
+# for at most SECONDS times IPSO_TEST_TIME_SCALE.
 slurm_wait_for() {
-  local limit=$1 what=$2 end
+  local limit=$(($1 * ${IPSO_TEST_TIME_SCALE:-1})) what=$2 end
   shift 2
   end=$(($(slurm_now) + limit))
   until "$@"; do
@@ -214,12 +219,12 @@ job_ended() {
 job_running() { [ "$(job_field "$1" JobState)" = RUNNING ]; }
 
 # job_wait ID SECONDS: waits until job ID has ended, releasing it from each
-# requeue delay. Returns 1 on timeout.
+# requeue delay. Returns 1 after SECONDS times IPSO_TEST_TIME_SCALE.
 job_wait() {
-  local end=$(($(slurm_now) + $2))
+  local end=$(($(slurm_now) + $2 * ${IPSO_TEST_TIME_SCALE:-1}))
   until job_ended "$1"; do
     if [ "$(slurm_now)" -ge "$end" ]; then
-      echo "job $1 still $(job_field "$1" JobState) after $2 s"
+      echo "job $1 still $(job_field "$1" JobState) after $(($2 * ${IPSO_TEST_TIME_SCALE:-1})) s"
       return 1
     fi
     job_release "$1"

@@ -1,9 +1,12 @@
 #!/bin/bash
 # The job scripts' logic without Slurm: stand-ins for srun, mpirun and scontrol record what the scripts run, requeue and forward.
 #
-# Asserts: every script parses (bash -n; shellcheck where installed), carries
-# the directives the cluster behaviour rests on, and has the same text below
-# its site settings. Then, run with a Slurm-like environment: outside a job,
+# Asserts: every script and the common body jobs/islandpso-job.sh parse
+# (bash -n; shellcheck where installed); each script carries the directives
+# the cluster behaviour rests on, is thin (its own settings and the lines that
+# find and source the body, nothing of the body's logic) and finds the body
+# from a spool copy (through the job's Command, IPSO_JOB_BODY, or exit 2 with a
+# message). Then, run with a Slurm-like environment: outside a job,
 # without a config, or with no islandpso: exit 2 and a message. First start:
 # the user's options reach islandpso unchanged (--overwrite too); srun gets
 # --kill-on-bad-exit=1 and the task's CPUs, mpirun -n NTASKS with a raised
@@ -16,25 +19,27 @@
 . "$IPSO_TEST_DIR/lib/common.sh"
 jobs=$IPSO_SOURCE_DIR/jobs
 scripts=(islandpso.sbatch islandpso-multinode.sbatch islandpso-mpirun.sbatch)
-marker='# ---- Below this line every islandpso job script is the same'
+body=islandpso-job.sh
 
-for s in "${scripts[@]}"; do
+for s in "${scripts[@]}" "$body"; do
   f=$jobs/$s
   bash -n "$f" && pass "$s: bash -n" || fail "$s: syntax"
   if command -v shellcheck >/dev/null; then
-    shellcheck -S style "$f" >sc.log 2>&1 && pass "$s: shellcheck" || { fail "$s: shellcheck"; cat sc.log; }
+    shellcheck -x -P SCRIPTDIR -S style "$f" >sc.log 2>&1 && pass "$s: shellcheck" || { fail "$s: shellcheck"; cat sc.log; }
   fi
+done
+for s in "${scripts[@]}"; do
+  f=$jobs/$s
   for d in "--signal=B:USR1@120" "--requeue" "--open-mode=append" "--output=%x-%j.out" "--ntasks-per-node="; do
     grep -q "^#SBATCH $d" "$f" || fail "$s: no '#SBATCH $d'"
   done
   grep -Eq '^#SBATCH --(gpus-per-task=1|gres=gpu:)' "$f" || fail "$s: no GPU request"
   [ "$(sed -n 2p "$f" | cut -c1-12)" = "# islandpso " ] || fail "$s: line 2 is not its purpose"
-  sed -n "/^$marker/,\$p" "$f" >"body.$s"
-  [ -s "body.$s" ] || fail "$s: no '$marker' line"
+  # Thin: sources the body, and none of the body's work is its own.
+  grep -q '^\. "\$body"$' "$f" && ! grep -Eq 'scontrol requeue|trap |srun --kill|mpirun -n' "$f" &&
+    [ "$(grep -cv '^#' "$f")" -le 30 ] && pass "$s: thin, sources $body" ||
+    fail "$s: not a thin wrapper of $body ($(grep -cv '^#' "$f") lines that are not comments)"
 done
-cmp -s "body.${scripts[0]}" "body.${scripts[1]}" && cmp -s "body.${scripts[0]}" "body.${scripts[2]}" &&
-  pass "the three scripts are the same below the site settings" ||
-  { fail "the scripts' common parts differ"; diff "body.${scripts[0]}" "body.${scripts[1]}"; diff "body.${scripts[0]}" "body.${scripts[2]}"; }
 
 # Stand-ins. The launchers log their arguments and the kill timeout, then
 # exit $FAKE_RC, or with FAKE_RC=wait run until SIGUSR1 and exit 3.
@@ -67,10 +72,12 @@ export PATH=$work/bin:$PATH FAKE_LOG=$work/fake.log IPSO_BIN=islandpso
 unset IPSO_LAUNCHER IPSO_SRUN_MPI IPSO_LAUNCH_OPTS IPSO_MODULES IPSO_MAX_REQUEUES OMPI_MCA_odls_base_sigkill_timeout
 job_env=(SLURM_JOB_ID=42 SLURM_NTASKS=4 SLURM_CPUS_PER_TASK=2 SLURM_JOB_NUM_NODES=1 SLURM_JOB_NODELIST=n1)
 
-# job RC SCRIPT [VAR=value...] -- ARGS...: runs SCRIPT as a job whose launcher
-# exits RC; output in $out, exit code in $rc, launcher/scontrol calls in $calls.
+# job RC SCRIPT [VAR=value...] -- ARGS...: runs SCRIPT (in jobs/, or a path)
+# as a job whose launcher exits RC; output in $out, exit code in $rc,
+# launcher/scontrol calls in $calls.
 job() {
   local fake=$1 script=$2 vars=()
+  case $script in */*) ;; *) script=$jobs/$script ;; esac
   shift 2
   while [ "$1" != -- ]; do
     vars+=("$1")
@@ -79,7 +86,7 @@ job() {
   shift
   : >"$FAKE_LOG"
   rc=0
-  out=$(env "${job_env[@]}" "${vars[@]}" FAKE_RC="$fake" bash "$jobs/$script" "$@" 2>&1) || rc=$?
+  out=$(env "${job_env[@]}" "${vars[@]}" FAKE_RC="$fake" bash "$script" "$@" 2>&1) || rc=$?
   calls=$(cat "$FAKE_LOG")
 }
 # want WHAT RC [PATTERN...]: $rc is RC and each PATTERN is in the calls.
@@ -188,4 +195,20 @@ for s in islandpso.sbatch islandpso-mpirun.sbatch; do
   want "$s: SIGTERM to the script reaches the launcher as SIGUSR1; not requeued" 3 "got USR1" "!got TERM" "!scontrol requeue"
   grep -q "stopped by SIGTERM; not requeued" <<<"$out" && pass "$s: says why" || fail "$s: $out"
 done
+
+# Slurm runs a copy of the script from its spool directory: the body is found
+# through the job's Command (absolute, or relative to the submit directory),
+# or IPSO_JOB_BODY; without either, exit 2 naming the path it looked for.
+mkdir spool
+cp "$jobs/islandpso-mpirun.sbatch" spool/slurm_script
+job 0 "$work/spool/slurm_script" "FAKE_COMMAND=$jobs/islandpso-mpirun.sbatch" -- cfg.toml
+want "spool copy, absolute Command: body found, mpirun variant" 0 "mpirun -n 4 $bin cfg.toml sigkill_timeout=15"
+job 0 "$work/spool/slurm_script" "SLURM_SUBMIT_DIR=$IPSO_SOURCE_DIR" FAKE_COMMAND=jobs/islandpso-mpirun.sbatch -- cfg.toml
+want "spool copy, Command relative to the submit directory: body found" 0 "mpirun -n 4 $bin cfg.toml"
+job 0 "$work/spool/slurm_script" "IPSO_JOB_BODY=$jobs/islandpso-job.sh" -- cfg.toml
+want "spool copy, IPSO_JOB_BODY: body found" 0 "mpirun -n 4 $bin cfg.toml"
+job 0 "$work/spool/slurm_script" -- cfg.toml
+[ "$rc" -eq 2 ] && grep -q "cannot read the job body '$work/spool/islandpso-job.sh'" <<<"$out" &&
+  ! grep -Eq '^(srun|mpirun)' <<<"$calls" && pass "spool copy, no way to the body: exit 2, nothing started" ||
+  fail "spool copy without the body: exit $rc: $out; calls: $calls"
 finish

@@ -16,7 +16,7 @@
 . "$IPSO_TEST_DIR/lib/common.sh"
 . "$IPSO_TEST_DIR/slurm/run_cfg.sh"
 . "$IPSO_TEST_DIR/slurm/slurm_cluster.sh"
-slurm_deadline 270
+slurm_deadline 420
 slurm_start
 its=12000
 jobs=$IPSO_SOURCE_DIR/jobs

@@ -1,11 +1,16 @@
 #!/bin/bash
-# The real time-limit path in a real (private, single-node) Slurm: --time=1 minute with --signal=B:USR1@50 warns the job, which checkpoints, requeues and continues.
+# The real time-limit path in a real (private, single-node) Slurm: --time=1 minute with --signal=B:USR1@30 warns the job, which checkpoints, requeues and continues.
 #
 # Slurm's smallest time limit is a minute and it sends the warning signal
 # from a periodic check (up to about 30 s late here), so a run that ends by
 # itself would need minutes; this run is longer than any limit instead. The
+# warning is due 30 s after the start: islandpso is running by then even on
+# a busy machine, and a warning sent 30 s late still comes before Slurm ends
+# the job (the test cluster's OverTimeLimit gives it a minute more). No
+# assertion is on how long anything took: the waits are generous (times
+# IPSO_TEST_TIME_SCALE) and only end a test that is stuck. The
 # test asserts: Slurm's own SIGUSR1 reaches the batch script ("time-limit
-# warning" in the log) before the time limit (the job never ends TIMEOUT),
+# warning" in the log) before the job's end (the job never ends TIMEOUT),
 # islandpso stops "by User defined signal 1" with a checkpoint at that
 # iteration, the script requeues the job, and the second start continues from
 # that checkpoint (--resume, "restart from"). Then scancel ends the second
@@ -14,11 +19,11 @@
 . "$IPSO_TEST_DIR/lib/common.sh"
 . "$IPSO_TEST_DIR/slurm/run_cfg.sh"
 . "$IPSO_TEST_DIR/slurm/slurm_cluster.sh"
-slurm_deadline 270
+slurm_deadline 420
 slurm_start
 mkdir long
 write_run_cfg long/run.toml 100000000
-id=$(sbatch --parsable --chdir="$work/long" --time=00:01:00 --signal=B:USR1@50 \
+id=$(sbatch --parsable --chdir="$work/long" --time=00:01:00 --signal=B:USR1@30 \
   "$IPSO_SOURCE_DIR/jobs/islandpso.sbatch" run.toml) || { fail "sbatch"; finish; }
 t0=$SECONDS
 
@@ -27,7 +32,8 @@ restarted() {
   [ "$(job_field "$id" Restarts)" = 1 ] && [ "$(job_field "$id" JobState)" = RUNNING ] &&
     grep -q "restart from *run.ckpt.h5" "$(job_log "$id")"
 }
-end=$((SECONDS + 150))
+wait_s=$(scaled 300)
+end=$((SECONDS + wait_s))
 until restarted; do
   case $(job_field "$id" JobState) in
   PENDING) job_release "$id" ;;
@@ -39,7 +45,7 @@ until restarted; do
 done
 log=$(job_log "$id")
 if ! restarted; then
-  fail "no second start within 150 s: $(job_summary "$id")"
+  fail "no second start within $wait_s s: $(job_summary "$id")"
   tail -30 "$log"
   finish
 fi

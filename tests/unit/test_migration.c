@@ -1,0 +1,143 @@
+/* The order of ring migration (src/migration.h): how many messages an island
+ * receives, how long a message is, and the order in which received migrants
+ * replace the worst particles (cost, then link, then place in the message). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ipso.h"
+#include "migration.h"
+
+static int failures = 0;
+
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      failures++;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+/* Messages per island for a topology, interval and island count. */
+static int links(enum ipso_topology topology, int64_t interval, int islands)
+{
+  struct ipso_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.migration.topology = topology;
+  cfg.migration.interval = interval;
+  cfg.migration.migrants = 2;
+  return migration_links(&cfg, islands);
+}
+
+static void test_links(void)
+{
+  const enum ipso_topology R = IPSO_TOPOLOGY_RING, B = IPSO_TOPOLOGY_BIDIRECTIONAL_RING;
+  /* { topology, interval, islands, links } */
+  const struct {
+    enum ipso_topology topology;
+    int64_t interval;
+    int islands, want;
+  } cases[] = {
+      {R, 0, 4, 0},   {B, 0, 4, 0},   {R, 100, 1, 0},    {B, 100, 1, 0},
+      {R, 100, 2, 1}, {B, 100, 2, 1}, {R, 100, 3, 1},    {B, 100, 3, 2},
+      {R, 1, 8, 1},   {B, 1, 8, 2},   {R, 100, 1024, 1}, {B, 100, 1024, 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int got = links(cases[i].topology, cases[i].interval, cases[i].islands);
+    EXPECT(got == cases[i].want, "migration_links(%s, interval %lld, %d islands) = %d, want %d",
+           cases[i].topology == R ? "ring" : "bidirectional_ring", (long long)cases[i].interval,
+           cases[i].islands, got, cases[i].want);
+  }
+}
+
+static void test_message_len(void)
+{
+  EXPECT(migration_message_len(3, 5) == 18, "len(3, 5) = %lld",
+         (long long)migration_message_len(3, 5));
+  EXPECT(migration_message_len(2, 1) == 4, "len(2, 1) = %lld",
+         (long long)migration_message_len(2, 1));
+  EXPECT(migration_message_len(0, 30) == 0, "len(0, 30) = %lld",
+         (long long)migration_message_len(0, 30));
+  /* Beyond 2^31: computed in 64 bits. */
+  EXPECT(migration_message_len(50000, 100000) == 5000050000LL, "len(50000, 100000) = %lld",
+         (long long)migration_message_len(50000, 100000));
+}
+
+/* A message of M migrants in D dimensions: COSTS, then positions whose
+ * coordinates are BASE + 10 * slot + d, so that each names its migrant. */
+static void fill(double *msg, int m, int dims, const double *costs, double base)
+{
+  for (int k = 0; k < m; k++) {
+    msg[k] = costs[k];
+    for (int d = 0; d < dims; d++) msg[m + k * dims + d] = base + 10 * k + d;
+  }
+}
+
+/* Merges and compares with the expected (link, slot) order. */
+static void check_merge(const char *what, int nlinks, int m, int dims, const double *const msg[2],
+                        const int (*want)[2])
+{
+  double cost[64], pos[64 * 4];
+  int rc = migration_merge(nlinks, m, dims, msg, cost, pos);
+  EXPECT(rc == IPSO_OK, "%s: migration_merge returned %d", what, rc);
+  for (int i = 0; i < nlinks * m; i++) {
+    int l = want[i][0], k = want[i][1];
+    double c = msg[l][k];
+    EXPECT(cost[i] == c, "%s: cost[%d] = %g, want %g (link %d, slot %d)", what, i, cost[i], c, l,
+           k);
+    for (int d = 0; d < dims; d++) {
+      double p = msg[l][m + k * dims + d];
+      EXPECT(pos[i * dims + d] == p, "%s: pos[%d][%d] = %g, want %g (link %d, slot %d)", what, i, d,
+             pos[i * dims + d], p, l, k);
+    }
+  }
+}
+
+static void test_merge(void)
+{
+  double a[3 + 3 * 2], b[3 + 3 * 2];
+
+  /* Two links, interleaved costs, a tie across links: the left one first. */
+  fill(a, 3, 2, (const double[]){1.0, 3.0, 5.0}, 100);
+  fill(b, 3, 2, (const double[]){2.0, 3.0, 4.0}, 200);
+  const double *const two[2] = {a, b};
+  check_merge("two links", 2, 3, 2, two,
+              (const int[][2]){{0, 0}, {1, 0}, {0, 1}, {1, 1}, {1, 2}, {0, 2}});
+
+  /* The same messages from the other sides: the tie goes to link 0 again. */
+  const double *const swapped[2] = {b, a};
+  check_merge("two links swapped", 2, 3, 2, swapped,
+              (const int[][2]){{1, 0}, {0, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}});
+
+  /* One link: the message's own order, ties by place in it; +infinity (a
+   * NaN cost) last; negative costs (maximize) first. */
+  fill(a, 3, 2, (const double[]){-7.5, -7.5, INFINITY}, 100);
+  const double *const one[2] = {a, NULL};
+  check_merge("one link", 1, 3, 2, one, (const int[][2]){{0, 0}, {0, 1}, {0, 2}});
+
+  /* A message sent best first but with later ties and inf across links. */
+  fill(a, 3, 2, (const double[]){0.0, INFINITY, INFINITY}, 100);
+  fill(b, 3, 2, (const double[]){0.0, 0.5, INFINITY}, 200);
+  check_merge("ties and infinities", 2, 3, 2, two,
+              (const int[][2]){{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 2}, {1, 2}});
+
+  /* One dimension, one migrant per link. */
+  double c[2] = {9.0, 42.0}, d[2] = {8.0, 43.0};
+  const double *const tiny[2] = {c, d};
+  check_merge("1-D, one migrant", 2, 1, 1, tiny, (const int[][2]){{1, 0}, {0, 0}});
+}
+
+int main(void)
+{
+  test_links();
+  test_message_len();
+  test_merge();
+  if (failures) {
+    printf("FAILED (%d)\n", failures);
+    return 1;
+  }
+  printf("passed\n");
+  return 0;
+}
