@@ -32,8 +32,20 @@ die() {
 # SIGTERM: scancel, the time limit itself, preemption) are passed on as
 # SIGUSR1, the one signal both srun and mpirun forward to the ranks without
 # ending the job. Only a stop without SIGTERM/SIGINT requeues the job.
+# A signal is passed on only once every rank handles it (islandpso creates
+# IPSO_READY_FILE then): earlier, a rank still loading would die of it and
+# the launcher may drop it or die itself; until then it is kept pending.
 step=
 got=
+pending=
+ready=
+# shellcheck disable=SC2317 # called by the traps and the wait loop
+forward_pending() {
+  if [ -n "$pending" ] && [ -n "$step" ] && [ -e "$ready" ]; then
+    kill -USR1 "$step" 2>/dev/null || true
+    pending=
+  fi
+}
 # shellcheck disable=SC2317 # called by the traps
 on_signal() {
   [ -n "$got" ] || got=$1
@@ -42,7 +54,8 @@ on_signal() {
   else
     say "$(date '+%F %T') SIG$1: asking islandpso to checkpoint and stop; the job will not be requeued"
   fi
-  if [ -n "$step" ]; then kill -USR1 "$step" 2>/dev/null || true; fi
+  pending=1
+  forward_pending
 }
 trap 'on_signal USR1' USR1
 trap 'on_signal TERM' TERM
@@ -132,13 +145,26 @@ if [ -n "$got" ]; then
   rc=3
 else
   say "$(printf '%q ' "${launch[@]}" "$bin" "$config" "${args[@]}")"
-  "${launch[@]}" "$bin" "$config" "${args[@]}" &
+  # In the job's directory, which every node of the job sees.
+  ready="$PWD/.islandpso-ready.$SLURM_JOB_ID.$restarts.$$"
+  rm -f "$ready"
+  IPSO_READY_FILE=$ready "${launch[@]}" "$bin" "$config" "${args[@]}" &
   step=$!
-  # A trapped signal ends 'wait' early: wait again until the step is over.
-  while kill -0 "$step" 2>/dev/null; do wait "$step" || true; done
+  # A trapped signal ends 'wait' early; a pending signal is passed on once
+  # the ranks are ready.
+  while kill -0 "$step" 2>/dev/null; do
+    forward_pending
+    if [ -n "$pending" ]; then
+      sleep 0.2 &
+      wait $! || true
+    else
+      wait "$step" || true
+    fi
+  done
   rc=0
   wait "$step" || rc=$?
   step=
+  rm -f "$ready"
 fi
 
 case $rc in

@@ -49,9 +49,16 @@ cat >bin/launcher <<'EOF'
 echo "$(basename "$0") $* sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-unset}" >>"$FAKE_LOG"
 [ -z "${FAKE_FINISH:-}" ] || echo "$FAKE_FINISH" >>"$FAKE_STDOUT"
 if [ "$FAKE_RC" = wait ]; then
-  trap 'echo "got USR1" >>"$FAKE_LOG"; exit 3' USR1
+  # islandpso announces through IPSO_READY_FILE that its ranks handle stop
+  # signals (here after FAKE_READY_DELAY s); a SIGUSR1 before that kills a
+  # rank that is still loading.
+  trap 'if [ -e "$IPSO_READY_FILE" ]; then echo "got USR1" >>"$FAKE_LOG"; exit 3; fi
+        echo "got USR1 before ready" >>"$FAKE_LOG"; exit 138' USR1
   trap 'echo "got TERM" >>"$FAKE_LOG"; exit 143' TERM
   echo $$ >"$FAKE_LOG.running"
+  sleep "${FAKE_READY_DELAY:-0}" &
+  wait $!
+  : >"$IPSO_READY_FILE"
   while :; do sleep 0.05; done
 fi
 exit "$FAKE_RC"
@@ -169,13 +176,14 @@ job 0 islandpso.sbatch FAKE_STDOUT="$work/job.out" -- cfg.toml
 job 0 islandpso.sbatch FAKE_STDOUT="$work/job.out" "FAKE_FINISH=2: islandpso: finished at iteration 9" -- cfg.toml
 want "exit 0 with a new 'finished' line (srun -l labels too): exit 0" 0
 
-# signal_job SIG SCRIPT: runs SCRIPT with a launcher that waits for SIGUSR1,
-# and sends SIG to the script once the launcher runs.
+# signal_job SIG SCRIPT [VAR=VALUE...]: runs SCRIPT with a launcher that
+# waits for SIGUSR1, and sends SIG to the script once the launcher runs.
 signal_job() {
   local sig=$1 script=$2 pid
+  shift 2
   : >"$FAKE_LOG"
   rm -f "$FAKE_LOG.running"
-  env "${job_env[@]}" FAKE_RC=wait bash "$jobs/$script" cfg.toml >sig.out 2>&1 &
+  env "${job_env[@]}" FAKE_RC=wait "$@" bash "$jobs/$script" cfg.toml >sig.out 2>&1 &
   pid=$!
   local end=$((SECONDS + 20))
   until [ -e "$FAKE_LOG.running" ] || [ "$SECONDS" -ge "$end" ]; do sleep 0.05; done
@@ -194,6 +202,11 @@ for s in islandpso.sbatch islandpso-mpirun.sbatch; do
   signal_job TERM "$s"
   want "$s: SIGTERM to the script reaches the launcher as SIGUSR1; not requeued" 3 "got USR1" "!got TERM" "!scontrol requeue"
   grep -q "stopped by SIGTERM; not requeued" <<<"$out" && pass "$s: says why" || fail "$s: $out"
+  # A signal while the ranks start is kept until they are ready, then passed on.
+  signal_job USR1 "$s" FAKE_READY_DELAY=1.5
+  want "$s: SIGUSR1 during the ranks' start-up waits for IPSO_READY_FILE, then reaches them; requeued" 3 \
+    "got USR1" "!got USR1 before ready" "scontrol requeue 42"
+  ls .islandpso-ready.* >/dev/null 2>&1 && fail "$s: the ready file was left behind"
 done
 
 # Slurm runs a copy of the script from its spool directory: the body is found
