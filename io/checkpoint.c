@@ -115,6 +115,8 @@ static int write_identity(const struct h5u_file *f, const struct ipso_config *cf
       {"sync", config_sync_name(cfg->swarm.sync)},
       {"topology", config_topology_name(cfg->migration.topology)},
       {"policy", config_policy_name(cfg->migration.policy)},
+      {"run_started", info->run_started},
+      {"objective_hash", info->objective_hash},
   };
   hid_t dset = H5I_INVALID_HID, name_type = H5I_INVALID_HID;
   const int np = o->nparams;

@@ -17,6 +17,11 @@ struct checkpoint_info {
   double elapsed_seconds;   /* run time so far, all earlier segments of the run */
   int64_t target_iteration; /* first iteration that reached target_fitness, or -1 */
   int64_t history_rows;     /* history rows written to the output so far */
+  /* The run's identity: when it started (the output's 'started'), and the
+   * objective's fingerprint (objective_fingerprint); "" in checkpoints
+   * written before they were recorded. */
+  char run_started[32];
+  char objective_hash[17];
 };
 
 #ifdef __cplusplus

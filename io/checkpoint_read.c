@@ -296,9 +296,13 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
   int64_t interval;
   int migrants;
   IPSO_TRY(need_attr(f, "seed", H5T_NATIVE_UINT64, &seed, why, len));
-  snprintf(then, sizeof then, "%" PRIu64, seed);
-  snprintf(now, sizeof now, "%" PRIu64, cfg->run.seed);
-  warn_changed(f, "seed", then, now);
+  if (seed != cfg->run.seed) {
+    snprintf(why, len,
+             "it belongs to a run with seed %" PRIu64 ", the config's seed is %" PRIu64
+             ": another run (continue it with run.seed = %" PRIu64 ")",
+             seed, cfg->run.seed, seed);
+    return IPSO_ERR_USAGE;
+  }
   for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
     double v;
     IPSO_TRY(need_attr(f, reals[i].key, H5T_NATIVE_DOUBLE, &v, why, len));
@@ -380,6 +384,18 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
   IPSO_TRY(need_attr(f, "elapsed_seconds", H5T_NATIVE_DOUBLE, &info->elapsed_seconds, why, len));
   IPSO_TRY(need_attr(f, "target_iteration", H5T_NATIVE_INT64, &info->target_iteration, why, len));
   IPSO_TRY(need_attr(f, "history_rows", H5T_NATIVE_INT64, &info->history_rows, why, len));
+  /* The run's identity (absent from older checkpoints: ""). */
+  const struct {
+    const char *name;
+    char *out;
+    size_t size;
+  } ids[] = {{"run_started", info->run_started, sizeof info->run_started},
+             {"objective_hash", info->objective_hash, sizeof info->objective_hash}};
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+    char *v = h5u_read_attr_string(f->id, ids[i].name);
+    snprintf(ids[i].out, ids[i].size, "%s", v ? v : "");
+    free(v);
+  }
   return IPSO_OK;
 }
 

@@ -217,6 +217,18 @@ void validator::read_all_bounds(const section &s, const objective_info *info, in
                     " (" + format_double(lo[d]) + " to " + format_double(hi[d]) + ")");
     return;
   }
+  /* In single precision the swarm lives on the bounds rounded to float:
+   * bounds that round to the same value (or cross) leave no room. */
+  if (out.cfg.run.precision == IPSO_FLOAT)
+    for (size_t d = 0; d < lo.size(); d++) {
+      if (static_cast<float>(lo[d]) < static_cast<float>(hi[d])) continue;
+      const char *key = glo == got::ok ? "lower" : "upper";
+      diag_.error(s.tbl->get(key)->source(), qualified(s, key),
+                  "lower (" + format_double(lo[d]) + ") and upper (" + format_double(hi[d]) +
+                      ") round to the same float in dimension " + std::to_string(d) +
+                      " (run.precision = \"float\"): widen the bounds or use \"double\"");
+      return;
+    }
   out.lower = std::move(lo);
   out.upper = std::move(hi);
 }

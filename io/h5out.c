@@ -284,6 +284,7 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
   h = h5out_new(comm, cfg);
   if (!h) return IPSO_ERR_RUNTIME;
   st = h5out_now(h->comm, started);
+  snprintf(h->started, sizeof h->started, "%s", started);
   if (st == IPSO_OK && h->f.writer) st = h5out_create_file(h, cfg, overwrite, started);
   if (st != IPSO_OK) {
     h5out_discard(h);
@@ -291,6 +292,11 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
   }
   *out = h;
   return IPSO_OK;
+}
+
+const char *h5out_started(const struct h5out *h)
+{
+  return h->started;
 }
 
 int64_t h5out_history_rows(const struct h5out *h)

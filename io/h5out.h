@@ -49,6 +49,9 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
 int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration,
                  struct h5out **out);
 
+/* When the run of a file made by h5out_create started (its 'started'). */
+const char *h5out_started(const struct h5out *h);
+
 /* History rows in the file (after a reopen: those kept). */
 int64_t h5out_history_rows(const struct h5out *h);
 

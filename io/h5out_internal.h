@@ -41,6 +41,7 @@ struct h5out {
   hid_t migration_mem; /* struct migration_record in memory */
   int64_t history_rows;
   int64_t migration_rows;
+  char started[32]; /* the root attribute 'started': when the run began */
 };
 
 /* Allocates the handle of the output of CFG: its own communicator, nothing

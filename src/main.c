@@ -30,6 +30,7 @@ static const char usage_text[] =
     "  --overwrite              replace an existing output file\n"
     "  --restart CHECKPOINT     continue the run saved in CHECKPOINT\n"
     "  --resume                 continue from the config's checkpoint if it exists\n"
+    "  --allow-changed-objective  continue although the objective's sources changed\n"
     "  --check-invariants       check the swarm invariants after every iteration (slow)\n"
     "  --timings                print where the start-up time went\n"
     "  --version                print the version and the build's features\n"
@@ -60,6 +61,7 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
     O_RESUME,
     O_CHECK,
     O_TIMINGS,
+    O_ALLOW_OBJECTIVE,
     O_VERSION
   };
   static const struct option longopts[] = {
@@ -71,6 +73,7 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
       {"resume", no_argument, NULL, O_RESUME},
       {"check-invariants", no_argument, NULL, O_CHECK},
       {"timings", no_argument, NULL, O_TIMINGS},
+      {"allow-changed-objective", no_argument, NULL, O_ALLOW_OBJECTIVE},
       {"version", no_argument, NULL, O_VERSION},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -114,6 +117,9 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
       break;
     case O_TIMINGS:
       c->opt.timings = 1;
+      break;
+    case O_ALLOW_OBJECTIVE:
+      c->opt.allow_changed_objective = 1;
       break;
     case O_VERSION:
       c->version = 1;

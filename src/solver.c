@@ -17,10 +17,13 @@
 #include "h5out.h"
 #include "invariants.h"
 #include "island_mpi.h"
+#include "lock.h"
 #include "log.h"
 #include "migration.h"
 #include "objective.h"
+#include "paths.h"
 #include "progress.h"
+#include "run_files.h"
 #include "runtime.h"
 #include "segment.h"
 #include "timings.h"
@@ -70,6 +73,9 @@ struct solver {
   double history_seconds; /* this invocation's time recording and writing history rows */
   int stop_signal;
   struct invariants *inv; /* --check-invariants */
+  struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
+  char run_started[32];                /* the run's identity, in every checkpoint */
+  char objective_hash[17];
 };
 
 static double fitness_of(const struct solver *s, double cost)
@@ -214,7 +220,9 @@ static int write_checkpoint(struct solver *s)
   IPSO_TRY(fetch_state(s));
   watchdog_beat("writing a checkpoint", s->t);
   struct checkpoint_info info = {s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration,
-                                 s->hist.written};
+                                 s->hist.written, "", ""};
+  snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
+  snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
   IPSO_TRY(checkpoint_write(s->comm, s->cfg, &info, &s->state));
   s->last_checkpoint = wall_seconds();
   s->checkpoint_cost = s->last_checkpoint - t;
@@ -345,26 +353,83 @@ static void print_summary(struct solver *s, const struct run_result *r, int reac
   if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
 }
 
+/* The checks on the files of the run, all before anything is written:
+ * the paths (by identity), the locks, and on a restart the checkpoint and
+ * whether it belongs to the output's run and objective. Sets *REPLACE when
+ * --resume found no checkpoint and the output is an unfinished start of
+ * this very run (same resolved config), which may then be started afresh. */
+static int check_files(struct solver *s, const char *restart, struct checkpoint_info *info,
+                       int *replace)
+{
+  const struct ipso_config *cfg = s->cfg;
+  const char *out = cfg->run.output, *ckpt = cfg->output.checkpoint;
+  *replace = 0;
+  int rc = IPSO_OK;
+  if (s->rank == 0) rc = paths_check(cfg->path, out, ckpt, restart);
+  IPSO_TRY(island_agree(s->comm, rc));
+  if (s->rank == 0 && out[0]) rc = run_lock_take(&s->lock_out, "output file", out);
+  if (s->rank == 0 && rc == IPSO_OK && ckpt[0]) rc = run_lock_take(&s->lock_ckpt, "checkpoint", ckpt);
+  IPSO_TRY(island_agree(s->comm, rc));
+  struct output_found found;
+  IPSO_TRY(output_find(s->comm, out, cfg->text, &found));
+  objective_fingerprint(cfg, s->objective_hash);
+  if (!restart) {
+    *replace = s->opt->resume && found.exists && found.readable && found.same_config &&
+               !found.finished;
+    if (*replace && s->rank == 0)
+      log_info("islandpso: no checkpoint to resume from; the output %s holds an unfinished start "
+               "of this run (same config): starting it afresh",
+               out);
+    return checkpoint_check_path(s->comm, cfg, 1, s->opt->overwrite);
+  }
+  IPSO_TRY(checkpoint_check_path(s->comm, cfg, 0, s->opt->overwrite));
+  IPSO_TRY(checkpoint_read(s->comm, restart, cfg, info, &s->state));
+  timings_mark("checkpoint read");
+  if (found.exists && found.started[0] && info->run_started[0] &&
+      strcmp(found.started, info->run_started) != 0) {
+    if (s->rank == 0)
+      log_user_error("islandpso: error: the checkpoint '%s' belongs to the run started %s, the "
+                     "output '%s' to the run started %s: continuing would splice two runs into "
+                     "one output; give the output of the checkpoint's run, or start afresh",
+                     restart, info->run_started, out, found.started);
+    return IPSO_ERR_USAGE;
+  }
+  /* A checkpoint from before identities were recorded: the output's. */
+  if (!info->run_started[0])
+    snprintf(info->run_started, sizeof info->run_started, "%s", found.started);
+  if (info->objective_hash[0] && s->objective_hash[0] &&
+      strcmp(info->objective_hash, s->objective_hash) != 0) {
+    if (!s->opt->allow_changed_objective) {
+      if (s->rank == 0)
+        log_user_error("islandpso: error: the objective changed since the checkpoint '%s' was "
+                       "written (its source or a file it includes was edited): its personal "
+                       "bests are costs of the old objective; continue anyway with "
+                       "--allow-changed-objective, or start afresh",
+                       restart);
+      return IPSO_ERR_USAGE;
+    }
+    if (s->rank == 0)
+      log_warn("the objective changed since the checkpoint '%s' was written; continuing with "
+               "the new one (--allow-changed-objective)",
+               restart);
+  }
+  return IPSO_OK;
+}
+
 /* Creates the backend and the swarm (fresh or from a checkpoint) and the
- * output file. */
+ * output file. Everything that can be refused (files, identity, locks, the
+ * backend with a user objective's compilation) is refused before the
+ * output is created, cut back or replaced and before old checkpoints are
+ * removed. */
 static int start(struct solver *s, const char *restart, struct checkpoint_info *info)
 {
   const struct ipso_config *cfg = s->cfg;
-  int local_rank = 0, local_size = 1, rc;
+  int local_rank = 0, local_size = 1, rc, replace;
   IPSO_TRY(island_local_rank(s->comm, &local_rank, &local_size));
   backend_share_cores(local_size);
-  IPSO_TRY(checkpoint_check_path(s->comm, cfg, !restart, s->opt->overwrite));
-  timings_mark("checkpoint path checks");
-  if (restart) {
-    IPSO_TRY(checkpoint_read(s->comm, restart, cfg, info, &s->state));
-    timings_mark("checkpoint read");
-    if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
-  } else {
-    IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
-    if (cfg->run.output[0]) IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite, &s->out));
-    if (s->opt->overwrite) IPSO_TRY(checkpoint_remove_old(s->comm, cfg));
-  }
-  if (cfg->run.output[0]) timings_mark("output file");
+  IPSO_TRY(check_files(s, restart, info, &replace));
+  timings_mark("file checks");
+  if (!restart) IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   if (devices) timings_mark("GPU driver (cuInit, device count)");
@@ -378,6 +443,18 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
   if (rc != IPSO_OK) return rc;
   timings_mark("backend created");
+  /* The first writes. */
+  if (restart) {
+    if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
+    snprintf(s->run_started, sizeof s->run_started, "%s", info->run_started);
+  } else {
+    if (cfg->run.output[0])
+      IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite || replace, &s->out));
+    if (s->opt->overwrite) IPSO_TRY(checkpoint_remove_old(s->comm, cfg));
+    if (s->out) snprintf(s->run_started, sizeof s->run_started, "%s", h5out_started(s->out));
+  }
+  if (!s->run_started[0]) IPSO_TRY(run_clock(s->comm, s->run_started));
+  if (cfg->run.output[0]) timings_mark("output file");
   IPSO_TRY(report_devices(s));
   IPSO_TRY(migration_setup(s));
   watchdog_beat("initialising the swarm", 0);
@@ -548,6 +625,8 @@ static void solver_free(struct solver *s)
   free(s->seg_best);
   free(s->row_cost);
   invariants_free(s->inv);
+  run_lock_release(&s->lock_out);
+  run_lock_release(&s->lock_ckpt);
 }
 
 int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver_options *opt)
@@ -561,6 +640,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   s.D = cfg->objective.dimensions;
   s.sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
   s.target_iteration = -1;
+  s.lock_out.fd = s.lock_ckpt.fd = -1;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &s.rank));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &s.size));
 

@@ -13,6 +13,7 @@ struct solver_options {
   const char *restart;  /* checkpoint to continue from, or NULL */
   int resume;           /* continue from the config's checkpoint if it exists */
   int timings;          /* print where the start-up time went (rank 0) */
+  int allow_changed_objective; /* restart although the objective's sources changed */
 };
 
 /* Runs the configured optimisation on every rank of COMM (one island per

@@ -47,6 +47,9 @@ trap 'rm -rf "$logs"' EXIT
 jobs=${IPSO_BAD_INPUT_JOBS:-4}
 
 # snapshot DIR: every entry of DIR with its type, size and checksum.
+# scaled SECONDS: a time bound times IPSO_TEST_TIME_SCALE (as tests/lib/common.sh).
+scaled() { echo $(($1 * ${IPSO_TEST_TIME_SCALE:-1})); }
+
 snapshot() {
   (cd "$1" && find . -mindepth 1 -printf '%P %y %s %l\n' | LC_ALL=C sort &&
     find . -type f -exec md5sum {} + | LC_ALL=C sort)

@@ -32,6 +32,10 @@ untouched() {
   fi
 }
 
+# field NAME TEXT: the first word after "NAME" on a summary line (these
+# runs write no output file to read the result from).
+field() { echo "$2" | sed -n "s/^ *$1 *\([^ ]*\).*/\1/p" | head -1; }
+
 # best TEXT: the best fitness of a run's summary.
 best() { field "best fitness" "$1"; }
 

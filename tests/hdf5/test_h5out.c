@@ -712,7 +712,7 @@ static void expect_read(MPI_Comm comm, const char *path, const struct ipso_confi
 static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
 {
   struct ipso_config c = *cfg;
-  struct checkpoint_info info = {42, 4200, 12.5, -1, 10}, got;
+  struct checkpoint_info info = {42, 4200, 12.5, -1, 10, "2026-01-01T00:00:00Z", "0123456789abcdef"}, got;
   struct swarm_state s, back;
   char path[IPSO_PATH_MAX], copy[IPSO_PATH_MAX];
   struct file_image im;
@@ -816,9 +816,13 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
     MPI_Comm_free(&half);
   }
 
-  /* Changed algorithm settings are allowed (with warnings). */
+  /* Another seed is another run: refused. */
   c = *cfg;
   c.run.seed = SEED + 1;
+  expect_read(MPI_COMM_WORLD, path, &c, IPSO_ERR_USAGE, "another seed");
+
+  /* Changed algorithm settings are allowed (with warnings). */
+  c = *cfg;
   c.swarm.inertia = 0.5;
   c.swarm.kernel = IPSO_KERNEL_REDUCTION;
   c.migration.interval = 8;

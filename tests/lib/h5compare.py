@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares two islandpso HDF5 files (outputs or checkpoints) value for
 value, bit for bit: every dataset and attribute, except the ones that hold
-wall-clock times (wall_seconds, elapsed_seconds, started, finished) and any
+wall-clock times (wall_seconds, elapsed_seconds, started, finished, run_started) and any
 given with --ignore. Exit 0 if identical, 1 with the differences listed."""
 import argparse
 import sys
@@ -9,7 +9,7 @@ import sys
 import h5py
 import numpy as np
 
-TIMES = {"wall_seconds", "elapsed_seconds", "started", "finished"}
+TIMES = {"wall_seconds", "elapsed_seconds", "started", "finished", "run_started"}
 
 
 def items(f):

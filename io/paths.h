@@ -1,0 +1,29 @@
+/* The files of a run compared by what they are, not how they are spelled:
+ * ./out.h5, an absolute path, sub/../out.h5, a symbolic or a hard link all
+ * name the same file. */
+#ifndef IPSO_PATHS_H
+#define IPSO_PATHS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Whether A and B name the same file: the same device and inode when both
+ * exist, else the same real directory and name (a file not yet created). */
+int path_same(const char *a, const char *b);
+
+/* The checks of the files a run uses before anything is written: the
+ * config, the output, the checkpoint with its .prev and .tmp, and RESTART
+ * (or NULL). Two roles on one file, or an output or checkpoint that exists
+ * and is a device, a FIFO or a socket, are refused
+ * with IPSO_ERR_USAGE and a message naming both spellings. */
+int paths_check(const char *config, const char *output, const char *checkpoint,
+                const char *restart);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

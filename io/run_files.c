@@ -1,0 +1,69 @@
+/* Reading an output's identity without touching it; the objective's hash. */
+#include "run_files.h"
+
+#include <hdf5.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "check.h"
+#include "h5util.h"
+#include "user_objective.h"
+
+int output_find(MPI_Comm comm, const char *path, const char *config_text, struct output_found *o)
+{
+  int rank;
+  memset(o, 0, sizeof *o);
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  struct stat st;
+  if (rank == 0 && path && *path && stat(path, &st) == 0) {
+    o->exists = 1;
+    H5E_auto2_t func;
+    void *data;
+    H5Eget_auto2(H5E_DEFAULT, &func, &data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f >= 0) {
+      o->readable = 1;
+      char *started = h5u_read_attr_string(f, "started");
+      char *config = h5u_read_attr_string(f, "config");
+      if (started) snprintf(o->started, sizeof o->started, "%s", started);
+      o->same_config = config && config_text && !strcmp(config, config_text);
+      o->finished = H5Aexists(f, "finished") > 0 || H5Lexists(f, "result", H5P_DEFAULT) > 0;
+      free(started);
+      free(config);
+      H5Fclose(f);
+    }
+    H5Eset_auto2(H5E_DEFAULT, func, data);
+  }
+  IPSO_CHECK_MPI(MPI_Bcast(o, (int)sizeof *o, MPI_BYTE, 0, comm));
+  return IPSO_OK;
+}
+
+void objective_fingerprint(const struct ipso_config *cfg, char hex[17])
+{
+  const struct ipso_objective_config *ob = &cfg->objective;
+  uint64_t h = ipso_hash(0, ob->name, strlen(ob->name) + 1);
+  if (ob->id == IPSO_OBJ_USER) {
+    char text[IPSO_PATH_MAX + 32];
+    snprintf(text, sizeof text, "#include \"%s\"\n", ob->source);
+    h = ipso_hash(h, ob->function, strlen(ob->function) + 1);
+    if (user_includes_hash(text, &h) != 0) {
+      hex[0] = '\0';
+      return;
+    }
+  }
+  snprintf(hex, 17, "%016" PRIx64, h);
+}
+
+int run_clock(MPI_Comm comm, char out[32])
+{
+  time_t now = time(NULL);
+  memset(out, 0, 32);
+  strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  IPSO_CHECK_MPI(MPI_Bcast(out, 32, MPI_CHAR, 0, comm));
+  return IPSO_OK;
+}
