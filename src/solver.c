@@ -448,8 +448,12 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
     snprintf(s->run_started, sizeof s->run_started, "%s", info->run_started);
   } else {
-    if (cfg->run.output[0])
+    if (cfg->run.output[0]) {
       IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite || replace, &s->out));
+      /* On disk with its identity at once: a start that dies before its
+       * first checkpoint leaves a file that --resume recognises. */
+      IPSO_TRY(h5out_flush(s->out));
+    }
     if (s->opt->overwrite) IPSO_TRY(checkpoint_remove_old(s->comm, cfg));
     if (s->out) snprintf(s->run_started, sizeof s->run_started, "%s", h5out_started(s->out));
   }
