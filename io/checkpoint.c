@@ -40,11 +40,16 @@
 
 /* Continues the 64-bit FNV-1a hash H over N doubles, byte by byte in
  * little-endian order (the file's), so the sum is the same on any host. */
-uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n)
+uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
 {
   for (int64_t i = 0; i < n; i++) {
     uint64_t bits;
     memcpy(&bits, &x[i], sizeof bits);
+    if (k == CHECKSUM_WORDS) {
+      h ^= bits;
+      h *= FNV_PRIME;
+      continue;
+    }
     for (int b = 0; b < 8; b++) {
       h ^= (bits >> (8 * b)) & 0xffu;
       h *= FNV_PRIME;
@@ -54,12 +59,12 @@ uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n)
 }
 
 /* The checksum of one island: its rows of the five arrays, in file order. */
-uint64_t checkpoint_island_checksum(const struct swarm_state *s)
+uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k)
 {
   uint64_t h = FNV_OFFSET;
   for (int a = 0; a < STATE_ARRAYS; a++)
     h = checkpoint_fnv1a_doubles(h, state_array_data(&state_arrays[a], s),
-                                 s->particles * state_array_width(&state_arrays[a], s->dims));
+                                 s->particles * state_array_width(&state_arrays[a], s->dims), k);
   return h;
 }
 
@@ -214,7 +219,7 @@ static int write_file(struct h5u_file *f, const struct ipso_config *cfg,
   if (f->writer) {
     hsize_t dims[1] = {(hsize_t)f->size};
     hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? f->size : 0), 0};
-    dset = h5u_create_dataset(f, f->id, "checksum", H5T_STD_U64LE, 1, dims, 0, "FNV-1a",
+    dset = h5u_create_dataset(f, f->id, "checksum", H5T_STD_U64LE, 1, dims, 0, CHECKSUM_UNITS_WORDS,
                               "checksum of each island's rows of position, velocity, "
                               "pbest_position, cost and pbest_cost, in that order");
     if (dset < 0 || h5u_write(f, dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto done;
@@ -269,7 +274,7 @@ static int read_back(const char *tmp, int islands, int64_t particles, int dims,
       if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
           H5Dread(dset, state_array_mem_type(sa), mspace, fspace, H5P_DEFAULT, buf) < 0)
         goto hdf5_failed;
-      h[i] = checkpoint_fnv1a_doubles(h[i], buf, particles * cols);
+      h[i] = checkpoint_fnv1a_doubles(h[i], buf, particles * cols, CHECKSUM_WORDS);
     }
     H5Sclose(mspace);
     H5Sclose(fspace);
@@ -402,7 +407,7 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
   st = island_agree(comm, st);
   if (st != IPSO_OK) return st;
 
-  sum = checkpoint_island_checksum(s);
+  sum = checkpoint_island_checksum(s, CHECKSUM_WORDS);
   if (rank == 0 && !(sums = malloc((size_t)size * sizeof *sums)))
     return IPSO_FAIL("checkpoint", "'%s': out of memory", path);
   rc = MPI_Gather(&sum, 1, MPI_UINT64_T, sums, 1, MPI_UINT64_T, 0, comm);

@@ -457,6 +457,19 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
     }
     return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
   }
+  /* The checksums' algorithm, by the units of the dataset (older files:
+   * byte by byte). */
+  int kind = CHECKSUM_WORDS;
+  if (f.writer) {
+    char *units = h5u_read_attr_string(sums_dset, "units");
+    if (units && !strcmp(units, CHECKSUM_UNITS_BYTES)) kind = CHECKSUM_BYTES;
+    free(units);
+  }
+  rc = MPI_Bcast(&kind, 1, MPI_INT, 0, comm);
+  if (rc != MPI_SUCCESS) {
+    ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
+    return IPSO_ERR_RUNTIME;
+  }
   rc = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, comm);
   if (rc != MPI_SUCCESS) {
     ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
@@ -481,7 +494,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
     ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
     goto fail;
   }
-  bad = checkpoint_island_checksum(s) == sums[f.rank] ? INT_MAX : f.rank;
+  bad = checkpoint_island_checksum(s, (enum checksum_kind)kind) == sums[f.rank] ? INT_MAX : f.rank;
   rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm);
   if (rc != MPI_SUCCESS) {
     ipso_mpi_fail("MPI_Allreduce", rc, __FILE__, __LINE__);
