@@ -22,3 +22,19 @@ int64_t segment_end(const struct segment_plan *p, int64_t t)
   if (p->single && t + 1 < end) end = t + 1;
   return end;
 }
+
+double segment_slice_budget(double watchdog, double checkpoint_seconds)
+{
+  double b = 1.0;
+  if (watchdog > 0 && watchdog / 4 < b) b = watchdog / 4;
+  if (checkpoint_seconds > 0 && checkpoint_seconds / 4 < b) b = checkpoint_seconds / 4;
+  return b;
+}
+
+int64_t segment_next_slice(int64_t n, double seconds, double budget)
+{
+  double fit = seconds > 0 ? budget / seconds * (double)n : 4.0 * (double)n;
+  if (fit > 4.0 * (double)n) fit = 4.0 * (double)n;
+  if (fit > (double)SEGMENT_MAX_ITERATIONS) fit = SEGMENT_MAX_ITERATIONS;
+  return fit < 1 ? 1 : (int64_t)fit;
+}

@@ -32,6 +32,18 @@ int64_t segment_length(double updates, int64_t particles, int dims);
  * interval. */
 int64_t segment_end(const struct segment_plan *p, int64_t t);
 
+/* Segments are computed in slices bounded by time, so that stop signals,
+ * the time limit, time-based checkpoints and the watchdog are served
+ * between slices however slow the objective; slices do not change the
+ * result. The longest a slice may take, in seconds: 1 s, and at most a
+ * quarter of the WATCHDOG and of CHECKPOINT_SECONDS (0: none). */
+double segment_slice_budget(double watchdog, double checkpoint_seconds);
+
+/* The next slice's length after N iterations took SECONDS (the slowest
+ * rank's): as many as fit BUDGET, growing at most 4-fold at a time, within
+ * [1, SEGMENT_MAX_ITERATIONS]. */
+int64_t segment_next_slice(int64_t n, double seconds, double budget);
+
 #ifdef __cplusplus
 }
 #endif

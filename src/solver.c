@@ -506,29 +506,6 @@ static int take_result(struct solver *s)
   return IPSO_OK;
 }
 
-/* The longest a slice of a segment may take, in seconds: stop signals, the
- * time limit, time-based checkpoints and the watchdog are served between
- * slices, so a slow objective cannot hold them off for long. */
-static double slice_budget(const struct ipso_config *cfg)
-{
-  double b = 1.0;
-  if (cfg->run.watchdog > 0 && cfg->run.watchdog / 4 < b) b = cfg->run.watchdog / 4;
-  if (cfg->output.checkpoint_seconds > 0 && cfg->output.checkpoint_seconds / 4 < b)
-    b = cfg->output.checkpoint_seconds / 4;
-  return b;
-}
-
-/* The next slice's length from the last one (N iterations in SECONDS, the
- * slowest rank's): as many iterations as fit the budget, growing at most
- * 4-fold at a time. */
-static int64_t next_slice(int64_t n, double seconds, double budget)
-{
-  double fit = seconds > 0 ? budget / seconds * (double)n : 4.0 * (double)n;
-  if (fit > 4.0 * (double)n) fit = 4.0 * (double)n;
-  if (fit > (double)SEGMENT_MAX_ITERATIONS) fit = SEGMENT_MAX_ITERATIONS;
-  return fit < 1 ? 1 : (int64_t)fit;
-}
-
 /* The loop over segments until the end, the target or a stop request.
  * Segments (whose ends are fixed iterations: migration, snapshots,
  * checkpoints, the target check) are computed in slices bounded by time,
@@ -539,7 +516,7 @@ static int iterate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
   int64_t max_it = cfg->run.max_iterations, slice = 1;
-  double budget = slice_budget(cfg);
+  double budget = segment_slice_budget(cfg->run.watchdog, cfg->output.checkpoint_seconds);
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
   while (s->t < max_it) {
     int64_t first = s->t + 1, end = next_segment_end(s, s->t);
@@ -554,7 +531,7 @@ static int iterate(struct solver *s)
     /* The slowest rank's time sets everyone's next slice. */
     double slowest = -(b - a);
     IPSO_TRY(island_min(s->comm, &slowest, 1));
-    slice = next_slice(last - first + 1, -slowest, budget);
+    slice = segment_next_slice(last - first + 1, -slowest, budget);
     int64_t hit;
     int done = last == max_it, segment_end = last == end;
     IPSO_TRY(record_segment(s, first, last, a, b, done, &hit));

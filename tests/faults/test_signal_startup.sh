@@ -4,14 +4,20 @@
 # soon as its handler is in place (read from /proc/PID/status), while MPI
 # and the backend start, stop the run with a checkpoint and exit 3, on one
 # process and on 2 ranks under mpirun; IPSO_READY_FILE, the job scripts'
-# signal that every rank handles stop signals, is created. (A signal before
+# signal that every rank handles stop signals, is created; files there
+# before are untouched. (A signal before
 # main(), while the executable loads, cannot be handled: the job scripts
 # hold signals back until IPSO_READY_FILE exists, see slurm_job_scripts.)
 . "$IPSO_TEST_DIR/lib/common.sh"
 . "$IPSO_TEST_DIR/lib/config.sh"
+. "$IPSO_TEST_DIR/faults/user_lib.sh"
 scale=${IPSO_TEST_TIME_SCALE:-1}
+mkdir run
+cd run || exit 1
 ipso_config s.toml rastrigin 10 64 200000 run.backend='"cpu"' run.output='"s.h5"' \
   output.checkpoint='"s.ckpt.h5"' output.progress='"off"'
+printf 'precious data\n' >precious.dat
+snapshot "$work/run"
 
 # handles_usr1 PID: whether PID has a handler for SIGUSR1 (bit 10 of SigCgt).
 handles_usr1() {
@@ -48,4 +54,5 @@ early() {
 }
 early 1
 early 2
+untouched "$work/run" "signals during start-up"
 finish

@@ -1,6 +1,7 @@
 /* Cutting a run into segments (src/segment.h): the segment length for a
  * backend's update budget, and where each segment ends, on values, and that
- * the boundaries are the same whichever iteration a restart starts from. */
+ * the boundaries are the same whichever iteration a restart starts from;
+ * the slices bounded by time. */
 #include <stdio.h>
 
 #include "segment.h"
@@ -144,8 +145,26 @@ static void test_end_properties(void)
   }
 }
 
+/* Slices: the budget, and the next slice's length on values. */
+static void test_slices(void)
+{
+  EXPECT(segment_slice_budget(0, 0) == 1.0, "no watchdog, no timed checkpoints: 1 s");
+  EXPECT(segment_slice_budget(2, 0) == 0.5, "watchdog 2 s: 0.5 s");
+  EXPECT(segment_slice_budget(600, 1.2) == 0.3, "checkpoints every 1.2 s: 0.3 s");
+  EXPECT(segment_next_slice(1, 0.001, 1.0) == 4, "fast: grows 4-fold at most, got %lld",
+         (long long)segment_next_slice(1, 0.001, 1.0));
+  EXPECT(segment_next_slice(100, 0.5, 1.0) == 200, "half the budget: doubles, got %lld",
+         (long long)segment_next_slice(100, 0.5, 1.0));
+  EXPECT(segment_next_slice(100, 10.0, 1.0) == 10, "10x over budget: a tenth, got %lld",
+         (long long)segment_next_slice(100, 10.0, 1.0));
+  EXPECT(segment_next_slice(1, 20.0, 1.0) == 1, "one iteration over budget: still 1");
+  EXPECT(segment_next_slice(8000, 0.0, 1.0) == SEGMENT_MAX_ITERATIONS, "capped, got %lld",
+         (long long)segment_next_slice(8000, 0.0, 1.0));
+}
+
 int main(void)
 {
+  test_slices();
   test_length();
   test_end_values();
   test_end_properties();
