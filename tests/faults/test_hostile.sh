@@ -100,6 +100,9 @@ sleep 0.3
 refused "a second run on a live run's output" "the output file 'long.h5' is in use by another run \(pid $live on [^ ]+ since" \
   "$IPSO_BIN" long.toml --overwrite
 refused "a --resume beside the live run" "is in use by another run \(pid $live" "$IPSO_BIN" long.toml --resume
+refused "another output sharing the live run's checkpoint" \
+  "the checkpoint 'long.ckpt.h5' is in use by another run \(pid $live" \
+  "$IPSO_BIN" long.toml --set 'run.output="other.h5"' --overwrite
 kill -TERM "$live"
 wait "$live"
 rc=$?
