@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "check.h"
 #include "log.h"
+#include "paths.h"
 
 /* Locks FD's whole file without waiting: 0, or the errno. */
 static int lock_fd(int fd)
@@ -47,7 +49,12 @@ static void remember(struct run_lock *l)
 int run_lock_take(struct run_lock *l, const char *role, const char *path)
 {
   l->fd = -1;
-  int n = snprintf(l->path, sizeof l->path, "%s.lock", path);
+  /* Named after the file itself, not the spelling: a symbolic link or
+   * sub/../ to the same output finds the same lock. */
+  char real[PATH_MAX];
+  if (!realpath(path, real) && path_canonical(path, real, sizeof real) != 0)
+    snprintf(real, sizeof real, "%s", path);
+  int n = snprintf(l->path, sizeof l->path, "%s.lock", real);
   if (n < 0 || (size_t)n >= sizeof l->path) return IPSO_FAIL("lock", "path too long: '%s'", path);
   /* The lock file can be replaced between open and lock (its holder
    * removes it on release): lock, then check it is still the file named. */

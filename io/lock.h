@@ -1,6 +1,7 @@
 /* Exclusive locks on the files of a run: a second run on the same output
  * or checkpoint is refused, naming the run that holds it. A lock is an
- * fcntl write lock on <path>.lock, held by rank 0 for the whole run; the
+ * fcntl write lock on <path>.lock (the path with symbolic links and ..
+ * resolved), held by rank 0 for the whole run; the
  * kernel releases it when the process ends however it ends, so the lock
  * file of a dead run is stale and simply taken over. */
 #ifndef IPSO_LOCK_H

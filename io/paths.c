@@ -11,9 +11,7 @@
 #include "check.h"
 #include "log.h"
 
-/* The real path of PATH's directory joined with its last component, in
- * OUT; 0, or -1 when the directory cannot be resolved. */
-static int canonical(const char *path, char *out, size_t n)
+int path_canonical(const char *path, char *out, size_t n)
 {
   char dir[PATH_MAX], real[PATH_MAX];
   const char *slash = strrchr(path, '/');
@@ -37,7 +35,7 @@ int path_same(const char *a, const char *b)
   if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   if (ea != eb) return 0;
   char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
-  if (canonical(a, ca, sizeof ca) || canonical(b, cb, sizeof cb)) return !strcmp(a, b);
+  if (path_canonical(a, ca, sizeof ca) || path_canonical(b, cb, sizeof cb)) return !strcmp(a, b);
   return !strcmp(ca, cb);
 }
 

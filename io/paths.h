@@ -10,6 +10,10 @@
 extern "C" {
 #endif
 
+/* The real path of PATH's directory joined with its last component, in
+ * OUT (N bytes): 0, or -1 when the directory cannot be resolved. */
+int path_canonical(const char *path, char *out, size_t n);
+
 /* Whether A and B name the same file: the same device and inode when both
  * exist, else the same real directory and name (a file not yet created). */
 int path_same(const char *a, const char *b);

@@ -100,6 +100,11 @@ sleep 0.3
 refused "a second run on a live run's output" "the output file 'long.h5' is in use by another run \(pid $live on [^ ]+ since" \
   "$IPSO_BIN" long.toml --overwrite
 refused "a --resume beside the live run" "is in use by another run \(pid $live" "$IPSO_BIN" long.toml --resume
+ln -s long.h5 live-link.h5
+refused "a second run on the live run's output through a symbolic link" \
+  "the output file 'live-link.h5' is in use by another run \(pid $live" \
+  "$IPSO_BIN" long.toml --set 'run.output="live-link.h5"' --overwrite
+rm -f live-link.h5
 refused "another output sharing the live run's checkpoint" \
   "the checkpoint 'long.ckpt.h5' is in use by another run \(pid $live" \
   "$IPSO_BIN" long.toml --set 'run.output="other.h5"' --overwrite
