@@ -30,6 +30,7 @@
 
 #include "h5out_internal.h"
 #include "h5util.h"
+#include "run_files.h"
 #include "state_arrays.h"
 #include "check.h"
 #include "log.h"
@@ -55,24 +56,6 @@ static hsize_t history_chunk_rows(int islands)
   return rows > H5OUT_CHUNK_ROWS ? H5OUT_CHUNK_ROWS : rows;
 }
 
-/* The current time as ISO-8601 UTC: rank 0's clock, the same on every rank. */
-static int h5out_now(MPI_Comm comm, char stamp[32])
-{
-  int rank, st = IPSO_ERR_RUNTIME;
-  memset(stamp, 0, 32);
-  IPSO_CHECK_MPI_GOTO(MPI_Comm_rank(comm, &rank), st, done);
-  if (rank == 0) {
-    time_t t = time(NULL);
-    struct tm tm;
-    if (t == (time_t)-1 || !gmtime_r(&t, &tm) ||
-        strftime(stamp, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-      snprintf(stamp, 32, "unknown");
-  }
-  IPSO_CHECK_MPI_GOTO(MPI_Bcast(stamp, 32, MPI_CHAR, 0, comm), st, done);
-  st = IPSO_OK;
-done:
-  return st;
-}
 
 /* Allocates the handle of the output of CFG: its own communicator, nothing
  * open yet. */
@@ -283,7 +266,7 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
   if (st != IPSO_OK) return st;
   h = h5out_new(comm, cfg);
   if (!h) return IPSO_ERR_RUNTIME;
-  st = h5out_now(h->comm, started);
+  st = run_clock(h->comm, started);
   snprintf(h->started, sizeof h->started, "%s", started);
   if (st == IPSO_OK && h->f.writer) st = h5out_create_file(h, cfg, overwrite, started);
   if (st != IPSO_OK) {
@@ -574,7 +557,7 @@ int h5out_close(struct h5out *h, int finished)
   int st = IPSO_OK, closed;
   if (!h) return IPSO_OK;
   if (finished) {
-    st = h5out_now(h->comm, stamp);
+    st = run_clock(h->comm, stamp);
     if (st == IPSO_OK && h->f.writer) st = h5u_write_attr_string(&h->f, h->f.id, "finished", stamp);
   }
   /* Every rank goes through the whole (collective) close, failure or not. */

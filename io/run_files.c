@@ -59,11 +59,21 @@ void objective_fingerprint(const struct ipso_config *cfg, char hex[17])
   snprintf(hex, 17, "%016" PRIx64, h);
 }
 
-int run_clock(MPI_Comm comm, char out[32])
+/* The current time as ISO-8601 UTC: rank 0's clock, the same on every rank. */
+int run_clock(MPI_Comm comm, char stamp[32])
 {
-  time_t now = time(NULL);
-  memset(out, 0, 32);
-  strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  IPSO_CHECK_MPI(MPI_Bcast(out, 32, MPI_CHAR, 0, comm));
-  return IPSO_OK;
+  int rank, st = IPSO_ERR_RUNTIME;
+  memset(stamp, 0, 32);
+  IPSO_CHECK_MPI_GOTO(MPI_Comm_rank(comm, &rank), st, done);
+  if (rank == 0) {
+    time_t t = time(NULL);
+    struct tm tm;
+    if (t == (time_t)-1 || !gmtime_r(&t, &tm) ||
+        strftime(stamp, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+      snprintf(stamp, 32, "unknown");
+  }
+  IPSO_CHECK_MPI_GOTO(MPI_Bcast(stamp, 32, MPI_CHAR, 0, comm), st, done);
+  st = IPSO_OK;
+done:
+  return st;
 }

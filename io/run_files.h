@@ -24,9 +24,9 @@ extern "C" {
  * every rank of COMM. A missing file is exists = 0; never an error. */
 int output_find(MPI_Comm comm, const char *path, const char *config_text, struct output_found *o);
 
-/* The time now as rank 0 sees it, UTC ISO 8601, on every rank of COMM:
- * the start of a run that writes no output file. */
-int run_clock(MPI_Comm comm, char out[32]);
+/* The time now as ISO 8601 UTC, rank 0's clock, the same on every rank of
+ * COMM ("unknown" if the clock fails): when a run started or finished. */
+int run_clock(MPI_Comm comm, char stamp[32]);
 
 /* The hash of the objective as the run computes it, in HEX (17 bytes): for
  * a user objective its source file, every file that one #includes, and the
