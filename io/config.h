@@ -14,6 +14,9 @@ enum ipso_precision { IPSO_DOUBLE, IPSO_FLOAT };
 enum ipso_goal { IPSO_MINIMIZE, IPSO_MAXIMIZE };
 enum ipso_kernel { IPSO_KERNEL_QUEUE_LOCK, IPSO_KERNEL_QUEUE, IPSO_KERNEL_REDUCTION };
 enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
+/* Whom a particle follows inside its island: the island's best, or the best
+ * of its ring neighbourhood (particles i-k..i+k mod N). */
+enum ipso_swarm_topology { IPSO_SWARM_GLOBAL, IPSO_SWARM_RING };
 enum ipso_topology { IPSO_TOPOLOGY_RING, IPSO_TOPOLOGY_BIDIRECTIONAL_RING };
 enum ipso_policy { IPSO_POLICY_REPLACE_WORST };
 enum ipso_progress { IPSO_PROGRESS_AUTO, IPSO_PROGRESS_LINES, IPSO_PROGRESS_OFF };
@@ -61,6 +64,8 @@ struct ipso_swarm_config {
   double velocity_clamp; /* fraction of (upper - lower) */
   enum ipso_kernel kernel;
   enum ipso_sync sync;
+  enum ipso_swarm_topology topology;
+  int neighbours; /* topology ring: k particles on each side, 2k + 1 <= particles */
 };
 
 struct ipso_migration_config {
@@ -120,6 +125,7 @@ const char *config_backend_name(enum ipso_backend_kind b);
 const char *config_precision_name(enum ipso_precision p);
 const char *config_kernel_name(enum ipso_kernel k);
 const char *config_sync_name(enum ipso_sync s);
+const char *config_swarm_topology_name(enum ipso_swarm_topology t);
 const char *config_goal_name(enum ipso_goal g);
 const char *config_topology_name(enum ipso_topology t);
 const char *config_policy_name(enum ipso_policy p);

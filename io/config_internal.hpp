@@ -37,6 +37,10 @@ constexpr size_t kBoundsPerLine = 8; /* array values per line in the resolved te
 /* SPSO-2011 coefficients: w = 1/(2 ln 2), c1 = c2 = 0.5 + ln 2. */
 constexpr double kSpsoInertia = 0.72134752044448170;
 constexpr double kSpsoAcceleration = 1.1931471805599453;
+/* The swarm topology where the config names none (README, "Choosing the
+ * topology", has the measurements behind it). */
+constexpr int kDefaultSwarmTopology = IPSO_SWARM_GLOBAL;
+constexpr int64_t kDefaultNeighbours = 1;
 constexpr double kDefaultWatchdog = 30 * 60;
 constexpr double kDefaultCheckpointSeconds = 15 * 60;
 
@@ -254,6 +258,7 @@ private:
   void read_param_entries(const toml::table &t, const objective_info *info, int dims, staged &out);
   void read_objective(const section &s, staged &out);
   void read_swarm(const section &s, staged &out);
+  void read_topology(const section &s, bool particles_ok, ipso_swarm_config &w);
   void read_migration(const section &s, staged &out);
   void read_output(const section &s, staged &out);
 

@@ -232,6 +232,18 @@ const char *config_sync_name(enum ipso_sync s)
   return "unknown";
 }
 
+/* The config spelling of swarm topology T. */
+const char *config_swarm_topology_name(enum ipso_swarm_topology t)
+{
+  switch (t) {
+  case IPSO_SWARM_GLOBAL:
+    return "global";
+  case IPSO_SWARM_RING:
+    return "ring";
+  }
+  return "unknown";
+}
+
 /* The config spelling of goal G. */
 const char *config_goal_name(enum ipso_goal g)
 {

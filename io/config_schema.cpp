@@ -18,7 +18,8 @@ const std::vector<table_schema> &config_schema()
        {"name", "dimensions", "lower", "upper", "goal", "source", "function", "separable",
         "params"}},
       {"swarm",
-       {"particles", "inertia", "cognitive", "social", "velocity_clamp", "kernel", "sync"}},
+       {"particles", "inertia", "cognitive", "social", "velocity_clamp", "kernel", "sync",
+        "topology", "neighbours"}},
       {"migration", {"interval", "migrants", "topology", "policy"}},
       {"output",
        {"history_interval", "snapshot_interval", "checkpoint_interval", "checkpoint", "progress"}},
@@ -120,6 +121,8 @@ std::string resolved_text(const ipso_config &c)
   kv("velocity_clamp", toml_double(w.velocity_clamp));
   kv("kernel", str(config_kernel_name(w.kernel)));
   kv("sync", str(config_sync_name(w.sync)));
+  kv("topology", str(config_swarm_topology_name(w.topology)));
+  if (w.topology == IPSO_SWARM_RING) kv("neighbours", std::to_string(w.neighbours));
 
   const ipso_migration_config &m = c.migration;
   t += "\n[migration]\n";

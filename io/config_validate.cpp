@@ -390,7 +390,39 @@ void validator::read_swarm(const section &s, staged &out)
     diag_.error(s.tbl->get("sync")->source(), "swarm.sync",
                 std::string("sync = \"relaxed\" requires kernel = \"queue_lock\" (kernel is \"") +
                     config_kernel_name(w.kernel) + "\")");
+  read_topology(s, gp != got::bad, w);
   particles_ok_ = gp != got::bad;
+}
+
+/* [swarm] topology and neighbours. PARTICLES_OK: W.particles was read. A
+ * ring by default (not named in the config) on a swarm too small for it
+ * (2k + 1 > particles) is the whole swarm, so it runs as global. */
+void validator::read_topology(const section &s, bool particles_ok, ipso_swarm_config &w)
+{
+  int topology = kDefaultSwarmTopology;
+  got gt = get_enum(s, "topology", enum_names(config_swarm_topology_name, 2), topology);
+  int64_t k = kDefaultNeighbours;
+  got gk = get_integer(s, "neighbours", 1, INT_MAX, k);
+  w.topology = static_cast<ipso_swarm_topology>(topology);
+  w.neighbours = static_cast<int>(k);
+  if (gt == got::bad || gk == got::bad) return;
+  if (gk == got::ok && topology != IPSO_SWARM_RING) {
+    diag_.error(s.tbl->get("neighbours")->source(), "swarm.neighbours",
+                std::string("neighbours is for topology = \"ring\" (topology is \"") +
+                    config_swarm_topology_name(w.topology) + "\")");
+    return;
+  }
+  if (topology != IPSO_SWARM_RING || !particles_ok || 2 * k + 1 <= w.particles) return;
+  if (gt == got::absent && gk == got::absent) {
+    w.topology = IPSO_SWARM_GLOBAL;
+    return;
+  }
+  const toml::node *n = s.tbl->get(gk == got::ok ? "neighbours" : "topology");
+  diag_.error(n->source(), gk == got::ok ? "swarm.neighbours" : "swarm.topology",
+              "a ring of " + std::to_string(k) + " neighbour" + (k == 1 ? "" : "s") +
+                  " on each side needs 2 * " + std::to_string(k) +
+                  " + 1 = " + std::to_string(2 * k + 1) + " particles, the swarm has " +
+                  std::to_string(w.particles) + " (swarm.particles)");
 }
 
 /* [migration] */

@@ -35,7 +35,10 @@ struct cpu_swarm {
   objective_fn_d eval_d;
   objective_fn_f eval_f;
   struct user_objective *user;
+  int ring;                                   /* topology ring: follow lbest rows */
+  int64_t neighbours;                         /* ring: k on each side */
   void *x, *v, *p, *cost, *pcost, *gpos;      /* REAL arrays */
+  void *lbest;                                /* ring: REAL [N * D] attractors */
   void *tables, *lo, *hi, *span, *vmax, *prm; /* REAL [D] each, in one block */
   double gcost;                               /* global best cost, exact */
   int64_t gidx;
@@ -140,6 +143,7 @@ static void cpu_destroy(struct backend *b)
   free(c->cost);
   free(c->pcost);
   free(c->gpos);
+  free(c->lbest);
   free(c->tables);
   user_objective_close(c->user);
   free(c);
@@ -190,6 +194,8 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
   c->inertia = cfg->swarm.inertia;
   c->cognitive = cfg->swarm.cognitive;
   c->social = cfg->swarm.social;
+  c->ring = cfg->swarm.topology == IPSO_SWARM_RING;
+  c->neighbours = cfg->swarm.neighbours;
   if (cfg->objective.id == IPSO_OBJ_USER) {
     int rc = user_objective_open_cpu(cfg, &c->user);
     if (rc == IPSO_OK && cfg->objective.separable) rc = user_separable_check_cpu(cfg, c->user);

@@ -46,6 +46,15 @@ static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
     return IPSO_FAIL("cpu", "cannot allocate a swarm of %lld particles x %d dimensions",
                      (long long)c->N, c->D);
   }
+  if (c->ring) {
+    c->lbest = malloc(n * sizeof(REAL));
+    if (!c->lbest) {
+      free(t);
+      return IPSO_FAIL("cpu",
+                       "cannot allocate the ring attractors of %lld particles x %d dimensions",
+                       (long long)c->N, c->D);
+    }
+  }
   c->tables = t;
   c->lo = t;
   c->hi = t + D;
@@ -79,6 +88,34 @@ static void R(update_global_best)(struct cpu_swarm *c)
   memcpy(s.gpos, s.p + (size_t)arg * (size_t)c->D, (size_t)c->D * sizeof(REAL));
 }
 
+/* The particle with the lowest (personal-best cost, index) among particles
+ * I-K..I+K (mod N) of the ring: the whole ring if 2K+1 >= N. */
+static int64_t R(ring_best)(const REAL *pc, int64_t n, int64_t k, int64_t i)
+{
+  int64_t width = 2 * k + 1 >= n ? n : 2 * k + 1;
+  int64_t first = 2 * k + 1 >= n ? 0 : ((i - k) % n + n) % n, arg = first;
+  for (int64_t s = 1; s < width; s++) {
+    int64_t j = (first + s) % n;
+    if (pc[j] < pc[arg] || (pc[j] == pc[arg] && j < arg)) arg = j;
+  }
+  return arg;
+}
+
+/* Ring topology: each particle's attractor (lbest row i = the personal best
+ * of its neighbourhood's best), from the state as it is now, before an
+ * iteration moves anything: a pure function of the previous iteration. */
+static void R(update_ring_best)(struct cpu_swarm *c)
+{
+  struct R(view) s = R(view_of)(c);
+  const size_t D = (size_t)c->D;
+  REAL *l = c->lbest;
+#pragma omp parallel for schedule(static) if (c->N * c->D >= CPU_PARALLEL_MIN)
+  for (int64_t i = 0; i < c->N; i++) {
+    int64_t j = R(ring_best)(s.pcost, c->N, c->neighbours, i);
+    memcpy(l + (size_t)i * D, s.p + (size_t)j * D, D * sizeof(REAL));
+  }
+}
+
 /* Iteration 0: positions uniform in the bounds, velocities uniform in
  * [-vmax, vmax], personal bests at the start positions. */
 static void R(init)(struct cpu_swarm *c)
@@ -108,17 +145,20 @@ static void R(init)(struct cpu_swarm *c)
   R(update_global_best)(c);
 }
 
-/* One iteration T of the swarm (strict: every particle sees the global best
- * of iteration T - 1). */
+/* One iteration T of the swarm (strict: every particle sees the global best,
+ * or with a ring its neighbourhood's best, of iteration T - 1). */
 static void R(iterate)(struct cpu_swarm *c, int64_t t)
 {
   struct R(view) s = R(view_of)(c);
   const int D = c->D;
   const REAL w = (REAL)c->inertia, c1 = (REAL)c->cognitive, c2 = (REAL)c->social;
+  if (c->ring) R(update_ring_best)(c);
+  const REAL *lbest = c->lbest;
 #pragma omp parallel for schedule(static) if (c->N * D >= CPU_PARALLEL_MIN)
   for (int64_t i = 0; i < c->N; i++) {
     REAL *x = s.x + (size_t)i * (size_t)D, *v = s.v + (size_t)i * (size_t)D;
     REAL *p = s.p + (size_t)i * (size_t)D;
+    const REAL *g = c->ring ? lbest + (size_t)i * (size_t)D : s.gpos;
     uint64_t sub = swarm_subsequence(c->island, i);
     for (int k = 0; 2 * k < D; k++) {
       uint32_t rw[4];
@@ -127,7 +167,7 @@ static void R(iterate)(struct cpu_swarm *c, int64_t t)
         int d = 2 * k + j;
         REAL a = c1 * U01(rw[2 * j]);
         REAL b = c2 * U01(rw[2 * j + 1]);
-        REAL vn = IPSO_M_FMA(w, v[d], IPSO_M_FMA(a, p[d] - x[d], b * (s.gpos[d] - x[d])));
+        REAL vn = IPSO_M_FMA(w, v[d], IPSO_M_FMA(a, p[d] - x[d], b * (g[d] - x[d])));
         vn = vn > s.vmax[d] ? s.vmax[d] : (vn < -s.vmax[d] ? -s.vmax[d] : vn);
         REAL xn = x[d] + vn;
         if (xn < s.lo[d]) {
