@@ -64,6 +64,13 @@ static int allocate(struct gpu_swarm *g)
                        (double)rows / (1 << 30), g->device, cudaGetErrorString(e));
     IPSO_CHECK_CUDA(cudaMemset(*arr[i], 0, rows));
   }
+  if (g->plan.ring) {
+    cudaError_t e = cudaMalloc(&g->s.lbest, rows);
+    if (e != cudaSuccess)
+      return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for the ring attractors on GPU %d: %s",
+                       (double)rows / (1 << 30), g->device, cudaGetErrorString(e));
+    IPSO_CHECK_CUDA(cudaMemset(g->s.lbest, 0, rows));
+  }
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.cost, n));
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.pcost, n));
   union gpu_slot slots[IPSO_GB_SLOTS];
@@ -146,6 +153,7 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
                                          g->s, first, last, g->d_bar, g->stream));
   } else {
     for (long long t = first; t <= last; t++) {
+      if (p->ring) IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, block, p->pdl, g->s, g->N, g->stream));
       IPSO_CHECK_CUDA(
           ipso_launch_step(&g->k, (unsigned)p->blocks, block, p->pdl, g->s, t, first, g->stream));
       if (p->variant != GPU_QUEUE_LOCK)
@@ -326,7 +334,7 @@ static void gpu_destroy(struct backend *b)
   void *dev[] = {g->s.x,      g->s.v,    g->s.p,         g->s.cost,     g->s.pcost,
                  g->s.gb,     g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->s.hist,
                  g->d_tables, g->d_sel,  g->d_selcost,   g->d_buf,      g->d_bufcost,
-                 g->d_bar,    g->d_pick, g->d_pickcost};
+                 g->d_bar,    g->d_pick, g->d_pickcost,  g->s.lbest};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   if (g->h_stage) cudaFreeHost(g->h_stage);
@@ -502,14 +510,15 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   timings_mark(g->prog.compile_seconds > 0 ? "GPU kernels compiled (NVRTC)" : "GPU kernels loaded");
   if (rc == IPSO_OK) rc = plan_launch(g, &prop);
   if (rc == IPSO_OK) {
-    char bus[32] = "?", forced[96];
+    char bus[32] = "?", forced[96], ring[48] = "";
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
     gpu_overrides_describe(o, forced, sizeof forced);
-    snprintf(b->description, sizeof b->description, "gpu %d (%.96s, %s, %.0f GiB), %s %s, %s%s%s%s",
-             g->device, prop.name, bus, (double)prop.totalGlobalMem / (1 << 30),
-             config_kernel_name(cfg->swarm.kernel), config_sync_name(cfg->swarm.sync),
-             gpu_plan_mode_name(&g->plan), g->plan.keep ? " (state in registers)" : "",
-             forced[0] ? ", overrides " : "", forced);
+    if (g->plan.ring) snprintf(ring, sizeof ring, " ring k=%d", g->plan.neighbours);
+    snprintf(b->description, sizeof b->description,
+             "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s%s%s%s", g->device, prop.name, bus,
+             (double)prop.totalGlobalMem / (1 << 30), config_kernel_name(cfg->swarm.kernel),
+             config_sync_name(cfg->swarm.sync), ring, gpu_plan_mode_name(&g->plan),
+             g->plan.keep ? " (state in registers)" : "", forced[0] ? ", overrides " : "", forced);
   }
   if (rc == IPSO_OK) rc = allocate(g);
   if (rc == IPSO_OK)

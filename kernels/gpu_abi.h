@@ -55,6 +55,7 @@
     REAL *slot_cost;     /* [blocks] per-block candidates (queue, reduction) */                    \
     long long *slot_idx; /* [blocks] */                                                            \
     double *hist;        /* [segment] best cost after each iteration */                            \
+    REAL *lbest;         /* ring: [n * IPSO_PITCH] each particle's attractor (NULL: global) */     \
   }
 
 #ifdef __CUDACC_RTC__
@@ -98,7 +99,7 @@
                   "global-best slot: fields");                                                     \
   IPSO_ABI_ASSERT(sizeof(T) == IPSO_GB_SLOT_BYTES, "global-best slot: size")
 
-/* The swarm pointers: ten pointers in the order above. */
+/* The swarm pointers: eleven pointers in the order above. */
 #define IPSO_ABI_CHECK_SWARM_PTRS(T)                                                               \
   IPSO_ABI_ASSERT(sizeof(void *) == IPSO_ABI_PTR, "64-bit pointers");                              \
   IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, x) == 0 && IPSO_ABI_OFFSET(T, cost) == 3 * IPSO_ABI_PTR &&    \
@@ -106,9 +107,10 @@
                       IPSO_ABI_OFFSET(T, gpos) == 6 * IPSO_ABI_PTR &&                              \
                       IPSO_ABI_OFFSET(T, slot_cost) == 7 * IPSO_ABI_PTR &&                         \
                       IPSO_ABI_OFFSET(T, slot_idx) == 8 * IPSO_ABI_PTR &&                          \
-                      IPSO_ABI_OFFSET(T, hist) == 9 * IPSO_ABI_PTR,                                \
+                      IPSO_ABI_OFFSET(T, hist) == 9 * IPSO_ABI_PTR &&                              \
+                      IPSO_ABI_OFFSET(T, lbest) == 10 * IPSO_ABI_PTR,                              \
                   "swarm pointers: fields");                                                       \
-  IPSO_ABI_ASSERT(sizeof(T) == 10 * IPSO_ABI_PTR, "swarm pointers: size")
+  IPSO_ABI_ASSERT(sizeof(T) == 11 * IPSO_ABI_PTR, "swarm pointers: size")
 
 #ifdef __CUDACC_RTC__
 IPSO_ABI_CONSTS(ipso_consts, real);

@@ -28,13 +28,14 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
   /* The program has the resident kernels only for rows they can keep, and
    * their register variants only where a thread's part fits (the same
    * conditions as in kernels/pso_kernels.cu). */
-  int resident = p->dims <= IPSO_RESIDENT_MAX_D;
+  int resident = p->dims <= IPSO_RESIDENT_MAX_D && !p->ring;
   int keep = resident && gpu_mapping_keep_ok(&p->map, p->dims);
   struct {
     const char *name;
     int wanted;
     cudaKernel_t *k;
   } table[] = {{step_names[p->variant], 1, &k->step},
+               {"lbest_kernel", p->ring, &k->lbest},
                {"reduce_kernel", 1, &k->reduce},
                {"init_kernel", 1, &k->init},
                {"candidates_kernel", 1, &k->candidates},
@@ -79,6 +80,14 @@ cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigne
 {
   void *args[] = {&s, &t, &first};
   return launch_pdl(k->step, grid, block, pdl, args, stream);
+}
+
+cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned block, int pdl,
+                              struct swarm_ptrs s, long long n, cudaStream_t stream)
+{
+  long long warps = block / 32;
+  void *args[] = {&s};
+  return launch_pdl(k->lbest, (unsigned)((n + warps - 1) / warps), block, pdl, args, stream);
 }
 
 cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned block, int pdl,

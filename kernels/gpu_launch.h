@@ -14,7 +14,8 @@
  * (resident kernels for long rows, register variants, the separability
  * check). */
 struct gpu_kernels {
-  cudaKernel_t step; /* the plan's variant */
+  cudaKernel_t step;  /* the plan's variant */
+  cudaKernel_t lbest; /* ring topology only */
   cudaKernel_t reduce, init, candidates, select, gather, scatter;
   cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
   cudaKernel_t separable_check;
@@ -34,6 +35,11 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
 cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigned block, int pdl,
                              struct swarm_ptrs s, long long t, long long first,
                              cudaStream_t stream);
+
+/* Ring topology: every particle's attractor row (lbest_kernel), one warp
+ * per particle, with programmatic dependent launch when PDL. */
+cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned block, int pdl,
+                              struct swarm_ptrs s, long long n, cudaStream_t stream);
 
 /* The global best of iteration T from NSLOTS block candidates (one block;
  * FRESH: without the best of T-1). */

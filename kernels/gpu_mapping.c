@@ -58,17 +58,19 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
   size_t cap = 2048;
   char *s = malloc(cap);
   if (!s) return NULL;
-  int n =
-      snprintf(s, cap,
-               "#define IPSO_REAL %s\n#define IPSO_D %d\n#define IPSO_PITCH %d\n"
-               "#define IPSO_G %d\n#define IPSO_V %d\n#define IPSO_BLOCK %d\n"
-               "#define IPSO_SIGN %d\n#define IPSO_OBJ %s\n#define IPSO_ACC1 %d\n"
-               "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_USER_SEPARABLE %d\n"
-               "#define IPSO_RELAXED %d\n#define IPSO_UNIFORM %d\n",
-               cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
-               m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
-               user ? 0 : info->acc1, user ? 0 : info->needs_next, user,
-               user && cfg->objective.separable, cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform);
+  int n = snprintf(
+      s, cap,
+      "#define IPSO_REAL %s\n#define IPSO_D %d\n#define IPSO_PITCH %d\n"
+      "#define IPSO_G %d\n#define IPSO_V %d\n#define IPSO_BLOCK %d\n"
+      "#define IPSO_SIGN %d\n#define IPSO_OBJ %s\n#define IPSO_ACC1 %d\n"
+      "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_USER_SEPARABLE %d\n"
+      "#define IPSO_RELAXED %d\n#define IPSO_UNIFORM %d\n#define IPSO_RING %d\n"
+      "#define IPSO_RING_K %d\n",
+      cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
+      m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
+      user ? 0 : info->acc1, user ? 0 : info->needs_next, user, user && cfg->objective.separable,
+      cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform, cfg->swarm.topology == IPSO_SWARM_RING,
+      cfg->swarm.topology == IPSO_SWARM_RING ? cfg->swarm.neighbours : 0);
   /* Uniform bounds as exact hexadecimal literals; the kernel rounds them to
    * its precision as the CPU backend does. */
   if (uniform)

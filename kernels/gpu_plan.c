@@ -56,6 +56,8 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   p->dims = cfg->objective.dimensions;
   p->particles = cfg->swarm.particles;
   p->relaxed = cfg->swarm.sync == IPSO_SYNC_RELAXED;
+  p->ring = cfg->swarm.topology == IPSO_SWARM_RING;
+  p->neighbours = p->ring ? cfg->swarm.neighbours : 0;
   p->variant = cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? GPU_QUEUE_LOCK
                : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? GPU_QUEUE
                                                            : GPU_REDUCTION;
@@ -67,9 +69,12 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   p->mode = GPU_MODE_STREAMING;
 }
 
+/* A ring reads every particle's neighbourhood from complete personal bests,
+ * which only a kernel boundary gives (lbest_kernel between the steps): it
+ * runs one launch per iteration. */
 int gpu_plan_resident_possible(const struct gpu_plan *p)
 {
-  return p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D &&
+  return p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring &&
          !p->overrides.no_resident;
 }
 
@@ -110,5 +115,6 @@ const char *gpu_plan_mode_name(const struct gpu_plan *p)
 {
   static const char *names[] = {"one launch per iteration", "cluster-resident", "grid-resident",
                                 "grid-resident, relaxed"};
+  if (p->ring) return "one launch per iteration with the lbest kernel";
   return names[p->mode];
 }

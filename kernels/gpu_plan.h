@@ -50,6 +50,9 @@ struct gpu_plan {
   int dims;
   long long particles;
   int relaxed;
+  int ring; /* swarm.topology = "ring": lbest_kernel before every step, one launch per
+               iteration */
+  int neighbours;
   int blocks; /* grid of the per-iteration kernels */
   enum gpu_launch_mode mode;
   int res_blocks; /* grid of the resident kernels */

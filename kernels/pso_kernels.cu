@@ -16,6 +16,8 @@
  *   IPSO_RELAXED   1 for sync = "relaxed"
  *   IPSO_UNIFORM   1 when every dimension has the same bounds (IPSO_LO, IPSO_HI,
  *                  IPSO_SPAN, IPSO_VMAX given as literals)
+ *   IPSO_RING      1 for swarm.topology = "ring", IPSO_RING_K its neighbours
+ *                  on each side
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
  * aligned. Random numbers: cuRAND's Philox4_32_10 addressed exactly as
@@ -29,7 +31,15 @@
  * the lock in iteration t copies the previous best forward; block 0 always
  * does, so slot t&1 holds the best of t after every launch. In relaxed mode
  * one slot is read live (without the lock, as the paper's enhanced variant
- * does) and written under the lock. */
+ * does) and written under the lock.
+ *
+ * Ring topology: the social attractor of particle i is row i of s.lbest,
+ * which lbest_kernel writes before every iteration from the personal bests
+ * as the previous kernel left them (complete, at a kernel boundary, in
+ * strict and relaxed mode alike), so no step kernel reads a personal-best
+ * row that another block may be rewriting. The global best is kept as
+ * before (migration, history, result). Only one launch per iteration
+ * (gpu_plan.c): the resident kernels are not compiled. */
 
 #include "pso_device.cuh"
 
@@ -61,10 +71,12 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
     gi = s.gb[prev].idx;
   }
   g = s.gpos + (size_t)prev * IPSO_PITCH;
+  /* The attractor: the global best, or (ring) this particle's lbest row. */
+  const real *attract = IPSO_RING ? s.lbest + (size_t)i * IPSO_PITCH : g;
   __syncthreads();
   bool improved;
   particle_regs none;
-  real pc = particle_step<false>(s, i, t, g, lane, active, sh, improved, none, false);
+  real pc = particle_step<false>(s, i, t, attract, lane, active, sh, improved, none, false);
   if (VARIANT == 2) {
     real c = active ? pc : (real)IPSO_INF;
     long long idx = active ? i : IPSO_NONE;
@@ -114,9 +126,45 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   step<2>(s, t, first);
 }
 
+#if IPSO_RING
+/* Ring topology, before each iteration: row i of s.lbest = the personal best
+ * of the particle with the lowest (personal-best cost, index) among
+ * particles i-k..i+k mod n (the whole swarm if 2k+1 >= n), k = IPSO_RING_K.
+ * One warp per particle: its lanes scan the neighbourhood, a shuffle
+ * reduction takes the minimum of the total order (so the same particle
+ * whatever the order of the scan), and the warp copies the row. Reads only
+ * what the previous kernels of the stream completed. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) lbest_kernel(swarm_ptrs s)
+{
+  pdl_start();
+  const long long n = K.n, k = IPSO_RING_K;
+  long long i = (long long)blockIdx.x * (IPSO_BLOCK / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x & 31;
+  if (i >= n) return; /* the whole warp: I is the same on its lanes */
+  long long width = 2 * k + 1 >= n ? n : 2 * k + 1;
+  long long first = 2 * k + 1 >= n ? 0 : ((i - k) % n + n) % n;
+  real c = (real)IPSO_INF;
+  long long idx = IPSO_NONE;
+  for (long long o = lane; o < width; o += 32) {
+    long long j = first + o < n ? first + o : first + o - n;
+    real cj = s.pcost[j];
+    if (lex_less(cj, j, c, idx)) c = cj, idx = j;
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    real oc = __shfl_xor_sync(0xffffffffu, c, off);
+    long long oi = __shfl_xor_sync(0xffffffffu, idx, off);
+    if (lex_less(oc, oi, c, idx)) c = oc, idx = oi;
+  }
+  const real *src = s.p + (size_t)idx * IPSO_PITCH;
+  real *dst = s.lbest + (size_t)i * IPSO_PITCH;
+  for (int d = lane; d < IPSO_D; d += 32) dst[d] = src[d];
+}
+#endif
+
 /* The resident kernels keep the best position in shared memory: only for
- * rows up to IPSO_RESIDENT_MAX_D coordinates (kernels/gpu_abi.h). */
-#if IPSO_D <= IPSO_RESIDENT_MAX_D
+ * rows up to IPSO_RESIDENT_MAX_D coordinates (kernels/gpu_abi.h); never
+ * with a ring (one launch per iteration, with lbest_kernel between). */
+#if IPSO_D <= IPSO_RESIDENT_MAX_D && !IPSO_RING
 /* Global-memory loads that bypass L1, for what other blocks wrote. */
 template <typename T> IPSO_HD T ld_l2(const T *p)
 {

@@ -3,7 +3,8 @@
  * (exactly where the objective has no transcendental functions and one
  * thread evaluates a particle), strict runs repeat exactly, save/load and
  * migration behave as on the CPU, and particle counts that are not
- * multiples of the block size work. Exit 77 without a GPU. */
+ * multiples of the block size work; all of it for the global and the ring
+ * topology. Exit 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,17 +34,19 @@ struct problem {
   int particles;
   const char *precision;
   int exact; /* CPU and GPU must agree bit for bit */
+  int ring;  /* 0: global topology; k > 0: ring of k neighbours on each side */
 };
 
 static int make_config(const struct problem *p, const char *kernel, const char *sync,
                        unsigned long long seed, struct ipso_config *cfg)
 {
-  char text[1024];
+  char text[1024], ring[64] = "topology = \"global\"\n";
+  if (p->ring) snprintf(ring, sizeof ring, "topology = \"ring\"\nneighbours = %d\n", p->ring);
   snprintf(text, sizeof text,
            "[run]\nseed = %llu\nprecision = \"%s\"\nmax_iterations = 100\noutput = \"\"\n"
            "[objective]\nname = \"%s\"\ndimensions = %d\n"
-           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n",
-           seed, p->precision, p->objective, p->dims, p->particles, kernel, sync);
+           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n%s",
+           seed, p->precision, p->objective, p->dims, p->particles, kernel, sync, ring);
   return config_load_text(text, "test_gpu_backend", 0, NULL, 1, cfg);
 }
 
@@ -119,8 +122,8 @@ static void check_problem(const struct problem *p)
   }
   struct gpu_mapping m;
   gpu_mapping_choose(p->dims, cfg.run.precision == IPSO_FLOAT, 0, &m);
-  printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d\n", p->objective, p->dims, p->particles, p->precision,
-         m.group, m.vec);
+  printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d %s%.0d\n", p->objective, p->dims, p->particles,
+         p->precision, m.group, m.vec, p->ring ? "ring k=" : "global", p->ring);
   CHECK(run(&cfg, NULL, iters, &cpu, best) == IPSO_OK, "cpu run");
   const struct gpu_overrides chosen = gpu_overrides_from_env();
   config_free(&cfg);
@@ -164,11 +167,12 @@ static void check_problem(const struct problem *p)
   for (int v = 0; v < NV; v++) swarm_state_free(&gpu[v]);
 }
 
-/* save_state / load_state continue exactly; migrants match the CPU's. */
-static void check_state_and_migrants(void)
+/* save_state / load_state continue exactly; migrants match the CPU's, and
+ * so do the iterations after a migration (RING: ring of RING neighbours). */
+static void check_state_and_migrants(int ring)
 {
   enum { D = 2 }; /* one thread per particle: bit-identical to the CPU */
-  struct problem p = {"sphere", D, 300, "double", 1};
+  struct problem p = {"sphere", D, 300, "double", 1, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 11, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0};
@@ -231,6 +235,15 @@ static void check_state_and_migrants(void)
         "best after migration: gpu %lld %.17g "
         "cpu %lld %.17g",
         (long long)gb.particle, gb.cost, (long long)cb.particle, cb.cost);
+  /* The migrants attract their neighbourhoods (ring) or the swarm from the
+   * next iteration on, alike on both. */
+  g.ops->step(&g, 21, 25, best);
+  c.ops->step(&c, 21, 25, best);
+  g.ops->save_state(&g, &r20);
+  c.ops->save_state(&c, &cs);
+  CHECK(states_equal(&r20, &cs, &what, &where),
+        "ring %d: iterations after migration differ between GPU and CPU (%s[%zu])", ring, what,
+        where);
   g.ops->destroy(&g);
   c.ops->destroy(&c);
   swarm_state_free(&s10);
@@ -241,12 +254,13 @@ static void check_state_and_migrants(void)
 }
 
 /* Relaxed mode keeps the invariants of the global best (RESIDENT: the
- * grid-resident kernel, else one launch per iteration). */
-static void check_relaxed(int resident)
+ * grid-resident kernel, else one launch per iteration; RING: a ring of RING
+ * neighbours, always one launch per iteration). */
+static void check_relaxed(int resident, int ring)
 {
   struct gpu_overrides o = gpu_overrides_from_env();
   if (!resident) o.no_resident = 1;
-  struct problem p = {"rastrigin", 30, 5000, "float", 0};
+  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 3, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0};
@@ -276,10 +290,11 @@ static void check_relaxed(int resident)
 }
 
 /* A strict resident run split over several launches (segments) gives the
- * same bits as one launch, and as one launch per iteration. */
-static void check_segments(void)
+ * same bits as one launch, and as one launch per iteration (RING: ring of
+ * RING neighbours, where all three are one launch per iteration). */
+static void check_segments(int ring)
 {
-  struct problem p = {"rastrigin", 30, 5000, "float", 0};
+  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 9, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0};
@@ -322,19 +337,38 @@ int main(void)
    * to the CPU. Otherwise: equal to rounding. Particle counts that are not
    * multiples of the block size, and a single particle. */
   const struct problem problems[] = {
-      {"cubic", 1, 2048, "double", 1},         {"cubic", 1, 1000, "float", 1},
-      {"sphere", 2, 333, "double", 1},         {"cubic", 120, 1000, "double", 0},
-      {"rastrigin", 30, 777, "float", 0},      {"rastrigin", 30, 513, "double", 0},
-      {"rosenbrock", 30, 300, "double", 0},    {"griewank", 50, 200, "double", 0},
-      {"ackley", 30, 256, "float", 0},         {"schwefel", 10, 100, "double", 0},
-      {"target_distance", 7, 99, "double", 0}, {"sphere", 1500, 40, "double", 0},
-      {"sphere", 2, 1, "double", 1},
+      {"cubic", 1, 2048, "double", 1, 0},
+      {"cubic", 1, 1000, "float", 1, 0},
+      {"sphere", 2, 333, "double", 1, 0},
+      {"cubic", 120, 1000, "double", 0, 0},
+      {"rastrigin", 30, 777, "float", 0, 0},
+      {"rastrigin", 30, 513, "double", 0, 0},
+      {"rosenbrock", 30, 300, "double", 0, 0},
+      {"griewank", 50, 200, "double", 0, 0},
+      {"ackley", 30, 256, "float", 0, 0},
+      {"schwefel", 10, 100, "double", 0, 0},
+      {"target_distance", 7, 99, "double", 0, 0},
+      {"sphere", 1500, 40, "double", 0, 0},
+      {"sphere", 2, 1, "double", 1, 0},
+      /* Ring topology: bit-identical to the CPU where the global topology
+       * is, between variants always; a ring that covers the swarm. */
+      {"cubic", 1, 2048, "double", 1, 1},
+      {"sphere", 2, 333, "double", 1, 2},
+      {"cubic", 1, 1000, "float", 1, 3},
+      {"rastrigin", 30, 777, "float", 0, 1},
+      {"rosenbrock", 30, 300, "double", 0, 2},
+      {"ackley", 30, 256, "float", 0, 5},
+      {"sphere", 1500, 40, "double", 0, 2},
+      {"sphere", 2, 7, "double", 1, 3},
   };
   for (size_t k = 0; k < sizeof problems / sizeof problems[0]; k++) check_problem(&problems[k]);
-  check_state_and_migrants();
-  check_segments();
-  check_relaxed(1);
-  check_relaxed(0);
+  check_state_and_migrants(0);
+  check_state_and_migrants(1);
+  check_segments(0);
+  check_segments(2);
+  check_relaxed(1, 0);
+  check_relaxed(0, 0);
+  check_relaxed(0, 1);
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   return failures ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 /* Every kernel variant compiles with NVRTC for sm_90 (no GPU needed): each
  * built-in objective in both precisions, the thread mappings of short,
- * medium and long rows, strict and relaxed, and a user objective, whole-row
- * and separable. */
+ * medium and long rows, strict and relaxed, the ring topology (with its
+ * lbest kernel and without the resident kernels), and a user objective,
+ * whole-row and separable. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,19 @@
 #include "objective.h"
 #include "user_objective.h"
 
-static int compile(const char *toml, const char *what)
+/* Whether the image of N bytes names the kernel NAME (its symbol table). */
+static int has_kernel(const char *image, size_t n, const char *name)
+{
+  size_t len = strlen(name);
+  for (size_t i = 0; i + len < n; i++)
+    if (!memcmp(image + i, name, len) && image[i + len] == '\0' && (i == 0 || image[i - 1] == '\0'))
+      return 1;
+  return 0;
+}
+
+/* Compiles the kernels of the config TOML; with WANT (NULL: no check) the
+ * image must have the kernel WANT and must not have the kernel NOT. */
+static int compile_checked(const char *toml, const char *what, const char *want, const char * not )
 {
   struct ipso_config cfg;
   if (config_load_text(toml, what, 0, NULL, 1, &cfg) != IPSO_OK) return 1;
@@ -29,6 +42,10 @@ static int compile(const char *toml, const char *what)
   char *image = NULL;
   size_t n = 0;
   int rc = gpu_compile_image(defines, prelude, 9, 0, user, &image, &n);
+  if (rc == IPSO_OK && want && (!has_kernel(image, n, want) || has_kernel(image, n, not ))) {
+    printf("FAIL %s: %s should have %s and not %s\n", what, "the image", want, not );
+    rc = IPSO_ERR_RUNTIME;
+  }
   printf("%-4s %-60s G=%-3d V=%d %zu bytes\n", rc == IPSO_OK ? "ok" : "FAIL", what, m.group, m.vec,
          n);
   free(image);
@@ -37,6 +54,11 @@ static int compile(const char *toml, const char *what)
   swarm_consts_free(&k);
   config_free(&cfg);
   return rc != IPSO_OK;
+}
+
+static int compile(const char *toml, const char *what)
+{
+  return compile_checked(toml, what, NULL, NULL);
 }
 
 int main(void)
@@ -65,6 +87,22 @@ int main(void)
   fail += compile("[objective]\nname = \"sphere\"\ndimensions = 3\nlower = [-1, -2, -3]\n"
                   "upper = [1, 2, 3]\n",
                   "sphere D=3 per-dimension bounds");
+  /* The ring topology: short, medium and long rows, strict and relaxed. */
+  const int ring_dims[] = {1, 30, 1500};
+  for (int r = 0; r < 4; r++) {
+    int D = ring_dims[r % 3];
+    snprintf(toml, sizeof toml,
+             "[run]\nprecision = \"%s\"\n[objective]\nname = \"%s\"\ndimensions = %d\n"
+             "[swarm]\nparticles = 64\nsync = \"%s\"\ntopology = \"ring\"\nneighbours = %d\n",
+             r % 2 ? "float" : "double", r < 2 ? "rastrigin" : "rosenbrock", D,
+             r == 1 ? "relaxed" : "strict", 1 + r);
+    snprintf(what, sizeof what, "ring k=%d %s D=%d %s %s", 1 + r,
+             r < 2 ? "rastrigin" : "rosenbrock", D, r % 2 ? "float" : "double",
+             r == 1 ? "relaxed" : "strict");
+    fail += compile_checked(toml, what, "lbest_kernel", "resident_grid_kernel");
+  }
+  fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n", "sphere D=30 global",
+                          "resident_grid_kernel", "lbest_kernel");
   char dir[] = "/tmp/ipso-gpu-compile-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   char src[256];
