@@ -95,7 +95,8 @@ static int make_config(const struct workload *w, const struct variant *v, const 
   snprintf(text, sizeof text,
            "[run]\nbackend = \"%s\"\nprecision = \"%s\"\nmax_iterations = %ld\noutput = \"\"\n"
            "[objective]\nname = \"%s\"\ndimensions = %d\n"
-           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n[output]\ncheckpoint = \"\"\n",
+           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\ntopology = \"global\"\n"
+           "velocity_clamp = 0.5\n[output]\ncheckpoint = \"\"\n",
            backend, w->precision, w->iterations, w->objective, w->dims, w->particles, v->kernel,
            v->sync);
   return config_load_text(text, w->name, 0, NULL, 1, cfg);
@@ -181,7 +182,8 @@ static int compare_user(const char *source, int reps)
   struct ipso_config builtin, user[2];
   snprintf(text, sizeof text,
            "[run]\nprecision = \"float\"\noutput = \"\"\nmax_iterations = %ld\n[objective]\n"
-           "name = \"rastrigin\"\ndimensions = %d\n[swarm]\nparticles = %d\n[output]\ncheckpoint = "
+           "name = \"rastrigin\"\ndimensions = %d\n[swarm]\nparticles = %d\ntopology = \"global\"\n"
+           "[output]\ncheckpoint = "
            "\"\"\n",
            w->iterations, w->dims, w->particles);
   IPSO_TRY(config_load_text(text, "builtin", 0, NULL, 1, &builtin));
@@ -189,7 +191,8 @@ static int compare_user(const char *source, int reps)
     snprintf(text, sizeof text,
              "[run]\nprecision = \"float\"\noutput = \"\"\nmax_iterations = %ld\n[objective]\n"
              "name = \"user\"\nsource = \"%s\"\nfunction = \"rastrigin_user\"\nseparable = %s\n"
-             "dimensions = %d\nlower = -5.12\nupper = 5.12\n[swarm]\nparticles = %d\n[output]\n"
+             "dimensions = %d\nlower = -5.12\nupper = 5.12\n[swarm]\nparticles = %d\n"
+             "topology = \"global\"\n[output]\n"
              "checkpoint = \"\"\n",
              w->iterations, source, sep ? "true" : "false", w->dims, w->particles);
     IPSO_TRY(config_load_text(text, "user", 0, NULL, 1, &user[sep]));

@@ -11,6 +11,9 @@
 # Settings (environment; the defaults are the study in BENCHMARKS.md):
 #   SEEDS=11 FIRST_SEED=1 PARTICLES=32 ITERATIONS=5000 INTERVALS="10 50 200"
 #   MIGRANTS=2 TOPOLOGY=ring RANKS=4 DIMENSIONS=30 OBJECTIVES="rastrigin rosenbrock"
+#   SWARM_TOPOLOGY=global VELOCITY_CLAMP=0.5  the swarm of the study (made before
+#                 the defaults became a ring of 4 and a clamp of 0.05; pass
+#                 SWARM_TOPOLOGY=ring VELOCITY_CLAMP=0.05 for today's defaults)
 #   RESULTS=FILE  also write one line per run: objective interval seed error evaluations
 #                 (interval 0 = isolated)
 # Runs the islands with $MPIEXEC (default mpirun), oversubscribed, one OpenMP
@@ -26,6 +29,8 @@ iterations=${ITERATIONS:-5000}
 intervals=${INTERVALS:-10 50 200}
 migrants=${MIGRANTS:-2}
 topology=${TOPOLOGY:-ring}
+swarm_topology=${SWARM_TOPOLOGY:-global}
+velocity_clamp=${VELOCITY_CLAMP:-0.5}
 ranks=${RANKS:-4}
 dims=${DIMENSIONS:-30}
 objectives=${OBJECTIVES:-rastrigin rosenbrock}
@@ -55,6 +60,8 @@ name = "$1"
 dimensions = $dims
 [swarm]
 particles = $particles
+topology = "$swarm_topology"
+velocity_clamp = $velocity_clamp
 [migration]
 migrants = $migrants
 topology = "$topology"

@@ -26,6 +26,7 @@ dimensions = 1
 particles = $particles
 kernel = "queue_lock"
 sync = "strict"
+topology = "global"
 [output]
 checkpoint = ""
 progress = "off"

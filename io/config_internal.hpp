@@ -37,10 +37,13 @@ constexpr size_t kBoundsPerLine = 8; /* array values per line in the resolved te
 /* SPSO-2011 coefficients: w = 1/(2 ln 2), c1 = c2 = 0.5 + ln 2. */
 constexpr double kSpsoInertia = 0.72134752044448170;
 constexpr double kSpsoAcceleration = 1.1931471805599453;
-/* The swarm topology where the config names none (README, "Choosing the
- * topology", has the measurements behind it). */
-constexpr int kDefaultSwarmTopology = IPSO_SWARM_GLOBAL;
-constexpr int64_t kDefaultNeighbours = 1;
+/* The swarm topology and velocity clamp where the config names none: a ring
+ * of 4 neighbours on each side and 5% of the range, the setting that beats
+ * pagmo's PSO archipelago on all five objectives of bench/quality.sh (README,
+ * "Choosing the topology", has the measurements behind it). */
+constexpr int kDefaultSwarmTopology = IPSO_SWARM_RING;
+constexpr int64_t kDefaultNeighbours = 4;
+constexpr double kDefaultVelocityClamp = 0.05;
 constexpr double kDefaultWatchdog = 30 * 60;
 constexpr double kDefaultCheckpointSeconds = 15 * 60;
 

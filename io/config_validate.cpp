@@ -377,7 +377,7 @@ void validator::read_swarm(const section &s, staged &out)
   get_number_in(s, "cognitive", 0, 4, false, w.cognitive);
   w.social = kSpsoAcceleration;
   get_number_in(s, "social", 0, 4, false, w.social);
-  w.velocity_clamp = 0.5;
+  w.velocity_clamp = kDefaultVelocityClamp;
   get_number_in(s, "velocity_clamp", 0, 1, true, w.velocity_clamp);
 
   int kernel = IPSO_KERNEL_QUEUE_LOCK, sync = IPSO_SYNC_STRICT;

@@ -165,6 +165,8 @@ static int configs_equal(const struct ipso_config *a, const struct ipso_config *
   CHECK_DBL(a->swarm.velocity_clamp, b->swarm.velocity_clamp);
   CHECK_INT(a->swarm.kernel, b->swarm.kernel);
   CHECK_INT(a->swarm.sync, b->swarm.sync);
+  CHECK_INT(a->swarm.topology, b->swarm.topology);
+  CHECK_INT(a->swarm.neighbours, b->swarm.neighbours);
 
   CHECK_INT(a->migration.interval, b->migration.interval);
   CHECK_INT(a->migration.migrants, b->migration.migrants);
@@ -257,6 +259,8 @@ static void test_basic(void)
   CHECK_DBL(c.swarm.velocity_clamp, 0.25);
   CHECK_INT(c.swarm.kernel, IPSO_KERNEL_QUEUE);
   CHECK_INT(c.swarm.sync, IPSO_SYNC_STRICT);
+  CHECK_INT(c.swarm.topology, IPSO_SWARM_RING);
+  CHECK_INT(c.swarm.neighbours, 3);
   CHECK_INT(c.migration.interval, 50);
   CHECK_INT(c.migration.migrants, 4);
   CHECK_INT(c.migration.topology, IPSO_TOPOLOGY_BIDIRECTIONAL_RING);
@@ -378,9 +382,11 @@ static void test_defaults(void)
   CHECK_DBL(c.swarm.inertia, 1 / (2 * log(2)));
   CHECK_DBL(c.swarm.cognitive, SPSO_ACCELERATION);
   CHECK_DBL(c.swarm.social, SPSO_ACCELERATION);
-  CHECK_DBL(c.swarm.velocity_clamp, 0.5);
+  CHECK_DBL(c.swarm.velocity_clamp, 0.05);
   CHECK_INT(c.swarm.kernel, IPSO_KERNEL_QUEUE_LOCK);
   CHECK_INT(c.swarm.sync, IPSO_SYNC_STRICT);
+  CHECK_INT(c.swarm.topology, IPSO_SWARM_RING);
+  CHECK_INT(c.swarm.neighbours, 4);
   CHECK_INT(c.migration.interval, 100);
   CHECK_INT(c.migration.migrants, 2);
   CHECK_INT(c.migration.topology, IPSO_TOPOLOGY_RING);

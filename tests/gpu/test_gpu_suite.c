@@ -3,7 +3,8 @@
  * and strict variant, a two-sided Mann-Whitney U test of the final best
  * costs against the CPU's does not reject equality at the 1% level. Relaxed
  * mode is a different algorithm (particles see fresher bests): it must not
- * be significantly worse. Exit 77 without a GPU. */
+ * be significantly worse. Both swarm topologies (global, and the default
+ * ring). Exit 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,15 +20,15 @@ struct variant {
   const char *backend, *kernel, *sync;
 };
 
-/* Final best cost of one run. */
-static double run(const char *objective, const struct variant *v, int seed)
+/* Final best cost of one run with swarm topology TOPOLOGY. */
+static double run(const char *objective, const struct variant *v, const char *topology, int seed)
 {
   char text[512];
   snprintf(text, sizeof text,
            "[run]\nseed = %d\nbackend = \"%s\"\noutput = \"\"\n[objective]\nname = \"%s\"\n"
            "dimensions = %d\n[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n"
-           "[output]\ncheckpoint = \"\"\n",
-           seed, v->backend, objective, DIMS, PARTICLES, v->kernel, v->sync);
+           "topology = \"%s\"\n[output]\ncheckpoint = \"\"\n",
+           seed, v->backend, objective, DIMS, PARTICLES, v->kernel, v->sync, topology);
   struct ipso_config cfg;
   if (config_load_text(text, "suite", 0, NULL, 1, &cfg) != IPSO_OK) exit(1);
   struct swarm_setup setup = {&cfg, 0, 1, 0};
@@ -84,15 +85,18 @@ int main(void)
                                      {"gpu", "queue_lock", "relaxed"},
                                      {"gpu", "queue", "strict"},
                                      {"gpu", "reduction", "strict"}};
+  const char *topologies[] = {"global", "ring"};
   int failures = 0;
-  for (size_t o = 0; o < sizeof suite / sizeof suite[0]; o++) {
+  for (size_t k = 0; k < 2 * sizeof suite / sizeof suite[0]; k++) {
+    size_t o = k % (sizeof suite / sizeof suite[0]);
+    const char *topology = topologies[k / (sizeof suite / sizeof suite[0])];
     double res[5][SEEDS];
     for (int v = 0; v < 5; v++)
-      for (int s = 0; s < SEEDS; s++) res[v][s] = run(suite[o], &variants[v], s + 1);
+      for (int s = 0; s < SEEDS; s++) res[v][s] = run(suite[o], &variants[v], topology, s + 1);
     double sorted[SEEDS];
     memcpy(sorted, res[0], sizeof sorted);
     qsort(sorted, SEEDS, sizeof sorted[0], cmp_double);
-    printf("%-10s cpu median %.4g", suite[o], sorted[SEEDS / 2]);
+    printf("%-10s %-6s cpu median %.4g", suite[o], topology, sorted[SEEDS / 2]);
     for (int v = 1; v < 5; v++) {
       double p = mann_whitney(res[0], res[v], SEEDS);
       memcpy(sorted, res[v], sizeof sorted);

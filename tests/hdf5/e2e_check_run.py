@@ -192,7 +192,12 @@ def check_snapshots(f, a, end, hist):
     check(names == want, f"snapshots at {want}", f"{names}")
     rows = a.islands * a.particles
     objective = {"rastrigin": rastrigin, "sphere": sphere}.get(a.objective)
-    vmax = 0.5 * (a.upper - a.lower)  # the default velocity_clamp (0.5 of the range)
+    # The clamp the run used, from the resolved config stored in the file.
+    config = f.attrs["config"]
+    config = config.decode() if isinstance(config, bytes) else str(config)
+    clamp = re.search(r"^velocity_clamp = (\S+)$", config, re.M)
+    check(clamp is not None, "/ attribute config names swarm.velocity_clamp")
+    vmax = float(clamp.group(1) if clamp else 0.5) * (a.upper - a.lower)
     for t in names:
         g = snaps[str(t)]
         check(int(g.attrs.get("iteration", -1)) == t, f"/snapshots/{t} attribute iteration = {t}")

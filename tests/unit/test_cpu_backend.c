@@ -78,7 +78,7 @@ static void check_initial_swarm(void)
       double u1 = philox_uniform_double(philox_word(42, sub, 2u * (unsigned)d));
       double u2 = philox_uniform_double(philox_word(42, sub, 2u * (unsigned)d + 1));
       double x = fma(200.0, u1, -100.0);
-      double v = (0.5 * 200.0) * (2 * u2 - 1);
+      double v = (cfg.swarm.velocity_clamp * 200.0) * (2 * u2 - 1);
       CHECK(st.position[i * 3 + d] == x && st.velocity[i * 3 + d] == v,
             "particle %d dim %d: %.17g %.17g, want %.17g %.17g", i, d, st.position[i * 3 + d],
             st.velocity[i * 3 + d], x, v);

@@ -4,7 +4,7 @@
  * (pbest cost, index) among particles i-k..i+k mod N) as of the previous
  * iteration, also right after migrants arrive; a ring that covers the whole
  * swarm (2k + 1 = N) is the global topology bit for bit; results do not
- * depend on the number of OpenMP threads. */
+ * depend on the number of OpenMP threads; the default topology. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,8 +209,34 @@ static void check_threads(void)
   config_free(&cfg);
 }
 
+/* The default topology is a ring of 4 neighbours; on a swarm it would cover
+ * (2k + 1 > particles) it is the global topology, as written in the
+ * resolved config. */
+static void check_default_topology(void)
+{
+  for (int n = 8; n <= 9; n++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "[run]\noutput = \"\"\n[objective]\nname = \"sphere\"\ndimensions = 3\n"
+             "[swarm]\nparticles = %d\n",
+             n);
+    struct ipso_config cfg;
+    if (config_load_text(text, "test", 0, NULL, 1, &cfg) != IPSO_OK) exit(1);
+    int ring = n == 9;
+    CHECK(cfg.swarm.topology == (ring ? IPSO_SWARM_RING : IPSO_SWARM_GLOBAL),
+          "%d particles: default topology %s", n, config_swarm_topology_name(cfg.swarm.topology));
+    CHECK(cfg.swarm.neighbours == 4, "default neighbours %d", cfg.swarm.neighbours);
+    CHECK(strstr(cfg.text,
+                 ring ? "topology = \"ring\"\nneighbours = 4\n" : "topology = \"global\"\n") &&
+              (ring || !strstr(cfg.text, "neighbours")),
+          "%d particles: resolved config\n%s", n, cfg.text);
+    config_free(&cfg);
+  }
+}
+
 int main(void)
 {
+  check_default_topology();
   check_follows(11, 1, 5, 0);
   check_follows(11, 2, 5, 0);
   check_follows(16, 1, 4, 1);
