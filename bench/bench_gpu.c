@@ -4,7 +4,9 @@
  * evaluations per second and the fraction of the memory roofline (bytes:
  * every position, velocity and personal-best element read once and every
  * position and velocity element written once per iteration, over the
- * device-to-device copy bandwidth measured here). Optionally the CPU
+ * device-to-device copy bandwidth measured here; the rows of the ring
+ * topology, "+ring", count the same bytes, not the attractor rows that the
+ * lbest kernel writes and the step reads). Optionally the CPU
  * backend on the same problems (--cpu), for the GPU/CPU speedup.
  *
  * --user FILE: the 30-D float Rastrigin workload with the built-in objective
@@ -48,13 +50,20 @@ static const struct workload workloads[] = {
 struct variant {
   const char *kernel, *sync;
   int streaming; /* force one launch per iteration (gpu_overrides.no_resident) */
+  int ring;      /* swarm.topology = "ring" (4 neighbours), labelled "<sync>+ring" */
 };
-static const struct variant variants[] = {{"queue_lock", "strict", 0},
-                                          {"queue_lock", "strict", 1},
-                                          {"queue_lock", "relaxed", 0},
-                                          {"queue", "strict", 0},
-                                          {"reduction", "strict", 0}};
+static const struct variant variants[] = {
+    {"queue_lock", "strict", 0, 0}, {"queue_lock", "strict", 1, 0}, {"queue_lock", "relaxed", 0, 0},
+    {"queue", "strict", 0, 0},      {"reduction", "strict", 0, 0},  {"queue_lock", "strict", 0, 1},
+    {"queue_lock", "relaxed", 0, 1}};
 enum { V_QUEUE_LOCK = 0, V_REDUCTION = 4 };
+
+/* The sync column of a variant: the mode, and "+ring" for the ring topology. */
+static const char *sync_label(const struct variant *v, char *buf, size_t n)
+{
+  snprintf(buf, n, "%s%s", v->sync, v->ring ? "+ring" : "");
+  return buf;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -95,10 +104,10 @@ static int make_config(const struct workload *w, const struct variant *v, const 
   snprintf(text, sizeof text,
            "[run]\nbackend = \"%s\"\nprecision = \"%s\"\nmax_iterations = %ld\noutput = \"\"\n"
            "[objective]\nname = \"%s\"\ndimensions = %d\n"
-           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\ntopology = \"global\"\n"
+           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\ntopology = \"%s\"\n"
            "velocity_clamp = 0.5\n[output]\ncheckpoint = \"\"\n",
            backend, w->precision, w->iterations, w->objective, w->dims, w->particles, v->kernel,
-           v->sync);
+           v->sync, v->ring ? "ring" : "global");
   return config_load_text(text, w->name, 0, NULL, 1, cfg);
 }
 
@@ -280,18 +289,19 @@ int main(int argc, char **argv)
       int rc = time_gpu(&cfg, variants[v].streaming, w->iterations, reps, &med, &spread, &best,
                         mapping, sizeof mapping);
       config_free(&cfg);
+      char sync[32];
+      sync_label(&variants[v], sync, sizeof sync);
       if (rc != IPSO_OK) {
-        printf("%-26s %-11s %-8s failed\n", w->name, variants[v].kernel, variants[v].sync);
+        printf("%-26s %-11s %-8s failed\n", w->name, variants[v].kernel, sync);
         continue;
       }
       double evals = (double)w->particles * (double)w->iterations / med;
       double roof = bytes / bw / med;
       printf("%-26s %-11s %-8s %-26s %10.4f %6.1f%% %11.3e %7.1f%% %14.8g\n", w->name,
-             variants[v].kernel, variants[v].sync, mapping, med, 100 * spread, evals, 100 * roof,
-             fabs(best));
+             variants[v].kernel, sync, mapping, med, 100 * spread, evals, 100 * roof, fabs(best));
       if (csv)
-        fprintf(csv, "%s,%s,%s,%s,%.6f,%.4f,%.6e,%.4f,%.17g\n", w->name, variants[v].kernel,
-                variants[v].sync, mapping, med, spread, evals, roof, fabs(best));
+        fprintf(csv, "%s,%s,%s,%s,%.6f,%.4f,%.6e,%.4f,%.17g\n", w->name, variants[v].kernel, sync,
+                mapping, med, spread, evals, roof, fabs(best));
       if (v == V_QUEUE_LOCK) ql = med;
       if (v == V_REDUCTION) red = med;
     }

@@ -74,13 +74,15 @@ int main(void)
       const char *sync = k % 3 == 0 ? "relaxed" : "strict";
       snprintf(toml, sizeof toml,
                "[run]\nprecision = \"%s\"\n[objective]\nname = \"%s\"\ndimensions = %d\n"
-               "[swarm]\nsync = \"%s\"\n",
+               "[swarm]\nsync = \"%s\"\ntopology = \"global\"\n",
                fl ? "float" : "double", objectives[o], D, sync);
-      snprintf(what, sizeof what, "%s D=%d %s %s", objectives[o], D, fl ? "float" : "double", sync);
+      snprintf(what, sizeof what, "%s D=%d %s %s global", objectives[o], D, fl ? "float" : "double",
+               sync);
       fail += compile(toml, what);
     }
   /* Rows too long for the resident kernels, non-uniform bounds, and a user
-   * objective with a parameter array. */
+   * objective with a parameter array (with the default topology: a ring,
+   * but global for the 8 particles of the long rows). */
   fail += compile("[objective]\nname = \"rastrigin\"\ndimensions = 20000\n[swarm]\nparticles = 8\n"
                   "sync = \"relaxed\"\n",
                   "rastrigin D=20000 double relaxed");
@@ -101,8 +103,9 @@ int main(void)
              r == 1 ? "relaxed" : "strict");
     fail += compile_checked(toml, what, "lbest_kernel", "resident_grid_kernel");
   }
-  fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n", "sphere D=30 global",
-                          "resident_grid_kernel", "lbest_kernel");
+  fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n[swarm]\n"
+                          "topology = \"global\"\n",
+                          "sphere D=30 global", "resident_grid_kernel", "lbest_kernel");
   char dir[] = "/tmp/ipso-gpu-compile-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   char src[256];
