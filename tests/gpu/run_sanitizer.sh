@@ -3,7 +3,8 @@
 # small configs: memcheck for every kernel variant and launch mode (built-in
 # objectives and a user objective declared separable),
 # racecheck and synccheck for the fused queue-lock kernels (cluster- and
-# grid-resident, relaxed) and the reduction pair; then the GPU test programs
+# grid-resident, relaxed) and the reduction pair; the ring topology; then the
+# GPU test programs
 # (IPSO_GPU_TEST_PROGRAMS) under all three.
 . "$(dirname "$0")/gpu_common.sh"
 if ! command -v compute-sanitizer >/dev/null 2>&1; then
@@ -33,6 +34,21 @@ for p in ${IPSO_SANITIZER_PROBLEMS:-cubic:1:300:double rastrigin:30:1333:float s
       check synccheck "$cfg" "$obj D=$dims $kernel $sync resident=$resident"
     fi
   done
+done
+# The ring topology (lbest kernel before every step): memcheck, racecheck and
+# synccheck for the queue-lock kernel, strict and relaxed, and memcheck for
+# the reduction pair.
+for variant in queue_lock:strict queue_lock:relaxed reduction:strict; do
+  IFS=: read -r kernel sync <<<"$variant"
+  cfg=$work/ring-$kernel-$sync.toml
+  write_config "$cfg" rastrigin 30 333 float "$kernel" "$sync" 4 5 'swarm.topology="ring"' \
+    swarm.neighbours=3
+  "$IPSO_BIN" "$cfg" >/dev/null 2>&1
+  check memcheck "$cfg" "ring k=3 rastrigin D=30 $kernel $sync"
+  if [ "$kernel" = queue_lock ]; then
+    check racecheck "$cfg" "ring k=3 rastrigin D=30 $kernel $sync"
+    check synccheck "$cfg" "ring k=3 rastrigin D=30 $kernel $sync"
+  fi
 done
 # The GPU test programs themselves under each tool: their GPU-against-CPU
 # and variant-against-variant comparisons must hold under the sanitizer's
