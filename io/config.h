@@ -31,7 +31,8 @@ struct ipso_run_config {
   uint64_t seed;
   enum ipso_backend_kind backend;
   enum ipso_precision precision;
-  int islands; /* in all, global ids 0..islands-1; a multiple of the ranks (0: one per rank) */
+  int islands; /* in all, global ids 0..islands-1, a multiple of the ranks; 0 (not given): one
+                  per rank. Read it through config_islands(). */
   int64_t max_iterations;
   int has_target;
   double target_fitness;      /* in the objective's own units (not sign-adjusted) */
@@ -110,7 +111,7 @@ int config_load_text(const char *text, const char *source_name, int noverrides,
 void config_free(struct ipso_config *cfg);
 
 /* The run's islands on RANKS ranks: run.islands, or one per rank where it
- * is 0 (a config made without config_load). */
+ * is 0 (not given). */
 static inline int config_islands(const struct ipso_config *cfg, int ranks)
 {
   return cfg->run.islands > 0 ? cfg->run.islands : ranks;

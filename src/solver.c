@@ -1,6 +1,8 @@
-/* The island loop. Each rank runs one island in segments of iterations; at
- * segment ends (fixed iterations, so a strict run is a pure function of the
- * config) the ranks record history, migrate, agree on stopping, and write
+/* The island loop. Islands have global ids 0..islands-1; rank r runs the K
+ * islands r*K .. r*K + K - 1 (one backend each) in segments of iterations;
+ * at segment ends (fixed iterations, so a strict run is a pure function of
+ * the config, the same on any number of ranks) the ranks record history,
+ * migrate on the global ring of islands, agree on stopping, and write
  * snapshots and checkpoints. */
 #include "solver.h"
 
@@ -35,31 +37,38 @@ enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4 };
 
 struct history {
   int64_t n, cap, written; /* rows buffered, capacity, rows already in the file */
+  int width;               /* island columns of a row: the rank's islands */
   int64_t *iteration, *evaluations;
-  double *island, *global, *wall;
+  double *island, *global, *wall; /* island: [cap, width] */
 };
 
 struct solver {
   MPI_Comm comm;
   int rank, size;
+  int islands;      /* in all */
+  int local, first; /* this rank's islands: global ids first .. first + local - 1 */
   const struct ipso_config *cfg;
   const struct solver_options *opt;
-  struct backend b;
+  struct backend *b; /* [local], one per island of the rank */
   struct h5out *out;
-  struct ring_exchange *rx;  /* NULL when islands do not migrate */
-  int links;                 /* migration messages each island receives (migration_links) */
-  double *msg;               /* [3 * message]: what is sent, then what came from left and right */
-  double *merged;            /* [2 * message]: the received migrants in order (costs, positions) */
+  struct ring_exchange
+      *rx;        /* between ranks; NULL when islands do not migrate or one rank runs all */
+  int links;      /* migration messages each island receives (migration_links) */
+  double *msg;    /* [(local + 2) * message]: what each island sends, then what came from the
+                     left and the right rank */
+  double *merged; /* [2 * message]: the received migrants in order (costs, positions) */
   int64_t *index, *replaced; /* [2 * migrants] */
   struct history hist;
   struct migration_record *mlog;
   int mn, mcap;
   struct progress prog;
-  struct swarm_state state; /* host copy for snapshots, checkpoints, checks */
+  struct swarm_state state; /* host copy of the rank's islands (snapshots, checkpoints, checks) */
   struct island_best best;
+  double *scratch;           /* [dims] */
   struct island_best result; /* the run's best, taken before the last migration */
   int result_island, have_result;
-  double *seg_best; /* [segment] island best cost after each iteration */
+  double *seg_best; /* [local, segment] each island's best cost after each iteration */
+  double *seg_min;  /* [segment] the rank's best of them */
   double *row_cost; /* [segment + 1] scratch for the rows' global minimum */
   double sign;      /* cost = sign * fitness */
   int64_t N, segment;
@@ -72,7 +81,7 @@ struct solver {
   double last_checkpoint, checkpoint_cost, segment_cost;
   double history_seconds; /* this invocation's time recording and writing history rows */
   int stop_signal;
-  struct invariants *inv; /* --check-invariants */
+  struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
   char run_started[32];                /* the run's identity, in every checkpoint */
   char objective_hash[17];
@@ -83,9 +92,15 @@ static double fitness_of(const struct solver *s, double cost)
   return s->sign * cost;
 }
 
+/* Whether cost A beats cost B (NaN counts as +infinity). */
+static int better(double a, double b)
+{
+  return a < b || (isnan(b) && !isnan(a));
+}
+
 static int64_t evaluations_at(const struct solver *s, int64_t t)
 {
-  return s->N * (int64_t)s->size * (t + 1);
+  return s->N * (int64_t)s->islands * (t + 1);
 }
 
 static double elapsed(const struct solver *s)
@@ -99,7 +114,7 @@ static int64_t next_segment_end(const struct solver *s, int64_t t)
   const struct ipso_config *cfg = s->cfg;
   struct segment_plan p = {cfg->run.max_iterations,
                            s->segment,
-                           {s->rx ? cfg->migration.interval : 0,
+                           {s->links ? cfg->migration.interval : 0,
                             s->out ? cfg->output.snapshot_interval : 0,
                             cfg->output.checkpoint_interval},
                            s->opt->check_invariants};
@@ -115,7 +130,7 @@ static int history_reserve(struct history *h, int64_t need)
   if (it) h->iteration = it;
   int64_t *ev = realloc(h->evaluations, (size_t)cap * sizeof *ev);
   if (ev) h->evaluations = ev;
-  double *is = realloc(h->island, (size_t)cap * sizeof *is);
+  double *is = realloc(h->island, (size_t)cap * (size_t)h->width * sizeof *is);
   if (is) h->island = is;
   double *gl = realloc(h->global, (size_t)cap * sizeof *gl);
   if (gl) h->global = gl;
@@ -166,16 +181,23 @@ static int record_segment(struct solver *s, int64_t first, int64_t last, double 
   const struct ipso_config *cfg = s->cfg;
   int64_t hi = cfg->output.history_interval, n = last - first + 1;
   int rows = 0;
+  /* The rank's best after each iteration (NaN never wins: costs are not NaN). */
+  for (int64_t k = 0; k < n; k++) {
+    double m = s->seg_best[k];
+    for (int i = 1; i < s->local; i++)
+      if (better(s->seg_best[i * s->segment + k], m)) m = s->seg_best[i * s->segment + k];
+    s->seg_min[k] = m;
+  }
   /* The rows: multiples of history_interval, and the run's last iteration. */
   for (int64_t t = first; t <= last; t++)
     if (hi > 0 && (t % hi == 0 || (final && t == last)))
-      s->row_cost[rows++] = s->seg_best[t - first];
+      s->row_cost[rows++] = s->seg_min[t - first];
   /* The first iteration reaching the target rides along as a double. */
   double hit = INFINITY;
   if (cfg->run.has_target) {
     double target_cost = s->sign * cfg->run.target_fitness;
     for (int64_t k = 0; k < n; k++)
-      if (s->seg_best[k] <= target_cost) {
+      if (s->seg_min[k] <= target_cost) {
         hit = (double)(first + k);
         break;
       }
@@ -193,7 +215,8 @@ static int record_segment(struct solver *s, int64_t first, int64_t last, double 
     if (!(hi > 0 && (t % hi == 0 || (final && t == last)))) continue;
     int64_t j = s->hist.n++;
     s->hist.iteration[j] = t;
-    s->hist.island[j] = fitness_of(s, s->seg_best[t - first]);
+    for (int i = 0; i < s->local; i++)
+      s->hist.island[j * s->local + i] = fitness_of(s, s->seg_best[i * s->segment + (t - first)]);
     s->hist.global[j] = fitness_of(s, s->row_cost[r++]);
     s->hist.evaluations[j] = evaluations_at(s, t);
     s->hist.wall[j] = s->elapsed0 + (seg_start - s->t0) +
@@ -204,11 +227,40 @@ static int record_segment(struct solver *s, int64_t first, int64_t last, double 
   return IPSO_OK;
 }
 
-/* Copies the swarm to the host (for snapshots, checkpoints, checks). */
+/* Island K's rows of the host copy. */
+static struct swarm_state island_state(struct solver *s, int k)
+{
+  return swarm_state_island(&s->state, s->N, k);
+}
+
+/* Copies the rank's swarms to the host (for snapshots, checkpoints, checks). */
 static int fetch_state(struct solver *s)
 {
   watchdog_beat("copying the swarm to the host", s->t);
-  return s->b.ops->save_state(&s->b, &s->state);
+  for (int k = 0; k < s->local; k++) {
+    struct swarm_state v = island_state(s, k);
+    IPSO_TRY(s->b[k].ops->save_state(&s->b[k], &v));
+  }
+  return IPSO_OK;
+}
+
+/* The best of the rank's islands into s->best (ties to the lower island);
+ * returns its index among them. */
+static int local_best(struct solver *s, int *which)
+{
+  struct island_best ib = {0, 0, s->scratch};
+  *which = 0;
+  IPSO_TRY(s->b[0].ops->best(&s->b[0], &s->best));
+  for (int k = 1; k < s->local; k++) {
+    IPSO_TRY(s->b[k].ops->best(&s->b[k], &ib));
+    if (better(ib.cost, s->best.cost)) {
+      s->best.cost = ib.cost;
+      s->best.particle = ib.particle;
+      memcpy(s->best.position, ib.position, sizeof(double) * (size_t)s->D);
+      *which = k;
+    }
+  }
+  return IPSO_OK;
 }
 
 static int write_checkpoint(struct solver *s)
@@ -219,8 +271,8 @@ static int write_checkpoint(struct solver *s)
   if (!s->cfg->output.checkpoint[0]) return IPSO_OK; /* checkpoints switched off */
   IPSO_TRY(fetch_state(s));
   watchdog_beat("writing a checkpoint", s->t);
-  struct checkpoint_info info = {s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration,
-                                 s->hist.written, "", ""};
+  struct checkpoint_info info = {
+      s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration, s->hist.written, "", ""};
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
   IPSO_TRY(checkpoint_write(s->comm, s->cfg, &info, &s->state));
@@ -236,48 +288,71 @@ static int write_snapshot(struct solver *s)
   return h5out_write_snapshot(s->out, s->t, &s->state, s->sign);
 }
 
-/* Allocates the migration buffers and connects the ring (when islands
- * migrate). */
+/* Allocates the migration buffers and connects the ranks' ring (when
+ * islands migrate, and more than one rank runs them). */
 static int migration_setup(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
-  s->links = migration_links(cfg, s->size);
+  s->links = migration_links(cfg, s->islands);
   if (!s->links) return IPSO_OK;
   int m = cfg->migration.migrants;
   size_t n = (size_t)migration_message_len(m, s->D);
-  s->msg = malloc(3 * n * sizeof(double));
+  s->msg = malloc((size_t)(s->local + 2) * n * sizeof(double));
   s->merged = malloc(2 * n * sizeof(double));
   s->index = malloc(2 * (size_t)m * sizeof(int64_t));
   s->replaced = malloc(2 * (size_t)m * sizeof(int64_t));
   if (!s->msg || !s->merged || !s->index || !s->replaced)
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
+  if (s->size == 1) return IPSO_OK;
   return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
 }
 
-/* Sends this island's best particles to its neighbours, replaces its worst
- * by what they sent, and logs what it sent. */
+/* Every island sends its best particles to its neighbours on the global
+ * ring of islands and replaces its worst by what its neighbours sent; logs
+ * what it sent. Between the rank's own islands the messages are read in
+ * place; the rank's last island sends to the next rank and its first to the
+ * previous one (mpi/). */
 static int migrate(struct solver *s)
 {
-  int m = s->cfg->migration.migrants, D = s->D, to[2];
+  int m = s->cfg->migration.migrants, D = s->D, K = s->local;
   size_t n = (size_t)migration_message_len(m, D);
-  double *send = s->msg, *from[2] = {s->msg + n, s->msg + 2 * n};
+  double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
   watchdog_beat("migrating", s->t);
-  IPSO_TRY(s->b.ops->pack_migrants(&s->b, m, send + m, send, s->index));
-  IPSO_TRY(ring_exchange(s->rx, send, send, from[0], from[1]));
-  int total = s->links * m;
-  IPSO_TRY(
-      migration_merge(s->links, m, D, (const double *const *)from, s->merged, s->merged + total));
-  IPSO_TRY(s->b.ops->unpack_migrants(&s->b, total, s->merged + total, s->merged, s->replaced));
-  int ndest = ring_exchange_neighbours(s->rx, to);
-  if (s->mn + ndest > s->mcap) {
+  /* Every island's message first: unpacking changes the swarms. */
+  for (int k = 0; k < K; k++) {
+    double *send = s->msg + (size_t)k * n;
+    IPSO_TRY(s->b[k].ops->pack_migrants(&s->b[k], m, send + m, send, s->index));
+  }
+  if (s->rx)
+    IPSO_TRY(ring_exchange(s->rx, s->msg + (size_t)(K - 1) * n, s->msg, remote[0], remote[1]));
+  if (s->mn + K * s->links > s->mcap) {
     int cap = s->mcap ? 2 * s->mcap : 64;
+    while (cap < s->mn + K * s->links) cap *= 2;
     struct migration_record *r = realloc(s->mlog, (size_t)cap * sizeof *r);
     if (!r) return IPSO_FAIL("memory", "cannot grow the migration log");
     s->mlog = r;
     s->mcap = cap;
   }
-  for (int k = 0; k < ndest; k++)
-    s->mlog[s->mn++] = (struct migration_record){s->t, s->rank, to[k], fitness_of(s, send[0])};
+  int total = s->links * m;
+  for (int k = 0; k < K; k++) {
+    /* From the left (the previous island), then the right (the next one):
+     * the rank's own islands' messages, or with one rank the other end of
+     * its row of islands. */
+    const double *from[2] = {k > 0   ? s->msg + (size_t)(k - 1) * n
+                             : s->rx ? remote[0]
+                                     : s->msg + (size_t)(K - 1) * n,
+                             k < K - 1 ? s->msg + (size_t)(k + 1) * n
+                             : s->rx   ? remote[1]
+                                       : s->msg};
+    IPSO_TRY(migration_merge(s->links, m, D, from, s->merged, s->merged + total));
+    IPSO_TRY(
+        s->b[k].ops->unpack_migrants(&s->b[k], total, s->merged + total, s->merged, s->replaced));
+    int island = s->first + k, to[2];
+    int ndest = migration_destinations(island, s->islands, s->links, to);
+    for (int l = 0; l < ndest; l++)
+      s->mlog[s->mn++] =
+          (struct migration_record){s->t, island, to[l], fitness_of(s, s->msg[(size_t)k * n])};
+  }
   return IPSO_OK;
 }
 
@@ -285,8 +360,12 @@ static int migrate(struct solver *s)
 static int check_invariants(struct solver *s)
 {
   IPSO_TRY(fetch_state(s));
-  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
-  return invariants_check(s->inv, s->t, &s->state, &s->best);
+  for (int k = 0; k < s->local; k++) {
+    struct swarm_state v = island_state(s, k);
+    IPSO_TRY(s->b[k].ops->best(&s->b[k], &s->best));
+    IPSO_TRY(invariants_check(s->inv[k], s->t, &v, &s->best));
+  }
+  return IPSO_OK;
 }
 
 /* Stop flags seen by this rank at a segment end. */
@@ -305,17 +384,33 @@ static int local_flags(struct solver *s)
   return flags;
 }
 
-/* Prints every island's device, in rank order, from rank 0. */
+/* Prints every island's device, in global island order, from rank 0 (with
+ * the rank where ranks hold several islands). */
 static int report_devices(struct solver *s)
 {
-  char *all = NULL;
-  size_t len = sizeof s->b.description;
-  if (s->rank == 0 && !(all = malloc(len * (size_t)s->size)))
+  char *all = NULL, *mine;
+  size_t len = sizeof s->b[0].description;
+  if (!(mine = malloc(len * (size_t)s->local)) ||
+      (s->rank == 0 && !(all = malloc(len * (size_t)s->islands)))) {
+    free(mine);
     return IPSO_FAIL("memory", "out of memory");
-  IPSO_CHECK_MPI(
-      MPI_Gather(s->b.description, (int)len, MPI_CHAR, all, (int)len, MPI_CHAR, 0, s->comm));
+  }
+  for (int k = 0; k < s->local; k++) memcpy(mine + (size_t)k * len, s->b[k].description, len);
+  int rc = MPI_Gather(mine, (int)len * s->local, MPI_CHAR, all, (int)len * s->local, MPI_CHAR, 0,
+                      s->comm);
+  free(mine);
+  if (rc != MPI_SUCCESS) {
+    free(all);
+    return ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
+  }
   if (s->rank == 0)
-    for (int r = 0; r < s->size; r++) log_info("  island %d: %s", r, all + (size_t)r * len);
+    for (int g = 0; g < s->islands; g++) {
+      if (s->local == 1)
+        log_info("  island %d: %s", g, all + (size_t)g * len);
+      else
+        log_info("  island %d (rank %d): %s", g, island_rank(g, s->islands, s->size),
+                 all + (size_t)g * len);
+    }
   free(all);
   return IPSO_OK;
 }
@@ -368,14 +463,15 @@ static int check_files(struct solver *s, const char *restart, struct checkpoint_
   if (s->rank == 0) rc = paths_check(cfg->path, out, ckpt, restart);
   IPSO_TRY(island_agree(s->comm, rc));
   if (s->rank == 0 && out[0]) rc = run_lock_take(&s->lock_out, "output file", out);
-  if (s->rank == 0 && rc == IPSO_OK && ckpt[0]) rc = run_lock_take(&s->lock_ckpt, "checkpoint", ckpt);
+  if (s->rank == 0 && rc == IPSO_OK && ckpt[0])
+    rc = run_lock_take(&s->lock_ckpt, "checkpoint", ckpt);
   IPSO_TRY(island_agree(s->comm, rc));
   struct output_found found;
   IPSO_TRY(output_find(s->comm, out, cfg->text, &found));
   objective_fingerprint(cfg, s->objective_hash);
   if (!restart) {
-    *replace = s->opt->resume && found.exists && found.readable && found.same_config &&
-               !found.finished;
+    *replace =
+        s->opt->resume && found.exists && found.readable && found.same_config && !found.finished;
     if (*replace && s->rank == 0)
       log_info("islandpso: no checkpoint to resume from; the output %s holds an unfinished start "
                "of this run (same config): starting it afresh",
@@ -429,18 +525,26 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   backend_share_cores(local_size);
   IPSO_TRY(check_files(s, restart, info, &replace));
   timings_mark("file checks");
-  if (!restart) IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
+  if (!restart) IPSO_TRY(swarm_state_alloc(&s->state, (int64_t)s->local * s->N, s->D));
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   if (devices) timings_mark("GPU driver (cuInit, device count)");
-  struct swarm_setup setup = {cfg, s->rank, s->size, island_device_for(local_rank, devices)};
+  if (!(s->b = calloc((size_t)s->local, sizeof *s->b))) return IPSO_FAIL("memory", "out of memory");
+  /* One backend per island, each addressed by its global id (its random
+   * stream), all on the rank's device. */
+  struct swarm_setup setup = {cfg, s->first, s->islands, island_device_for(local_rank, devices)};
   /* A user objective is compiled by rank 0 first: a compile error or a
    * refused declaration is then reported once, and the other ranks load
    * the compiled object from the cache instead of all compiling at once. */
   int first = cfg->objective.id == IPSO_OBJ_USER && s->rank == 0;
-  rc = island_agree(s->comm, first ? backend_create(&setup, &s->b) : IPSO_OK);
+  rc = island_agree(s->comm, first ? backend_create(&setup, &s->b[0]) : IPSO_OK);
   if (rc != IPSO_OK) return rc;
-  rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
+  rc = IPSO_OK;
+  for (int k = first ? 1 : 0; k < s->local && rc == IPSO_OK; k++) {
+    setup.island = s->first + k;
+    rc = backend_create(&setup, &s->b[k]);
+  }
+  rc = island_agree(s->comm, rc);
   if (rc != IPSO_OK) return rc;
   timings_mark("backend created");
   /* The first writes. */
@@ -462,14 +566,16 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   IPSO_TRY(report_devices(s));
   IPSO_TRY(migration_setup(s));
   watchdog_beat("initialising the swarm", 0);
+  rc = IPSO_OK;
+  for (int k = 0; k < s->local && rc == IPSO_OK; k++) {
+    struct swarm_state v = island_state(s, k);
+    rc = restart ? s->b[k].ops->load_state(&s->b[k], &v) : s->b[k].ops->init(&s->b[k]);
+  }
   if (restart) {
-    rc = s->b.ops->load_state(&s->b, &s->state);
     s->t = info->iteration;
     s->target_iteration = info->target_iteration;
     s->elapsed0 = info->elapsed_seconds;
     s->hist.written = s->out ? h5out_history_rows(s->out) : info->history_rows;
-  } else {
-    rc = s->b.ops->init(&s->b);
   }
   rc = island_agree(s->comm, rc);
   timings_mark("swarm initialised");
@@ -480,8 +586,10 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
  * checkpoint: --resume without one starts afresh, which is the same run. */
 static int record_start(struct solver *s)
 {
-  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
-  s->seg_best[0] = s->best.cost;
+  for (int k = 0; k < s->local; k++) {
+    IPSO_TRY(s->b[k].ops->best(&s->b[k], &s->best));
+    s->seg_best[k * s->segment] = s->best.cost;
+  }
   int64_t hit;
   double now = wall_seconds();
   IPSO_TRY(record_segment(s, 0, 0, now, now, 0, &hit));
@@ -496,10 +604,12 @@ static int record_start(struct solver *s)
  * rather than one that only received a copy of it. Collective. */
 static int take_result(struct solver *s)
 {
-  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
+  int k;
+  IPSO_TRY(local_best(s, &k));
   s->result.cost = s->best.cost;
   s->result.particle = s->best.particle;
   memcpy(s->result.position, s->best.position, sizeof(double) * (size_t)s->D);
+  s->result_island = s->first + k;
   IPSO_TRY(island_best_of_all(s->comm, &s->result.cost, &s->result.particle, s->result.position,
                               s->D, &s->result_island));
   s->have_result = 1;
@@ -523,7 +633,8 @@ static int iterate(struct solver *s)
     int64_t last = end - s->t > slice ? s->t + slice : end;
     watchdog_beat("computing", s->t);
     double a = wall_seconds();
-    IPSO_TRY(s->b.ops->step(&s->b, first, last, s->seg_best));
+    for (int k = 0; k < s->local; k++)
+      IPSO_TRY(s->b[k].ops->step(&s->b[k], first, last, s->seg_best + k * s->segment));
     double b = wall_seconds();
     s->segment_cost = b - a;
     s->t = last;
@@ -538,7 +649,7 @@ static int iterate(struct solver *s)
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
-    if (s->rx && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
+    if (s->links && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
     int flags;
     IPSO_TRY(island_or(s->comm, local_flags(s), &flags));
@@ -547,13 +658,15 @@ static int iterate(struct solver *s)
     int stop = flags & (STOP_SIGNAL | STOP_TIME);
     if (reached && cfg->output.history_interval > 0 && s->t % cfg->output.history_interval != 0) {
       /* The run ends here: its last iteration gets a history row. */
-      s->seg_best[0] = s->seg_best[last - first];
+      for (int k = 0; k < s->local; k++)
+        s->seg_best[k * s->segment] = s->seg_best[k * s->segment + (last - first)];
       IPSO_TRY(record_segment(s, s->t, s->t, b, b, 1, &hit));
     }
     if (stop || (flags & CHECKPOINT_DUE) ||
         (cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0))
       IPSO_TRY(write_checkpoint(s));
-    IPSO_TRY(s->b.ops->best(&s->b, &s->best));
+    int which;
+    IPSO_TRY(local_best(s, &which));
     progress_update(&s->prog, s->t, fitness_of(s, s->best.cost), evaluations_at(s, s->t),
                     wall_seconds());
     if (stop) {
@@ -592,7 +705,9 @@ static int finish(struct solver *s)
 
 static void solver_free(struct solver *s)
 {
-  if (s->b.ops) s->b.ops->destroy(&s->b);
+  for (int k = 0; s->b && k < s->local; k++)
+    if (s->b[k].ops) s->b[k].ops->destroy(&s->b[k]);
+  free(s->b);
   ring_exchange_free(s->rx);
   free(s->msg);
   free(s->merged);
@@ -604,8 +719,11 @@ static void solver_free(struct solver *s)
   free(s->best.position);
   free(s->result.position);
   free(s->seg_best);
+  free(s->seg_min);
   free(s->row_cost);
-  invariants_free(s->inv);
+  free(s->scratch);
+  for (int k = 0; s->inv && k < s->local; k++) invariants_free(s->inv[k]);
+  free(s->inv);
   run_lock_release(&s->lock_out);
   run_lock_release(&s->lock_ckpt);
 }
@@ -624,6 +742,13 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   s.lock_out.fd = s.lock_ckpt.fd = -1;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &s.rank));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &s.size));
+  s.islands = config_islands(cfg, s.size);
+  s.local = islands_per_rank(s.islands, s.size);
+  s.first = island_first(s.islands, s.size, s.rank);
+  s.hist.width = s.local;
+  if (s.local < 1 || s.local * s.size != s.islands)
+    return IPSO_FAIL("solver", "%d islands cannot be spread evenly over %d ranks", s.islands,
+                     s.size);
 
   const char *restart = opt->restart;
   if (!restart && opt->resume && cfg->output.checkpoint[0]) {
@@ -631,8 +756,12 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     IPSO_CHECK_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
     if (exists) restart = cfg->output.checkpoint;
   }
-  log_info("islandpso %s: %s, %s in %d dimensions, %lld particles x %d islands, seed %llu, %s%s",
-           IPSO_VERSION, cfg->run.name, cfg->objective.name, s.D, (long long)s.N, s.size,
+  char spread[64] = "";
+  if (s.local > 1)
+    snprintf(spread, sizeof spread, " (%d per rank on %d rank%s)", s.local, s.size,
+             s.size == 1 ? "" : "s");
+  log_info("islandpso %s: %s, %s in %d dimensions, %lld particles x %d islands%s, seed %llu, %s%s",
+           IPSO_VERSION, cfg->run.name, cfg->objective.name, s.D, (long long)s.N, s.islands, spread,
            (unsigned long long)cfg->run.seed, config_precision_name(cfg->run.precision),
            restart ? ", restarting" : "");
   if (restart) log_info("  restart from      %s", restart);
@@ -644,15 +773,24 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (cfg->run.time_limit > 0) s.deadline = started + cfg->run.time_limit;
   int rc = start(&s, restart, &info);
   if (rc == IPSO_OK) {
-    s.segment = segment_length(s.b.segment_updates, s.N, s.D);
-    s.seg_best = malloc(sizeof(double) * (size_t)s.segment);
+    /* Per island's particles: the same segment ends on any number of ranks. */
+    s.segment = segment_length(s.b[0].segment_updates, s.N, s.D);
+    s.seg_best = malloc(sizeof(double) * (size_t)s.segment * (size_t)s.local);
+    s.seg_min = malloc(sizeof(double) * (size_t)s.segment);
     s.row_cost = malloc(sizeof(double) * (size_t)(s.segment + 1));
     s.best.position = malloc(sizeof(double) * (size_t)s.D);
     s.result.position = malloc(sizeof(double) * (size_t)s.D);
-    if (!s.seg_best || !s.row_cost || !s.best.position || !s.result.position)
+    s.scratch = malloc(sizeof(double) * (size_t)s.D);
+    if (!s.seg_best || !s.seg_min || !s.row_cost || !s.best.position || !s.result.position ||
+        !s.scratch)
       rc = IPSO_FAIL("memory", "out of memory");
   }
-  if (rc == IPSO_OK && opt->check_invariants) rc = invariants_create(cfg, s.b.exact, s.N, &s.inv);
+  if (rc == IPSO_OK && opt->check_invariants) {
+    if (!(s.inv = calloc((size_t)s.local, sizeof *s.inv)))
+      rc = IPSO_FAIL("memory", "out of memory");
+    for (int k = 0; rc == IPSO_OK && k < s.local; k++)
+      rc = invariants_create(cfg, s.b[k].exact, s.N, &s.inv[k]);
+  }
   s.t0 = wall_seconds();
   if (rc == IPSO_OK && opt->timings && s.rank == 0)
     timings_print("islandpso: start-up (rank 0, seconds since the process started)");
