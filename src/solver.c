@@ -28,80 +28,11 @@
 #include "run_files.h"
 #include "runtime.h"
 #include "segment.h"
+#include "solver_internal.h"
 #include "timings.h"
-
-#define HISTORY_FLUSH_ROWS 4096
 
 /* Stop reasons agreed between ranks at a segment end (bit flags). */
 enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4 };
-
-struct history {
-  int64_t n, cap, written; /* rows buffered, capacity, rows already in the file */
-  int width;               /* island columns of a row: the rank's islands */
-  int64_t *iteration, *evaluations;
-  double *island, *global, *wall; /* island: [cap, width] */
-};
-
-struct solver {
-  MPI_Comm comm;
-  int rank, size;
-  int islands;      /* in all */
-  int local, first; /* this rank's islands: global ids first .. first + local - 1 */
-  const struct ipso_config *cfg;
-  const struct solver_options *opt;
-  struct backend *b; /* [local], one per island of the rank */
-  struct h5out *out;
-  struct ring_exchange
-      *rx;        /* between ranks; NULL when islands do not migrate or one rank runs all */
-  int links;      /* migration messages each island receives (migration_links) */
-  double *msg;    /* [(local + 2) * message]: what each island sends, then what came from the
-                     left and the right rank */
-  double *merged; /* [2 * message]: the received migrants in order (costs, positions) */
-  int64_t *index, *replaced; /* [2 * migrants] */
-  struct history hist;
-  struct migration_record *mlog;
-  int mn, mcap;
-  struct progress prog;
-  struct swarm_state state; /* host copy of the rank's islands (snapshots, checkpoints, checks) */
-  struct island_best best;
-  double *scratch;           /* [dims] */
-  struct island_best result; /* the run's best, taken before the last migration */
-  int result_island, have_result;
-  double *seg_best; /* [local, segment] each island's best cost after each iteration */
-  double *seg_min;  /* [segment] the rank's best of them */
-  double *row_cost; /* [segment + 1] scratch for the rows' global minimum */
-  double sign;      /* cost = sign * fitness */
-  int64_t N, segment;
-  int D;
-  int64_t t;                /* last completed iteration */
-  int64_t target_iteration; /* first iteration an island reached the target, or -1 */
-  double elapsed0;          /* run time of earlier invocations (restart) */
-  double t0;                /* wall_seconds() when this invocation started iterating */
-  double deadline;          /* wall_seconds() by which to stop, or 0 */
-  double last_checkpoint, checkpoint_cost, segment_cost;
-  double history_seconds; /* this invocation's time recording and writing history rows */
-  int stop_signal;
-  struct invariants **inv;             /* [local] --check-invariants */
-  struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
-  char run_started[32];                /* the run's identity, in every checkpoint */
-  char objective_hash[17];
-};
-
-static double fitness_of(const struct solver *s, double cost)
-{
-  return s->sign * cost;
-}
-
-/* Whether cost A beats cost B (NaN counts as +infinity). */
-static int better(double a, double b)
-{
-  return a < b || (isnan(b) && !isnan(a));
-}
-
-static int64_t evaluations_at(const struct solver *s, int64_t t)
-{
-  return s->N * (int64_t)s->islands * (t + 1);
-}
 
 static double elapsed(const struct solver *s)
 {
@@ -119,118 +50,6 @@ static int64_t next_segment_end(const struct solver *s, int64_t t)
                             cfg->output.checkpoint_interval},
                            s->opt->check_invariants};
   return segment_end(&p, t);
-}
-
-static int history_reserve(struct history *h, int64_t need)
-{
-  if (h->n + need <= h->cap) return IPSO_OK;
-  int64_t cap = h->cap ? h->cap : 1024;
-  while (cap < h->n + need) cap *= 2;
-  int64_t *it = realloc(h->iteration, (size_t)cap * sizeof *it);
-  if (it) h->iteration = it;
-  int64_t *ev = realloc(h->evaluations, (size_t)cap * sizeof *ev);
-  if (ev) h->evaluations = ev;
-  double *is = realloc(h->island, (size_t)cap * (size_t)h->width * sizeof *is);
-  if (is) h->island = is;
-  double *gl = realloc(h->global, (size_t)cap * sizeof *gl);
-  if (gl) h->global = gl;
-  double *wa = realloc(h->wall, (size_t)cap * sizeof *wa);
-  if (wa) h->wall = wa;
-  if (!it || !ev || !is || !gl || !wa) return IPSO_FAIL("memory", "cannot grow the history buffer");
-  h->cap = cap;
-  return IPSO_OK;
-}
-
-static void history_free(struct history *h)
-{
-  free(h->iteration);
-  free(h->evaluations);
-  free(h->island);
-  free(h->global);
-  free(h->wall);
-}
-
-/* Writes the buffered history rows and migration records to the file. */
-static int flush_records(struct solver *s)
-{
-  if (!s->out) {
-    s->hist.written += s->hist.n;
-    s->hist.n = 0;
-    s->mn = 0;
-    return IPSO_OK;
-  }
-  watchdog_beat("writing history", s->t);
-  struct history *h = &s->hist;
-  double t0 = wall_seconds();
-  IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
-                                h->evaluations, h->wall));
-  s->history_seconds += wall_seconds() - t0;
-  h->written += h->n;
-  h->n = 0;
-  IPSO_TRY(h5out_append_migrations(s->out, s->mn, s->mlog));
-  s->mn = 0;
-  return IPSO_OK;
-}
-
-/* Adds history rows for iterations FIRST..LAST whose island bests are
- * s->seg_best; returns in *TARGET_HIT the first iteration (over all
- * islands) that reached the target, or -1. Collective. */
-static int record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
-                          double seg_stop, int final, int64_t *target_hit)
-{
-  const struct ipso_config *cfg = s->cfg;
-  int64_t hi = cfg->output.history_interval, n = last - first + 1;
-  int rows = 0;
-  /* The rank's best after each iteration (NaN never wins: costs are not NaN). */
-  for (int64_t k = 0; k < n; k++) {
-    double m = s->seg_best[k];
-    for (int i = 1; i < s->local; i++)
-      if (better(s->seg_best[i * s->segment + k], m)) m = s->seg_best[i * s->segment + k];
-    s->seg_min[k] = m;
-  }
-  /* The rows: multiples of history_interval, and the run's last iteration. */
-  for (int64_t t = first; t <= last; t++)
-    if (hi > 0 && (t % hi == 0 || (final && t == last)))
-      s->row_cost[rows++] = s->seg_min[t - first];
-  /* The first iteration reaching the target rides along as a double. */
-  double hit = INFINITY;
-  if (cfg->run.has_target) {
-    double target_cost = s->sign * cfg->run.target_fitness;
-    for (int64_t k = 0; k < n; k++)
-      if (s->seg_min[k] <= target_cost) {
-        hit = (double)(first + k);
-        break;
-      }
-  }
-  s->row_cost[rows] = hit;
-  IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1));
-  *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
-  if (rows == 0) return IPSO_OK;
-  /* The reduction above runs with or without rows (the target check); the
-   * rows add 8 bytes each to it. What the history costs is from here on. */
-  double t0 = wall_seconds();
-  IPSO_TRY(history_reserve(&s->hist, rows));
-  int r = 0;
-  for (int64_t t = first; t <= last; t++) {
-    if (!(hi > 0 && (t % hi == 0 || (final && t == last)))) continue;
-    int64_t j = s->hist.n++;
-    s->hist.iteration[j] = t;
-    for (int i = 0; i < s->local; i++)
-      s->hist.island[j * s->local + i] = fitness_of(s, s->seg_best[i * s->segment + (t - first)]);
-    s->hist.global[j] = fitness_of(s, s->row_cost[r++]);
-    s->hist.evaluations[j] = evaluations_at(s, t);
-    s->hist.wall[j] = s->elapsed0 + (seg_start - s->t0) +
-                      (seg_stop - seg_start) * (double)(t - first + 1) / (double)n;
-  }
-  s->history_seconds += wall_seconds() - t0;
-  if (s->hist.n >= HISTORY_FLUSH_ROWS) return flush_records(s);
-  return IPSO_OK;
-}
-
-/* Island K's rows of the host copy. */
-static struct swarm_state island_state(struct solver *s, int k)
-{
-  return swarm_state_island(&s->state, s->N, k);
 }
 
 /* Copies the rank's swarms to the host (for snapshots, checkpoints, checks). */
@@ -266,7 +85,7 @@ static int local_best(struct solver *s, int *which)
 static int write_checkpoint(struct solver *s)
 {
   double t = wall_seconds();
-  IPSO_TRY(flush_records(s));
+  IPSO_TRY(solver_flush_records(s));
   if (s->out) IPSO_TRY(h5out_flush(s->out));
   if (!s->cfg->output.checkpoint[0]) return IPSO_OK; /* checkpoints switched off */
   IPSO_TRY(fetch_state(s));
@@ -286,74 +105,6 @@ static int write_snapshot(struct solver *s)
   IPSO_TRY(fetch_state(s));
   watchdog_beat("writing a snapshot", s->t);
   return h5out_write_snapshot(s->out, s->t, &s->state, s->sign);
-}
-
-/* Allocates the migration buffers and connects the ranks' ring (when
- * islands migrate, and more than one rank runs them). */
-static int migration_setup(struct solver *s)
-{
-  const struct ipso_config *cfg = s->cfg;
-  s->links = migration_links(cfg, s->islands);
-  if (!s->links) return IPSO_OK;
-  int m = cfg->migration.migrants;
-  size_t n = (size_t)migration_message_len(m, s->D);
-  s->msg = malloc((size_t)(s->local + 2) * n * sizeof(double));
-  s->merged = malloc(2 * n * sizeof(double));
-  s->index = malloc(2 * (size_t)m * sizeof(int64_t));
-  s->replaced = malloc(2 * (size_t)m * sizeof(int64_t));
-  if (!s->msg || !s->merged || !s->index || !s->replaced)
-    return IPSO_FAIL("migration", "cannot allocate migration buffers");
-  if (s->size == 1) return IPSO_OK;
-  return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
-}
-
-/* Every island sends its best particles to its neighbours on the global
- * ring of islands and replaces its worst by what its neighbours sent; logs
- * what it sent. Between the rank's own islands the messages are read in
- * place; the rank's last island sends to the next rank and its first to the
- * previous one (mpi/). */
-static int migrate(struct solver *s)
-{
-  int m = s->cfg->migration.migrants, D = s->D, K = s->local;
-  size_t n = (size_t)migration_message_len(m, D);
-  double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
-  watchdog_beat("migrating", s->t);
-  /* Every island's message first: unpacking changes the swarms. */
-  for (int k = 0; k < K; k++) {
-    double *send = s->msg + (size_t)k * n;
-    IPSO_TRY(s->b[k].ops->pack_migrants(&s->b[k], m, send + m, send, s->index));
-  }
-  if (s->rx)
-    IPSO_TRY(ring_exchange(s->rx, s->msg + (size_t)(K - 1) * n, s->msg, remote[0], remote[1]));
-  if (s->mn + K * s->links > s->mcap) {
-    int cap = s->mcap ? 2 * s->mcap : 64;
-    while (cap < s->mn + K * s->links) cap *= 2;
-    struct migration_record *r = realloc(s->mlog, (size_t)cap * sizeof *r);
-    if (!r) return IPSO_FAIL("memory", "cannot grow the migration log");
-    s->mlog = r;
-    s->mcap = cap;
-  }
-  int total = s->links * m;
-  for (int k = 0; k < K; k++) {
-    /* From the left (the previous island), then the right (the next one):
-     * the rank's own islands' messages, or with one rank the other end of
-     * its row of islands. */
-    const double *from[2] = {k > 0   ? s->msg + (size_t)(k - 1) * n
-                             : s->rx ? remote[0]
-                                     : s->msg + (size_t)(K - 1) * n,
-                             k < K - 1 ? s->msg + (size_t)(k + 1) * n
-                             : s->rx   ? remote[1]
-                                       : s->msg};
-    IPSO_TRY(migration_merge(s->links, m, D, from, s->merged, s->merged + total));
-    IPSO_TRY(
-        s->b[k].ops->unpack_migrants(&s->b[k], total, s->merged + total, s->merged, s->replaced));
-    int island = s->first + k, to[2];
-    int ndest = migration_destinations(island, s->islands, s->links, to);
-    for (int l = 0; l < ndest; l++)
-      s->mlog[s->mn++] =
-          (struct migration_record){s->t, island, to[l], fitness_of(s, s->msg[(size_t)k * n])};
-  }
-  return IPSO_OK;
 }
 
 /* Checks the swarm invariants after iteration s->t (--check-invariants). */
@@ -382,70 +133,6 @@ static int local_flags(struct solver *s)
       now - s->last_checkpoint >= s->cfg->output.checkpoint_seconds)
     flags |= CHECKPOINT_DUE;
   return flags;
-}
-
-/* Prints every island's device, in global island order, from rank 0 (with
- * the rank where ranks hold several islands). */
-static int report_devices(struct solver *s)
-{
-  char *all = NULL, *mine;
-  size_t len = sizeof s->b[0].description;
-  if (!(mine = malloc(len * (size_t)s->local)) ||
-      (s->rank == 0 && !(all = malloc(len * (size_t)s->islands)))) {
-    free(mine);
-    return IPSO_FAIL("memory", "out of memory");
-  }
-  for (int k = 0; k < s->local; k++) memcpy(mine + (size_t)k * len, s->b[k].description, len);
-  int rc = MPI_Gather(mine, (int)len * s->local, MPI_CHAR, all, (int)len * s->local, MPI_CHAR, 0,
-                      s->comm);
-  free(mine);
-  if (rc != MPI_SUCCESS) {
-    free(all);
-    return ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
-  }
-  if (s->rank == 0)
-    for (int g = 0; g < s->islands; g++) {
-      if (s->local == 1)
-        log_info("  island %d: %s", g, all + (size_t)g * len);
-      else
-        log_info("  island %d (rank %d): %s", g, island_rank(g, s->islands, s->size),
-                 all + (size_t)g * len);
-    }
-  free(all);
-  return IPSO_OK;
-}
-
-/* Prints the final summary (rank 0). */
-static void print_summary(struct solver *s, const struct run_result *r, int reached)
-{
-  const struct ipso_config *cfg = s->cfg;
-  double opt;
-  if (s->rank != 0) return;
-  log_info("islandpso: finished at iteration %lld (%s)", (long long)r->iteration,
-           reached ? "target_fitness reached" : "max_iterations");
-  if (reached) log_info("  target reached    iteration %lld", (long long)s->target_iteration);
-  log_info("  best fitness      %.17g  (island %d, particle %lld)", r->best_fitness, r->island,
-           (long long)r->particle);
-  if (objective_optimum(cfg, &opt, NULL))
-    log_info("  known optimum     %.17g  (error %.3e)", opt, fabs(r->best_fitness - opt));
-  else
-    log_info("  known optimum     n/a");
-  char pos[512];
-  int n = 0, D = r->dims, shown = D <= 8 ? D : 6;
-  for (int d = 0; d < shown && n < (int)sizeof pos - 40; d++)
-    n += snprintf(pos + n, sizeof pos - (size_t)n, "%s%.10g", d ? ", " : "", r->best_position[d]);
-  if (shown < D) snprintf(pos + n, sizeof pos - (size_t)n, ", ..., %.10g", r->best_position[D - 1]);
-  log_info("  position          [%s]  (%d dimensions)", pos, D);
-  log_info("  evaluations       %lld  (%.3g per second)", (long long)r->evaluations,
-           r->elapsed_seconds > 0 ? (double)r->evaluations / r->elapsed_seconds : 0.0);
-  log_info("  time              %.3f s", r->elapsed_seconds);
-  if (s->out && cfg->output.history_interval > 0) {
-    double run = wall_seconds() - s->t0;
-    log_info("  history           %lld rows, %.1f ms recording and writing (%.2f%% of this run)",
-             (long long)(s->hist.written + s->hist.n), 1e3 * s->history_seconds,
-             run > 0 ? 100.0 * s->history_seconds / run : 0.0);
-  }
-  if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
 }
 
 /* The checks on the files of the run, all before anything is written:
@@ -563,8 +250,8 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   }
   if (!s->run_started[0]) IPSO_TRY(run_clock(s->comm, s->run_started));
   if (cfg->run.output[0]) timings_mark("output file");
-  IPSO_TRY(report_devices(s));
-  IPSO_TRY(migration_setup(s));
+  IPSO_TRY(solver_report_devices(s));
+  IPSO_TRY(solver_migration_setup(s));
   watchdog_beat("initialising the swarm", 0);
   rc = IPSO_OK;
   for (int k = 0; k < s->local && rc == IPSO_OK; k++) {
@@ -592,7 +279,7 @@ static int record_start(struct solver *s)
   }
   int64_t hit;
   double now = wall_seconds();
-  IPSO_TRY(record_segment(s, 0, 0, now, now, 0, &hit));
+  IPSO_TRY(solver_record_segment(s, 0, 0, now, now, 0, &hit));
   if (hit >= 0) s->target_iteration = hit;
   if (s->out && s->cfg->output.snapshot_interval > 0) IPSO_TRY(write_snapshot(s));
   if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
@@ -645,11 +332,11 @@ static int iterate(struct solver *s)
     slice = segment_next_slice(last - first + 1, -slowest, budget);
     int64_t hit;
     int done = last == max_it, segment_end = last == end;
-    IPSO_TRY(record_segment(s, first, last, a, b, done, &hit));
+    IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit));
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
-    if (s->links && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
+    if (s->links && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(solver_migrate(s));
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
     int flags;
     IPSO_TRY(island_or(s->comm, local_flags(s), &flags));
@@ -660,7 +347,7 @@ static int iterate(struct solver *s)
       /* The run ends here: its last iteration gets a history row. */
       for (int k = 0; k < s->local; k++)
         s->seg_best[k * s->segment] = s->seg_best[k * s->segment + (last - first)];
-      IPSO_TRY(record_segment(s, s->t, s->t, b, b, 1, &hit));
+      IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit));
     }
     if (stop || (flags & CHECKPOINT_DUE) ||
         (cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0))
@@ -699,7 +386,7 @@ static int finish(struct solver *s)
   int rc = write_checkpoint(s);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK)
-    print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
+    solver_print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
   return rc;
 }
 
@@ -713,7 +400,7 @@ static void solver_free(struct solver *s)
   free(s->merged);
   free(s->index);
   free(s->replaced);
-  history_free(&s->hist);
+  solver_history_free(&s->hist);
   swarm_state_free(&s->state);
   free(s->mlog);
   free(s->best.position);
@@ -796,7 +483,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     timings_print("islandpso: start-up (rank 0, seconds since the process started)");
   if (rc == IPSO_OK && !restart) rc = record_start(&s);
   if (rc == IPSO_OK) rc = iterate(&s);
-  if (rc == IPSO_OK) rc = flush_records(&s);
+  if (rc == IPSO_OK) rc = solver_flush_records(&s);
   if (rc == IPSO_OK)
     rc = finish(&s);
   else if (rc == IPSO_STOPPED) {
