@@ -1,15 +1,29 @@
 #!/bin/bash
 # Islands are global (run.islands over any number of ranks that divides it): 8 islands on 1, 2, 4 and 8 ranks give byte-identical outputs and checkpoints; a checkpoint of 4 ranks continues exactly on 2 and on 8; a restart with another island count and an island count that is not a multiple of the ranks are refused (exit 2) before anything is written.
 #
-# Strict CPU runs, 8 islands of 16 particles, a bidirectional ring migrating
-# every 10 iterations, history every iteration, snapshots every 40. Files
-# are compared by lib/h5compare.py: every dataset and attribute bit for bit
-# but the wall-clock ones (wall_seconds, elapsed_seconds, started,
-# finished).
+# Strict runs, 8 islands of 16 particles (64 on the GPU), a bidirectional
+# ring migrating every 10 iterations, history every iteration, snapshots
+# every 40. Files are compared by lib/h5compare.py: every dataset and
+# attribute bit for bit but the wall-clock ones (wall_seconds,
+# elapsed_seconds, started, finished).
+#
+# Usage: test_islands.sh [cpu|gpu] (default cpu; gpu: the GPU backend, every
+# rank's islands on the one GPU, skipped (77) without one).
+backend=${1:-cpu}
+if [ "$backend" = gpu ]; then
+  if ! "$IPSO_BIN" --version | grep -q "GPU backend: CUDA" ||
+    ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
+    echo "no GPU backend or no GPU: skipped"; exit 77
+  fi
+fi
 . "$IPSO_TEST_DIR/lib/common.sh"
 "$IPSO_PYTHON" -c "import h5py" 2>/dev/null || { echo "skipped: $IPSO_PYTHON has no h5py"; exit 77; }
+export IPSO_CACHE_DIR=${IPSO_CACHE_DIR:-$work/cache}
 its=120
-ipso_config run.toml rastrigin 6 16 "$its" run.islands=8 run.seed=21 'run.output="run.h5"' \
+particles=16
+[ "$backend" = gpu ] && particles=64
+ipso_config run.toml rastrigin 6 "$particles" "$its" "run.backend=\"$backend\"" run.islands=8 \
+  run.seed=21 'run.output="run.h5"' \
   'output.checkpoint="run.ckpt.h5"' output.checkpoint_interval=40 output.history_interval=1 \
   output.snapshot_interval=40 migration.interval=10 migration.migrants=2 \
   'migration.topology="bidirectional_ring"' 'run.watchdog="00:00:30"'
@@ -32,19 +46,19 @@ for n in 1 2 4 8; do
   mkdir "r$n"
   run_in "r$n" log "$n"
 done
-grep -q "16 particles x 8 islands (2 per rank on 4 ranks)" r4/log && pass "4 ranks: the start line says 8 islands, 2 per rank" ||
+grep -q "$particles particles x 8 islands (2 per rank on 4 ranks)" r4/log && pass "4 ranks: the start line says 8 islands, 2 per rank" ||
   { fail "4 ranks: start line"; head -3 r4/log; }
-[ "$(grep -c "^  island [0-7] (rank [0-3]): cpu" r4/log)" = 8 ] && pass "4 ranks: every island's device printed, with its rank" ||
+[ "$(grep -c "^  island [0-7] (rank [0-3]): $backend" r4/log)" = 8 ] && pass "4 ranks: every island's device printed, with its rank" ||
   { fail "4 ranks: device lines"; head -12 r4/log; }
-"$IPSO_PYTHON" - r1/run.h5 "$its" <<'PY' && pass "1 rank: 8 islands migrated (8 x 2 records every 10 iterations), history [T, 8], snapshots [8 x 16]" || fail "1 rank: the output lacks the 8 islands' migrations, history or snapshots"
+"$IPSO_PYTHON" - r1/run.h5 "$its" "$particles" <<'PY' && pass "1 rank: 8 islands migrated (8 x 2 records every 10 iterations), history [T, 8], snapshots [8 x $particles]" || fail "1 rank: the output lacks the 8 islands' migrations, history or snapshots"
 import sys, h5py
-its = int(sys.argv[2])
+its, n = int(sys.argv[2]), int(sys.argv[3])
 with h5py.File(sys.argv[1], "r") as f:
     mig = f["/migrations"][()]
     ok = (int(f.attrs["islands"]) == 8 and len(mig) == its // 10 * 8 * 2
           and f["/history/island_best"].shape == (its + 1, 8)
-          and f["/snapshots/40/position"].shape == (8 * 16, 6)
-          and int(f["/result/evaluations"][()]) == 8 * 16 * (its + 1)
+          and f["/snapshots/40/position"].shape == (8 * n, 6)
+          and int(f["/result/evaluations"][()]) == 8 * n * (its + 1)
           and 0 <= int(f["/result/island"][()]) < 8)
     # Migrants cross between the rank's own islands: 0 -> 1 and 7 -> 0.
     pairs = {(int(a), int(b)) for a, b in zip(mig["from"], mig["to"])}
