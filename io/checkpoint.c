@@ -18,7 +18,9 @@
  *   /checksum          [islands] uint64, FNV-1a of each island's rows of the
  *                      five arrays above, in that order
  *
- * Rows are island-major: island i owns rows i*N .. (i+1)*N - 1. */
+ * Rows are island-major in global island order: island i owns rows
+ * i*N .. (i+1)*N - 1, wherever it ran (rank r writes the rows of its
+ * islands r*K .. r*K + K - 1, one block). */
 #include "checkpoint.h"
 
 #include <errno.h>
@@ -84,7 +86,7 @@ static int write_identity(const struct h5u_file *f, const struct ipso_config *cf
                           const struct checkpoint_info *info)
 {
   const struct ipso_objective_config *o = &cfg->objective;
-  const int islands = f->size;
+  const int islands = config_islands(cfg, f->size);
   const struct {
     const char *name;
     hid_t file_type, mem_type;
@@ -186,11 +188,11 @@ done:
 }
 
 /* Writes the whole checkpoint file F (already named, not yet open) and
- * closes it: every rank's rows of S, and SUMS (rank 0: every island's
- * checksum). */
+ * closes it: every rank's rows of S (its islands), and SUMS (rank 0: every
+ * island's checksum, ISLANDS of them). */
 static int write_file(struct h5u_file *f, const struct ipso_config *cfg,
                       const struct checkpoint_info *info, const struct swarm_state *s,
-                      const uint64_t *sums)
+                      const uint64_t *sums, int islands)
 {
   hid_t dsets[STATE_ARRAYS], dset = H5I_INVALID_HID;
   char why[1024];
@@ -217,8 +219,8 @@ static int write_file(struct h5u_file *f, const struct ipso_config *cfg,
       goto done;
   }
   if (f->writer) {
-    hsize_t dims[1] = {(hsize_t)f->size};
-    hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? f->size : 0), 0};
+    hsize_t dims[1] = {(hsize_t)islands};
+    hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? islands : 0), 0};
     dset = h5u_create_dataset(f, f->id, "checksum", H5T_STD_U64LE, 1, dims, 0, CHECKSUM_UNITS_WORDS,
                               "checksum of each island's rows of position, velocity, "
                               "pbest_position, cost and pbest_cost, in that order");
@@ -391,33 +393,42 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
   const char *path = cfg->output.checkpoint;
   char tmp[IPSO_PATH_MAX], prev[IPSO_PATH_MAX];
   struct h5u_file f;
-  uint64_t sum, *sums = NULL;
+  uint64_t *mine = NULL, *sums = NULL;
   int rank, size, rc, st = IPSO_OK;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  const int islands = config_islands(cfg, size), K = islands / size;
+  const int64_t N = cfg->swarm.particles;
   if (path[0] == '\0' || snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp ||
       snprintf(prev, sizeof prev, "%s.prev", path) >= (int)sizeof prev)
     return IPSO_FAIL("checkpoint", "checkpoint path '%s' is empty or too long", path);
-  if (s->particles != cfg->swarm.particles || s->dims != cfg->objective.dimensions)
+  if (K < 1 || K * size != islands || s->particles != K * N || s->dims != cfg->objective.dimensions)
     return IPSO_FAIL("checkpoint",
-                     "'%s': swarm of %" PRId64
-                     " particles in %d dimensions, the config has %" PRId64 " in %d",
-                     path, s->particles, s->dims, cfg->swarm.particles, cfg->objective.dimensions);
+                     "'%s': %" PRId64 " particles in %d dimensions on a rank, the config has %d x "
+                     "%" PRId64 " in %d (%d islands on %d ranks)",
+                     path, s->particles, s->dims, K, N, cfg->objective.dimensions, islands, size);
   if (rank == 0) st = directory_writable(path);
   st = island_agree(comm, st);
   if (st != IPSO_OK) return st;
 
-  sum = checkpoint_island_checksum(s, CHECKSUM_WORDS);
-  if (rank == 0 && !(sums = malloc((size_t)size * sizeof *sums)))
+  if (!(mine = malloc((size_t)K * sizeof *mine)) ||
+      (rank == 0 && !(sums = malloc((size_t)islands * sizeof *sums)))) {
+    free(mine);
     return IPSO_FAIL("checkpoint", "'%s': out of memory", path);
-  rc = MPI_Gather(&sum, 1, MPI_UINT64_T, sums, 1, MPI_UINT64_T, 0, comm);
+  }
+  for (int k = 0; k < K; k++) {
+    struct swarm_state v = swarm_state_island(s, N, k);
+    mine[k] = checkpoint_island_checksum(&v, CHECKSUM_WORDS);
+  }
+  rc = MPI_Gather(mine, K, MPI_UINT64_T, sums, K, MPI_UINT64_T, 0, comm);
+  free(mine);
   if (rc != MPI_SUCCESS) {
     ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
     free(sums);
     return IPSO_ERR_RUNTIME;
   }
   h5u_init(&f, comm, tmp);
-  st = write_file(&f, cfg, info, s, sums);
+  st = write_file(&f, cfg, info, s, sums, islands);
   if (st != IPSO_OK) {
     /* Runtime failure: leave at once (h5util.h); the previous checkpoint
      * was not touched. */
@@ -429,7 +440,7 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
    * (it aborts the job), so neither does rank 0's commit. */
   st = island_agree(comm, st);
   if (st == IPSO_OK && rank == 0) {
-    st = verify(path, tmp, size, s->particles, s->dims, sums);
+    st = verify(path, tmp, islands, N, s->dims, sums);
     if (st == IPSO_OK) st = commit(path, tmp, prev);
     if (st != IPSO_OK) unlink(tmp);
   }

@@ -28,13 +28,15 @@ struct checkpoint_info {
 extern "C" {
 #endif
 
-/* Writes the checkpoint cfg->output.checkpoint from every rank's island S
- * (costs, not fitness). Returns IPSO_ERR_RUNTIME with the path and errno on
- * failure, leaving the previous checkpoint in place. */
+/* Writes the checkpoint cfg->output.checkpoint from every rank's islands S
+ * (the rank's islands one after the other; costs, not fitness). Returns IPSO_ERR_RUNTIME with the
+ * path and errno on failure, leaving the previous checkpoint in place. */
 int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
                      const struct checkpoint_info *info, const struct swarm_state *s);
 
-/* Reads checkpoint PATH into this rank's island S (allocated here) and INFO.
+/* Reads checkpoint PATH into this rank's islands S (allocated here, the
+ * islands one after the other) and INFO; any number of ranks that divides
+ * the island count reads a checkpoint of the same islands.
  * A file that is missing, unreadable, truncated or fails its checksum, or
  * that was written for a different problem (dimensions, particles, islands,
  * objective, bounds, goal, precision) is refused with IPSO_ERR_USAGE and a

@@ -351,8 +351,9 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
              IPSO_VERSION);
   free(version);
   IPSO_TRY(need_attr(f, "islands", H5T_NATIVE_INT, &islands, why, len));
-  if (islands != f->size) {
-    snprintf(why, len, "written by %d islands, the run has %d", islands, f->size);
+  if (islands != config_islands(cfg, f->size)) {
+    snprintf(why, len, "written by %d islands, the run has %d (run.islands)", islands,
+             config_islands(cfg, f->size));
     return IPSO_ERR_USAGE;
   }
   IPSO_TRY(need_attr(f, "dimensions", H5T_NATIVE_INT, &dims, why, len));
@@ -401,15 +402,15 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
 
 /* Opens the state datasets and the checksums, checking their shapes
  * (writers). */
-static int open_state(const struct h5u_file *f, int64_t particles, int dims,
+static int open_state(const struct h5u_file *f, int islands, int64_t particles, int dims,
                       hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
 {
-  hsize_t rows[2] = {(hsize_t)(f->size * particles), (hsize_t)dims};
-  hsize_t islands[1] = {(hsize_t)f->size};
+  hsize_t rows[2] = {(hsize_t)islands * (hsize_t)particles, (hsize_t)dims};
+  hsize_t n[1] = {(hsize_t)islands};
   for (int a = 0; a < STATE_ARRAYS; a++)
     IPSO_TRY(need_dataset(f, state_arrays[a].name, state_array_rank(&state_arrays[a]), rows,
                           H5T_FLOAT, &dsets[a], why, len));
-  return need_dataset(f, "checksum", 1, islands, H5T_INTEGER, sums, why, len);
+  return need_dataset(f, "checksum", 1, n, H5T_INTEGER, sums, why, len);
 }
 
 /* Prints the refusal of checkpoint PATH (from rank 0) and returns
@@ -433,6 +434,11 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   memset(info, 0, sizeof *info);
   for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   h5u_init(&f, comm, path);
+  const int islands = config_islands(cfg, f.size), K = islands / f.size;
+  const int64_t N = cfg->swarm.particles;
+  if (K < 1 || K * f.size != islands)
+    return IPSO_FAIL("checkpoint", "'%s': %d islands cannot be spread over %d ranks", path, islands,
+                     f.size);
 
   /* The verdicts on the file: each reached by every rank, and agreed. */
   if (f.rank == 0) st = probe(path, why, sizeof why);
@@ -446,8 +452,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
   if (f.writer) st = check_problem(&f, cfg, info, why, sizeof why);
   if (f.writer && st == IPSO_OK)
-    st = open_state(&f, cfg->swarm.particles, cfg->objective.dimensions, dsets, &sums_dset, why,
-                    sizeof why);
+    st = open_state(&f, islands, N, cfg->objective.dimensions, dsets, &sums_dset, why, sizeof why);
   st = island_agree(comm, st);
   if (st != IPSO_OK) {
     if (f.writer) {
@@ -476,10 +481,11 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
     return IPSO_ERR_RUNTIME;
   }
 
-  /* The state, then every island's checksum over what it read. */
-  st = swarm_state_alloc(s, cfg->swarm.particles, cfg->objective.dimensions);
+  /* The state of this rank's islands (rows of islands r*K .. r*K + K - 1,
+   * one block), then every island's checksum over what it read. */
+  st = swarm_state_alloc(s, K * N, cfg->objective.dimensions);
   if (st != IPSO_OK) return st;
-  sums = malloc((size_t)f.size * sizeof *sums);
+  sums = malloc((size_t)islands * sizeof *sums);
   if (!sums) return IPSO_FAIL("checkpoint", "'%s': out of memory", path);
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
@@ -487,14 +493,19 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
                              state_array_width(sa, s->dims), state_array_data(sa, s)) != IPSO_OK)
       goto fail;
   }
-  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)f.size, 0};
+  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)islands, 0};
   if (h5u_read(&f, sums_dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto fail;
-  rc = MPI_Bcast(sums, f.size, MPI_UINT64_T, 0, comm);
+  rc = MPI_Bcast(sums, islands, MPI_UINT64_T, 0, comm);
   if (rc != MPI_SUCCESS) {
     ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
     goto fail;
   }
-  bad = checkpoint_island_checksum(s, (enum checksum_kind)kind) == sums[f.rank] ? INT_MAX : f.rank;
+  bad = INT_MAX;
+  for (int k = K - 1; k >= 0; k--) {
+    struct swarm_state v = swarm_state_island(s, N, k);
+    if (checkpoint_island_checksum(&v, (enum checksum_kind)kind) != sums[f.rank * K + k])
+      bad = f.rank * K + k;
+  }
   rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm);
   if (rc != MPI_SUCCESS) {
     ipso_mpi_fail("MPI_Allreduce", rc, __FILE__, __LINE__);

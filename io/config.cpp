@@ -171,7 +171,7 @@ void apply_override(toml::table &root, const std::string &text, diagnostics &dia
 
 /* Parses, overrides, validates and resolves TEXT (named SOURCE_NAME) into CFG. */
 int load(std::string_view text, const char *source_name, int noverrides, char *const *overrides,
-         int islands, ipso_config *cfg)
+         int ranks, ipso_config *cfg)
 {
   std::memset(cfg, 0, sizeof *cfg);
   if (std::strlen(source_name) > IPSO_PATH_MAX - 1) {
@@ -196,7 +196,7 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
     return IPSO_ERR_USAGE;
   }
   staged st;
-  validator(diag, source_name, islands).run(root, st);
+  validator(diag, source_name, ranks).run(root, st);
   if (diag.failed()) {
     diag.print();
     return IPSO_ERR_USAGE;
@@ -253,7 +253,7 @@ template <typename F> int guarded(F &&body)
 
 } // namespace
 
-extern "C" int config_load(const char *path, int noverrides, char *const *overrides, int islands,
+extern "C" int config_load(const char *path, int noverrides, char *const *overrides, int ranks,
                            ipso_config *cfg)
 {
   return guarded([&] {
@@ -264,15 +264,15 @@ extern "C" int config_load(const char *path, int noverrides, char *const *overri
     }
     std::string text;
     IPSO_TRY(read_config_file(path, text));
-    return load(text, path, noverrides, overrides, islands, cfg);
+    return load(text, path, noverrides, overrides, ranks, cfg);
   });
 }
 
 extern "C" int config_load_text(const char *text, const char *source_name, int noverrides,
-                                char *const *overrides, int islands, ipso_config *cfg)
+                                char *const *overrides, int ranks, ipso_config *cfg)
 {
   return guarded([&] {
     return load(text ? text : "", source_name ? source_name : "<config>", noverrides, overrides,
-                islands, cfg);
+                ranks, cfg);
   });
 }

@@ -34,6 +34,8 @@ struct ipso_run_config {
   uint64_t seed;
   enum ipso_backend_kind backend;
   enum ipso_precision precision;
+  int islands; /* in all, global ids 0..islands-1, a multiple of the ranks; 0 (not given): one
+                  per rank. Read it through config_islands(). */
   int64_t max_iterations;
   int has_target;
   double target_fitness;      /* in the objective's own units (not sign-adjusted) */
@@ -100,18 +102,25 @@ extern "C" {
 
 /* Reads, validates and resolves the config file PATH with command-line
  * overrides ("section.key=value", TOML value syntax; a bare word is taken as
- * a string). ISLANDS is the number of MPI ranks (for checks that depend on
- * it). Every problem is printed to stderr as "file:line:column: error: ..."
- * (or "--set key=value: error: ...") and IPSO_ERR_USAGE returned; on success
- * CFG is filled and owns its memory (config_free). */
-int config_load(const char *path, int noverrides, char *const *overrides, int islands,
+ * a string). RANKS is the number of MPI ranks (the default of run.islands,
+ * which must be a multiple of it). Every problem is printed to stderr as "file:line:column: error:
+ * ..." (or "--set key=value: error: ...") and IPSO_ERR_USAGE returned; on success CFG is filled and
+ * owns its memory (config_free). */
+int config_load(const char *path, int noverrides, char *const *overrides, int ranks,
                 struct ipso_config *cfg);
 
 /* Same, from TOML text already in memory; SOURCE_NAME names it in messages. */
 int config_load_text(const char *text, const char *source_name, int noverrides,
-                     char *const *overrides, int islands, struct ipso_config *cfg);
+                     char *const *overrides, int ranks, struct ipso_config *cfg);
 
 void config_free(struct ipso_config *cfg);
+
+/* The run's islands on RANKS ranks: run.islands, or one per rank where it
+ * is 0 (not given). */
+static inline int config_islands(const struct ipso_config *cfg, int ranks)
+{
+  return cfg->run.islands > 0 ? cfg->run.islands : ranks;
+}
 
 /* Serialises CFG into one malloc'd buffer (for MPI_Bcast) and back. */
 int config_pack(const struct ipso_config *cfg, void **buf, size_t *len);

@@ -30,6 +30,9 @@ constexpr size_t kMaxFileBytes = size_t{16} << 20; /* larger files are refused u
 constexpr size_t kMaxShownErrors = 25;             /* errors printed before "N more" */
 constexpr size_t kMaxCollectedErrors = 1000;       /* bounds the memory a hostile file costs */
 constexpr int64_t kMaxIterations = INT64_C(1000000000000);
+/* run.islands at most: global island ids address the random stream in 32 bits,
+ * and every island is a column of /history/island_best. */
+constexpr int64_t kMaxIslands = 65536;
 constexpr int64_t kMaxParamValues = 1000000;
 constexpr size_t kMaxParamName = sizeof(ipso_param::name) - 1;
 constexpr size_t kBoundsPerLine = 8; /* array values per line in the resolved text */
@@ -216,8 +219,8 @@ struct staged {
 class validator
 {
 public:
-  validator(diagnostics &diag, std::string_view source_name, int islands)
-      : diag_(diag), source_name_(source_name), islands_(islands < 1 ? 1 : islands)
+  validator(diagnostics &diag, std::string_view source_name, int ranks)
+      : diag_(diag), source_name_(source_name), ranks_(ranks < 1 ? 1 : ranks)
   {
   }
 
@@ -273,7 +276,7 @@ private:
 
   diagnostics &diag_;
   std::string_view source_name_;
-  int islands_;
+  int ranks_; /* MPI ranks of the run */
   bool particles_ok_ = false;
 };
 

@@ -12,8 +12,8 @@ const std::vector<table_schema> &config_schema()
 {
   static const std::vector<table_schema> schema = {
       {"run",
-       {"name", "seed", "backend", "precision", "max_iterations", "target_fitness", "time_limit",
-        "watchdog", "output"}},
+       {"name", "seed", "backend", "precision", "islands", "max_iterations", "target_fitness",
+        "time_limit", "watchdog", "output"}},
       {"objective",
        {"name", "dimensions", "lower", "upper", "goal", "source", "function", "separable",
         "params"}},
@@ -82,6 +82,10 @@ std::string resolved_text(const ipso_config &c)
   kv("seed", std::to_string(r.seed));
   kv("backend", str(config_backend_name(r.backend)));
   kv("precision", str(config_precision_name(r.precision)));
+  if (r.islands > 0)
+    kv("islands", std::to_string(r.islands));
+  else
+    t += "# islands: one per rank\n";
   kv("max_iterations", std::to_string(r.max_iterations));
   if (r.has_target)
     kv("target_fitness", toml_double(r.target_fitness));

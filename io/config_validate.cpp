@@ -59,6 +59,19 @@ void validator::read_run(const section &s, ipso_run_config &r)
   get_enum(s, "precision", enum_names(config_precision_name, 2), e);
   r.precision = static_cast<ipso_precision>(e);
 
+  /* Absent: 0, one island per rank (config_islands), so that the resolved
+   * config does not depend on how many ranks read it. */
+  int64_t islands = 0;
+  if (get_integer(s, "islands", 1, kMaxIslands, islands) == got::ok && islands % ranks_ != 0) {
+    diag_.error(s.tbl->get("islands")->source(), "run.islands",
+                std::to_string(islands) + " islands cannot be spread evenly over " +
+                    std::to_string(ranks_) + " MPI ranks: give a multiple of " +
+                    std::to_string(ranks_) + ", or run on a number of ranks that divides " +
+                    std::to_string(islands));
+    islands = 0;
+  }
+  r.islands = static_cast<int>(islands);
+
   int64_t iters = 1000;
   get_integer(s, "max_iterations", 1, kMaxIterations, iters);
   r.max_iterations = iters;
@@ -441,9 +454,10 @@ void validator::read_migration(const section &s, staged &out)
   m.policy = static_cast<ipso_policy>(policy);
 
   if (gi == got::bad || gm == got::bad || gt == got::bad || !particles_ok_) return;
-  if (interval == 0 || islands_ <= 1) return;
+  int islands = config_islands(&out.cfg, ranks_);
+  if (interval == 0 || islands <= 1) return;
   /* Two islands are each other's only neighbour, even on a bidirectional ring. */
-  int64_t neighbours = topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING && islands_ > 2 ? 2 : 1;
+  int64_t neighbours = topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING && islands > 2 ? 2 : 1;
   int64_t particles = out.cfg.swarm.particles;
   int64_t replaced = migrants * neighbours;
   if (replaced <= particles / 2) return;

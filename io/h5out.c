@@ -56,7 +56,6 @@ static hsize_t history_chunk_rows(int islands)
   return rows > H5OUT_CHUNK_ROWS ? H5OUT_CHUNK_ROWS : rows;
 }
 
-
 /* Allocates the handle of the output of CFG: its own communicator, nothing
  * open yet. */
 struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
@@ -76,6 +75,15 @@ struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
   h5u_init(&h->f, h->comm, cfg->run.output);
   h->dims = cfg->objective.dimensions;
   h->particles = cfg->swarm.particles;
+  h->islands = config_islands(cfg, h->f.size);
+  h->local = h->islands / h->f.size;
+  if (h->local < 1 || h->local * h->f.size != h->islands) {
+    log_fail("hdf5", __FILE__, __LINE__, "'%s': %d islands cannot be spread over %d ranks",
+             cfg->run.output, h->islands, h->f.size);
+    MPI_Comm_free(&h->comm);
+    free(h);
+    return NULL;
+  }
   for (int c = 0; c < HIST_COLUMNS; c++) h->history[c] = H5I_INVALID_HID;
   h->migrations = H5I_INVALID_HID;
   h->migration_mem = H5I_INVALID_HID;
@@ -213,9 +221,9 @@ static int h5out_create_file(struct h5out *h, const struct ipso_config *cfg, int
 {
   struct h5u_file *f = &h->f;
   hid_t file_type = H5I_INVALID_HID;
-  hsize_t dims[2] = {0, (hsize_t)f->size};
+  hsize_t dims[2] = {0, (hsize_t)h->islands};
   uint64_t seed = cfg->run.seed;
-  int islands = f->size;
+  int islands = h->islands;
   char why[1024];
   int st = IPSO_ERR_RUNTIME;
   if (h5u_open(f, overwrite ? H5U_REPLACE : H5U_CREATE, why, sizeof why) != IPSO_OK) {
@@ -303,28 +311,33 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
     return IPSO_ERR_RUNTIME;
   }
   if (n == 0) return IPSO_OK;
-  /* Rank 0 writes the island_best rows [n, islands] of every rank's column,
+  /* Rank 0 writes the island_best rows [n, islands] of every rank's columns,
    * gathered: with parallel HDF5 too, since a collective write of every
    * rank's strided column was most of an append's time (2.2-2.5 of 3-4 ms
    * for 1,000 rows on 4 ranks; BENCHMARKS.md, history on the quickstart). */
+  const int K = h->local, islands = h->islands;
   if (f->rank == 0) {
-    gathered = malloc((size_t)n * (size_t)f->size * sizeof *gathered);
-    matrix = malloc((size_t)n * (size_t)f->size * sizeof *matrix);
+    gathered = malloc((size_t)n * (size_t)islands * sizeof *gathered);
+    matrix = malloc((size_t)n * (size_t)islands * sizeof *matrix);
     if (!gathered || !matrix) {
       log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
       goto done;
     }
   }
-  IPSO_CHECK_MPI_GOTO(MPI_Gather(island_best, n, MPI_DOUBLE, gathered, n, MPI_DOUBLE, 0, h->comm),
-                      st, done);
+  IPSO_CHECK_MPI_GOTO(
+      MPI_Gather(island_best, n * K, MPI_DOUBLE, gathered, n * K, MPI_DOUBLE, 0, h->comm), st,
+      done);
+  /* Rank r's block [n, K] holds the columns of islands r*K .. r*K + K - 1. */
   if (f->rank == 0)
-    for (int i = 0; i < f->size; i++)
-      for (int t = 0; t < n; t++) matrix[(size_t)t * f->size + i] = gathered[(size_t)i * n + t];
+    for (int r = 0; r < f->size; r++)
+      for (int t = 0; t < n; t++)
+        memcpy(matrix + (size_t)t * islands + (size_t)r * K,
+               gathered + ((size_t)r * n + t) * (size_t)K, (size_t)K * sizeof *matrix);
   if (f->writer) {
     const void *shared[HIST_COLUMNS] = {iteration, NULL, global_best, evaluations, wall_seconds};
     hsize_t rows = (hsize_t)(h->history_rows + n);
     for (int c = 0; c < HIST_COLUMNS; c++) {
-      hsize_t dims[2] = {rows, (hsize_t)f->size};
+      hsize_t dims[2] = {rows, (hsize_t)islands};
       IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->history[c], dims), st, done, "extending /%s",
                          history_specs[c].name);
     }
@@ -339,7 +352,7 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
     }
     /* island_best: rank 0 the gathered block (the others select nothing). */
     hsize_t start[2] = {(hsize_t)h->history_rows, 0};
-    hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), (hsize_t)f->size};
+    hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), (hsize_t)islands};
     if (h5u_write(f, h->history[HIST_ISLAND_BEST], H5T_NATIVE_DOUBLE, start, count,
                   f->rank == 0 ? matrix : island_best) != IPSO_OK)
       goto done;
@@ -428,11 +441,11 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   htri_t exists;
   int st = IPSO_ERR_RUNTIME;
   for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
-  if (s->particles != h->particles || s->dims != h->dims) {
+  if (s->particles != h->local * h->particles || s->dims != h->dims) {
     log_fail("hdf5", __FILE__, __LINE__,
-             "'%s': snapshot of %" PRId64 " particles in %d dimensions, the run has %" PRId64
-             " in %d",
-             f->path, s->particles, s->dims, h->particles, h->dims);
+             "'%s': snapshot of %" PRId64 " particles in %d dimensions, the rank's %d islands "
+             "have %" PRId64 " in %d",
+             f->path, s->particles, s->dims, h->local, h->local * h->particles, h->dims);
     return IPSO_ERR_RUNTIME;
   }
   /* The costs become fitness in the objective's units. */
@@ -451,7 +464,7 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   }
   snprintf(gname, sizeof gname, "snapshots/%" PRId64, iteration);
   if (f->writer) {
-    hsize_t dims[2] = {(hsize_t)(f->size * s->particles), (hsize_t)s->dims};
+    hsize_t dims[2] = {(hsize_t)h->islands * (hsize_t)h->particles, (hsize_t)s->dims};
     IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, gname, H5P_DEFAULT), st, done,
                        "looking up /%s", gname);
     if (exists)

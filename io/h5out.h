@@ -56,8 +56,9 @@ const char *h5out_started(const struct h5out *h);
 int64_t h5out_history_rows(const struct h5out *h);
 
 /* Appends N history rows. ITERATION, GLOBAL_BEST, EVALUATIONS and
- * WALL_SECONDS are the same on every rank; ISLAND_BEST is this rank's island
- * column. Fitness values are in the objective's units. */
+ * WALL_SECONDS are the same on every rank; ISLAND_BEST [N, K] holds this
+ * rank's K island columns (row-major, islands in global order). Fitness
+ * values are in the objective's units. */
 int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
                          const double *island_best, const double *global_best,
                          const int64_t *evaluations, const double *wall_seconds);
@@ -65,7 +66,8 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
 /* Appends this rank's N migration records (N may differ between ranks). */
 int h5out_append_migrations(struct h5out *h, int n, const struct migration_record *rec);
 
-/* Writes /snapshots/<iteration>/ from every rank's island (rows island-major).
+/* Writes /snapshots/<iteration>/ from every rank's islands, S holding the
+ * rank's islands one after the other (rows island-major, global order).
  * SIGN turns costs into fitness: +1 for minimize, -1 for maximize. */
 int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_state *s,
                          double sign);

@@ -35,7 +35,9 @@ struct h5out {
   struct h5u_file f;
   MPI_Comm comm; /* our duplicate of the caller's communicator */
   int dims;
-  int64_t particles;
+  int64_t particles; /* per island */
+  int islands;       /* in all (columns of island_best) */
+  int local;         /* islands of this rank: global ids rank*local .. rank*local + local - 1 */
   hid_t history[HIST_COLUMNS];
   hid_t migrations;
   hid_t migration_mem; /* struct migration_record in memory */

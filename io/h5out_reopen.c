@@ -52,10 +52,10 @@ static int h5out_open_layout(struct h5out *h)
                    f->path);
     return IPSO_ERR_USAGE;
   }
-  if (islands != f->size) {
+  if (islands != h->islands) {
     h5u_user_error(f->rank,
                    "islandpso: error: output '%s' was written by %d islands; this run has %d",
-                   f->path, islands, f->size);
+                   f->path, islands, h->islands);
     return IPSO_ERR_USAGE;
   }
   for (int c = 0; c <= HIST_COLUMNS; c++) {
@@ -75,11 +75,11 @@ static int h5out_open_layout(struct h5out *h)
   }
   space = H5Dget_space(h->history[HIST_ISLAND_BEST]);
   if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 ||
-      H5Sget_simple_extent_dims(space, dims, NULL) < 0 || dims[1] != (hsize_t)f->size) {
+      H5Sget_simple_extent_dims(space, dims, NULL) < 0 || dims[1] != (hsize_t)h->islands) {
     if (space >= 0) H5Sclose(space);
     h5u_user_error(f->rank,
                    "islandpso: error: output '%s': /history/island_best does not have %d columns",
-                   f->path, f->size);
+                   f->path, h->islands);
     return IPSO_ERR_USAGE;
   }
   if (H5Sclose(space) < 0) {
@@ -135,7 +135,7 @@ static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t in
       keep++;
     if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
     for (int c = 0; c < HIST_COLUMNS; c++) {
-      hsize_t dims[2] = {(hsize_t)keep, (hsize_t)f->size};
+      hsize_t dims[2] = {(hsize_t)keep, (hsize_t)h->islands};
       IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->history[c], dims), st, done, "shrinking /%s",
                          history_specs[c].name);
     }
@@ -177,7 +177,7 @@ static int h5out_truncate_migrations(struct h5out *h, int64_t iteration)
       hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {(hsize_t)n, 0};
       if (h5u_read(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
       for (int64_t i = 0; i < n; i++)
-        if (migration_kept(&rec[i], iteration, f->size)) rec[k++] = rec[i];
+        if (migration_kept(&rec[i], iteration, h->islands)) rec[k++] = rec[i];
       if (kept != r || k != n) {
         start[0] = (hsize_t)kept;
         count[0] = (hsize_t)(f->rank == 0 ? k : 0);

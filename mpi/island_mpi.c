@@ -24,8 +24,8 @@ int ipso_mpi_fail(const char *call, int rc, const char *file, int line)
  * ob1 messaging layer (other MPI libraries ignore these variables). */
 static void singleton_defaults(void)
 {
-  static const char *const launched[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-                                         "PMI_SIZE", "MPI_LOCALNRANKS", NULL};
+  static const char *const launched[] = {
+      "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS", NULL};
   for (const char *const *v = launched; *v; v++)
     if (getenv(*v)) return;
   setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
@@ -91,22 +91,27 @@ int island_min(MPI_Comm comm, double *values, int n)
 }
 
 int island_best_of_all(MPI_Comm comm, double *cost, int64_t *particle, double *position, int dims,
-                       int *rank)
+                       int *island)
 {
-  int me;
+  int me, size, owner;
   struct {
     double cost;
-    int rank;
+    int island;
   } mine, best;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &me));
+  IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
   mine.cost = *cost;
-  mine.rank = me;
-  /* MINLOC picks the lowest rank among equal costs. */
+  mine.island = *island;
+  /* MINLOC picks the lowest island among equal costs. */
   IPSO_CHECK_MPI(MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm));
+  /* Island ids are unique: one rank holds the winner. */
+  int holder = mine.island == best.island ? me : size;
+  IPSO_CHECK_MPI(MPI_Allreduce(&holder, &owner, 1, MPI_INT, MPI_MIN, comm));
+  if (owner >= size) return IPSO_FAIL("mpi", "no rank holds the best island %d", best.island);
   *cost = best.cost;
-  IPSO_CHECK_MPI(MPI_Bcast(position, dims, MPI_DOUBLE, best.rank, comm));
-  IPSO_CHECK_MPI(MPI_Bcast(particle, 1, MPI_INT64_T, best.rank, comm));
-  *rank = best.rank;
+  IPSO_CHECK_MPI(MPI_Bcast(position, dims, MPI_DOUBLE, owner, comm));
+  IPSO_CHECK_MPI(MPI_Bcast(particle, 1, MPI_INT64_T, owner, comm));
+  *island = best.island;
   return IPSO_OK;
 }
 

@@ -38,15 +38,18 @@ int island_or(MPI_Comm comm, int flags, int *all);
 /* Elementwise minimum of N doubles over all ranks, in place. */
 int island_min(MPI_Comm comm, double *values, int n);
 
-/* The best of all islands: the lowest COST, ties to the lower rank. Every
- * rank gets the winner's cost, PARTICLE, POSITION [dims] (in place) and rank
- * in *RANK. */
+/* The best of all islands from each rank's best island (COST, PARTICLE,
+ * POSITION [dims], its global id in *ISLAND): the lowest cost, ties to the
+ * lower island. Every rank gets the winner's cost, particle, position (in
+ * place) and island. */
 int island_best_of_all(MPI_Comm comm, double *cost, int64_t *particle, double *position, int dims,
-                       int *rank);
+                       int *island);
 
 /* The exchange of the ring migration between neighbouring ranks: buffers of
  * COUNT doubles go to the right neighbour (and, with BOTH, to the left one
- * too), and the same come from the left (and the right). With two ranks
+ * too), and the same come from the left (and the right). On the global ring
+ * of islands, what a rank's last island sends to the right and its first
+ * island to the left. With two ranks
  * the left and right neighbour are the same rank; tags tell the directions
  * apart. It moves buffers only: what they hold is the caller's. */
 struct ring_exchange;

@@ -1,4 +1,5 @@
-/* The backend interface: one island's swarm on one device. The CPU
+/* The backend interface: one island's swarm on one device (a rank holds one
+ * backend per island it runs). The CPU
  * reference backend and the CUDA backend implement it; the solver drives it.
  *
  * Costs are sign-adjusted fitness values: the objective for goal = minimize,
@@ -22,8 +23,8 @@ struct island_best {
 /* What a backend is given when it is created. */
 struct swarm_setup {
   const struct ipso_config *cfg;
-  int island;  /* this island's id (the MPI rank) */
-  int islands; /* number of islands */
+  int island;  /* this island's global id (0..islands-1), which addresses its random stream */
+  int islands; /* number of islands in all */
   int device;  /* GPU ordinal (GPU backend), ignored by the CPU backend */
 };
 

@@ -232,11 +232,10 @@ static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PM
                                         "SLURM_PROCID", NULL};
 static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
 
-/* Without MPI: --help, --version, --dry-run and usage errors (every rank
- * answers alike; rank 0 prints). Returns the exit status, or -1 for a run. */
-static int answer_without_mpi(int argc, char **argv, struct cli *c)
+/* answer_without_mpi's work on one rank. */
+static int answer_on_rank(int argc, char **argv, struct cli *c, int rank)
 {
-  int rank = launcher_value(rank_vars, 0), size = launcher_value(size_vars, 1);
+  int size = launcher_value(size_vars, 1);
   log_init(rank, size);
   int rc = parse_cli(argc, argv, c, rank);
   if (rc != IPSO_OK) return rc;
@@ -251,6 +250,20 @@ static int answer_without_mpi(int argc, char **argv, struct cli *c)
   if (rc == IPSO_OK && rank == 0) printf("%s# config OK: %s\n", cfg.text, cfg.path);
   config_free(&cfg);
   return rc;
+}
+
+/* Without MPI: --help, --version, --dry-run and usage errors (every rank
+ * decides alike; rank 0 prints and returns the status). Returns the exit
+ * status, or -1 for a run. */
+static int answer_without_mpi(int argc, char **argv, struct cli *c)
+{
+  int rank = launcher_value(rank_vars, 0);
+  int rc = answer_on_rank(argc, argv, c, rank);
+  /* The other ranks leave quietly: a launcher such as mpirun ends the whole
+   * job when the first process exits non-zero, and a rank that failed first
+   * would kill rank 0 before its message is out. The job's status is then
+   * rank 0's. */
+  return rc > 0 && rank != 0 ? IPSO_OK : rc;
 }
 
 /* Every rank has passed MPI_Init and installed its stop-signal handlers

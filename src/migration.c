@@ -12,6 +12,20 @@ int migration_links(const struct ipso_config *cfg, int islands)
   return cfg->migration.topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING && islands > 2 ? 2 : 1;
 }
 
+int migration_destinations(int island, int islands, int nlinks, int to[2])
+{
+  to[0] = (island + 1) % islands;
+  to[1] = (island + islands - 1) % islands;
+  return nlinks;
+}
+
+int migration_sources(int island, int islands, int nlinks, int from[2])
+{
+  from[0] = (island + islands - 1) % islands;
+  from[1] = (island + 1) % islands;
+  return nlinks;
+}
+
 /* Migrants of a merge: the cost, and where the migrant is. */
 struct migrant_ref {
   double cost;

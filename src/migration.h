@@ -1,6 +1,7 @@
-/* Ring migration between islands, as the solver composes it: which
- * neighbours an island has, and the order in which the migrants it receives
- * replace its worst particles. Moving the messages is mpi/'s part. */
+/* Ring migration between islands, as the solver composes it: which islands
+ * a rank holds, which neighbours an island has on the global ring of
+ * islands, and the order in which the migrants it receives replace its
+ * worst particles. Moving the messages between ranks is mpi/'s part. */
 #ifndef IPSO_MIGRATION_H
 #define IPSO_MIGRATION_H
 
@@ -11,6 +12,35 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Islands per rank: RANKS ranks hold ISLANDS islands (a multiple of RANKS),
+ * rank r the islands r*K .. r*K + K - 1 with K = ISLANDS / RANKS. */
+static inline int islands_per_rank(int islands, int ranks)
+{
+  return islands / ranks;
+}
+
+/* The first (global) island of RANK. */
+static inline int island_first(int islands, int ranks, int rank)
+{
+  return rank * (islands / ranks);
+}
+
+/* The rank that holds ISLAND. */
+static inline int island_rank(int island, int islands, int ranks)
+{
+  return island / (islands / ranks);
+}
+
+/* The islands ISLAND sends to on the global ring of ISLANDS with NLINKS
+ * (migration_links) links: the next island, then (2 links) the previous
+ * one. Returns how many (0 to 2). */
+int migration_destinations(int island, int islands, int nlinks, int to[2]);
+
+/* The islands whose messages ISLAND receives, in the order migration_merge
+ * takes them: the previous island (its left neighbour), then (2 links) the
+ * next one (its right neighbour). Returns how many (0 to 2). */
+int migration_sources(int island, int islands, int nlinks, int from[2]);
 
 /* Messages an island receives per migration: 0 when migration is off
  * (interval 0 or a single island), 2 on a bidirectional ring of three or

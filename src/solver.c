@@ -1,6 +1,8 @@
-/* The island loop. Each rank runs one island in segments of iterations; at
- * segment ends (fixed iterations, so a strict run is a pure function of the
- * config) the ranks record history, migrate, agree on stopping, and write
+/* The island loop. Islands have global ids 0..islands-1; rank r runs the K
+ * islands r*K .. r*K + K - 1 (one backend each) in segments of iterations;
+ * at segment ends (fixed iterations, so a strict run is a pure function of
+ * the config, the same on any number of ranks) the ranks record history,
+ * migrate on the global ring of islands, agree on stopping, and write
  * snapshots and checkpoints. */
 #include "solver.h"
 
@@ -26,67 +28,11 @@
 #include "run_files.h"
 #include "runtime.h"
 #include "segment.h"
+#include "solver_internal.h"
 #include "timings.h"
-
-#define HISTORY_FLUSH_ROWS 4096
 
 /* Stop reasons agreed between ranks at a segment end (bit flags). */
 enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4 };
-
-struct history {
-  int64_t n, cap, written; /* rows buffered, capacity, rows already in the file */
-  int64_t *iteration, *evaluations;
-  double *island, *global, *wall;
-};
-
-struct solver {
-  MPI_Comm comm;
-  int rank, size;
-  const struct ipso_config *cfg;
-  const struct solver_options *opt;
-  struct backend b;
-  struct h5out *out;
-  struct ring_exchange *rx;  /* NULL when islands do not migrate */
-  int links;                 /* migration messages each island receives (migration_links) */
-  double *msg;               /* [3 * message]: what is sent, then what came from left and right */
-  double *merged;            /* [2 * message]: the received migrants in order (costs, positions) */
-  int64_t *index, *replaced; /* [2 * migrants] */
-  struct history hist;
-  struct migration_record *mlog;
-  int mn, mcap;
-  struct progress prog;
-  struct swarm_state state; /* host copy for snapshots, checkpoints, checks */
-  struct island_best best;
-  struct island_best result; /* the run's best, taken before the last migration */
-  int result_island, have_result;
-  double *seg_best; /* [segment] island best cost after each iteration */
-  double *row_cost; /* [segment + 1] scratch for the rows' global minimum */
-  double sign;      /* cost = sign * fitness */
-  int64_t N, segment;
-  int D;
-  int64_t t;                /* last completed iteration */
-  int64_t target_iteration; /* first iteration an island reached the target, or -1 */
-  double elapsed0;          /* run time of earlier invocations (restart) */
-  double t0;                /* wall_seconds() when this invocation started iterating */
-  double deadline;          /* wall_seconds() by which to stop, or 0 */
-  double last_checkpoint, checkpoint_cost, segment_cost;
-  double history_seconds; /* this invocation's time recording and writing history rows */
-  int stop_signal;
-  struct invariants *inv; /* --check-invariants */
-  struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
-  char run_started[32];                /* the run's identity, in every checkpoint */
-  char objective_hash[17];
-};
-
-static double fitness_of(const struct solver *s, double cost)
-{
-  return s->sign * cost;
-}
-
-static int64_t evaluations_at(const struct solver *s, int64_t t)
-{
-  return s->N * (int64_t)s->size * (t + 1);
-}
 
 static double elapsed(const struct solver *s)
 {
@@ -99,128 +45,53 @@ static int64_t next_segment_end(const struct solver *s, int64_t t)
   const struct ipso_config *cfg = s->cfg;
   struct segment_plan p = {cfg->run.max_iterations,
                            s->segment,
-                           {s->rx ? cfg->migration.interval : 0,
+                           {s->links ? cfg->migration.interval : 0,
                             s->out ? cfg->output.snapshot_interval : 0,
                             cfg->output.checkpoint_interval},
                            s->opt->check_invariants};
   return segment_end(&p, t);
 }
 
-static int history_reserve(struct history *h, int64_t need)
-{
-  if (h->n + need <= h->cap) return IPSO_OK;
-  int64_t cap = h->cap ? h->cap : 1024;
-  while (cap < h->n + need) cap *= 2;
-  int64_t *it = realloc(h->iteration, (size_t)cap * sizeof *it);
-  if (it) h->iteration = it;
-  int64_t *ev = realloc(h->evaluations, (size_t)cap * sizeof *ev);
-  if (ev) h->evaluations = ev;
-  double *is = realloc(h->island, (size_t)cap * sizeof *is);
-  if (is) h->island = is;
-  double *gl = realloc(h->global, (size_t)cap * sizeof *gl);
-  if (gl) h->global = gl;
-  double *wa = realloc(h->wall, (size_t)cap * sizeof *wa);
-  if (wa) h->wall = wa;
-  if (!it || !ev || !is || !gl || !wa) return IPSO_FAIL("memory", "cannot grow the history buffer");
-  h->cap = cap;
-  return IPSO_OK;
-}
-
-static void history_free(struct history *h)
-{
-  free(h->iteration);
-  free(h->evaluations);
-  free(h->island);
-  free(h->global);
-  free(h->wall);
-}
-
-/* Writes the buffered history rows and migration records to the file. */
-static int flush_records(struct solver *s)
-{
-  if (!s->out) {
-    s->hist.written += s->hist.n;
-    s->hist.n = 0;
-    s->mn = 0;
-    return IPSO_OK;
-  }
-  watchdog_beat("writing history", s->t);
-  struct history *h = &s->hist;
-  double t0 = wall_seconds();
-  IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
-                                h->evaluations, h->wall));
-  s->history_seconds += wall_seconds() - t0;
-  h->written += h->n;
-  h->n = 0;
-  IPSO_TRY(h5out_append_migrations(s->out, s->mn, s->mlog));
-  s->mn = 0;
-  return IPSO_OK;
-}
-
-/* Adds history rows for iterations FIRST..LAST whose island bests are
- * s->seg_best; returns in *TARGET_HIT the first iteration (over all
- * islands) that reached the target, or -1. Collective. */
-static int record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
-                          double seg_stop, int final, int64_t *target_hit)
-{
-  const struct ipso_config *cfg = s->cfg;
-  int64_t hi = cfg->output.history_interval, n = last - first + 1;
-  int rows = 0;
-  /* The rows: multiples of history_interval, and the run's last iteration. */
-  for (int64_t t = first; t <= last; t++)
-    if (hi > 0 && (t % hi == 0 || (final && t == last)))
-      s->row_cost[rows++] = s->seg_best[t - first];
-  /* The first iteration reaching the target rides along as a double. */
-  double hit = INFINITY;
-  if (cfg->run.has_target) {
-    double target_cost = s->sign * cfg->run.target_fitness;
-    for (int64_t k = 0; k < n; k++)
-      if (s->seg_best[k] <= target_cost) {
-        hit = (double)(first + k);
-        break;
-      }
-  }
-  s->row_cost[rows] = hit;
-  IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1));
-  *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
-  if (rows == 0) return IPSO_OK;
-  /* The reduction above runs with or without rows (the target check); the
-   * rows add 8 bytes each to it. What the history costs is from here on. */
-  double t0 = wall_seconds();
-  IPSO_TRY(history_reserve(&s->hist, rows));
-  int r = 0;
-  for (int64_t t = first; t <= last; t++) {
-    if (!(hi > 0 && (t % hi == 0 || (final && t == last)))) continue;
-    int64_t j = s->hist.n++;
-    s->hist.iteration[j] = t;
-    s->hist.island[j] = fitness_of(s, s->seg_best[t - first]);
-    s->hist.global[j] = fitness_of(s, s->row_cost[r++]);
-    s->hist.evaluations[j] = evaluations_at(s, t);
-    s->hist.wall[j] = s->elapsed0 + (seg_start - s->t0) +
-                      (seg_stop - seg_start) * (double)(t - first + 1) / (double)n;
-  }
-  s->history_seconds += wall_seconds() - t0;
-  if (s->hist.n >= HISTORY_FLUSH_ROWS) return flush_records(s);
-  return IPSO_OK;
-}
-
-/* Copies the swarm to the host (for snapshots, checkpoints, checks). */
+/* Copies the rank's swarms to the host (for snapshots, checkpoints, checks). */
 static int fetch_state(struct solver *s)
 {
   watchdog_beat("copying the swarm to the host", s->t);
-  return s->b.ops->save_state(&s->b, &s->state);
+  for (int k = 0; k < s->local; k++) {
+    struct swarm_state v = island_state(s, k);
+    IPSO_TRY(s->b[k].ops->save_state(&s->b[k], &v));
+  }
+  return IPSO_OK;
+}
+
+/* The best of the rank's islands into s->best (ties to the lower island);
+ * returns its index among them. */
+static int local_best(struct solver *s, int *which)
+{
+  struct island_best ib = {0, 0, s->scratch};
+  *which = 0;
+  IPSO_TRY(s->b[0].ops->best(&s->b[0], &s->best));
+  for (int k = 1; k < s->local; k++) {
+    IPSO_TRY(s->b[k].ops->best(&s->b[k], &ib));
+    if (better(ib.cost, s->best.cost)) {
+      s->best.cost = ib.cost;
+      s->best.particle = ib.particle;
+      memcpy(s->best.position, ib.position, sizeof(double) * (size_t)s->D);
+      *which = k;
+    }
+  }
+  return IPSO_OK;
 }
 
 static int write_checkpoint(struct solver *s)
 {
   double t = wall_seconds();
-  IPSO_TRY(flush_records(s));
+  IPSO_TRY(solver_flush_records(s));
   if (s->out) IPSO_TRY(h5out_flush(s->out));
   if (!s->cfg->output.checkpoint[0]) return IPSO_OK; /* checkpoints switched off */
   IPSO_TRY(fetch_state(s));
   watchdog_beat("writing a checkpoint", s->t);
-  struct checkpoint_info info = {s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration,
-                                 s->hist.written, "", ""};
+  struct checkpoint_info info = {
+      s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration, s->hist.written, "", ""};
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
   IPSO_TRY(checkpoint_write(s->comm, s->cfg, &info, &s->state));
@@ -236,57 +107,16 @@ static int write_snapshot(struct solver *s)
   return h5out_write_snapshot(s->out, s->t, &s->state, s->sign);
 }
 
-/* Allocates the migration buffers and connects the ring (when islands
- * migrate). */
-static int migration_setup(struct solver *s)
-{
-  const struct ipso_config *cfg = s->cfg;
-  s->links = migration_links(cfg, s->size);
-  if (!s->links) return IPSO_OK;
-  int m = cfg->migration.migrants;
-  size_t n = (size_t)migration_message_len(m, s->D);
-  s->msg = malloc(3 * n * sizeof(double));
-  s->merged = malloc(2 * n * sizeof(double));
-  s->index = malloc(2 * (size_t)m * sizeof(int64_t));
-  s->replaced = malloc(2 * (size_t)m * sizeof(int64_t));
-  if (!s->msg || !s->merged || !s->index || !s->replaced)
-    return IPSO_FAIL("migration", "cannot allocate migration buffers");
-  return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
-}
-
-/* Sends this island's best particles to its neighbours, replaces its worst
- * by what they sent, and logs what it sent. */
-static int migrate(struct solver *s)
-{
-  int m = s->cfg->migration.migrants, D = s->D, to[2];
-  size_t n = (size_t)migration_message_len(m, D);
-  double *send = s->msg, *from[2] = {s->msg + n, s->msg + 2 * n};
-  watchdog_beat("migrating", s->t);
-  IPSO_TRY(s->b.ops->pack_migrants(&s->b, m, send + m, send, s->index));
-  IPSO_TRY(ring_exchange(s->rx, send, send, from[0], from[1]));
-  int total = s->links * m;
-  IPSO_TRY(
-      migration_merge(s->links, m, D, (const double *const *)from, s->merged, s->merged + total));
-  IPSO_TRY(s->b.ops->unpack_migrants(&s->b, total, s->merged + total, s->merged, s->replaced));
-  int ndest = ring_exchange_neighbours(s->rx, to);
-  if (s->mn + ndest > s->mcap) {
-    int cap = s->mcap ? 2 * s->mcap : 64;
-    struct migration_record *r = realloc(s->mlog, (size_t)cap * sizeof *r);
-    if (!r) return IPSO_FAIL("memory", "cannot grow the migration log");
-    s->mlog = r;
-    s->mcap = cap;
-  }
-  for (int k = 0; k < ndest; k++)
-    s->mlog[s->mn++] = (struct migration_record){s->t, s->rank, to[k], fitness_of(s, send[0])};
-  return IPSO_OK;
-}
-
 /* Checks the swarm invariants after iteration s->t (--check-invariants). */
 static int check_invariants(struct solver *s)
 {
   IPSO_TRY(fetch_state(s));
-  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
-  return invariants_check(s->inv, s->t, &s->state, &s->best);
+  for (int k = 0; k < s->local; k++) {
+    struct swarm_state v = island_state(s, k);
+    IPSO_TRY(s->b[k].ops->best(&s->b[k], &s->best));
+    IPSO_TRY(invariants_check(s->inv[k], s->t, &v, &s->best));
+  }
+  return IPSO_OK;
 }
 
 /* Stop flags seen by this rank at a segment end. */
@@ -305,54 +135,6 @@ static int local_flags(struct solver *s)
   return flags;
 }
 
-/* Prints every island's device, in rank order, from rank 0. */
-static int report_devices(struct solver *s)
-{
-  char *all = NULL;
-  size_t len = sizeof s->b.description;
-  if (s->rank == 0 && !(all = malloc(len * (size_t)s->size)))
-    return IPSO_FAIL("memory", "out of memory");
-  IPSO_CHECK_MPI(
-      MPI_Gather(s->b.description, (int)len, MPI_CHAR, all, (int)len, MPI_CHAR, 0, s->comm));
-  if (s->rank == 0)
-    for (int r = 0; r < s->size; r++) log_info("  island %d: %s", r, all + (size_t)r * len);
-  free(all);
-  return IPSO_OK;
-}
-
-/* Prints the final summary (rank 0). */
-static void print_summary(struct solver *s, const struct run_result *r, int reached)
-{
-  const struct ipso_config *cfg = s->cfg;
-  double opt;
-  if (s->rank != 0) return;
-  log_info("islandpso: finished at iteration %lld (%s)", (long long)r->iteration,
-           reached ? "target_fitness reached" : "max_iterations");
-  if (reached) log_info("  target reached    iteration %lld", (long long)s->target_iteration);
-  log_info("  best fitness      %.17g  (island %d, particle %lld)", r->best_fitness, r->island,
-           (long long)r->particle);
-  if (objective_optimum(cfg, &opt, NULL))
-    log_info("  known optimum     %.17g  (error %.3e)", opt, fabs(r->best_fitness - opt));
-  else
-    log_info("  known optimum     n/a");
-  char pos[512];
-  int n = 0, D = r->dims, shown = D <= 8 ? D : 6;
-  for (int d = 0; d < shown && n < (int)sizeof pos - 40; d++)
-    n += snprintf(pos + n, sizeof pos - (size_t)n, "%s%.10g", d ? ", " : "", r->best_position[d]);
-  if (shown < D) snprintf(pos + n, sizeof pos - (size_t)n, ", ..., %.10g", r->best_position[D - 1]);
-  log_info("  position          [%s]  (%d dimensions)", pos, D);
-  log_info("  evaluations       %lld  (%.3g per second)", (long long)r->evaluations,
-           r->elapsed_seconds > 0 ? (double)r->evaluations / r->elapsed_seconds : 0.0);
-  log_info("  time              %.3f s", r->elapsed_seconds);
-  if (s->out && cfg->output.history_interval > 0) {
-    double run = wall_seconds() - s->t0;
-    log_info("  history           %lld rows, %.1f ms recording and writing (%.2f%% of this run)",
-             (long long)(s->hist.written + s->hist.n), 1e3 * s->history_seconds,
-             run > 0 ? 100.0 * s->history_seconds / run : 0.0);
-  }
-  if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
-}
-
 /* The checks on the files of the run, all before anything is written:
  * the paths (by identity), the locks, and on a restart the checkpoint and
  * whether it belongs to the output's run and objective. Sets *REPLACE when
@@ -368,14 +150,15 @@ static int check_files(struct solver *s, const char *restart, struct checkpoint_
   if (s->rank == 0) rc = paths_check(cfg->path, out, ckpt, restart);
   IPSO_TRY(island_agree(s->comm, rc));
   if (s->rank == 0 && out[0]) rc = run_lock_take(&s->lock_out, "output file", out);
-  if (s->rank == 0 && rc == IPSO_OK && ckpt[0]) rc = run_lock_take(&s->lock_ckpt, "checkpoint", ckpt);
+  if (s->rank == 0 && rc == IPSO_OK && ckpt[0])
+    rc = run_lock_take(&s->lock_ckpt, "checkpoint", ckpt);
   IPSO_TRY(island_agree(s->comm, rc));
   struct output_found found;
   IPSO_TRY(output_find(s->comm, out, cfg->text, &found));
   objective_fingerprint(cfg, s->objective_hash);
   if (!restart) {
-    *replace = s->opt->resume && found.exists && found.readable && found.same_config &&
-               !found.finished;
+    *replace =
+        s->opt->resume && found.exists && found.readable && found.same_config && !found.finished;
     if (*replace && s->rank == 0)
       log_info("islandpso: no checkpoint to resume from; the output %s holds an unfinished start "
                "of this run (same config): starting it afresh",
@@ -429,18 +212,26 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   backend_share_cores(local_size);
   IPSO_TRY(check_files(s, restart, info, &replace));
   timings_mark("file checks");
-  if (!restart) IPSO_TRY(swarm_state_alloc(&s->state, s->N, s->D));
+  if (!restart) IPSO_TRY(swarm_state_alloc(&s->state, (int64_t)s->local * s->N, s->D));
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   if (devices) timings_mark("GPU driver (cuInit, device count)");
-  struct swarm_setup setup = {cfg, s->rank, s->size, island_device_for(local_rank, devices)};
+  if (!(s->b = calloc((size_t)s->local, sizeof *s->b))) return IPSO_FAIL("memory", "out of memory");
+  /* One backend per island, each addressed by its global id (its random
+   * stream), all on the rank's device. */
+  struct swarm_setup setup = {cfg, s->first, s->islands, island_device_for(local_rank, devices)};
   /* A user objective is compiled by rank 0 first: a compile error or a
    * refused declaration is then reported once, and the other ranks load
    * the compiled object from the cache instead of all compiling at once. */
   int first = cfg->objective.id == IPSO_OBJ_USER && s->rank == 0;
-  rc = island_agree(s->comm, first ? backend_create(&setup, &s->b) : IPSO_OK);
+  rc = island_agree(s->comm, first ? backend_create(&setup, &s->b[0]) : IPSO_OK);
   if (rc != IPSO_OK) return rc;
-  rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
+  rc = IPSO_OK;
+  for (int k = first ? 1 : 0; k < s->local && rc == IPSO_OK; k++) {
+    setup.island = s->first + k;
+    rc = backend_create(&setup, &s->b[k]);
+  }
+  rc = island_agree(s->comm, rc);
   if (rc != IPSO_OK) return rc;
   timings_mark("backend created");
   /* The first writes. */
@@ -459,17 +250,19 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   }
   if (!s->run_started[0]) IPSO_TRY(run_clock(s->comm, s->run_started));
   if (cfg->run.output[0]) timings_mark("output file");
-  IPSO_TRY(report_devices(s));
-  IPSO_TRY(migration_setup(s));
+  IPSO_TRY(solver_report_devices(s));
+  IPSO_TRY(solver_migration_setup(s));
   watchdog_beat("initialising the swarm", 0);
+  rc = IPSO_OK;
+  for (int k = 0; k < s->local && rc == IPSO_OK; k++) {
+    struct swarm_state v = island_state(s, k);
+    rc = restart ? s->b[k].ops->load_state(&s->b[k], &v) : s->b[k].ops->init(&s->b[k]);
+  }
   if (restart) {
-    rc = s->b.ops->load_state(&s->b, &s->state);
     s->t = info->iteration;
     s->target_iteration = info->target_iteration;
     s->elapsed0 = info->elapsed_seconds;
     s->hist.written = s->out ? h5out_history_rows(s->out) : info->history_rows;
-  } else {
-    rc = s->b.ops->init(&s->b);
   }
   rc = island_agree(s->comm, rc);
   timings_mark("swarm initialised");
@@ -480,11 +273,13 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
  * checkpoint: --resume without one starts afresh, which is the same run. */
 static int record_start(struct solver *s)
 {
-  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
-  s->seg_best[0] = s->best.cost;
+  for (int k = 0; k < s->local; k++) {
+    IPSO_TRY(s->b[k].ops->best(&s->b[k], &s->best));
+    s->seg_best[k * s->segment] = s->best.cost;
+  }
   int64_t hit;
   double now = wall_seconds();
-  IPSO_TRY(record_segment(s, 0, 0, now, now, 0, &hit));
+  IPSO_TRY(solver_record_segment(s, 0, 0, now, now, 0, &hit));
   if (hit >= 0) s->target_iteration = hit;
   if (s->out && s->cfg->output.snapshot_interval > 0) IPSO_TRY(write_snapshot(s));
   if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
@@ -496,10 +291,12 @@ static int record_start(struct solver *s)
  * rather than one that only received a copy of it. Collective. */
 static int take_result(struct solver *s)
 {
-  IPSO_TRY(s->b.ops->best(&s->b, &s->best));
+  int k;
+  IPSO_TRY(local_best(s, &k));
   s->result.cost = s->best.cost;
   s->result.particle = s->best.particle;
   memcpy(s->result.position, s->best.position, sizeof(double) * (size_t)s->D);
+  s->result_island = s->first + k;
   IPSO_TRY(island_best_of_all(s->comm, &s->result.cost, &s->result.particle, s->result.position,
                               s->D, &s->result_island));
   s->have_result = 1;
@@ -523,7 +320,8 @@ static int iterate(struct solver *s)
     int64_t last = end - s->t > slice ? s->t + slice : end;
     watchdog_beat("computing", s->t);
     double a = wall_seconds();
-    IPSO_TRY(s->b.ops->step(&s->b, first, last, s->seg_best));
+    for (int k = 0; k < s->local; k++)
+      IPSO_TRY(s->b[k].ops->step(&s->b[k], first, last, s->seg_best + k * s->segment));
     double b = wall_seconds();
     s->segment_cost = b - a;
     s->t = last;
@@ -534,11 +332,11 @@ static int iterate(struct solver *s)
     slice = segment_next_slice(last - first + 1, -slowest, budget);
     int64_t hit;
     int done = last == max_it, segment_end = last == end;
-    IPSO_TRY(record_segment(s, first, last, a, b, done, &hit));
+    IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit));
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
-    if (s->rx && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(migrate(s));
+    if (s->links && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(solver_migrate(s));
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
     int flags;
     IPSO_TRY(island_or(s->comm, local_flags(s), &flags));
@@ -547,13 +345,15 @@ static int iterate(struct solver *s)
     int stop = flags & (STOP_SIGNAL | STOP_TIME);
     if (reached && cfg->output.history_interval > 0 && s->t % cfg->output.history_interval != 0) {
       /* The run ends here: its last iteration gets a history row. */
-      s->seg_best[0] = s->seg_best[last - first];
-      IPSO_TRY(record_segment(s, s->t, s->t, b, b, 1, &hit));
+      for (int k = 0; k < s->local; k++)
+        s->seg_best[k * s->segment] = s->seg_best[k * s->segment + (last - first)];
+      IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit));
     }
     if (stop || (flags & CHECKPOINT_DUE) ||
         (cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0))
       IPSO_TRY(write_checkpoint(s));
-    IPSO_TRY(s->b.ops->best(&s->b, &s->best));
+    int which;
+    IPSO_TRY(local_best(s, &which));
     progress_update(&s->prog, s->t, fitness_of(s, s->best.cost), evaluations_at(s, s->t),
                     wall_seconds());
     if (stop) {
@@ -586,26 +386,31 @@ static int finish(struct solver *s)
   int rc = write_checkpoint(s);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK)
-    print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
+    solver_print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
   return rc;
 }
 
 static void solver_free(struct solver *s)
 {
-  if (s->b.ops) s->b.ops->destroy(&s->b);
+  for (int k = 0; s->b && k < s->local; k++)
+    if (s->b[k].ops) s->b[k].ops->destroy(&s->b[k]);
+  free(s->b);
   ring_exchange_free(s->rx);
   free(s->msg);
   free(s->merged);
   free(s->index);
   free(s->replaced);
-  history_free(&s->hist);
+  solver_history_free(&s->hist);
   swarm_state_free(&s->state);
   free(s->mlog);
   free(s->best.position);
   free(s->result.position);
   free(s->seg_best);
+  free(s->seg_min);
   free(s->row_cost);
-  invariants_free(s->inv);
+  free(s->scratch);
+  for (int k = 0; s->inv && k < s->local; k++) invariants_free(s->inv[k]);
+  free(s->inv);
   run_lock_release(&s->lock_out);
   run_lock_release(&s->lock_ckpt);
 }
@@ -624,6 +429,13 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   s.lock_out.fd = s.lock_ckpt.fd = -1;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &s.rank));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &s.size));
+  s.islands = config_islands(cfg, s.size);
+  s.local = islands_per_rank(s.islands, s.size);
+  s.first = island_first(s.islands, s.size, s.rank);
+  s.hist.width = s.local;
+  if (s.local < 1 || s.local * s.size != s.islands)
+    return IPSO_FAIL("solver", "%d islands cannot be spread evenly over %d ranks", s.islands,
+                     s.size);
 
   const char *restart = opt->restart;
   if (!restart && opt->resume && cfg->output.checkpoint[0]) {
@@ -631,8 +443,12 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     IPSO_CHECK_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
     if (exists) restart = cfg->output.checkpoint;
   }
-  log_info("islandpso %s: %s, %s in %d dimensions, %lld particles x %d islands, seed %llu, %s%s",
-           IPSO_VERSION, cfg->run.name, cfg->objective.name, s.D, (long long)s.N, s.size,
+  char spread[64] = "";
+  if (s.local > 1)
+    snprintf(spread, sizeof spread, " (%d per rank on %d rank%s)", s.local, s.size,
+             s.size == 1 ? "" : "s");
+  log_info("islandpso %s: %s, %s in %d dimensions, %lld particles x %d islands%s, seed %llu, %s%s",
+           IPSO_VERSION, cfg->run.name, cfg->objective.name, s.D, (long long)s.N, s.islands, spread,
            (unsigned long long)cfg->run.seed, config_precision_name(cfg->run.precision),
            restart ? ", restarting" : "");
   if (restart) log_info("  restart from      %s", restart);
@@ -644,21 +460,30 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (cfg->run.time_limit > 0) s.deadline = started + cfg->run.time_limit;
   int rc = start(&s, restart, &info);
   if (rc == IPSO_OK) {
-    s.segment = segment_length(s.b.segment_updates, s.N, s.D);
-    s.seg_best = malloc(sizeof(double) * (size_t)s.segment);
+    /* Per island's particles: the same segment ends on any number of ranks. */
+    s.segment = segment_length(s.b[0].segment_updates, s.N, s.D);
+    s.seg_best = malloc(sizeof(double) * (size_t)s.segment * (size_t)s.local);
+    s.seg_min = malloc(sizeof(double) * (size_t)s.segment);
     s.row_cost = malloc(sizeof(double) * (size_t)(s.segment + 1));
     s.best.position = malloc(sizeof(double) * (size_t)s.D);
     s.result.position = malloc(sizeof(double) * (size_t)s.D);
-    if (!s.seg_best || !s.row_cost || !s.best.position || !s.result.position)
+    s.scratch = malloc(sizeof(double) * (size_t)s.D);
+    if (!s.seg_best || !s.seg_min || !s.row_cost || !s.best.position || !s.result.position ||
+        !s.scratch)
       rc = IPSO_FAIL("memory", "out of memory");
   }
-  if (rc == IPSO_OK && opt->check_invariants) rc = invariants_create(cfg, s.b.exact, s.N, &s.inv);
+  if (rc == IPSO_OK && opt->check_invariants) {
+    if (!(s.inv = calloc((size_t)s.local, sizeof *s.inv)))
+      rc = IPSO_FAIL("memory", "out of memory");
+    for (int k = 0; rc == IPSO_OK && k < s.local; k++)
+      rc = invariants_create(cfg, s.b[k].exact, s.N, &s.inv[k]);
+  }
   s.t0 = wall_seconds();
   if (rc == IPSO_OK && opt->timings && s.rank == 0)
     timings_print("islandpso: start-up (rank 0, seconds since the process started)");
   if (rc == IPSO_OK && !restart) rc = record_start(&s);
   if (rc == IPSO_OK) rc = iterate(&s);
-  if (rc == IPSO_OK) rc = flush_records(&s);
+  if (rc == IPSO_OK) rc = solver_flush_records(&s);
   if (rc == IPSO_OK)
     rc = finish(&s);
   else if (rc == IPSO_STOPPED) {

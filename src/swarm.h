@@ -9,7 +9,8 @@
 
 #include "config.h"
 
-/* A host copy of one island's swarm, in double precision (exact for float
+/* A host copy of one island's swarm (or of a rank's islands, one after the
+ * other: swarm_state_island), in double precision (exact for float
  * runs too). Arrays are row-major: element (i, d) at [i * dims + d]. */
 struct swarm_state {
   int64_t particles;
@@ -35,6 +36,23 @@ extern "C" {
 
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
 void swarm_state_free(struct swarm_state *s);
+
+/* Island K's rows of S, which holds islands of PARTICLES particles one
+ * after the other (a rank's islands, in global order): a view into S's
+ * arrays, nothing copied. */
+static inline struct swarm_state swarm_state_island(const struct swarm_state *s, int64_t particles,
+                                                    int k)
+{
+  struct swarm_state v = *s;
+  size_t rows = (size_t)particles * (size_t)k, coords = rows * (size_t)s->dims;
+  v.particles = particles;
+  v.position = s->position + coords;
+  v.velocity = s->velocity + coords;
+  v.pbest_position = s->pbest_position + coords;
+  v.cost = s->cost + rows;
+  v.pbest_cost = s->pbest_cost + rows;
+  return v;
+}
 
 int swarm_consts_build(const struct ipso_config *cfg, struct swarm_consts *k);
 void swarm_consts_free(struct swarm_consts *k);

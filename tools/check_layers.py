@@ -25,7 +25,7 @@ LAYERS = [
     ("io", r"config.*", "base"),
     ("io", r".*", "io"),
     ("src", r"backend_cpu.*", "cpu"),
-    ("src", r"(solver|main|invariants)\.[ch]$|backend\.c$", "solver"),
+    ("src", r"(solver.*|main|invariants)\.[ch]$|backend\.c$", "solver"),
     ("src", r".*", "base"),
     ("bench", r".*", "bench"),
 ]

@@ -128,6 +128,7 @@ static int configs_equal(const struct ipso_config *a, const struct ipso_config *
   CHECK_INT(a->run.seed, b->run.seed);
   CHECK_INT(a->run.backend, b->run.backend);
   CHECK_INT(a->run.precision, b->run.precision);
+  CHECK_INT(a->run.islands, b->run.islands);
   CHECK_INT(a->run.max_iterations, b->run.max_iterations);
   CHECK_INT(a->run.has_target, b->run.has_target);
   CHECK_DBL(a->run.target_fitness, b->run.target_fitness);
@@ -687,6 +688,40 @@ static void test_bad_inline(void)
   snprintf(text, sizeof text, "%s[swarm]\nparticles = 4\n[migration]\ninterval = 0\nmigrants = 3\n",
            obj);
   CHECK_INT(config_load_text(text, "inline.toml", 0, NULL, 4, &c), IPSO_OK);
+  config_free(&c);
+
+  /* run.islands: one per rank unless given (and then not in the resolved
+   * text, which does not depend on the ranks), a multiple of the ranks, and
+   * the island count (not the ranks) decides the migration check. */
+  CHECK_INT(config_load_text(obj, "inline.toml", 0, NULL, 4, &c), IPSO_OK);
+  CHECK_INT(c.run.islands, 0);
+  CHECK_INT(config_islands(&c, 4), 4);
+  CHECK(c.text && strstr(c.text, "# islands: one per rank\n"));
+  check_round_trips(&c, 4);
+  config_free(&c);
+  snprintf(text, sizeof text, "[run]\nislands = 8\n%s", obj);
+  CHECK_INT(config_load_text(text, "inline.toml", 0, NULL, 4, &c), IPSO_OK);
+  CHECK_INT(c.run.islands, 8);
+  CHECK_INT(config_islands(&c, 4), 8);
+  CHECK(c.text && strstr(c.text, "\nislands = 8\n"));
+  check_round_trips(&c, 2);
+  config_free(&c);
+  check_bad_text(text, 0, NULL, 3,
+                 "inline.toml:2:11: error: run.islands: 8 islands cannot be spread evenly over 3 "
+                 "MPI ranks: give a multiple of 3, or run on a number of ranks that divides 8");
+  check_bad_text(obj, 1, (char *[]){"run.islands=6"}, 4,
+                 "run.islands: 6 islands cannot be spread evenly over 4 MPI ranks");
+  check_bad_text(obj, 1, (char *[]){"run.islands=0"}, 1, "run.islands: must be between 1 and");
+  snprintf(text, sizeof text,
+           "[run]\nislands = 3\n%s[swarm]\nparticles = 3\n[migration]\nmigrants = 1\n"
+           "topology = \"bidirectional_ring\"\n",
+           obj);
+  check_bad_text(text, 0, NULL, 1, "would replace 2 of the 3 particles");
+  snprintf(text, sizeof text,
+           "[run]\nislands = 2\n%s[swarm]\nparticles = 3\n[migration]\nmigrants = 1\n"
+           "topology = \"bidirectional_ring\"\n",
+           obj);
+  CHECK_INT(config_load_text(text, "inline.toml", 0, NULL, 1, &c), IPSO_OK);
   config_free(&c);
 
   /* Type, range and name checks of keys no bad/ file covers. */

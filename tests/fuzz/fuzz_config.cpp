@@ -6,8 +6,8 @@
  * resolved text that reads back to itself.
  *
  * Input: the config text, then up to 16 overrides, each after a NUL byte
- * ("section.key=value"). The last byte picks the number of islands (1-8), so
- * the checks that depend on it (migrants) are reached too. */
+ * ("section.key=value"). The last byte picks the number of ranks (1-8), so
+ * the checks that depend on it (run.islands, migrants) are reached too. */
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -133,10 +133,10 @@ void check_round_trip(const ipso_config &c)
 
 /* The resolved text is a config that resolves to itself (what --dry-run
  * prints can be run as it is). */
-void check_fixed_point(const ipso_config &c, int islands)
+void check_fixed_point(const ipso_config &c, int ranks)
 {
   ipso_config again;
-  int rc = config_load_text(c.text, "fuzz.toml", 0, nullptr, islands, &again);
+  int rc = config_load_text(c.text, "fuzz.toml", 0, nullptr, ranks, &again);
   require(rc == IPSO_OK, "the resolved text is refused");
   require(std::strcmp(again.text, c.text) == 0, "the resolved text resolves differently");
   config_free(&again);
@@ -157,19 +157,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   std::vector<char *> overrides;
   for (size_t i = 1; i < pieces.size(); i++) overrides.push_back(pieces[i].data());
-  int islands = size > 0 ? 1 + data[size - 1] % 8 : 1;
+  int ranks = size > 0 ? 1 + data[size - 1] % 8 : 1;
 
   ipso_config cfg;
   int rc = config_load_text(pieces[0].c_str(), "fuzz.toml", static_cast<int>(overrides.size()),
-                            overrides.data(), islands, &cfg);
+                            overrides.data(), ranks, &cfg);
   require(rc == IPSO_OK || rc == IPSO_ERR_USAGE, "config_load_text returned neither 0 nor 2");
   if (rc != IPSO_OK) {
     require(cfg.text == nullptr && cfg.objective.lower == nullptr, "a refused config owns memory");
     return 0;
   }
   check_ranges(cfg);
+  require(cfg.run.islands == 0 || (cfg.run.islands >= 1 && cfg.run.islands % ranks == 0),
+          "run.islands is not a multiple of the ranks");
   check_round_trip(cfg);
-  check_fixed_point(cfg, islands);
+  check_fixed_point(cfg, ranks);
   config_free(&cfg);
   return 0;
 }

@@ -108,6 +108,10 @@ def main():
     ap.add_argument("run")
     ap.add_argument("twin", help="the same run with migration.interval = 0")
     ap.add_argument("--log", required=True, help="rank 0's output of RUN (the summary)")
+    ap.add_argument("--ranks", type=int, default=0,
+                    help="the ranks the run had: islands are spread evenly over them (rank r "
+                         "holds islands r*K .. r*K+K-1), and with several islands per rank "
+                         "migrants must move both inside ranks and across them")
     ap.add_argument("--want-kept", action="store_true",
                     help="require that the first migration kept a particle better than the "
                          "migrant meant for it (the strictly-better rule exercised)")
@@ -174,6 +178,18 @@ def main():
                                    "(one record per destination)")
         print(f"ok   /migrations: {len(mig)} records, iterations {want_its[0]}..{want_its[-1]} "
               f"step {k}, destinations per {topology}, best_fitness = history island_best")
+        if args.ranks > 0:
+            ranks = args.ranks
+            check(islands % ranks == 0, f"{islands} islands on {ranks} ranks")
+            per = max(islands // ranks, 1)
+            inside = sum(1 for s, d in zip(mig["from"], mig["to"]) if s // per == d // per)
+            across = len(mig) - inside
+            if per > 1:
+                check(inside > 0, "no migrant moved between islands of one rank")
+            if ranks > 1:
+                check(across > 0, "no migrant moved between ranks")
+            print(f"ok   {islands} islands on {ranks} rank{'s' if ranks > 1 else ''} ({per} per "
+                  f"rank): {inside} records inside ranks, {across} across them")
 
         # Every island's best never gets worse, across migrations too.
         worse = np.argwhere(np.diff(cost_ib, axis=0) > 0)

@@ -1,5 +1,8 @@
 #!/bin/bash
-# Ring migration on 4 ranks (CPU backend), checked from the HDF5 file by check_migrations.py: ring and bidirectional ring (minimize), ring (maximize, run not ending on a migration), and a bidirectional ring offering 12 migrants to 24 particles.
+# Ring migration on 4 ranks (CPU backend), checked from the HDF5 file by check_migrations.py: ring and bidirectional ring (minimize), ring (maximize, run not ending on a migration), and a bidirectional ring offering 12 migrants to 24 particles; then several islands per rank on the global ring (8 on 4 ranks, ring; 8 on 2 ranks and 3 on 1 rank, bidirectional), migrants moving inside ranks and across them.
+#
+# RANKS and ISLANDS (environment of run_case) choose the ranks (default 4)
+# and run.islands (default one per rank).
 #
 # Each run has history_interval = 1 and snapshot_interval = migration.interval,
 # and an isolated twin (migration.interval = 0, same seed) whose snapshot at
@@ -18,14 +21,16 @@ run_case() {
   ipso_config "$name.toml" rastrigin 10 24 "$its" output.history_interval=1 \
     "output.snapshot_interval=$every" "migration.interval=$every" "migration.migrants=$migrants" \
     "migration.topology=\"$topology\"" "${SWARM[@]}"
-  mpi 4 "$name.toml" "${set[@]}" --set "run.output=\"$name.h5\"" >"$name.log" 2>&1 ||
+  local ranks=${RANKS:-4}
+  [ -z "${ISLANDS:-}" ] || set+=(--set "run.islands=$ISLANDS")
+  mpi "$ranks" "$name.toml" "${set[@]}" --set "run.output=\"$name.h5\"" >"$name.log" 2>&1 ||
     { fail "$name: run exited $?"; tail -15 "$name.log"; return; }
-  mpi 4 "$name.toml" "${set[@]}" --set "run.output=\"$name-twin.h5\"" \
+  mpi "$ranks" "$name.toml" "${set[@]}" --set "run.output=\"$name-twin.h5\"" \
     --set migration.interval=0 --set "run.max_iterations=$every" >"$name-twin.log" 2>&1 ||
     { fail "$name: isolated twin exited $?"; tail -15 "$name-twin.log"; return; }
   echo "== $name"
   if "$IPSO_PYTHON" "$IPSO_TEST_DIR/mpi/check_migrations.py" "$name.h5" "$name-twin.h5" \
-    --log "$name.log" "$@"; then
+    --log "$name.log" --ranks "$ranks" "$@"; then
     pass "$name: migrations as the topology and the policy say"
   else
     fail "$name: migration checks"
@@ -43,4 +48,9 @@ run_case ring-maximize maximize ring 95 3
 # replaces its particle, which would leave the rule untested.
 SWARM=('swarm.topology="global"' swarm.velocity_clamp=0.5)
 run_case many-migrants minimize bidirectional_ring 40 6 --want-kept
+# Several islands per rank: the global ring of islands, not of ranks.
+SWARM=()
+RANKS=4 ISLANDS=8 run_case ring-8-on-4 minimize ring 40 3
+RANKS=2 ISLANDS=8 run_case bidirectional-8-on-2 minimize bidirectional_ring 40 3
+RANKS=1 ISLANDS=3 run_case bidirectional-3-on-1 maximize bidirectional_ring 30 2
 finish

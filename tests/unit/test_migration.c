@@ -1,4 +1,5 @@
-/* The order of ring migration (src/migration.h): how many messages an island
+/* The order of ring migration (src/migration.h): which islands a rank holds,
+ * an island's neighbours on the global ring, how many messages an island
  * receives, how long a message is, and the order in which received migrants
  * replace the worst particles (cost, then link, then place in the message). */
 #include <math.h>
@@ -129,8 +130,67 @@ static void test_merge(void)
   check_merge("1-D, one migrant", 2, 1, 1, tiny, (const int[][2]){{1, 0}, {0, 0}});
 }
 
+/* Islands over ranks: every island on exactly one rank, each rank's
+ * islands contiguous and in rank order. */
+static void test_island_map(void)
+{
+  const int cases[][2] = {{1, 1}, {8, 1}, {8, 2}, {8, 4}, {8, 8}, {12, 3}, {1024, 16}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int islands = cases[c][0], ranks = cases[c][1], k = islands_per_rank(islands, ranks);
+    EXPECT(k * ranks == islands, "%d islands on %d ranks: %d per rank", islands, ranks, k);
+    for (int g = 0; g < islands; g++) {
+      int r = island_rank(g, islands, ranks), first = island_first(islands, ranks, r);
+      EXPECT(r >= 0 && r < ranks && first <= g && g < first + k,
+             "%d islands on %d ranks: island %d on rank %d, whose islands are %d..%d", islands,
+             ranks, g, r, first, first + k - 1);
+    }
+    for (int r = 0; r < ranks; r++)
+      EXPECT(island_first(islands, ranks, r) == r * k,
+             "%d islands on %d ranks: rank %d starts at %d", islands, ranks, r,
+             island_first(islands, ranks, r));
+  }
+  EXPECT(island_first(8, 4, 3) == 6 && island_rank(5, 8, 4) == 2 && island_rank(7, 8, 2) == 1,
+         "8 islands: rank 3 of 4 starts at %d; island 5 on rank %d of 4; island 7 on rank %d of 2",
+         island_first(8, 4, 3), island_rank(5, 8, 4), island_rank(7, 8, 2));
+}
+
+/* Neighbours on the global ring: known cases, and every message sent is
+ * received by its destination on the link it was sent along. */
+static void test_neighbours(void)
+{
+  int to[2], from[2], n;
+  n = migration_destinations(0, 8, 2, to);
+  EXPECT(n == 2 && to[0] == 1 && to[1] == 7, "island 0 of 8, 2 links: sends to %d, %d", to[0],
+         to[1]);
+  n = migration_sources(0, 8, 2, from);
+  EXPECT(n == 2 && from[0] == 7 && from[1] == 1, "island 0 of 8, 2 links: receives from %d, %d",
+         from[0], from[1]);
+  n = migration_destinations(7, 8, 1, to);
+  EXPECT(n == 1 && to[0] == 0, "island 7 of 8, ring: sends to %d", to[0]);
+  n = migration_sources(5, 8, 1, from);
+  EXPECT(n == 1 && from[0] == 4, "island 5 of 8, ring: receives from %d", from[0]);
+  n = migration_destinations(1, 2, 1, to);
+  EXPECT(n == 1 && to[0] == 0, "island 1 of 2: sends to %d", to[0]);
+  for (int islands = 2; islands <= 9; islands++)
+    for (int links = 1; links <= (islands > 2 ? 2 : 1); links++)
+      for (int g = 0; g < islands; g++) {
+        n = migration_destinations(g, islands, links, to);
+        EXPECT(n == links, "island %d of %d: %d destinations, want %d", g, islands, n, links);
+        for (int l = 0; l < n; l++) {
+          /* Sent to the right (l = 0) arrives from the left (link 0). */
+          migration_sources(to[l], islands, links, from);
+          EXPECT(from[l] == g && to[l] != g,
+                 "%d islands, %d links: island %d sends to %d on link %d, which receives on "
+                 "it from %d",
+                 islands, links, g, to[l], l, from[l]);
+        }
+      }
+}
+
 int main(void)
 {
+  test_island_map();
+  test_neighbours();
   test_links();
   test_message_len();
   test_merge();

@@ -1,0 +1,116 @@
+/* Private to the island loop (solver.c, solver_records.c): the solver's
+ * state, and what it records and exchanges at segment ends. */
+#ifndef IPSO_SOLVER_INTERNAL_H
+#define IPSO_SOLVER_INTERNAL_H
+
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "h5out.h"
+#include "invariants.h"
+#include "island_mpi.h"
+#include "lock.h"
+#include "progress.h"
+#include "solver.h"
+#include "swarm.h"
+
+/* History rows buffered before they are appended to the file. */
+#define HISTORY_FLUSH_ROWS 4096
+
+/* The history rows not yet in the file. */
+struct history {
+  int64_t n, cap, written; /* rows buffered, capacity, rows already in the file */
+  int width;               /* island columns of a row: the rank's islands */
+  int64_t *iteration, *evaluations;
+  double *island, *global, *wall; /* island: [cap, width] */
+};
+
+/* A rank's part of the run: its islands, their output and migration. */
+struct solver {
+  MPI_Comm comm;
+  int rank, size;
+  int islands;      /* in all */
+  int local, first; /* this rank's islands: global ids first .. first + local - 1 */
+  const struct ipso_config *cfg;
+  const struct solver_options *opt;
+  struct backend *b; /* [local], one per island of the rank */
+  struct h5out *out;
+  struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank */
+  int links;                /* migration messages each island receives (migration_links) */
+  double *msg;    /* [(local + 2) * message]: what each island sends, then what came from the
+                     left and the right rank */
+  double *merged; /* [2 * message]: the received migrants in order (costs, positions) */
+  int64_t *index, *replaced; /* [2 * migrants] */
+  struct history hist;
+  struct migration_record *mlog;
+  int mn, mcap;
+  struct progress prog;
+  struct swarm_state state; /* host copy of the rank's islands (snapshots, checkpoints, checks) */
+  struct island_best best;
+  double *scratch;           /* [dims] */
+  struct island_best result; /* the run's best, taken before the last migration */
+  int result_island, have_result;
+  double *seg_best; /* [local, segment] each island's best cost after each iteration */
+  double *seg_min;  /* [segment] the rank's best of them */
+  double *row_cost; /* [segment + 1] scratch for the rows' global minimum */
+  double sign;      /* cost = sign * fitness */
+  int64_t N, segment;
+  int D;
+  int64_t t;                /* last completed iteration */
+  int64_t target_iteration; /* first iteration an island reached the target, or -1 */
+  double elapsed0;          /* run time of earlier invocations (restart) */
+  double t0;                /* wall_seconds() when this invocation started iterating */
+  double deadline;          /* wall_seconds() by which to stop, or 0 */
+  double last_checkpoint, checkpoint_cost, segment_cost;
+  double history_seconds; /* this invocation's time recording and writing history rows */
+  int stop_signal;
+  struct invariants **inv;             /* [local] --check-invariants */
+  struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
+  char run_started[32];                /* the run's identity, in every checkpoint */
+  char objective_hash[17];
+};
+
+/* A cost in the objective's units. */
+static inline double fitness_of(const struct solver *s, double cost)
+{
+  return s->sign * cost;
+}
+
+/* Whether cost A beats cost B (NaN counts as +infinity). */
+static inline int better(double a, double b)
+{
+  return a < b || (isnan(b) && !isnan(a));
+}
+
+/* Objective evaluations of all islands after iteration T. */
+static inline int64_t evaluations_at(const struct solver *s, int64_t t)
+{
+  return s->N * (int64_t)s->islands * (t + 1);
+}
+
+/* Island K's rows of the host copy. */
+static inline struct swarm_state island_state(struct solver *s, int k)
+{
+  return swarm_state_island(&s->state, s->N, k);
+}
+
+/* solver_records.c */
+
+void solver_history_free(struct history *h);
+/* Writes the buffered history rows and migration records to the file. */
+int solver_flush_records(struct solver *s);
+/* Adds history rows for iterations FIRST..LAST (solver_records.c says more). */
+int solver_record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
+                          double seg_stop, int final, int64_t *target_hit);
+/* Allocates the migration buffers and connects the ranks' ring. */
+int solver_migration_setup(struct solver *s);
+/* One migration of every island of the rank on the global ring. */
+int solver_migrate(struct solver *s);
+/* Prints every island's device from rank 0. */
+int solver_report_devices(struct solver *s);
+/* Prints the final summary (rank 0). */
+void solver_print_summary(struct solver *s, const struct run_result *r, int reached);
+
+#endif

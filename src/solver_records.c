@@ -1,0 +1,255 @@
+/* What the island loop records and exchanges at segment ends: the history
+ * rows (buffered, appended in blocks), the migration of the rank's islands
+ * on the global ring of islands with its log, the device lines and the
+ * final summary. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "log.h"
+#include "migration.h"
+#include "objective.h"
+#include "runtime.h"
+#include "solver_internal.h"
+
+/* Makes room for NEED more rows in the history buffer. */
+static int history_reserve(struct history *h, int64_t need)
+{
+  if (h->n + need <= h->cap) return IPSO_OK;
+  int64_t cap = h->cap ? h->cap : 1024;
+  while (cap < h->n + need) cap *= 2;
+  int64_t *it = realloc(h->iteration, (size_t)cap * sizeof *it);
+  if (it) h->iteration = it;
+  int64_t *ev = realloc(h->evaluations, (size_t)cap * sizeof *ev);
+  if (ev) h->evaluations = ev;
+  double *is = realloc(h->island, (size_t)cap * (size_t)h->width * sizeof *is);
+  if (is) h->island = is;
+  double *gl = realloc(h->global, (size_t)cap * sizeof *gl);
+  if (gl) h->global = gl;
+  double *wa = realloc(h->wall, (size_t)cap * sizeof *wa);
+  if (wa) h->wall = wa;
+  if (!it || !ev || !is || !gl || !wa) return IPSO_FAIL("memory", "cannot grow the history buffer");
+  h->cap = cap;
+  return IPSO_OK;
+}
+
+/* Frees the history buffer. */
+void solver_history_free(struct history *h)
+{
+  free(h->iteration);
+  free(h->evaluations);
+  free(h->island);
+  free(h->global);
+  free(h->wall);
+}
+
+/* Writes the buffered history rows and migration records to the file. */
+int solver_flush_records(struct solver *s)
+{
+  if (!s->out) {
+    s->hist.written += s->hist.n;
+    s->hist.n = 0;
+    s->mn = 0;
+    return IPSO_OK;
+  }
+  watchdog_beat("writing history", s->t);
+  struct history *h = &s->hist;
+  double t0 = wall_seconds();
+  IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
+                                h->evaluations, h->wall));
+  s->history_seconds += wall_seconds() - t0;
+  h->written += h->n;
+  h->n = 0;
+  IPSO_TRY(h5out_append_migrations(s->out, s->mn, s->mlog));
+  s->mn = 0;
+  return IPSO_OK;
+}
+
+/* Adds history rows for iterations FIRST..LAST whose island bests are
+ * s->seg_best; returns in *TARGET_HIT the first iteration (over all
+ * islands) that reached the target, or -1. Collective. */
+int solver_record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
+                          double seg_stop, int final, int64_t *target_hit)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int64_t hi = cfg->output.history_interval, n = last - first + 1;
+  int rows = 0;
+  /* The rank's best after each iteration (NaN never wins: costs are not NaN). */
+  for (int64_t k = 0; k < n; k++) {
+    double m = s->seg_best[k];
+    for (int i = 1; i < s->local; i++)
+      if (better(s->seg_best[i * s->segment + k], m)) m = s->seg_best[i * s->segment + k];
+    s->seg_min[k] = m;
+  }
+  /* The rows: multiples of history_interval, and the run's last iteration. */
+  for (int64_t t = first; t <= last; t++)
+    if (hi > 0 && (t % hi == 0 || (final && t == last)))
+      s->row_cost[rows++] = s->seg_min[t - first];
+  /* The first iteration reaching the target rides along as a double. */
+  double hit = INFINITY;
+  if (cfg->run.has_target) {
+    double target_cost = s->sign * cfg->run.target_fitness;
+    for (int64_t k = 0; k < n; k++)
+      if (s->seg_min[k] <= target_cost) {
+        hit = (double)(first + k);
+        break;
+      }
+  }
+  s->row_cost[rows] = hit;
+  IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1));
+  *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
+  if (rows == 0) return IPSO_OK;
+  /* The reduction above runs with or without rows (the target check); the
+   * rows add 8 bytes each to it. What the history costs is from here on. */
+  double t0 = wall_seconds();
+  IPSO_TRY(history_reserve(&s->hist, rows));
+  int r = 0;
+  for (int64_t t = first; t <= last; t++) {
+    if (!(hi > 0 && (t % hi == 0 || (final && t == last)))) continue;
+    int64_t j = s->hist.n++;
+    s->hist.iteration[j] = t;
+    for (int i = 0; i < s->local; i++)
+      s->hist.island[j * s->local + i] = fitness_of(s, s->seg_best[i * s->segment + (t - first)]);
+    s->hist.global[j] = fitness_of(s, s->row_cost[r++]);
+    s->hist.evaluations[j] = evaluations_at(s, t);
+    s->hist.wall[j] = s->elapsed0 + (seg_start - s->t0) +
+                      (seg_stop - seg_start) * (double)(t - first + 1) / (double)n;
+  }
+  s->history_seconds += wall_seconds() - t0;
+  if (s->hist.n >= HISTORY_FLUSH_ROWS) return solver_flush_records(s);
+  return IPSO_OK;
+}
+
+/* Allocates the migration buffers and connects the ranks' ring (when
+ * islands migrate, and more than one rank runs them). */
+int solver_migration_setup(struct solver *s)
+{
+  const struct ipso_config *cfg = s->cfg;
+  s->links = migration_links(cfg, s->islands);
+  if (!s->links) return IPSO_OK;
+  int m = cfg->migration.migrants;
+  size_t n = (size_t)migration_message_len(m, s->D);
+  s->msg = malloc((size_t)(s->local + 2) * n * sizeof(double));
+  s->merged = malloc(2 * n * sizeof(double));
+  s->index = malloc(2 * (size_t)m * sizeof(int64_t));
+  s->replaced = malloc(2 * (size_t)m * sizeof(int64_t));
+  if (!s->msg || !s->merged || !s->index || !s->replaced)
+    return IPSO_FAIL("migration", "cannot allocate migration buffers");
+  if (s->size == 1) return IPSO_OK;
+  return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
+}
+
+/* Every island sends its best particles to its neighbours on the global
+ * ring of islands and replaces its worst by what its neighbours sent; logs
+ * what it sent. Between the rank's own islands the messages are read in
+ * place; the rank's last island sends to the next rank and its first to the
+ * previous one (mpi/). */
+int solver_migrate(struct solver *s)
+{
+  int m = s->cfg->migration.migrants, D = s->D, K = s->local;
+  size_t n = (size_t)migration_message_len(m, D);
+  double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
+  watchdog_beat("migrating", s->t);
+  /* Every island's message first: unpacking changes the swarms. */
+  for (int k = 0; k < K; k++) {
+    double *send = s->msg + (size_t)k * n;
+    IPSO_TRY(s->b[k].ops->pack_migrants(&s->b[k], m, send + m, send, s->index));
+  }
+  if (s->rx)
+    IPSO_TRY(ring_exchange(s->rx, s->msg + (size_t)(K - 1) * n, s->msg, remote[0], remote[1]));
+  if (s->mn + K * s->links > s->mcap) {
+    int cap = s->mcap ? 2 * s->mcap : 64;
+    while (cap < s->mn + K * s->links) cap *= 2;
+    struct migration_record *r = realloc(s->mlog, (size_t)cap * sizeof *r);
+    if (!r) return IPSO_FAIL("memory", "cannot grow the migration log");
+    s->mlog = r;
+    s->mcap = cap;
+  }
+  int total = s->links * m;
+  for (int k = 0; k < K; k++) {
+    /* From the left (the previous island), then the right (the next one):
+     * the rank's own islands' messages, or with one rank the other end of
+     * its row of islands. */
+    const double *from[2] = {k > 0   ? s->msg + (size_t)(k - 1) * n
+                             : s->rx ? remote[0]
+                                     : s->msg + (size_t)(K - 1) * n,
+                             k < K - 1 ? s->msg + (size_t)(k + 1) * n
+                             : s->rx   ? remote[1]
+                                       : s->msg};
+    IPSO_TRY(migration_merge(s->links, m, D, from, s->merged, s->merged + total));
+    IPSO_TRY(
+        s->b[k].ops->unpack_migrants(&s->b[k], total, s->merged + total, s->merged, s->replaced));
+    int island = s->first + k, to[2];
+    int ndest = migration_destinations(island, s->islands, s->links, to);
+    for (int l = 0; l < ndest; l++)
+      s->mlog[s->mn++] =
+          (struct migration_record){s->t, island, to[l], fitness_of(s, s->msg[(size_t)k * n])};
+  }
+  return IPSO_OK;
+}
+
+/* Prints every island's device, in global island order, from rank 0 (with
+ * the rank where ranks hold several islands). */
+int solver_report_devices(struct solver *s)
+{
+  char *all = NULL, *mine;
+  size_t len = sizeof s->b[0].description;
+  if (!(mine = malloc(len * (size_t)s->local)) ||
+      (s->rank == 0 && !(all = malloc(len * (size_t)s->islands)))) {
+    free(mine);
+    return IPSO_FAIL("memory", "out of memory");
+  }
+  for (int k = 0; k < s->local; k++) memcpy(mine + (size_t)k * len, s->b[k].description, len);
+  int rc = MPI_Gather(mine, (int)len * s->local, MPI_CHAR, all, (int)len * s->local, MPI_CHAR, 0,
+                      s->comm);
+  free(mine);
+  if (rc != MPI_SUCCESS) {
+    free(all);
+    return ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
+  }
+  if (s->rank == 0)
+    for (int g = 0; g < s->islands; g++) {
+      if (s->local == 1)
+        log_info("  island %d: %s", g, all + (size_t)g * len);
+      else
+        log_info("  island %d (rank %d): %s", g, island_rank(g, s->islands, s->size),
+                 all + (size_t)g * len);
+    }
+  free(all);
+  return IPSO_OK;
+}
+
+/* Prints the final summary (rank 0). */
+void solver_print_summary(struct solver *s, const struct run_result *r, int reached)
+{
+  const struct ipso_config *cfg = s->cfg;
+  double opt;
+  if (s->rank != 0) return;
+  log_info("islandpso: finished at iteration %lld (%s)", (long long)r->iteration,
+           reached ? "target_fitness reached" : "max_iterations");
+  if (reached) log_info("  target reached    iteration %lld", (long long)s->target_iteration);
+  log_info("  best fitness      %.17g  (island %d, particle %lld)", r->best_fitness, r->island,
+           (long long)r->particle);
+  if (objective_optimum(cfg, &opt, NULL))
+    log_info("  known optimum     %.17g  (error %.3e)", opt, fabs(r->best_fitness - opt));
+  else
+    log_info("  known optimum     n/a");
+  char pos[512];
+  int n = 0, D = r->dims, shown = D <= 8 ? D : 6;
+  for (int d = 0; d < shown && n < (int)sizeof pos - 40; d++)
+    n += snprintf(pos + n, sizeof pos - (size_t)n, "%s%.10g", d ? ", " : "", r->best_position[d]);
+  if (shown < D) snprintf(pos + n, sizeof pos - (size_t)n, ", ..., %.10g", r->best_position[D - 1]);
+  log_info("  position          [%s]  (%d dimensions)", pos, D);
+  log_info("  evaluations       %lld  (%.3g per second)", (long long)r->evaluations,
+           r->elapsed_seconds > 0 ? (double)r->evaluations / r->elapsed_seconds : 0.0);
+  log_info("  time              %.3f s", r->elapsed_seconds);
+  if (s->out && cfg->output.history_interval > 0) {
+    double run = wall_seconds() - s->t0;
+    log_info("  history           %lld rows, %.1f ms recording and writing (%.2f%% of this run)",
+             (long long)(s->hist.written + s->hist.n), 1e3 * s->history_seconds,
+             run > 0 ? 100.0 * s->history_seconds / run : 0.0);
+  }
+  if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
+}
