@@ -35,11 +35,11 @@ restarted() {
 wait_s=$(scaled 300)
 end=$((SECONDS + wait_s))
 until restarted; do
-  case $(job_field "$id" JobState) in
-  PENDING) job_release "$id" ;;
-  RUNNING | REQUEUED | COMPLETING | CONFIGURING) ;;
-  *) break ;;
-  esac
+  # Only an ended job stops the wait: a requeue passes through states that
+  # vary between Slurm versions, and scontrol can answer nothing on a busy
+  # machine (seen once in a CI run, 30 s into the job).
+  job_ended "$id" && break
+  job_release "$id"
   [ "$SECONDS" -lt "$end" ] || break
   sleep 0.3
 done
