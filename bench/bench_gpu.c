@@ -116,7 +116,7 @@ static int make_config(const struct workload *w, const struct variant *v, const 
 static int time_gpu(const struct ipso_config *cfg, int streaming, long iterations, int reps,
                     double *median, double *spread, double *best_out, char *mapping, size_t mlen)
 {
-  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct swarm_setup setup = {cfg, 0, 1, 0, 1};
   struct backend b;
   struct gpu_overrides o = gpu_overrides_from_env();
   if (streaming) o.no_resident = 1;
@@ -150,7 +150,7 @@ static int time_cpu(const struct workload *w, double *per_iteration)
 {
   struct ipso_config cfg;
   IPSO_TRY(make_config(w, &variants[0], "cpu", &cfg));
-  struct swarm_setup setup = {&cfg, 0, 1, -1};
+  struct swarm_setup setup = {&cfg, 0, 1, -1, 1};
   struct backend b;
   IPSO_TRY(backend_cpu_create(&setup, &b));
   /* Enough iterations for a fraction of a second of work, at least 3. */
@@ -172,7 +172,7 @@ static int time_cpu(const struct workload *w, double *per_iteration)
 /* Seconds to create (compile or load from the cache) and destroy a backend. */
 static double startup_seconds(const struct ipso_config *cfg)
 {
-  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct swarm_setup setup = {cfg, 0, 1, 0, 1};
   struct backend b;
   double t0 = wall_seconds();
   if (backend_gpu_create(&setup, &b) != IPSO_OK) return -1;

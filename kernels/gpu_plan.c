@@ -48,11 +48,12 @@ const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, siz
   return buf;
 }
 
-void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o,
+void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o, int islands,
                       struct gpu_plan *p)
 {
   memset(p, 0, sizeof *p);
   p->overrides = *o;
+  p->islands = islands > 0 ? islands : 1;
   p->dims = cfg->objective.dimensions;
   p->particles = cfg->swarm.particles;
   p->relaxed = cfg->swarm.sync == IPSO_SYNC_RELAXED;
@@ -71,11 +72,13 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
 
 /* A ring reads every particle's neighbourhood from complete personal bests,
  * which only a kernel boundary gives (lbest_kernel between the steps): it
- * runs one launch per iteration. */
+ * runs one launch per iteration. So do several islands: the resident
+ * kernels (one cluster, or one grid barrier) hold one island; one launch
+ * per iteration runs all of them. */
 int gpu_plan_resident_possible(const struct gpu_plan *p)
 {
   return p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring &&
-         !p->overrides.no_resident;
+         p->islands == 1 && !p->overrides.no_resident;
 }
 
 /* The resident grid: every block must fit on the GPU at once. */
@@ -117,4 +120,14 @@ const char *gpu_plan_mode_name(const struct gpu_plan *p)
                                 "grid-resident, relaxed"};
   if (p->ring) return "one launch per iteration with the lbest kernel";
   return names[p->mode];
+}
+
+const char *gpu_plan_describe(const struct gpu_plan *p, char *buf, size_t n)
+{
+  if (p->islands > 1)
+    snprintf(buf, n, "%d islands in %s%s", p->islands, gpu_plan_mode_name(p),
+             p->pdl ? " (PDL)" : "");
+  else
+    snprintf(buf, n, "%s", gpu_plan_mode_name(p));
+  return buf;
 }

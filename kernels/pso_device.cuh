@@ -54,6 +54,35 @@ IPSO_HD real obj_user_final(real s0, real s1, int D, const real *prm)
 /* Scalars of the run, set once by the host. */
 __constant__ ipso_consts K;
 
+/* Island K's part of the swarm arrays, which hold the backend's islands one
+ * after the other (kernels/gpu_abi.h). A kernel launched over gridDim.y
+ * islands takes island_ptrs(s, blockIdx.y); the host launches one island
+ * with its own view (gridDim.y = 1). */
+IPSO_HD swarm_ptrs island_ptrs(swarm_ptrs s, unsigned int k)
+{
+  size_t rows = (size_t)k * (size_t)K.n;
+  s.x += rows * IPSO_PITCH;
+  s.v += rows * IPSO_PITCH;
+  s.p += rows * IPSO_PITCH;
+  s.cost += rows;
+  s.pcost += rows;
+  s.gb += (size_t)k * IPSO_GB_SLOTS;
+  s.gpos += (size_t)k * IPSO_GB_SLOTS * IPSO_PITCH;
+  if (s.slot_cost) s.slot_cost += (size_t)k * (size_t)s.slot_stride;
+  if (s.slot_idx) s.slot_idx += (size_t)k * (size_t)s.slot_stride;
+  if (s.hist) s.hist += (size_t)k * (size_t)s.hist_stride;
+  if (s.lbest) s.lbest += rows * IPSO_PITCH;
+  return s;
+}
+
+/* The global id of the island this block works on, which addresses its
+ * random stream: the backend's first island + blockIdx.y. Kernels that
+ * draw random numbers are always launched over all the backend's islands. */
+IPSO_HD unsigned int island_id()
+{
+  return K.island + blockIdx.y;
+}
+
 #if IPSO_UNIFORM
 #define LO(d) ((real)(IPSO_LO))
 #define HI(d) ((real)(IPSO_HI))
@@ -79,7 +108,8 @@ IPSO_HD uint4 rng_block(long long i, long long t, int k)
 {
   unsigned long long off = (unsigned long long)t * IPSO_W + 4ull * (unsigned long long)k;
   unsigned long long blk = off >> 2;
-  uint4 ctr = make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, K.island);
+  uint4 ctr =
+      make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, island_id());
   uint2 key = make_uint2((unsigned int)K.seed, (unsigned int)(K.seed >> 32));
   uint4 r = curand_Philox4x32_10(ctr, key);
   if (IPSO_D == 1 && (off & 2)) {

@@ -20,9 +20,13 @@
  *                  on each side
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
- * aligned. Random numbers: cuRAND's Philox4_32_10 addressed exactly as
- * curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h
- * has the host twin), W = swarm_words_per_iteration(D).
+ * aligned; the backend's K islands one after the other in every array
+ * (island-major), each with its own global-best slots, lock and history.
+ * The per-iteration kernels run all K islands in one launch, island
+ * blockIdx.y (island_ptrs), so small islands fill the GPU together; the
+ * resident kernels run one island (K = 1, gpu_plan.c). Random numbers: cuRAND's Philox4_32_10
+ * addressed exactly as curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h has
+ * the host twin), W = swarm_words_per_iteration(D).
  *
  * Global best: two slots, one per iteration parity. In strict mode iteration
  * t reads slot (t-1)&1 (complete: it was written by the previous launch) and
@@ -51,6 +55,7 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
 {
   __shared__ block_shared sh;
   pdl_start();
+  s = island_ptrs(s, blockIdx.y);
   int lane = threadIdx.x % IPSO_G;
   long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
   bool active = i < K.n;
@@ -137,6 +142,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) lbest_kernel(swarm_ptrs s)
 {
   pdl_start();
+  s = island_ptrs(s, blockIdx.y);
   const long long n = K.n, k = IPSO_RING_K;
   long long i = (long long)blockIdx.x * (IPSO_BLOCK / 32) + threadIdx.x / 32;
   int lane = threadIdx.x & 31;
@@ -343,11 +349,12 @@ IPSO_RESIDENT_KERNEL(resident_grid_keep_kernel, 2, true)
 
 /* The global best of iteration T from NSLOTS per-block candidates and the
  * best of T-1 (slot (t-1)&1, unless FRESH: then from the slots alone); one
- * block. Writes slot t&1 (position copied) and hist[t - first]. */
+ * block per island. Writes slot t&1 (position copied) and hist[t - first]. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     reduce_kernel(swarm_ptrs s, int nslots, long long t, long long first, int fresh)
 {
   pdl_start();
+  s = island_ptrs(s, blockIdx.y);
   __shared__ block_shared sh;
   __shared__ long long win;
   int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
@@ -386,10 +393,11 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 }
 
 /* Iteration 0: initial positions and velocities, costs, personal bests, and
- * the block candidates for reduce_kernel. */
+ * the block candidates for reduce_kernel; islands by blockIdx.y. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs s)
 {
   __shared__ block_shared sh;
+  s = island_ptrs(s, blockIdx.y);
   int lane = threadIdx.x % IPSO_G;
   long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
   bool active = i < K.n;
@@ -427,10 +435,11 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs 
 }
 
 /* Block candidates from the personal bests as they are (after a load or a
- * migration), for reduce_kernel with fresh = 1. */
+ * migration), for reduce_kernel with fresh = 1; islands by blockIdx.y. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm_ptrs s)
 {
   __shared__ block_shared sh;
+  s = island_ptrs(s, blockIdx.y);
   long long i = (long long)blockIdx.x * IPSO_BLOCK + threadIdx.x;
   real c = i < K.n ? s.pcost[i] : (real)IPSO_INF;
   long long idx = i < K.n ? i : IPSO_NONE;
@@ -484,7 +493,8 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   }
 }
 
-/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out). */
+/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out);
+ * one island (the host's view of it). */
 extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int count, real *buf)
 {
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -495,7 +505,8 @@ extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int
 }
 
 /* Migrants in: particle IDX[m] (if >= 0) takes BUF row m as position and
- * personal best, COST[m] as cost, and zero velocity. */
+ * personal best, COST[m] as cost, and zero velocity; one island (the
+ * host's view of it). */
 extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, int count,
                                           const real *buf, const real *cost)
 {

@@ -55,7 +55,7 @@ static int make_config(const struct problem *p, const char *kernel, const char *
 static int run(const struct ipso_config *cfg, const struct gpu_overrides *gpu, int iters,
                struct swarm_state *st, double *best)
 {
-  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct swarm_setup setup = {cfg, 0, 1, 0, 1};
   struct backend b;
   memset(&b, 0, sizeof b);
   int rc = gpu ? backend_gpu_create_with(&setup, gpu, &b) : backend_cpu_create(&setup, &b);
@@ -175,7 +175,7 @@ static void check_state_and_migrants(int ring)
   struct problem p = {"sphere", D, 300, "double", 1, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 11, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct backend g, c;
   double best[64];
   CHECK(backend_gpu_create(&setup, &g) == IPSO_OK, "gpu create");
@@ -205,8 +205,8 @@ static void check_state_and_migrants(int ring)
   enum { M = 5 };
   double gpos[M * D], gcost[M], cpos[M * D], ccost[M];
   int64_t gidx[M], cidx[M], grep[M], crep[M];
-  CHECK(g.ops->pack_migrants(&g, M, gpos, gcost, gidx) == IPSO_OK, "gpu pack");
-  CHECK(c.ops->pack_migrants(&c, M, cpos, ccost, cidx) == IPSO_OK, "cpu pack");
+  CHECK(g.ops->pack_migrants(&g, 0, M, gpos, gcost, gidx) == IPSO_OK, "gpu pack");
+  CHECK(c.ops->pack_migrants(&c, 0, M, cpos, ccost, cidx) == IPSO_OK, "cpu pack");
   for (int k = 0; k < M; k++) {
     CHECK(gidx[k] == cidx[k] && gcost[k] == ccost[k], "migrant %d: gpu %lld %.17g cpu %lld %.17g",
           k, (long long)gidx[k], gcost[k], (long long)cidx[k], ccost[k]);
@@ -215,8 +215,8 @@ static void check_state_and_migrants(int ring)
   /* Migrants in: good ones replace the worst, a bad one is refused. */
   for (int d = 0; d < D * M; d++) gpos[d] = cpos[d] = 0.25;
   for (int k = 0; k < M; k++) gcost[k] = ccost[k] = k == M - 1 ? 1e300 : 0.375;
-  CHECK(g.ops->unpack_migrants(&g, M, gpos, gcost, grep) == IPSO_OK, "gpu unpack");
-  CHECK(c.ops->unpack_migrants(&c, M, cpos, ccost, crep) == IPSO_OK, "cpu unpack");
+  CHECK(g.ops->unpack_migrants(&g, 0, M, gpos, gcost, grep) == IPSO_OK, "gpu unpack");
+  CHECK(c.ops->unpack_migrants(&c, 0, M, cpos, ccost, crep) == IPSO_OK, "cpu unpack");
   for (int k = 0; k < M; k++)
     CHECK(grep[k] == crep[k], "replaced %d: gpu %lld cpu %lld", k, (long long)grep[k],
           (long long)crep[k]);
@@ -229,8 +229,8 @@ static void check_state_and_migrants(int ring)
   double gp[D], cp[D];
   gb.position = gp;
   cb.position = cp;
-  g.ops->best(&g, &gb);
-  c.ops->best(&c, &cb);
+  g.ops->best(&g, 0, &gb);
+  c.ops->best(&c, 0, &cb);
   CHECK(gb.cost == cb.cost && gb.particle == cb.particle,
         "best after migration: gpu %lld %.17g "
         "cpu %lld %.17g",
@@ -263,7 +263,7 @@ static void check_relaxed(int resident, int ring)
   struct problem p = {"rastrigin", 30, 5000, "float", 0, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 3, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct backend g;
   double best[50];
   CHECK(backend_gpu_create_with(&setup, &o, &g) == IPSO_OK, "gpu create relaxed");
@@ -279,7 +279,7 @@ static void check_relaxed(int resident, int ring)
   double pos[30];
   struct island_best b = {0};
   b.position = pos;
-  g.ops->best(&g, &b);
+  g.ops->best(&g, 0, &b);
   CHECK(b.cost == s.pbest_cost[arg] && b.particle == arg,
         "relaxed global best %lld %.9g, lowest personal best %lld %.9g", (long long)b.particle,
         b.cost, (long long)arg, s.pbest_cost[arg]);
@@ -297,7 +297,7 @@ static void check_segments(int ring)
   struct problem p = {"rastrigin", 30, 5000, "float", 0, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 9, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct swarm_state st[3];
   double best[12];
   for (int k = 0; k < 3; k++) {
