@@ -24,7 +24,8 @@ struct gpu_overrides {
 
 /* How iterations are launched: one launch per iteration (for all the
  * backend's islands at once), or one launch per segment with every block
- * resident (queue-lock kernel, one island only). */
+ * resident (queue-lock kernel; several islands only strict grid-resident
+ * with the state in registers). */
 enum gpu_launch_mode {
   GPU_MODE_STREAMING, /* one launch per iteration (two for queue and reduction) */
   GPU_MODE_CLUSTER,   /* strict, the swarm fits one thread-block cluster */
@@ -89,8 +90,8 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev);
 
 /* The launch mode in words, for the device line. */
 const char *gpu_plan_mode_name(const struct gpu_plan *p);
-/* The same with the islands of one launch, e.g. "64 islands in one launch
- * per iteration (PDL)". */
+/* The same with the islands that run together, e.g. "64 islands together,
+ * one launch per iteration (PDL)". */
 const char *gpu_plan_describe(const struct gpu_plan *p, char *buf, size_t n);
 
 #ifdef __cplusplus

@@ -75,9 +75,11 @@ IPSO_HD swarm_ptrs island_ptrs(swarm_ptrs s, unsigned int k)
   return s;
 }
 
-/* The global id of the island this block works on, which addresses its
- * random stream: the backend's first island + blockIdx.y. Kernels that
- * draw random numbers are always launched over all the backend's islands. */
+/* The global id of the island this block of a per-iteration kernel works
+ * on, which addresses its random stream: the backend's first island +
+ * blockIdx.y. Such kernels that draw random numbers are always launched
+ * over all the backend's islands (the resident kernels find the island
+ * from blockIdx.x instead). */
 IPSO_HD unsigned int island_id()
 {
   return K.island + blockIdx.y;
@@ -103,13 +105,13 @@ IPSO_HD real u01(unsigned int w)
 }
 
 /* The Philox block holding the random words of dimensions 2k, 2k+1 of
- * particle I at iteration T (in 1-D: the iteration's two words in .x, .y). */
-IPSO_HD uint4 rng_block(long long i, long long t, int k)
+ * particle I of island ISL (global id) at iteration T (in 1-D: the
+ * iteration's two words in .x, .y). */
+IPSO_HD uint4 rng_block(unsigned int isl, long long i, long long t, int k)
 {
   unsigned long long off = (unsigned long long)t * IPSO_W + 4ull * (unsigned long long)k;
   unsigned long long blk = off >> 2;
-  uint4 ctr =
-      make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, island_id());
+  uint4 ctr = make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, isl);
   uint2 key = make_uint2((unsigned int)K.seed, (unsigned int)(K.seed >> 32));
   uint4 r = curand_Philox4x32_10(ctr, key);
   if (IPSO_D == 1 && (off & 2)) {
@@ -311,15 +313,16 @@ struct particle_regs {
 };
 #define IPSO_KEEP_OK (IPSO_C * IPSO_V <= IPSO_KEEP_MAX_ELEMENTS)
 
-/* Updates particle I at iteration T against the global best position G:
+/* Updates particle I of island ISL (global id) at iteration T against the
+ * global best position G:
  * new position and velocity, cost, personal best. Returns the cost and
  * whether the personal best improved (on every thread of the group).
  * KEEP: the state comes from R when HAVE (else from memory) and goes back
  * to R; memory is written as always. */
 template <bool KEEP>
-IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const real *g, int lane,
-                           bool active, block_shared &sh, bool &improved, particle_regs &r,
-                           bool have)
+IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, long long t,
+                           const real *g, int lane, bool active, block_shared &sh, bool &improved,
+                           particle_regs &r, bool have)
 {
   real xs[IPSO_C][IPSO_V];
   size_t row = (size_t)i * IPSO_PITCH;
@@ -340,7 +343,7 @@ IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const 
     for (int k = 0; k < IPSO_V; k++) gg[k] = base + k < IPSO_D ? g[base + k] : (real)0;
 #pragma unroll
     for (int k = 0; k < IPSO_V; k += 2) {
-      uint4 r = rng_block(i, t, (base + k) / 2);
+      uint4 r = rng_block(isl, i, t, (base + k) / 2);
       if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k);
       if (IPSO_V > 1 && base + k + 1 < IPSO_D)
         update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1);

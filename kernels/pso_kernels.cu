@@ -24,7 +24,8 @@
  * (island-major), each with its own global-best slots, lock and history.
  * The per-iteration kernels run all K islands in one launch, island
  * blockIdx.y (island_ptrs), so small islands fill the GPU together; the
- * resident kernels run one island (K = 1, gpu_plan.c). Random numbers: cuRAND's Philox4_32_10
+ * resident kernels find the island from blockIdx.x (several islands only
+ * grid-resident, one tile per block: gpu_plan.c). Random numbers: cuRAND's Philox4_32_10
  * addressed exactly as curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h has
  * the host twin), W = swarm_words_per_iteration(D).
  *
@@ -81,7 +82,8 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   __syncthreads();
   bool improved;
   particle_regs none;
-  real pc = particle_step<false>(s, i, t, attract, lane, active, sh, improved, none, false);
+  real pc =
+      particle_step<false>(s, island_id(), i, t, attract, lane, active, sh, improved, none, false);
   if (VARIANT == 2) {
     real c = active ? pc : (real)IPSO_INF;
     long long idx = active ? i : IPSO_NONE;
@@ -228,7 +230,13 @@ IPSO_HD void cluster_barrier()
  * it.
  *
  * KEEP: every block has at most one tile, whose state stays in registers
- * from one iteration to the next (particle_regs). */
+ * from one iteration to the next (particle_regs).
+ *
+ * Several islands (strict, SCOPE 2, KEEP: gpu_plan.c): the grid is the
+ * islands' tiles one after the other, every block one tile of one island
+ * (island blockIdx.x / tiles), with the island's own slots and history;
+ * the grid barrier keeps all islands in step. With one island the grid
+ * may be smaller than the tiles (then per = gridDim.x, island 0). */
 template <int SCOPE, bool KEEP>
 __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned int *bar)
 {
@@ -238,6 +246,11 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   __shared__ long long g_idx;
   int lane = threadIdx.x % IPSO_G;
   long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
+  /* This block's island and its place among the island's blocks. */
+  long long per = (long long)gridDim.x < tiles ? (long long)gridDim.x : tiles;
+  unsigned int island = (unsigned int)(blockIdx.x / per), isl = K.island + island;
+  long long lb = blockIdx.x % per;
+  s = island_ptrs(s, island);
   particle_regs keep; /* KEEP: one tile per block, its state across iterations */
   int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
   if (threadIdx.x == 0) {
@@ -261,14 +274,14 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
     }
     real bc = (real)IPSO_INF;
     long long bi = -1;
-    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (long long tile = lb; tile < tiles; tile += per) {
       if (threadIdx.x == 0) sh.q_n = 0;
       __syncthreads();
       long long i = tile * IPSO_PPB + threadIdx.x / IPSO_G;
       bool active = i < K.n;
       if (!active) i = K.n - 1;
       bool improved;
-      real pc = particle_step<KEEP>(s, i, t, gs, lane, active, sh, improved, keep, t > first);
+      real pc = particle_step<KEEP>(s, isl, i, t, gs, lane, active, sh, improved, keep, t > first);
       if (active && lane == 0 && improved && lex_less(pc, i, gc, gi)) {
         int k = atomicAdd(&sh.q_n, 1);
         sh.q_cost[k] = pc;
@@ -307,9 +320,9 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
           gs[d] = ld_l2(s.gpos + (size_t)cur * IPSO_PITCH + d);
     }
     __syncthreads();
-    if (blockIdx.x == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
+    if (lb == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
   }
-  if (!IPSO_RELAXED && blockIdx.x == 0) {
+  if (!IPSO_RELAXED && lb == 0) {
     /* Leave slot LAST&1 holding the final best, as one launch per iteration would. */
     int cur = (int)(last & 1);
     if (threadIdx.x == 0) sh.stale = ld_l2(&s.gb[cur].tag) != last;
@@ -413,7 +426,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs 
     for (int k = 0; k < IPSO_V; k++) x[k] = v[k] = (real)0;
 #pragma unroll
     for (int k = 0; k < IPSO_V; k += 2) {
-      uint4 r = rng_block(i, 0, (base + k) / 2);
+      uint4 r = rng_block(island_id(), i, 0, (base + k) / 2);
       if (base + k < IPSO_D) init_coord(x[k], v[k], r.x, r.y, base + k);
       if (IPSO_V > 1 && base + k + 1 < IPSO_D)
         init_coord(x[k + 1], v[k + 1], r.z, r.w, base + k + 1);

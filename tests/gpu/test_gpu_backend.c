@@ -340,8 +340,10 @@ static struct swarm_state rows_of(const struct swarm_state *s, int particles, in
  * against the CPU backend's K islands: the same bits between the GPU runs
  * (strict, kernel variant KERNEL), the CPU's to rounding (exactly where
  * P->exact); then a migration on the ring of the K islands, more
- * iterations, and save_state/load_state into a new backend. */
-static void check_islands(const struct problem *p, const char *kernel)
+ * iterations, and save_state/load_state into a new backend. STREAMING: the
+ * K islands with one launch per iteration even where the plan would run
+ * them grid-resident. */
+static void check_islands(const struct problem *p, const char *kernel, int streaming)
 {
   enum { K = 4, FIRST = 3, ALL = 8, T = 7, M = 3 };
   struct ipso_config cfg;
@@ -353,10 +355,12 @@ static void check_islands(const struct problem *p, const char *kernel)
          p->objective, p->dims, p->particles, p->precision, p->ring ? "ring k=" : "global",
          p->ring);
   const struct gpu_overrides chosen = gpu_overrides_from_env();
+  struct gpu_overrides together = chosen;
+  if (streaming) together.no_resident = 1;
   const int D = p->dims, N = p->particles;
   struct swarm_setup all = {&cfg, FIRST, ALL, 0, K};
   struct backend multi, cpu, one[K];
-  int ok = backend_gpu_create_with(&all, &chosen, &multi) == IPSO_OK;
+  int ok = backend_gpu_create_with(&all, &together, &multi) == IPSO_OK;
   ok = ok && backend_cpu_create(&all, &cpu) == IPSO_OK;
   for (int k = 0; ok && k < K; k++) {
     struct swarm_setup s1 = {&cfg, FIRST + k, ALL, 0, 1};
@@ -437,7 +441,7 @@ static void check_islands(const struct problem *p, const char *kernel)
   /* save_state of all islands, load_state into a new backend: the same. */
   multi.ops->save_state(&multi, &sm);
   struct backend again;
-  CHECK(backend_gpu_create_with(&all, &chosen, &again) == IPSO_OK, "create again");
+  CHECK(backend_gpu_create_with(&all, &together, &again) == IPSO_OK, "create again");
   again.ops->load_state(&again, &sm);
   double ha[K * T];
   multi.ops->step(&multi, 2 * T + 1, 3 * T, hm);
@@ -547,7 +551,10 @@ int main(void)
   };
   const char *island_kernels[] = {"queue_lock", "queue", "reduction"};
   for (size_t k = 0; k < sizeof island_problems / sizeof island_problems[0]; k++)
-    for (int v = 0; v < 3; v++) check_islands(&island_problems[k], island_kernels[v]);
+    for (int v = 0; v < 3; v++) {
+      check_islands(&island_problems[k], island_kernels[v], 0);
+      if (v == 0) check_islands(&island_problems[k], island_kernels[v], 1);
+    }
   check_islands_relaxed(0);
   check_islands_relaxed(1);
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
