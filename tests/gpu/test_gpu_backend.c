@@ -542,19 +542,29 @@ int main(void)
   check_relaxed(1, 0);
   check_relaxed(0, 0);
   check_relaxed(0, 1);
-  /* K islands in one launch: every variant, global and ring, both precisions. */
-  const struct problem island_problems[] = {
-      {"sphere", 2, 333, "double", 1, 0},    {"cubic", 1, 1000, "float", 1, 0},
-      {"rastrigin", 30, 777, "float", 0, 0}, {"rosenbrock", 30, 300, "double", 0, 0},
-      {"sphere", 2, 333, "double", 1, 2},    {"rastrigin", 30, 777, "float", 0, 1},
-      {"cubic", 1, 2048, "double", 1, 3},    {"sphere", 1500, 40, "double", 0, 0},
+  /* K islands together: every variant, global and ring, both precisions;
+   * queue-lock grid-resident (where the plan takes it) and per iteration.
+   * Few enough to run under the sanitizers (run_sanitizer.sh). */
+  const struct {
+    struct problem p;
+    const char *kernel;
+    int streaming;
+  } island_cases[] = {
+      {{"sphere", 2, 333, "double", 1, 0}, "queue_lock", 0},
+      {{"sphere", 2, 333, "double", 1, 0}, "queue_lock", 1},
+      {{"sphere", 2, 333, "double", 1, 0}, "queue", 0},
+      {{"sphere", 2, 333, "double", 1, 0}, "reduction", 0},
+      {{"cubic", 1, 1000, "float", 1, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0}, "queue_lock", 1},
+      {{"rastrigin", 30, 777, "float", 0, 0}, "reduction", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2}, "queue_lock", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2}, "queue", 0},
+      {{"cubic", 1, 2048, "double", 1, 3}, "queue_lock", 0},
+      {{"sphere", 1500, 40, "double", 0, 0}, "queue_lock", 0},
   };
-  const char *island_kernels[] = {"queue_lock", "queue", "reduction"};
-  for (size_t k = 0; k < sizeof island_problems / sizeof island_problems[0]; k++)
-    for (int v = 0; v < 3; v++) {
-      check_islands(&island_problems[k], island_kernels[v], 0);
-      if (v == 0) check_islands(&island_problems[k], island_kernels[v], 1);
-    }
+  for (size_t k = 0; k < sizeof island_cases / sizeof island_cases[0]; k++)
+    check_islands(&island_cases[k].p, island_cases[k].kernel, island_cases[k].streaming);
   check_islands_relaxed(0);
   check_islands_relaxed(1);
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
