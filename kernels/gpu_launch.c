@@ -153,21 +153,24 @@ cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, u
                           0, stream);
 }
 
-cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned block,
-                               const void *d_cost, const long long *d_index, long long n,
-                               long long chunk, int worst, int count, long long *d_out,
+cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                               unsigned block, const void *d_cost, const long long *d_index,
+                               long long n, long long chunk, long long in_stride,
+                               long long out_stride, int worst, int count, long long *d_out,
                                void *d_out_cost, cudaStream_t stream)
 {
-  void *args[] = {&d_cost, &d_index, &n, &chunk, &worst, &count, &d_out, &d_out_cost};
-  return cudaLaunchKernel((const void *)k->select, dim3_of(grid), dim3_of(block), args, 0, stream);
+  void *args[] = {&d_cost,     &d_index, &n,     &chunk, &in_stride,
+                  &out_stride, &worst,   &count, &d_out, &d_out_cost};
+  return cudaLaunchKernel((const void *)k->select, grid_of(grid, islands), dim3_of(block), args, 0,
+                          stream);
 }
 
-cudaError_t ipso_launch_gather(const struct gpu_kernels *k, struct swarm_ptrs s,
+cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, cudaStream_t stream)
 {
   void *args[] = {&s, &d_idx, &count, &d_buf};
-  return cudaLaunchKernel((const void *)k->gather, dim3_of(COPY_GRID), dim3_of(COPY_BLOCK), args, 0,
-                          stream);
+  return cudaLaunchKernel((const void *)k->gather, grid_of(COPY_GRID, islands), dim3_of(COPY_BLOCK),
+                          args, 0, stream);
 }
 
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,

@@ -65,15 +65,19 @@ cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, u
 
 /* The COUNT best (WORST = 0) or worst of N entries D_COST (particle
  * D_INDEX[e], or e when NULL), CHUNK entries per block, into D_OUT and
- * D_OUT_COST (select_kernel). */
-cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned block,
-                               const void *d_cost, const long long *d_index, long long n,
-                               long long chunk, int worst, int count, long long *d_out,
+ * D_OUT_COST (select_kernel), for each of ISLANDS islands: island y's
+ * entries at IN_STRIDE * y, its picks at OUT_STRIDE * y. */
+cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                               unsigned block, const void *d_cost, const long long *d_index,
+                               long long n, long long chunk, long long in_stride,
+                               long long out_stride, int worst, int count, long long *d_out,
                                void *d_out_cost, cudaStream_t stream);
 
-/* Migrants out: personal-best rows D_IDX[0..count) into D_BUF; in: rows of
- * D_BUF and costs D_COST into the particles D_IDX (those >= 0). */
-cudaError_t ipso_launch_gather(const struct gpu_kernels *k, struct swarm_ptrs s,
+/* Migrants out: personal-best rows D_IDX[y * count ..] of each of ISLANDS
+ * islands into D_BUF (island y's COUNT rows after island y-1's); in: rows
+ * of D_BUF and costs D_COST into the particles D_IDX (those >= 0) of one
+ * island (S: its view). */
+cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, cudaStream_t stream);
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
                                 const long long *d_idx, int count, const void *d_buf,

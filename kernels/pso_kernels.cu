@@ -467,14 +467,22 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm
  * COUNT); one pass per pick, each the next in the order after the previous.
  * INDEX gives the particle of each entry (NULL: the entry number), -1 entries
  * are skipped: so one launch over the personal bests and one single-block
- * launch over the blocks' picks select the swarm's COUNT best or worst. */
+ * launch over the blocks' picks select the swarm's COUNT best or worst.
+ * Island blockIdx.y's entries start at IN_STRIDE * y, its picks at
+ * OUT_STRIDE * y (all islands' selections in one launch). */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
-    select_kernel(const real *cost, const long long *index, long long n, long long chunk, int worst,
-                  int count, long long *out, real *out_cost)
+    select_kernel(const real *cost, const long long *index, long long n, long long chunk,
+                  long long in_stride, long long out_stride, int worst, int count, long long *out,
+                  real *out_cost)
 {
   __shared__ block_shared sh;
   __shared__ real last_c;
   __shared__ long long last_i;
+  /* Island blockIdx.y's entries and picks. */
+  cost += (size_t)blockIdx.y * (size_t)in_stride;
+  if (index) index += (size_t)blockIdx.y * (size_t)in_stride;
+  out += (size_t)blockIdx.y * (size_t)out_stride;
+  out_cost += (size_t)blockIdx.y * (size_t)out_stride;
   long long lo = (long long)blockIdx.x * chunk, hi = lo + chunk < n ? lo + chunk : n;
   if (threadIdx.x == 0) last_i = -1;
   __syncthreads();
@@ -506,10 +514,14 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   }
 }
 
-/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out);
- * one island (the host's view of it). */
+/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out),
+ * for island blockIdx.y: its indices at IDX[y * count], its rows at
+ * BUF[y * count * IPSO_PITCH]. */
 extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int count, real *buf)
 {
+  s = island_ptrs(s, blockIdx.y);
+  idx += (size_t)blockIdx.y * (size_t)count;
+  buf += (size_t)blockIdx.y * (size_t)count * IPSO_PITCH;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
        e < (long long)count * IPSO_PITCH; e += (long long)gridDim.x * blockDim.x) {
     long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
