@@ -243,12 +243,15 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
       if (isnan(h[j])) h[j] = j ? h[j - 1] : g->last_best[k];
   }
   g->t = last;
+  /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the
+   * best after the last iteration is the slot itself. */
+  if (p->relaxed) IPSO_TRY(read_last_bests(g));
   for (int k = 0; k < g->count; k++) {
     double *h = best + (size_t)k * (size_t)n;
-    /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the
-     * best after the last iteration is the slot itself. */
-    if (p->relaxed) IPSO_TRY(read_best(g, k, &h[n - 1], NULL, NULL));
-    g->last_best[k] = h[n - 1];
+    if (p->relaxed)
+      h[n - 1] = g->last_best[k];
+    else
+      g->last_best[k] = h[n - 1];
   }
   return IPSO_OK;
 }
