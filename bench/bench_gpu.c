@@ -9,13 +9,19 @@
  * lbest kernel writes and the step reads). Optionally the CPU
  * backend on the same problems (--cpu), for the GPU/CPU speedup.
  *
+ * Islands: the 30-D float Rastrigin workload's 65,536 particles as 64
+ * islands of 1,024 and 16 of 4,096 in one backend (all islands in one launch
+ * per iteration) against one swarm of 65,536, global topology and ring:
+ * the time per iteration of each and the ratio to the one swarm (--only
+ * islands for these rows alone).
+ *
  * --user FILE: the 30-D float Rastrigin workload with the built-in objective
  * and with FILE's rastrigin_user (configs/user/rastrigin.cu), declared
  * separable and on whole rows: time of each,
  * and the start-up time of the user version with an empty kernel cache
  * (NVRTC compile) and with the cache filled.
  *
- *   bench_gpu [--reps N] [--only NAME] [--cpu] [--csv FILE] [--user FILE]  */
+ *   bench_gpu [--reps N] [--only NAME|islands] [--cpu] [--csv FILE] [--user FILE]  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,20 +117,22 @@ static int make_config(const struct workload *w, const struct variant *v, const 
   return config_load_text(text, w->name, 0, NULL, 1, cfg);
 }
 
-/* Times ITERATIONS iterations REPS times (after a warm-up) on the GPU; the
- * median device time in seconds, and the final best of the last run. */
-static int time_gpu(const struct ipso_config *cfg, int streaming, long iterations, int reps,
-                    double *median, double *spread, double *best_out, char *mapping, size_t mlen)
+/* Times ITERATIONS iterations of ISLANDS islands in one backend REPS times
+ * (after a warm-up) on the GPU; the median device time in seconds, and the
+ * final best of the last run (the best of its islands). */
+static int time_islands(const struct ipso_config *cfg, int islands, int streaming, long iterations,
+                        int reps, double *median, double *spread, double *best_out, char *mapping,
+                        size_t mlen)
 {
-  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct swarm_setup setup = {cfg, 0, islands, 0, islands};
   struct backend b;
   struct gpu_overrides o = gpu_overrides_from_env();
   if (streaming) o.no_resident = 1;
   IPSO_TRY(backend_gpu_create_with(&setup, &o, &b));
   gpu_mapping_of(&b, mapping, mlen);
-  double *best = malloc(sizeof(double) * (size_t)iterations);
+  double *best = malloc(sizeof(double) * (size_t)iterations * (size_t)islands);
   double *t = malloc(sizeof(double) * (size_t)reps);
-  int rc = IPSO_OK;
+  int rc = best && t ? IPSO_OK : IPSO_FAIL("memory", "out of memory");
   long warm = iterations < 200 ? iterations : 200;
   if (rc == IPSO_OK) rc = b.ops->init(&b);
   if (rc == IPSO_OK) rc = b.ops->step(&b, 1, warm, best);
@@ -135,6 +143,9 @@ static int time_gpu(const struct ipso_config *cfg, int streaming, long iteration
   }
   if (rc == IPSO_OK) {
     *best_out = best[iterations - 1];
+    for (int k = 1; k < islands; k++)
+      if (best[(size_t)k * (size_t)iterations + (size_t)iterations - 1] < *best_out)
+        *best_out = best[(size_t)k * (size_t)iterations + (size_t)iterations - 1];
     qsort(t, (size_t)reps, sizeof t[0], cmp_double);
     *median = t[reps / 2];
     *spread = (t[reps - 1] - t[0]) / t[reps / 2];
@@ -145,12 +156,63 @@ static int time_gpu(const struct ipso_config *cfg, int streaming, long iteration
   return rc;
 }
 
+/* The same for one island. */
+static int time_gpu(const struct ipso_config *cfg, int streaming, long iterations, int reps,
+                    double *median, double *spread, double *best_out, char *mapping, size_t mlen)
+{
+  return time_islands(cfg, 1, streaming, iterations, reps, median, spread, best_out, mapping, mlen);
+}
+
+/* The 30-D float Rastrigin workload's particles as one swarm and as islands
+ * in one backend, global and ring (strict queue-lock): time per iteration
+ * and the ratio to the one swarm as the plan runs it. */
+static int compare_islands(int reps, FILE *csv)
+{
+  const struct workload *w = &workloads[4];
+  const struct {
+    int islands, streaming;
+  } rows[] = {{1, 0}, {1, 1}, {16, 0}, {64, 0}};
+  long iterations = w->iterations;
+  for (int ring = 0; ring < 2; ring++) {
+    double base = 0;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+      struct workload iw = *w;
+      iw.particles = w->particles / rows[r].islands;
+      struct variant v = {"queue_lock", "strict", rows[r].streaming, ring};
+      struct ipso_config cfg;
+      IPSO_TRY(make_config(&iw, &v, "gpu", &cfg));
+      double med = 0, spread = 0, best = 0;
+      char mapping[64] = "", label[64];
+      int rc = time_islands(&cfg, rows[r].islands, rows[r].streaming, iterations, reps, &med,
+                            &spread, &best, mapping, sizeof mapping);
+      config_free(&cfg);
+      snprintf(label, sizeof label, "%d x %d%s", rows[r].islands, iw.particles,
+               rows[r].streaming ? " (per iteration)" : "");
+      if (rc != IPSO_OK) {
+        printf("islands %-6s %-28s failed\n", ring ? "ring" : "global", label);
+        continue;
+      }
+      if (r == 0) base = med;
+      double per_it = med / (double)iterations;
+      printf("islands %-6s %-28s %-26s %9.2f us/iteration %6.1f%% %6.3fx one swarm  best %.6g\n",
+             ring ? "ring" : "global", label, mapping, 1e6 * per_it, 100 * spread,
+             base > 0 ? med / base : 0, fabs(best));
+      if (csv)
+        fprintf(csv, "islands-%d-%d,queue_lock,strict%s,%s,%.6f,%.4f,%.6e,,%.17g\n",
+                rows[r].islands, iw.particles, ring ? "+ring" : "", mapping, med, spread,
+                (double)w->particles * (double)iterations / med, fabs(best));
+    }
+  }
+  printf("islands: target 64 x 1,024 within 1.10x of one swarm of 65,536 per iteration\n");
+  return IPSO_OK;
+}
+
 /* Seconds per iteration of the CPU backend on the same problem (all cores). */
 static int time_cpu(const struct workload *w, double *per_iteration)
 {
   struct ipso_config cfg;
   IPSO_TRY(make_config(w, &variants[0], "cpu", &cfg));
-  struct swarm_setup setup = {&cfg, 0, 1, -1};
+  struct swarm_setup setup = {&cfg, 0, 1, -1, 1};
   struct backend b;
   IPSO_TRY(backend_cpu_create(&setup, &b));
   /* Enough iterations for a fraction of a second of work, at least 3. */
@@ -172,7 +234,7 @@ static int time_cpu(const struct workload *w, double *per_iteration)
 /* Seconds to create (compile or load from the cache) and destroy a backend. */
 static double startup_seconds(const struct ipso_config *cfg)
 {
-  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct swarm_setup setup = {cfg, 0, 1, 0, 1};
   struct backend b;
   double t0 = wall_seconds();
   if (backend_gpu_create(&setup, &b) != IPSO_OK) return -1;
@@ -246,8 +308,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--user") && i + 1 < argc)
       user = argv[++i];
     else {
-      fprintf(stderr,
-              "usage: bench_gpu [--reps N] [--only NAME] [--cpu] [--csv FILE] [--user FILE]\n");
+      fprintf(stderr, "usage: bench_gpu [--reps N] [--only NAME|islands] [--cpu] [--csv FILE] "
+                      "[--user FILE]\n");
       return 2;
     }
   }
@@ -277,7 +339,7 @@ int main(int argc, char **argv)
          "time [s]", "spread", "evals/s", "roofline", "best");
   for (size_t k = 0; k < sizeof workloads / sizeof workloads[0]; k++) {
     const struct workload *w = &workloads[k];
-    if (only && !strstr(w->name, only)) continue;
+    if (only && (!strstr(w->name, only) || !strcmp(only, "islands"))) continue;
     double es = strcmp(w->precision, "float") ? 8 : 4;
     double bytes = 5.0 * w->particles * (double)w->dims * es * (double)w->iterations;
     double ql = 0, red = 0;
@@ -317,6 +379,7 @@ int main(int argc, char **argv)
                per_it * (double)w->iterations / (ql > 0 ? ql : 1));
     }
   }
+  if ((!only || !strcmp(only, "islands")) && compare_islands(reps, csv) != IPSO_OK) return 1;
   if (csv) fclose(csv);
   if (user && compare_user(user, reps) != IPSO_OK) return 1;
   return 0;

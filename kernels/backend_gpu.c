@@ -1,8 +1,11 @@
-/* The CUDA backend: one island's swarm in device memory, kernels compiled
- * at start-up by NVRTC (kernels/pso_kernels.cu) for this problem and this
- * GPU. Host code only enqueues work on the island's stream; the only
- * host<->device copies inside the iteration loop are the per-iteration best
- * costs at segment ends (a few bytes per iteration) and the migrants.
+/* The CUDA backend: the swarms of K islands in device memory, one set of
+ * arrays with the islands one after the other (kernels/gpu_abi.h), kernels
+ * compiled at start-up by NVRTC (kernels/pso_kernels.cu) for this problem
+ * and this GPU. Every per-iteration launch runs all K islands (blockIdx.y);
+ * migration and reading a best work on one island through its view. Host
+ * code only enqueues work on the backend's stream; the only host<->device
+ * copies inside the iteration loop are the per-iteration best costs at
+ * segment ends (a few bytes per iteration and island) and the migrants.
  *
  * The backend's operations are here; the launch plan is in gpu_plan.c, the
  * launchers in gpu_launch.c, the float/double staging in gpu_stage.c. */
@@ -29,6 +32,7 @@ struct gpu_swarm {
   const struct ipso_config *cfg;
   struct gpu_plan plan;
   int device, island, D, fl;
+  int count;           /* K: islands, global ids island .. island + count - 1 */
   unsigned int *d_bar; /* grid barrier: arrivals, generation */
   int64_t N;
   size_t es; /* bytes per element */
@@ -38,16 +42,23 @@ struct gpu_swarm {
   struct gpu_kernels k;
   struct swarm_ptrs s;
   void *d_tables;    /* lo, hi, span, vmax, prm: [pitch] each */
-  long long *d_sel;  /* [2 * cap] selected indices */
+  long long *d_sel;  /* [count * cap] selected indices, island-major */
   void *d_selcost;   /* [2 * cap] their costs */
   long long *d_pick; /* [pick_blocks * cap] the selection blocks' picks */
   void *d_pickcost;  /* [pick_blocks * cap] their costs */
   void *d_buf;       /* [cap * pitch] migrant rows */
   void *d_bufcost;   /* [cap] migrant costs */
-  void *h_stage;     /* pinned staging: rows, costs, indices */
-  int cap;           /* migrants the buffers hold */
+  long long *d_in;   /* [count * cap] indices of the migrants in */
+  void *h_stage;     /* pinned staging: a position, then migrants out and in */
+  size_t stage_pos;  /* bytes of the position at the start of h_stage */
+  int cap;           /* migrants per island the buffers hold */
+  int packed;        /* migrants per island in pinned area 0 (0: none, stale) */
+  int victims;       /* victims per island in pinned area 0 (0: none, stale) */
+  char *unpacked;    /* [count] island took migrants since the victims were chosen */
+  int stale;         /* last_best needs reading (after migrants came in) */
   int64_t hist_cap;
-  double last_best;              /* best cost after iteration t */
+  double *last_best;             /* [count] each island's best cost after iteration t */
+  union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
 };
 
@@ -55,7 +66,8 @@ struct gpu_swarm {
 static int allocate(struct gpu_swarm *g)
 {
   int pitch = g->plan.map.pitch;
-  size_t rows = (size_t)g->N * (size_t)pitch * g->es, n = (size_t)g->N * g->es;
+  size_t K = (size_t)g->count;
+  size_t rows = K * (size_t)g->N * (size_t)pitch * g->es, n = K * (size_t)g->N * g->es;
   void **arr[3] = {&g->s.x, &g->s.v, &g->s.p};
   for (int i = 0; i < 3; i++) {
     cudaError_t e = cudaMalloc(arr[i], rows);
@@ -75,45 +87,76 @@ static int allocate(struct gpu_swarm *g)
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.pcost, n));
   union gpu_slot slots[IPSO_GB_SLOTS];
   gpu_slots_empty(slots, g->fl);
-  IPSO_CHECK_CUDA(cudaMalloc(&g->s.gb, sizeof slots));
-  IPSO_CHECK_CUDA(cudaMemcpy(g->s.gb, slots, sizeof slots, cudaMemcpyHostToDevice));
-  size_t gpos = IPSO_GB_SLOTS * (size_t)pitch * g->es;
+  IPSO_CHECK_CUDA(cudaMalloc(&g->s.gb, K * sizeof slots));
+  for (size_t k = 0; k < K; k++)
+    IPSO_CHECK_CUDA(cudaMemcpy((char *)g->s.gb + k * sizeof slots, slots, sizeof slots,
+                               cudaMemcpyHostToDevice));
+  size_t gpos = K * IPSO_GB_SLOTS * (size_t)pitch * g->es;
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.gpos, gpos));
   IPSO_CHECK_CUDA(cudaMemset(g->s.gpos, 0, gpos));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->s.slot_cost, (size_t)g->plan.blocks * g->es));
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.slot_idx, (size_t)g->plan.blocks * sizeof(long long)));
+  /* Per-block candidates: the step kernels' blocks, at least as many as
+   * candidates_kernel's (a particle per thread). */
+  g->s.slot_stride = g->plan.blocks;
+  IPSO_CHECK_CUDA(cudaMalloc(&g->s.slot_cost, K * (size_t)g->plan.blocks * g->es));
+  IPSO_CHECK_CUDA(
+      cudaMalloc((void **)&g->s.slot_idx, K * (size_t)g->plan.blocks * sizeof(long long)));
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_bar, 2 * sizeof(unsigned int)));
   IPSO_CHECK_CUDA(cudaMemset(g->d_bar, 0, 2 * sizeof(unsigned int)));
-  g->hist_cap = 1;
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, sizeof(double)));
+  g->hist_cap = (int64_t)K;
+  g->s.hist_stride = 1;
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, K * sizeof(double)));
   return IPSO_OK;
 }
 
-/* Recomputes the global best from the personal bests as they are, into the
- * slot of iteration g->t (after init, a load or a migration). */
-static int recompute_best(struct gpu_swarm *g, int from_init)
+/* Island K's part of the swarm arrays (island_ptrs of kernels/pso_device.cuh
+ * on the host), for the launches of one island (gridDim.y = 1). */
+static struct swarm_ptrs island_view(const struct gpu_swarm *g, int k)
 {
-  struct swarm_ptrs s = g->s;
-  s.hist = NULL;
+  struct swarm_ptrs v = g->s;
+  size_t rows = (size_t)k * (size_t)g->N, pitch = (size_t)g->plan.map.pitch, es = g->es;
+  v.x = (char *)v.x + rows * pitch * es;
+  v.v = (char *)v.v + rows * pitch * es;
+  v.p = (char *)v.p + rows * pitch * es;
+  v.cost = (char *)v.cost + rows * es;
+  v.pcost = (char *)v.pcost + rows * es;
+  v.gb = (char *)v.gb + (size_t)k * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
+  v.gpos = (char *)v.gpos + (size_t)k * IPSO_GB_SLOTS * pitch * es;
+  v.slot_cost = (char *)v.slot_cost + (size_t)k * (size_t)v.slot_stride * es;
+  v.slot_idx = v.slot_idx + (size_t)k * (size_t)v.slot_stride;
+  v.hist = NULL;
+  if (v.lbest) v.lbest = (char *)v.lbest + rows * pitch * es;
+  return v;
+}
+
+/* Recomputes the global best of COUNT islands from island FIRST on from the
+ * personal bests as they are, into the slot of iteration g->t (after init,
+ * a load or a migration). */
+static int recompute_best(struct gpu_swarm *g, int first, int count, int from_init)
+{
+  struct swarm_ptrs s = island_view(g, first);
   unsigned block = (unsigned)g->plan.map.block;
   unsigned cand_blocks = (unsigned)((g->N + block - 1) / block);
-  if (!from_init) IPSO_CHECK_CUDA(ipso_launch_candidates(&g->k, cand_blocks, block, s, g->stream));
+  if (!from_init)
+    IPSO_CHECK_CUDA(
+        ipso_launch_candidates(&g->k, cand_blocks, (unsigned)count, block, s, g->stream));
   int nslots = from_init ? g->plan.blocks : (int)cand_blocks;
-  IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, block, 0, s, nslots, g->t, g->t, 1, g->stream));
+  IPSO_CHECK_CUDA(
+      ipso_launch_reduce(&g->k, (unsigned)count, block, 0, s, nslots, g->t, g->t, 1, g->stream));
   return IPSO_OK;
 }
 
-/* Reads the best of the slot of iteration g->t: cost, index, position. */
-static int read_best(struct gpu_swarm *g, double *cost, int64_t *idx, double *pos)
+/* Reads island K's best of the slot of iteration g->t: cost, index, position. */
+static int read_best(struct gpu_swarm *g, int k, double *cost, int64_t *idx, double *pos)
 {
   int cur = g->plan.relaxed ? 0 : (int)(g->t & 1);
   union gpu_slot slot;
-  char *gb = g->s.gb;
+  struct swarm_ptrs v = island_view(g, k);
+  char *gb = v.gb;
   IPSO_CHECK_CUDA(cudaMemcpyAsync(&slot, gb + cur * IPSO_GB_SLOT_BYTES, IPSO_GB_SLOT_BYTES,
                                   cudaMemcpyDeviceToHost, g->stream));
   int pitch = g->plan.map.pitch;
   if (pos) {
-    char *gp = g->s.gpos;
+    char *gp = v.gpos;
     IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_stage, gp + (size_t)cur * pitch * g->es,
                                     (size_t)g->D * g->es, cudaMemcpyDeviceToHost, g->stream));
   }
@@ -124,63 +167,99 @@ static int read_best(struct gpu_swarm *g, double *cost, int64_t *idx, double *po
   return IPSO_OK;
 }
 
+/* Every island's best after iteration g->t into last_best (one copy of
+ * all the slots). */
+static int read_last_bests(struct gpu_swarm *g)
+{
+  int cur = g->plan.relaxed ? 0 : (int)(g->t & 1);
+  size_t bytes = (size_t)g->count * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_slots, g->s.gb, bytes, cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  for (int k = 0; k < g->count; k++)
+    g->last_best[k] = gpu_slot_cost(&g->h_slots[k * IPSO_GB_SLOTS + cur], g->fl);
+  g->stale = 0;
+  return IPSO_OK;
+}
+
+/* The migrants selected (out or victims) are no longer those of the swarms
+ * (they moved, or were reloaded). */
+static void forget_selection(struct gpu_swarm *g)
+{
+  g->packed = g->victims = 0;
+}
+
 static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   g->t = 0;
-  IPSO_CHECK_CUDA(ipso_launch_init(&g->k, (unsigned)g->plan.blocks, (unsigned)g->plan.map.block,
-                                   g->s, g->stream));
-  IPSO_TRY(recompute_best(g, 1));
-  return read_best(g, &g->last_best, NULL, NULL);
+  forget_selection(g);
+  IPSO_CHECK_CUDA(ipso_launch_init(&g->k, (unsigned)g->plan.blocks, (unsigned)g->count,
+                                   (unsigned)g->plan.map.block, g->s, g->stream));
+  IPSO_TRY(recompute_best(g, 0, g->count, 1));
+  return read_last_bests(g);
 }
 
 static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best)
 {
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
-  int64_t n = last - first + 1;
-  if (n > g->hist_cap) {
+  int64_t n = last - first + 1, all = n * g->count;
+  forget_selection(g);
+  if (g->stale) IPSO_TRY(read_last_bests(g));
+  if (all > g->hist_cap) {
     IPSO_CHECK_CUDA(cudaFree(g->s.hist));
-    IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, (size_t)n * sizeof(double)));
-    g->hist_cap = n;
+    g->s.hist = NULL;
+    IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, (size_t)all * sizeof(double)));
+    g->hist_cap = all;
   }
+  /* Island k's history at [k * n]: the interface's layout of BEST. */
+  g->s.hist_stride = n;
   /* NaN marks an iteration in which nothing improved the best (relaxed). */
-  IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)n * sizeof(double), g->stream));
-  unsigned block = (unsigned)p->map.block;
+  IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)all * sizeof(double), g->stream));
+  unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_start, g->stream));
   if (p->mode != GPU_MODE_STREAMING) {
     IPSO_CHECK_CUDA(ipso_launch_resident(&g->k, p->mode, p->keep, (unsigned)p->res_blocks, block,
                                          g->s, first, last, g->d_bar, g->stream));
   } else {
     for (long long t = first; t <= last; t++) {
-      if (p->ring) IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, block, p->pdl, g->s, g->N, g->stream));
-      IPSO_CHECK_CUDA(
-          ipso_launch_step(&g->k, (unsigned)p->blocks, block, p->pdl, g->s, t, first, g->stream));
+      if (p->ring)
+        IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, islands, block, p->pdl, g->s, g->N, g->stream));
+      IPSO_CHECK_CUDA(ipso_launch_step(&g->k, (unsigned)p->blocks, islands, block, p->pdl, g->s, t,
+                                       first, g->stream));
       if (p->variant != GPU_QUEUE_LOCK)
-        IPSO_CHECK_CUDA(
-            ipso_launch_reduce(&g->k, block, p->pdl, g->s, p->blocks, t, first, 0, g->stream));
+        IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, islands, block, p->pdl, g->s, p->blocks, t, first,
+                                           0, g->stream));
     }
   }
   IPSO_CHECK_CUDA(cudaGetLastError());
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_stop, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(best, g->s.hist, (size_t)n * sizeof(double),
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(best, g->s.hist, (size_t)all * sizeof(double),
                                   cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  for (int64_t k = 0; k < n; k++) {
-    if (isnan(best[k])) best[k] = k ? best[k - 1] : g->last_best;
+  for (int k = 0; k < g->count; k++) {
+    double *h = best + (size_t)k * (size_t)n;
+    for (int64_t j = 0; j < n; j++)
+      if (isnan(h[j])) h[j] = j ? h[j - 1] : g->last_best[k];
   }
   g->t = last;
   /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the
    * best after the last iteration is the slot itself. */
-  if (p->relaxed) IPSO_TRY(read_best(g, &best[n - 1], NULL, NULL));
-  g->last_best = best[n - 1];
+  if (p->relaxed) IPSO_TRY(read_last_bests(g));
+  for (int k = 0; k < g->count; k++) {
+    double *h = best + (size_t)k * (size_t)n;
+    if (p->relaxed)
+      h[n - 1] = g->last_best[k];
+    else
+      g->last_best[k] = h[n - 1];
+  }
   return IPSO_OK;
 }
 
-static int gpu_best(struct backend *b, struct island_best *out)
+static int gpu_best(struct backend *b, int k, struct island_best *out)
 {
   struct gpu_swarm *g = b->impl;
-  return read_best(g, &out->cost, &out->particle, out->position);
+  return read_best(g, k, &out->cost, &out->particle, out->position);
 }
 
 /* Entries per block in the first selection pass. */
@@ -196,114 +275,211 @@ static int pick_blocks(const struct gpu_swarm *g)
   return (int)((g->N + pick_chunk(g) - 1) / pick_chunk(g));
 }
 
-/* Grows the migrant buffers to COUNT migrants. */
+static size_t align16(size_t n)
+{
+  return (n + 15) & ~(size_t)15;
+}
+
+/* Grows the migrant buffers to COUNT migrants per island (every island's
+ * selection, rows and costs side by side, island-major); the cached
+ * selections go with the old buffers. */
 static int reserve_migrants(struct gpu_swarm *g, int count)
 {
   if (count <= g->cap) return IPSO_OK;
+  /* Copies of migrants in may still read the pinned buffer. */
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   cudaFree(g->d_sel);
   cudaFree(g->d_selcost);
   cudaFree(g->d_pick);
   cudaFree(g->d_pickcost);
   cudaFree(g->d_buf);
   cudaFree(g->d_bufcost);
+  cudaFree(g->d_in);
   cudaFreeHost(g->h_stage);
-  g->d_sel = g->d_pick = NULL;
+  g->d_sel = g->d_pick = g->d_in = NULL;
   g->d_selcost = g->d_pickcost = g->d_buf = g->d_bufcost = g->h_stage = NULL;
-  size_t picks = (size_t)pick_blocks(g) * (size_t)count;
+  g->packed = g->victims = 0;
+  g->cap = 0;
+  size_t K = (size_t)g->count, c = (size_t)count, pitch = (size_t)g->plan.map.pitch;
+  size_t picks = K * (size_t)pick_blocks(g) * c;
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_pick, picks * sizeof(long long)));
   IPSO_CHECK_CUDA(cudaMalloc(&g->d_pickcost, picks * g->es));
-  size_t rows = (size_t)count * (size_t)g->plan.map.pitch * g->es;
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_sel, 2 * (size_t)count * sizeof(long long)));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_selcost, 2 * (size_t)count * g->es));
+  size_t rows = K * c * pitch * g->es;
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_sel, K * c * sizeof(long long)));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_selcost, K * c * g->es));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_in, K * c * sizeof(long long)));
   IPSO_CHECK_CUDA(cudaMalloc(&g->d_buf, rows));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_bufcost, (size_t)count * g->es));
-  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_stage, rows +
-                                                  (size_t)count * (g->es + 2 * sizeof(long long)) +
-                                                  (size_t)g->plan.map.pitch * 8));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_bufcost, K * c * g->es));
+  /* Pinned: the position read_best copies, then two areas of K * COUNT
+   * rows, costs and indices: the migrants out (and the victims), and the
+   * migrants in, each island in its own part, so that the copies of one
+   * island's migrants in never wait for another's. */
+  size_t area = align16(rows) + align16(K * c * sizeof(long long)) + align16(K * c * g->es);
+  g->stage_pos = align16(pitch * 8);
+  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_stage, g->stage_pos + 2 * area));
   g->cap = count;
   return IPSO_OK;
 }
 
-/* The COUNT best (WORST = 0) or worst personal bests into d_sel and
- * d_selcost: each block picks from its chunk, then one block from the picks. */
+/* The parts of a pinned area (AREA 0: out and victims, 1: in), each
+ * 16-byte aligned: rows, indices and costs of K * cap migrants; island K's
+ * COUNT migrants (COUNT <= cap) at [k * count] of each part, as on the
+ * device. */
+static size_t part_rows(const struct gpu_swarm *g)
+{
+  return align16((size_t)g->count * (size_t)g->cap * (size_t)g->plan.map.pitch * g->es);
+}
+
+static size_t part_index(const struct gpu_swarm *g)
+{
+  return align16((size_t)g->count * (size_t)g->cap * sizeof(long long));
+}
+
+static char *area_base(struct gpu_swarm *g, int area)
+{
+  size_t size = part_rows(g) + part_index(g) + align16((size_t)g->count * (size_t)g->cap * g->es);
+  return (char *)g->h_stage + g->stage_pos + (size_t)area * size;
+}
+
+static char *stage_rows(struct gpu_swarm *g, int area, int k, int count)
+{
+  return area_base(g, area) + (size_t)k * (size_t)count * (size_t)g->plan.map.pitch * g->es;
+}
+
+static long long *stage_index(struct gpu_swarm *g, int area, int k, int count)
+{
+  return (long long *)(area_base(g, area) + part_rows(g)) + (size_t)k * (size_t)count;
+}
+
+static char *stage_costs(struct gpu_swarm *g, int area, int k, int count)
+{
+  return area_base(g, area) + part_rows(g) + part_index(g) + (size_t)k * (size_t)count * g->es;
+}
+
+/* The COUNT best (WORST = 0) or worst personal bests of every island into
+ * d_sel and d_selcost (island k's at [k * count]): each block picks from its
+ * chunk of its island, then one block per island from the picks. Two
+ * launches for all islands. */
 static int select_particles(struct gpu_swarm *g, int worst, int count)
 {
-  unsigned block = (unsigned)g->plan.map.block;
+  unsigned block = (unsigned)g->plan.map.block, islands = (unsigned)g->count;
   int nb = pick_blocks(g);
-  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, (unsigned)nb, block, g->s.pcost, NULL, g->N,
-                                     pick_chunk(g), worst, count, g->d_pick, g->d_pickcost,
-                                     g->stream));
   long long picks = (long long)nb * count;
-  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, block, g->d_pickcost, g->d_pick, picks, picks, worst,
-                                     count, g->d_sel, g->d_selcost, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, (unsigned)nb, islands, block, g->s.pcost, NULL, g->N,
+                                     pick_chunk(g), g->N, picks, worst, count, g->d_pick,
+                                     g->d_pickcost, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, islands, block, g->d_pickcost, g->d_pick, picks,
+                                     picks, picks, count, worst, count, g->d_sel, g->d_selcost,
+                                     g->stream));
   return IPSO_OK;
 }
 
-static int gpu_pack(struct backend *b, int count, double *pos, double *cost, int64_t *index)
+/* Every island's COUNT best personal bests (rows, costs, indices) into the
+ * pinned area 0, in one pass: the solver packs all islands before it
+ * unpacks any, so one selection, one gather and one copy serve them all. */
+static int pack_all(struct gpu_swarm *g, int count)
 {
-  struct gpu_swarm *g = b->impl;
   IPSO_TRY(reserve_migrants(g, count));
+  if (g->packed == count) return IPSO_OK;
   IPSO_TRY(select_particles(g, 0, count));
-  IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, g->s, g->d_sel, count, g->d_buf, g->stream));
-  int pitch = g->plan.map.pitch;
-  size_t rows = (size_t)count * (size_t)pitch * g->es;
-  char *h = g->h_stage;
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(h, g->d_buf, rows, cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(h + rows, g->d_selcost, (size_t)count * g->es,
+  IPSO_CHECK_CUDA(
+      ipso_launch_gather(&g->k, (unsigned)g->count, g->s, g->d_sel, count, g->d_buf, g->stream));
+  size_t n = (size_t)g->count * (size_t)count;
+  size_t rows = n * (size_t)g->plan.map.pitch * g->es;
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_rows(g, 0, 0, count), g->d_buf, rows,
                                   cudaMemcpyDeviceToHost, g->stream));
-  long long *idx = (long long *)(h + rows + (size_t)count * g->es);
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(idx, g->d_sel, (size_t)count * sizeof(long long),
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_costs(g, 0, 0, count), g->d_selcost, n * g->es,
+                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_index(g, 0, 0, count), g->d_sel, n * sizeof(long long),
                                   cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  gpu_rows_from_real(pos, h, pitch, (size_t)count, g->D, g->fl);
+  g->packed = count;
+  g->victims = 0; /* area 0 now holds the migrants out */
+  return IPSO_OK;
+}
+
+static int gpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index)
+{
+  struct gpu_swarm *g = b->impl;
+  IPSO_TRY(pack_all(g, count));
+  gpu_rows_from_real(pos, stage_rows(g, 0, k, count), g->plan.map.pitch, (size_t)count, g->D,
+                     g->fl);
+  const char *c = stage_costs(g, 0, k, count);
+  const long long *idx = stage_index(g, 0, k, count);
   for (int m = 0; m < count; m++) {
-    cost[m] = gpu_real_get(h + rows, (size_t)m, g->fl);
+    cost[m] = gpu_real_get(c, (size_t)m, g->fl);
     index[m] = idx[m];
   }
   return IPSO_OK;
 }
 
-static int gpu_unpack(struct backend *b, int count, const double *pos, const double *cost,
+/* Every island's COUNT worst personal bests (costs, indices) into the
+ * pinned area 0, in one pass, unless they are there and island K has not
+ * taken migrants since. */
+static int victims_all(struct gpu_swarm *g, int k, int count)
+{
+  IPSO_TRY(reserve_migrants(g, count));
+  if (g->victims == count && !g->unpacked[k]) return IPSO_OK;
+  IPSO_TRY(select_particles(g, 1, count));
+  size_t n = (size_t)g->count * (size_t)count;
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_costs(g, 0, 0, count), g->d_selcost, n * g->es,
+                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_index(g, 0, 0, count), g->d_sel, n * sizeof(long long),
+                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  g->victims = count;
+  g->packed = 0; /* area 0 now holds the victims */
+  memset(g->unpacked, 0, (size_t)g->count * sizeof *g->unpacked);
+  return IPSO_OK;
+}
+
+/* Island K takes the migrants: its victims from the one selection of all
+ * islands' worst; the rows, costs and indices go through island K's own
+ * part of the pinned area 1, and the copies, the scatter and the new global
+ * best are only enqueued (the next step, best or migration waits for them). */
+static int gpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
                       int64_t *replaced)
 {
   struct gpu_swarm *g = b->impl;
-  IPSO_TRY(reserve_migrants(g, count));
-  IPSO_TRY(select_particles(g, 1, count));
+  IPSO_TRY(victims_all(g, k, count));
   int pitch = g->plan.map.pitch;
   size_t rows = (size_t)count * (size_t)pitch * g->es;
-  char *h = g->h_stage;
-  char *hcost = h + rows;
-  long long *idx = (long long *)(hcost + (size_t)count * g->es);
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(idx, g->d_sel, (size_t)count * sizeof(long long),
-                                  cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(hcost, g->d_selcost, (size_t)count * g->es,
-                                  cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  const char *vcost = stage_costs(g, 0, k, count);
+  const long long *vidx = stage_index(g, 0, k, count);
+  char *h = stage_rows(g, 1, k, count), *hcost = stage_costs(g, 1, k, count);
+  long long *idx = stage_index(g, 1, k, count);
   memset(h, 0, rows);
   for (int m = 0; m < count; m++) {
-    double victim = gpu_real_get(hcost, (size_t)m, g->fl);
+    double victim = gpu_real_get(vcost, (size_t)m, g->fl);
     double mc = g->fl ? (double)(float)cost[m] : cost[m];
-    replaced[m] = mc < victim ? idx[m] : -1;
+    replaced[m] = mc < victim ? vidx[m] : -1;
     idx[m] = replaced[m];
     gpu_real_set(hcost, (size_t)m, cost[m], g->fl);
   }
   gpu_rows_to_real(h, pitch, pos, (size_t)count, g->D, g->fl);
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_buf, h, rows, cudaMemcpyHostToDevice, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_bufcost, hcost, (size_t)count * g->es,
-                                  cudaMemcpyHostToDevice, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_sel, idx, (size_t)count * sizeof(long long),
+  size_t at = (size_t)k * (size_t)count;
+  char *d_buf = (char *)g->d_buf + at * (size_t)pitch * g->es;
+  char *d_cost = (char *)g->d_bufcost + at * g->es;
+  long long *d_idx = g->d_in + at;
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(d_buf, h, rows, cudaMemcpyHostToDevice, g->stream));
+  IPSO_CHECK_CUDA(
+      cudaMemcpyAsync(d_cost, hcost, (size_t)count * g->es, cudaMemcpyHostToDevice, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(d_idx, idx, (size_t)count * sizeof(long long),
                                   cudaMemcpyHostToDevice, g->stream));
   IPSO_CHECK_CUDA(
-      ipso_launch_scatter(&g->k, g->s, g->d_sel, count, g->d_buf, g->d_bufcost, g->stream));
-  IPSO_TRY(recompute_best(g, 0));
-  return read_best(g, &g->last_best, NULL, NULL);
+      ipso_launch_scatter(&g->k, island_view(g, k), d_idx, count, d_buf, d_cost, g->stream));
+  IPSO_TRY(recompute_best(g, k, 1, 0));
+  g->unpacked[k] = 1;
+  g->packed = 0;
+  g->stale = 1;
+  return IPSO_OK;
 }
 
 static int gpu_save(struct backend *b, struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
   int pitch = g->plan.map.pitch;
-  size_t n = (size_t)g->N;
+  size_t n = (size_t)g->N * (size_t)g->count; /* island-major on both sides */
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   IPSO_TRY(gpu_stage_rows(g->s.x, pitch, st->position, n, g->D, g->fl, 1));
   IPSO_TRY(gpu_stage_rows(g->s.v, pitch, st->velocity, n, g->D, g->fl, 1));
@@ -316,15 +492,16 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
   int pitch = g->plan.map.pitch;
-  size_t n = (size_t)g->N;
+  size_t n = (size_t)g->N * (size_t)g->count;
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   IPSO_TRY(gpu_stage_rows(g->s.x, pitch, st->position, n, g->D, g->fl, 0));
   IPSO_TRY(gpu_stage_rows(g->s.v, pitch, st->velocity, n, g->D, g->fl, 0));
   IPSO_TRY(gpu_stage_rows(g->s.p, pitch, st->pbest_position, n, g->D, g->fl, 0));
   IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, 0));
   IPSO_TRY(gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, 0));
-  IPSO_TRY(recompute_best(g, 0));
-  return read_best(g, &g->last_best, NULL, NULL);
+  forget_selection(g);
+  IPSO_TRY(recompute_best(g, 0, g->count, 0));
+  return read_last_bests(g);
 }
 
 static void gpu_destroy(struct backend *b)
@@ -334,7 +511,7 @@ static void gpu_destroy(struct backend *b)
   void *dev[] = {g->s.x,      g->s.v,    g->s.p,         g->s.cost,     g->s.pcost,
                  g->s.gb,     g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->s.hist,
                  g->d_tables, g->d_sel,  g->d_selcost,   g->d_buf,      g->d_bufcost,
-                 g->d_bar,    g->d_pick, g->d_pickcost,  g->s.lbest};
+                 g->d_bar,    g->d_pick, g->d_pickcost,  g->s.lbest,    g->d_in};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   if (g->h_stage) cudaFreeHost(g->h_stage);
@@ -342,6 +519,9 @@ static void gpu_destroy(struct backend *b)
   if (g->ev_start) cudaEventDestroy(g->ev_start);
   if (g->ev_stop) cudaEventDestroy(g->ev_stop);
   if (g->stream) cudaStreamDestroy(g->stream);
+  free(g->last_best);
+  free(g->h_slots);
+  free(g->unpacked);
   free(g);
   b->impl = NULL;
 }
@@ -492,7 +672,20 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   g->fl = cfg->run.precision == IPSO_FLOAT;
   g->es = g->fl ? sizeof(float) : sizeof(double);
   g->island = setup->island;
-  gpu_plan_mapping(cfg, o, &g->plan);
+  g->count = swarm_setup_count(setup);
+  gpu_plan_mapping(cfg, o, g->count, &g->plan);
+  if (g->count > IPSO_MAX_ISLANDS) {
+    gpu_destroy(b);
+    return IPSO_FAIL("gpu", "%d islands on one GPU: at most %d", swarm_setup_count(setup),
+                     IPSO_MAX_ISLANDS);
+  }
+  g->last_best = calloc((size_t)g->count, sizeof *g->last_best);
+  g->h_slots = calloc((size_t)g->count * IPSO_GB_SLOTS, sizeof *g->h_slots);
+  g->unpacked = calloc((size_t)g->count, 1);
+  if (!g->last_best || !g->h_slots || !g->unpacked) {
+    gpu_destroy(b);
+    return IPSO_FAIL("gpu", "out of memory");
+  }
 
   struct cudaDeviceProp prop;
   int rc = IPSO_OK;
@@ -510,14 +703,15 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   timings_mark(g->prog.compile_seconds > 0 ? "GPU kernels compiled (NVRTC)" : "GPU kernels loaded");
   if (rc == IPSO_OK) rc = plan_launch(g, &prop);
   if (rc == IPSO_OK) {
-    char bus[32] = "?", forced[96], ring[48] = "";
+    char bus[32] = "?", forced[96], ring[48] = "", mode[96];
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
     gpu_overrides_describe(o, forced, sizeof forced);
     if (g->plan.ring) snprintf(ring, sizeof ring, " ring k=%d", g->plan.neighbours);
     snprintf(b->description, sizeof b->description,
              "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s%s%s%s", g->device, prop.name, bus,
              (double)prop.totalGlobalMem / (1 << 30), config_kernel_name(cfg->swarm.kernel),
-             config_sync_name(cfg->swarm.sync), ring, gpu_plan_mode_name(&g->plan),
+             config_sync_name(cfg->swarm.sync), ring,
+             gpu_plan_describe(&g->plan, mode, sizeof mode),
              g->plan.keep ? " (state in registers)" : "", forced[0] ? ", overrides " : "", forced);
   }
   if (rc == IPSO_OK) rc = allocate(g);

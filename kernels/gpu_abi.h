@@ -20,15 +20,17 @@
  * slot: after every real index, so a real particle wins a tie at +infinity
  * (an objective that is NaN everywhere). */
 #define IPSO_NONE 0x7fffffffffffffffLL
-/* Global-best slots: one per iteration parity. */
+/* Global-best slots: one per iteration parity (per island). */
 #define IPSO_GB_SLOTS 2
+/* Islands one launch can hold (gridDim.y). */
+#define IPSO_MAX_ISLANDS 65535
 
 /* Scalars of the run, set once by the host (the kernels' __constant__ K). */
 #define IPSO_ABI_CONSTS(NAME, REAL)                                                                \
   struct NAME {                                                                                    \
     unsigned long long seed;                                                                       \
-    unsigned int island;                                                                           \
-    long long n; /* particles */                                                                   \
+    unsigned int island; /* global id of the backend's first island (blockIdx.y = 0) */            \
+    long long n;         /* particles of one island */                                             \
     REAL w, c1, c2;                                                                                \
     const REAL *lo, *hi, *span, *vmax, *prm; /* per-dimension tables [IPSO_PITCH] */               \
   }
@@ -44,18 +46,24 @@
     unsigned long long hint; /* cost_key of the lowest cost offered to the slot */                 \
   }
 
-/* The swarm of one island in device memory (REAL *: the kernels' arrays;
- * SLOT: the global-best slot type). */
+/* The swarms of a backend's K islands in device memory, island-major:
+ * island k's part of each array follows island k-1's (REAL *: the kernels'
+ * arrays; SLOT: the global-best slot type). The sizes below are one
+ * island's; a kernel launched over gridDim.y islands finds island
+ * blockIdx.y's part with island_ptrs (kernels/pso_device.cuh), the host
+ * with island_view (kernels/backend_gpu.c). */
 #define IPSO_ABI_SWARM_PTRS(NAME, REAL, SLOT)                                                      \
   struct NAME {                                                                                    \
-    REAL *x, *v, *p;     /* [n * IPSO_PITCH] position, velocity, personal best */                  \
-    REAL *cost, *pcost;  /* [n] */                                                                 \
-    SLOT *gb;            /* [IPSO_GB_SLOTS] */                                                     \
-    REAL *gpos;          /* [IPSO_GB_SLOTS * IPSO_PITCH] */                                        \
-    REAL *slot_cost;     /* [blocks] per-block candidates (queue, reduction) */                    \
-    long long *slot_idx; /* [blocks] */                                                            \
-    double *hist;        /* [segment] best cost after each iteration */                            \
-    REAL *lbest;         /* ring: [n * IPSO_PITCH] each particle's attractor (NULL: global) */     \
+    REAL *x, *v, *p;       /* [n * IPSO_PITCH] position, velocity, personal best */                \
+    REAL *cost, *pcost;    /* [n] */                                                               \
+    SLOT *gb;              /* [IPSO_GB_SLOTS] */                                                   \
+    REAL *gpos;            /* [IPSO_GB_SLOTS * IPSO_PITCH] */                                      \
+    REAL *slot_cost;       /* [slot_stride] per-block candidates (queue, reduction) */             \
+    long long *slot_idx;   /* [slot_stride] */                                                     \
+    double *hist;          /* [hist_stride] best cost after each iteration of a step */            \
+    REAL *lbest;           /* ring: [n * IPSO_PITCH] each particle's attractor (NULL: global) */   \
+    long long slot_stride; /* per-block candidate slots of one island */                           \
+    long long hist_stride; /* history entries of one island: the iterations of the step */         \
   }
 
 #ifdef __CUDACC_RTC__
@@ -99,7 +107,8 @@
                   "global-best slot: fields");                                                     \
   IPSO_ABI_ASSERT(sizeof(T) == IPSO_GB_SLOT_BYTES, "global-best slot: size")
 
-/* The swarm pointers: eleven pointers in the order above. */
+/* The swarm pointers: eleven pointers in the order above, then the two
+ * strides. */
 #define IPSO_ABI_CHECK_SWARM_PTRS(T)                                                               \
   IPSO_ABI_ASSERT(sizeof(void *) == IPSO_ABI_PTR, "64-bit pointers");                              \
   IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, x) == 0 && IPSO_ABI_OFFSET(T, cost) == 3 * IPSO_ABI_PTR &&    \
@@ -108,9 +117,11 @@
                       IPSO_ABI_OFFSET(T, slot_cost) == 7 * IPSO_ABI_PTR &&                         \
                       IPSO_ABI_OFFSET(T, slot_idx) == 8 * IPSO_ABI_PTR &&                          \
                       IPSO_ABI_OFFSET(T, hist) == 9 * IPSO_ABI_PTR &&                              \
-                      IPSO_ABI_OFFSET(T, lbest) == 10 * IPSO_ABI_PTR,                              \
+                      IPSO_ABI_OFFSET(T, lbest) == 10 * IPSO_ABI_PTR &&                            \
+                      IPSO_ABI_OFFSET(T, slot_stride) == 11 * IPSO_ABI_PTR &&                      \
+                      IPSO_ABI_OFFSET(T, hist_stride) == 12 * IPSO_ABI_PTR,                        \
                   "swarm pointers: fields");                                                       \
-  IPSO_ABI_ASSERT(sizeof(T) == 11 * IPSO_ABI_PTR, "swarm pointers: size")
+  IPSO_ABI_ASSERT(sizeof(T) == 13 * IPSO_ABI_PTR, "swarm pointers: size")
 
 #ifdef __CUDACC_RTC__
 IPSO_ABI_CONSTS(ipso_consts, real);

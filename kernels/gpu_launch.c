@@ -13,6 +13,13 @@ static dim3 dim3_of(unsigned x)
   return d;
 }
 
+/* A grid of X blocks for each of ISLANDS islands (blockIdx.y: the island). */
+static dim3 grid_of(unsigned x, unsigned islands)
+{
+  dim3 d = {x, islands, 1};
+  return d;
+}
+
 /* Looks up NAME in LIBRARY into *K, unless WANTED is 0 (then NULL). */
 static cudaError_t lookup(cudaLibrary_t library, const char *name, int wanted, cudaKernel_t *k)
 {
@@ -56,16 +63,17 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
 
 /* A launch with programmatic dependent launch when PDL (the kernel waits
  * for the previous grid itself: pdl_start in kernels/pso_device.cuh). */
-static cudaError_t launch_pdl(cudaKernel_t k, unsigned grid, unsigned block, int pdl, void **args,
-                              cudaStream_t stream)
+static cudaError_t launch_pdl(cudaKernel_t k, unsigned grid, unsigned islands, unsigned block,
+                              int pdl, void **args, cudaStream_t stream)
 {
   if (!pdl)
-    return cudaLaunchKernel((const void *)k, dim3_of(grid), dim3_of(block), args, 0, stream);
+    return cudaLaunchKernel((const void *)k, grid_of(grid, islands), dim3_of(block), args, 0,
+                            stream);
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
   memset(&lc, 0, sizeof lc);
   memset(&attr, 0, sizeof attr);
-  lc.gridDim = dim3_of(grid);
+  lc.gridDim = grid_of(grid, islands);
   lc.blockDim = dim3_of(block);
   lc.stream = stream;
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -75,27 +83,29 @@ static cudaError_t launch_pdl(cudaKernel_t k, unsigned grid, unsigned block, int
   return cudaLaunchKernelExC(&lc, (const void *)k, args);
 }
 
-cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigned block, int pdl,
-                             struct swarm_ptrs s, long long t, long long first, cudaStream_t stream)
+cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                             unsigned block, int pdl, struct swarm_ptrs s, long long t,
+                             long long first, cudaStream_t stream)
 {
   void *args[] = {&s, &t, &first};
-  return launch_pdl(k->step, grid, block, pdl, args, stream);
+  return launch_pdl(k->step, grid, islands, block, pdl, args, stream);
 }
 
-cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned block, int pdl,
-                              struct swarm_ptrs s, long long n, cudaStream_t stream)
+cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned islands, unsigned block,
+                              int pdl, struct swarm_ptrs s, long long n, cudaStream_t stream)
 {
   long long warps = block / 32;
   void *args[] = {&s};
-  return launch_pdl(k->lbest, (unsigned)((n + warps - 1) / warps), block, pdl, args, stream);
+  return launch_pdl(k->lbest, (unsigned)((n + warps - 1) / warps), islands, block, pdl, args,
+                    stream);
 }
 
-cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned block, int pdl,
-                               struct swarm_ptrs s, int nslots, long long t, long long first,
-                               int fresh, cudaStream_t stream)
+cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned islands, unsigned block,
+                               int pdl, struct swarm_ptrs s, int nslots, long long t,
+                               long long first, int fresh, cudaStream_t stream)
 {
   void *args[] = {&s, &nslots, &t, &first, &fresh};
-  return launch_pdl(k->reduce, 1, block, pdl, args, stream);
+  return launch_pdl(k->reduce, 1, islands, block, pdl, args, stream);
 }
 
 cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mode mode, int keep,
@@ -127,36 +137,40 @@ cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mo
   return cudaLaunchKernelExC(&lc, (const void *)kernel, args);
 }
 
-cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned block,
-                             struct swarm_ptrs s, cudaStream_t stream)
+cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                             unsigned block, struct swarm_ptrs s, cudaStream_t stream)
 {
   void *args[] = {&s};
-  return cudaLaunchKernel((const void *)k->init, dim3_of(grid), dim3_of(block), args, 0, stream);
-}
-
-cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, unsigned block,
-                                   struct swarm_ptrs s, cudaStream_t stream)
-{
-  void *args[] = {&s};
-  return cudaLaunchKernel((const void *)k->candidates, dim3_of(grid), dim3_of(block), args, 0,
+  return cudaLaunchKernel((const void *)k->init, grid_of(grid, islands), dim3_of(block), args, 0,
                           stream);
 }
 
-cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned block,
-                               const void *d_cost, const long long *d_index, long long n,
-                               long long chunk, int worst, int count, long long *d_out,
-                               void *d_out_cost, cudaStream_t stream)
+cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                                   unsigned block, struct swarm_ptrs s, cudaStream_t stream)
 {
-  void *args[] = {&d_cost, &d_index, &n, &chunk, &worst, &count, &d_out, &d_out_cost};
-  return cudaLaunchKernel((const void *)k->select, dim3_of(grid), dim3_of(block), args, 0, stream);
+  void *args[] = {&s};
+  return cudaLaunchKernel((const void *)k->candidates, grid_of(grid, islands), dim3_of(block), args,
+                          0, stream);
 }
 
-cudaError_t ipso_launch_gather(const struct gpu_kernels *k, struct swarm_ptrs s,
+cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                               unsigned block, const void *d_cost, const long long *d_index,
+                               long long n, long long chunk, long long in_stride,
+                               long long out_stride, int worst, int count, long long *d_out,
+                               void *d_out_cost, cudaStream_t stream)
+{
+  void *args[] = {&d_cost,     &d_index, &n,     &chunk, &in_stride,
+                  &out_stride, &worst,   &count, &d_out, &d_out_cost};
+  return cudaLaunchKernel((const void *)k->select, grid_of(grid, islands), dim3_of(block), args, 0,
+                          stream);
+}
+
+cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, cudaStream_t stream)
 {
   void *args[] = {&s, &d_idx, &count, &d_buf};
-  return cudaLaunchKernel((const void *)k->gather, dim3_of(COPY_GRID), dim3_of(COPY_BLOCK), args, 0,
-                          stream);
+  return cudaLaunchKernel((const void *)k->gather, grid_of(COPY_GRID, islands), dim3_of(COPY_BLOCK),
+                          args, 0, stream);
 }
 
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,

@@ -1,7 +1,9 @@
 /* The host side of the kernels in kernels/pso_kernels.cu: looking them up
  * in the compiled library, and one launcher per kernel. A launcher takes
- * the island's stream, only enqueues, and returns CUDA's status (the
- * caller checks it, and cudaGetLastError after its launches). */
+ * the backend's stream, only enqueues, and returns CUDA's status (the
+ * caller checks it, and cudaGetLastError after its launches). Launchers
+ * that take ISLANDS run that many islands of S in one launch (gridDim.y),
+ * island k from S's island k; the others one island (S: its view). */
 #ifndef IPSO_GPU_LAUNCH_H
 #define IPSO_GPU_LAUNCH_H
 
@@ -30,24 +32,24 @@ extern "C" {
 cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, int separable,
                               struct gpu_kernels *k);
 
-/* One iteration T of the swarm (step kernel), with programmatic dependent
- * launch when PDL. */
-cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigned block, int pdl,
-                             struct swarm_ptrs s, long long t, long long first,
-                             cudaStream_t stream);
+/* One iteration T of the islands' swarms (step kernel, GRID blocks per
+ * island), with programmatic dependent launch when PDL. */
+cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                             unsigned block, int pdl, struct swarm_ptrs s, long long t,
+                             long long first, cudaStream_t stream);
 
 /* Ring topology: every particle's attractor row (lbest_kernel), one warp
- * per particle, with programmatic dependent launch when PDL. */
-cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned block, int pdl,
-                              struct swarm_ptrs s, long long n, cudaStream_t stream);
+ * per particle of N per island, with programmatic dependent launch when PDL. */
+cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned islands, unsigned block,
+                              int pdl, struct swarm_ptrs s, long long n, cudaStream_t stream);
 
-/* The global best of iteration T from NSLOTS block candidates (one block;
- * FRESH: without the best of T-1). */
-cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned block, int pdl,
-                               struct swarm_ptrs s, int nslots, long long t, long long first,
-                               int fresh, cudaStream_t stream);
+/* The global best of iteration T from NSLOTS block candidates (one block
+ * per island; FRESH: without the best of T-1). */
+cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned islands, unsigned block,
+                               int pdl, struct swarm_ptrs s, int nslots, long long t,
+                               long long first, int fresh, cudaStream_t stream);
 
-/* Iterations FIRST..LAST in one launch of GRID resident blocks: a cluster
+/* Iterations FIRST..LAST of one island in one launch of GRID resident blocks: a cluster
  * of all blocks, a cooperative grid, or a plain grid (relaxed), by MODE;
  * KEEP: the variant that keeps the state in registers. */
 cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mode mode, int keep,
@@ -56,22 +58,26 @@ cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mo
                                  cudaStream_t stream);
 
 /* Iteration 0, and the block candidates after a load or a migration. */
-cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned block,
-                             struct swarm_ptrs s, cudaStream_t stream);
-cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, unsigned block,
-                                   struct swarm_ptrs s, cudaStream_t stream);
+cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                             unsigned block, struct swarm_ptrs s, cudaStream_t stream);
+cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                                   unsigned block, struct swarm_ptrs s, cudaStream_t stream);
 
 /* The COUNT best (WORST = 0) or worst of N entries D_COST (particle
  * D_INDEX[e], or e when NULL), CHUNK entries per block, into D_OUT and
- * D_OUT_COST (select_kernel). */
-cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned block,
-                               const void *d_cost, const long long *d_index, long long n,
-                               long long chunk, int worst, int count, long long *d_out,
+ * D_OUT_COST (select_kernel), for each of ISLANDS islands: island y's
+ * entries at IN_STRIDE * y, its picks at OUT_STRIDE * y. */
+cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned islands,
+                               unsigned block, const void *d_cost, const long long *d_index,
+                               long long n, long long chunk, long long in_stride,
+                               long long out_stride, int worst, int count, long long *d_out,
                                void *d_out_cost, cudaStream_t stream);
 
-/* Migrants out: personal-best rows D_IDX[0..count) into D_BUF; in: rows of
- * D_BUF and costs D_COST into the particles D_IDX (those >= 0). */
-cudaError_t ipso_launch_gather(const struct gpu_kernels *k, struct swarm_ptrs s,
+/* Migrants out: personal-best rows D_IDX[y * count ..] of each of ISLANDS
+ * islands into D_BUF (island y's COUNT rows after island y-1's); in: rows
+ * of D_BUF and costs D_COST into the particles D_IDX (those >= 0) of one
+ * island (S: its view). */
+cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, cudaStream_t stream);
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
                                 const long long *d_idx, int count, const void *d_buf,

@@ -48,11 +48,12 @@ const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, siz
   return buf;
 }
 
-void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o,
+void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o, int islands,
                       struct gpu_plan *p)
 {
   memset(p, 0, sizeof *p);
   p->overrides = *o;
+  p->islands = islands > 0 ? islands : 1;
   p->dims = cfg->objective.dimensions;
   p->particles = cfg->swarm.particles;
   p->relaxed = cfg->swarm.sync == IPSO_SYNC_RELAXED;
@@ -71,11 +72,16 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
 
 /* A ring reads every particle's neighbourhood from complete personal bests,
  * which only a kernel boundary gives (lbest_kernel between the steps): it
- * runs one launch per iteration. */
+ * runs one launch per iteration. Several islands run resident only strict,
+ * grid-resident with the state in registers (every block one tile of one
+ * island, gpu_plan_launch); otherwise one launch per iteration runs all of
+ * them. */
 int gpu_plan_resident_possible(const struct gpu_plan *p)
 {
   return p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring &&
-         !p->overrides.no_resident;
+         !p->overrides.no_resident &&
+         (p->islands == 1 ||
+          (!p->relaxed && !p->overrides.no_keep && gpu_mapping_keep_ok(&p->map, p->dims)));
 }
 
 /* The resident grid: every block must fit on the GPU at once. */
@@ -86,6 +92,19 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
   p->keep = 0;
   p->res_blocks = 0;
   if (!gpu_plan_resident_possible(p)) return;
+  if (p->islands > 1) {
+    /* The islands' tiles side by side in one cooperative grid, one tile per
+     * block, the state in registers: as one island of as many particles
+     * would run (below), or one launch per iteration. */
+    long long blocks = (long long)p->blocks * p->islands;
+    if (blocks <= (long long)dev->per_sm_keep * dev->multiprocessors &&
+        (double)p->particles * p->dims * p->islands <= GRID_RESIDENT_MAX_ELEMENTS) {
+      p->mode = GPU_MODE_GRID;
+      p->keep = 1;
+      p->res_blocks = (int)blocks;
+    }
+    return;
+  }
   int resident = dev->per_sm * dev->multiprocessors;
   if (resident < 1) return;
   if (p->relaxed) {
@@ -117,4 +136,14 @@ const char *gpu_plan_mode_name(const struct gpu_plan *p)
                                 "grid-resident, relaxed"};
   if (p->ring) return "one launch per iteration with the lbest kernel";
   return names[p->mode];
+}
+
+const char *gpu_plan_describe(const struct gpu_plan *p, char *buf, size_t n)
+{
+  if (p->islands > 1)
+    snprintf(buf, n, "%d islands together, %s%s", p->islands, gpu_plan_mode_name(p),
+             p->pdl && p->mode == GPU_MODE_STREAMING ? " (PDL)" : "");
+  else
+    snprintf(buf, n, "%s", gpu_plan_mode_name(p));
+  return buf;
 }

@@ -22,8 +22,10 @@ struct gpu_overrides {
                       1024; changes the summation order, hence the last bits) */
 };
 
-/* How iterations are launched: one launch per iteration, or one launch per
- * segment with every block resident (queue-lock kernel only). */
+/* How iterations are launched: one launch per iteration (for all the
+ * backend's islands at once), or one launch per segment with every block
+ * resident (queue-lock kernel; several islands only strict grid-resident
+ * with the state in registers). */
 enum gpu_launch_mode {
   GPU_MODE_STREAMING, /* one launch per iteration (two for queue and reduction) */
   GPU_MODE_CLUSTER,   /* strict, the swarm fits one thread-block cluster */
@@ -48,7 +50,8 @@ struct gpu_plan {
   struct gpu_mapping map;
   enum gpu_variant variant;
   int dims;
-  long long particles;
+  long long particles; /* of one island */
+  int islands;         /* K: the backend's islands, all in every per-iteration launch */
   int relaxed;
   int ring; /* swarm.topology = "ring": lbest_kernel before every step, one launch per
                iteration */
@@ -73,8 +76,8 @@ struct gpu_overrides gpu_overrides_from_env(void);
 const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, size_t n);
 
 /* The first half of the plan, before the kernels are compiled: mapping,
- * variant and grid for CFG under overrides O. */
-void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o,
+ * variant and grid for CFG with ISLANDS islands under overrides O. */
+void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o, int islands,
                       struct gpu_plan *p);
 
 /* Whether the plan may run the resident kernels (then the caller measures
@@ -87,6 +90,9 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev);
 
 /* The launch mode in words, for the device line. */
 const char *gpu_plan_mode_name(const struct gpu_plan *p);
+/* The same with the islands that run together, e.g. "64 islands together,
+ * one launch per iteration (PDL)". */
+const char *gpu_plan_describe(const struct gpu_plan *p, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -54,6 +54,37 @@ IPSO_HD real obj_user_final(real s0, real s1, int D, const real *prm)
 /* Scalars of the run, set once by the host. */
 __constant__ ipso_consts K;
 
+/* Island K's part of the swarm arrays, which hold the backend's islands one
+ * after the other (kernels/gpu_abi.h). A kernel launched over gridDim.y
+ * islands takes island_ptrs(s, blockIdx.y); the host launches one island
+ * with its own view (gridDim.y = 1). */
+IPSO_HD swarm_ptrs island_ptrs(swarm_ptrs s, unsigned int k)
+{
+  size_t rows = (size_t)k * (size_t)K.n;
+  s.x += rows * IPSO_PITCH;
+  s.v += rows * IPSO_PITCH;
+  s.p += rows * IPSO_PITCH;
+  s.cost += rows;
+  s.pcost += rows;
+  s.gb += (size_t)k * IPSO_GB_SLOTS;
+  s.gpos += (size_t)k * IPSO_GB_SLOTS * IPSO_PITCH;
+  if (s.slot_cost) s.slot_cost += (size_t)k * (size_t)s.slot_stride;
+  if (s.slot_idx) s.slot_idx += (size_t)k * (size_t)s.slot_stride;
+  if (s.hist) s.hist += (size_t)k * (size_t)s.hist_stride;
+  if (s.lbest) s.lbest += rows * IPSO_PITCH;
+  return s;
+}
+
+/* The global id of the island this block of a per-iteration kernel works
+ * on, which addresses its random stream: the backend's first island +
+ * blockIdx.y. Such kernels that draw random numbers are always launched
+ * over all the backend's islands (the resident kernels find the island
+ * from blockIdx.x instead). */
+IPSO_HD unsigned int island_id()
+{
+  return K.island + blockIdx.y;
+}
+
 #if IPSO_UNIFORM
 #define LO(d) ((real)(IPSO_LO))
 #define HI(d) ((real)(IPSO_HI))
@@ -74,12 +105,13 @@ IPSO_HD real u01(unsigned int w)
 }
 
 /* The Philox block holding the random words of dimensions 2k, 2k+1 of
- * particle I at iteration T (in 1-D: the iteration's two words in .x, .y). */
-IPSO_HD uint4 rng_block(long long i, long long t, int k)
+ * particle I of island ISL (global id) at iteration T (in 1-D: the
+ * iteration's two words in .x, .y). */
+IPSO_HD uint4 rng_block(unsigned int isl, long long i, long long t, int k)
 {
   unsigned long long off = (unsigned long long)t * IPSO_W + 4ull * (unsigned long long)k;
   unsigned long long blk = off >> 2;
-  uint4 ctr = make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, K.island);
+  uint4 ctr = make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, isl);
   uint2 key = make_uint2((unsigned int)K.seed, (unsigned int)(K.seed >> 32));
   uint4 r = curand_Philox4x32_10(ctr, key);
   if (IPSO_D == 1 && (off & 2)) {
@@ -281,15 +313,16 @@ struct particle_regs {
 };
 #define IPSO_KEEP_OK (IPSO_C * IPSO_V <= IPSO_KEEP_MAX_ELEMENTS)
 
-/* Updates particle I at iteration T against the global best position G:
+/* Updates particle I of island ISL (global id) at iteration T against the
+ * global best position G:
  * new position and velocity, cost, personal best. Returns the cost and
  * whether the personal best improved (on every thread of the group).
  * KEEP: the state comes from R when HAVE (else from memory) and goes back
  * to R; memory is written as always. */
 template <bool KEEP>
-IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const real *g, int lane,
-                           bool active, block_shared &sh, bool &improved, particle_regs &r,
-                           bool have)
+IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, long long t,
+                           const real *g, int lane, bool active, block_shared &sh, bool &improved,
+                           particle_regs &r, bool have)
 {
   real xs[IPSO_C][IPSO_V];
   size_t row = (size_t)i * IPSO_PITCH;
@@ -310,7 +343,7 @@ IPSO_HD real particle_step(const swarm_ptrs &s, long long i, long long t, const 
     for (int k = 0; k < IPSO_V; k++) gg[k] = base + k < IPSO_D ? g[base + k] : (real)0;
 #pragma unroll
     for (int k = 0; k < IPSO_V; k += 2) {
-      uint4 r = rng_block(i, t, (base + k) / 2);
+      uint4 r = rng_block(isl, i, t, (base + k) / 2);
       if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k);
       if (IPSO_V > 1 && base + k + 1 < IPSO_D)
         update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1);

@@ -20,9 +20,14 @@
  *                  on each side
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
- * aligned. Random numbers: cuRAND's Philox4_32_10 addressed exactly as
- * curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h
- * has the host twin), W = swarm_words_per_iteration(D).
+ * aligned; the backend's K islands one after the other in every array
+ * (island-major), each with its own global-best slots, lock and history.
+ * The per-iteration kernels run all K islands in one launch, island
+ * blockIdx.y (island_ptrs), so small islands fill the GPU together; the
+ * resident kernels find the island from blockIdx.x (several islands only
+ * grid-resident, one tile per block: gpu_plan.c). Random numbers: cuRAND's Philox4_32_10
+ * addressed exactly as curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h has
+ * the host twin), W = swarm_words_per_iteration(D).
  *
  * Global best: two slots, one per iteration parity. In strict mode iteration
  * t reads slot (t-1)&1 (complete: it was written by the previous launch) and
@@ -51,6 +56,7 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
 {
   __shared__ block_shared sh;
   pdl_start();
+  s = island_ptrs(s, blockIdx.y);
   int lane = threadIdx.x % IPSO_G;
   long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
   bool active = i < K.n;
@@ -76,7 +82,8 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   __syncthreads();
   bool improved;
   particle_regs none;
-  real pc = particle_step<false>(s, i, t, attract, lane, active, sh, improved, none, false);
+  real pc =
+      particle_step<false>(s, island_id(), i, t, attract, lane, active, sh, improved, none, false);
   if (VARIANT == 2) {
     real c = active ? pc : (real)IPSO_INF;
     long long idx = active ? i : IPSO_NONE;
@@ -137,6 +144,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) lbest_kernel(swarm_ptrs s)
 {
   pdl_start();
+  s = island_ptrs(s, blockIdx.y);
   const long long n = K.n, k = IPSO_RING_K;
   long long i = (long long)blockIdx.x * (IPSO_BLOCK / 32) + threadIdx.x / 32;
   int lane = threadIdx.x & 31;
@@ -222,7 +230,13 @@ IPSO_HD void cluster_barrier()
  * it.
  *
  * KEEP: every block has at most one tile, whose state stays in registers
- * from one iteration to the next (particle_regs). */
+ * from one iteration to the next (particle_regs).
+ *
+ * Several islands (strict, SCOPE 2, KEEP: gpu_plan.c): the grid is the
+ * islands' tiles one after the other, every block one tile of one island
+ * (island blockIdx.x / tiles), with the island's own slots and history;
+ * the grid barrier keeps all islands in step. With one island the grid
+ * may be smaller than the tiles (then per = gridDim.x, island 0). */
 template <int SCOPE, bool KEEP>
 __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned int *bar)
 {
@@ -232,6 +246,11 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   __shared__ long long g_idx;
   int lane = threadIdx.x % IPSO_G;
   long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
+  /* This block's island and its place among the island's blocks. */
+  long long per = (long long)gridDim.x < tiles ? (long long)gridDim.x : tiles;
+  unsigned int island = (unsigned int)(blockIdx.x / per), isl = K.island + island;
+  long long lb = blockIdx.x % per;
+  s = island_ptrs(s, island);
   particle_regs keep; /* KEEP: one tile per block, its state across iterations */
   int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
   if (threadIdx.x == 0) {
@@ -255,14 +274,14 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
     }
     real bc = (real)IPSO_INF;
     long long bi = -1;
-    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (long long tile = lb; tile < tiles; tile += per) {
       if (threadIdx.x == 0) sh.q_n = 0;
       __syncthreads();
       long long i = tile * IPSO_PPB + threadIdx.x / IPSO_G;
       bool active = i < K.n;
       if (!active) i = K.n - 1;
       bool improved;
-      real pc = particle_step<KEEP>(s, i, t, gs, lane, active, sh, improved, keep, t > first);
+      real pc = particle_step<KEEP>(s, isl, i, t, gs, lane, active, sh, improved, keep, t > first);
       if (active && lane == 0 && improved && lex_less(pc, i, gc, gi)) {
         int k = atomicAdd(&sh.q_n, 1);
         sh.q_cost[k] = pc;
@@ -301,9 +320,9 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
           gs[d] = ld_l2(s.gpos + (size_t)cur * IPSO_PITCH + d);
     }
     __syncthreads();
-    if (blockIdx.x == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
+    if (lb == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
   }
-  if (!IPSO_RELAXED && blockIdx.x == 0) {
+  if (!IPSO_RELAXED && lb == 0) {
     /* Leave slot LAST&1 holding the final best, as one launch per iteration would. */
     int cur = (int)(last & 1);
     if (threadIdx.x == 0) sh.stale = ld_l2(&s.gb[cur].tag) != last;
@@ -343,11 +362,12 @@ IPSO_RESIDENT_KERNEL(resident_grid_keep_kernel, 2, true)
 
 /* The global best of iteration T from NSLOTS per-block candidates and the
  * best of T-1 (slot (t-1)&1, unless FRESH: then from the slots alone); one
- * block. Writes slot t&1 (position copied) and hist[t - first]. */
+ * block per island. Writes slot t&1 (position copied) and hist[t - first]. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     reduce_kernel(swarm_ptrs s, int nslots, long long t, long long first, int fresh)
 {
   pdl_start();
+  s = island_ptrs(s, blockIdx.y);
   __shared__ block_shared sh;
   __shared__ long long win;
   int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
@@ -386,10 +406,11 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 }
 
 /* Iteration 0: initial positions and velocities, costs, personal bests, and
- * the block candidates for reduce_kernel. */
+ * the block candidates for reduce_kernel; islands by blockIdx.y. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs s)
 {
   __shared__ block_shared sh;
+  s = island_ptrs(s, blockIdx.y);
   int lane = threadIdx.x % IPSO_G;
   long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
   bool active = i < K.n;
@@ -405,7 +426,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs 
     for (int k = 0; k < IPSO_V; k++) x[k] = v[k] = (real)0;
 #pragma unroll
     for (int k = 0; k < IPSO_V; k += 2) {
-      uint4 r = rng_block(i, 0, (base + k) / 2);
+      uint4 r = rng_block(island_id(), i, 0, (base + k) / 2);
       if (base + k < IPSO_D) init_coord(x[k], v[k], r.x, r.y, base + k);
       if (IPSO_V > 1 && base + k + 1 < IPSO_D)
         init_coord(x[k + 1], v[k + 1], r.z, r.w, base + k + 1);
@@ -427,10 +448,11 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs 
 }
 
 /* Block candidates from the personal bests as they are (after a load or a
- * migration), for reduce_kernel with fresh = 1. */
+ * migration), for reduce_kernel with fresh = 1; islands by blockIdx.y. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm_ptrs s)
 {
   __shared__ block_shared sh;
+  s = island_ptrs(s, blockIdx.y);
   long long i = (long long)blockIdx.x * IPSO_BLOCK + threadIdx.x;
   real c = i < K.n ? s.pcost[i] : (real)IPSO_INF;
   long long idx = i < K.n ? i : IPSO_NONE;
@@ -445,14 +467,22 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm
  * COUNT); one pass per pick, each the next in the order after the previous.
  * INDEX gives the particle of each entry (NULL: the entry number), -1 entries
  * are skipped: so one launch over the personal bests and one single-block
- * launch over the blocks' picks select the swarm's COUNT best or worst. */
+ * launch over the blocks' picks select the swarm's COUNT best or worst.
+ * Island blockIdx.y's entries start at IN_STRIDE * y, its picks at
+ * OUT_STRIDE * y (all islands' selections in one launch). */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
-    select_kernel(const real *cost, const long long *index, long long n, long long chunk, int worst,
-                  int count, long long *out, real *out_cost)
+    select_kernel(const real *cost, const long long *index, long long n, long long chunk,
+                  long long in_stride, long long out_stride, int worst, int count, long long *out,
+                  real *out_cost)
 {
   __shared__ block_shared sh;
   __shared__ real last_c;
   __shared__ long long last_i;
+  /* Island blockIdx.y's entries and picks. */
+  cost += (size_t)blockIdx.y * (size_t)in_stride;
+  if (index) index += (size_t)blockIdx.y * (size_t)in_stride;
+  out += (size_t)blockIdx.y * (size_t)out_stride;
+  out_cost += (size_t)blockIdx.y * (size_t)out_stride;
   long long lo = (long long)blockIdx.x * chunk, hi = lo + chunk < n ? lo + chunk : n;
   if (threadIdx.x == 0) last_i = -1;
   __syncthreads();
@@ -484,9 +514,14 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   }
 }
 
-/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out). */
+/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out),
+ * for island blockIdx.y: its indices at IDX[y * count], its rows at
+ * BUF[y * count * IPSO_PITCH]. */
 extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int count, real *buf)
 {
+  s = island_ptrs(s, blockIdx.y);
+  idx += (size_t)blockIdx.y * (size_t)count;
+  buf += (size_t)blockIdx.y * (size_t)count * IPSO_PITCH;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
        e < (long long)count * IPSO_PITCH; e += (long long)gridDim.x * blockDim.x) {
     long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
@@ -495,7 +530,8 @@ extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int
 }
 
 /* Migrants in: particle IDX[m] (if >= 0) takes BUF row m as position and
- * personal best, COST[m] as cost, and zero velocity. */
+ * personal best, COST[m] as cost, and zero velocity; one island (the
+ * host's view of it). */
 extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, int count,
                                           const real *buf, const real *cost)
 {

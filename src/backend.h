@@ -1,6 +1,9 @@
-/* The backend interface: one island's swarm on one device (a rank holds one
- * backend per island it runs). The CPU
- * reference backend and the CUDA backend implement it; the solver drives it.
+/* The backend interface: the swarms of K islands (a rank's islands, global
+ * ids first .. first + K - 1) on one device; a rank holds one backend. The
+ * CPU reference backend and the CUDA backend implement it; the solver
+ * drives it. Operations on one island take its local index k (0..K-1);
+ * island k draws from the random stream of its global id first + k, so K
+ * islands in one backend give the same bits as K backends of one island.
  *
  * Costs are sign-adjusted fitness values: the objective for goal = minimize,
  * its negation for maximize, so lower is always better and NaN counts as
@@ -23,33 +26,43 @@ struct island_best {
 /* What a backend is given when it is created. */
 struct swarm_setup {
   const struct ipso_config *cfg;
-  int island;  /* this island's global id (0..islands-1), which addresses its random stream */
+  int island;  /* global id of the first island (0..islands-1); island k's id, which
+                  addresses its random stream, is island + k */
   int islands; /* number of islands in all */
   int device;  /* GPU ordinal (GPU backend), ignored by the CPU backend */
+  int count;   /* K: islands in this backend (0 counts as 1) */
 };
+
+/* The number of islands a backend created with SETUP holds. */
+static inline int swarm_setup_count(const struct swarm_setup *setup)
+{
+  return setup->count > 0 ? setup->count : 1;
+}
 
 struct backend;
 
 struct backend_ops {
   const char *name;
-  /* Allocates the swarm and initialises it (iteration 0). */
+  /* Allocates the swarms and initialises them (iteration 0). */
   int (*init)(struct backend *b);
-  /* Runs iterations FIRST..LAST (inclusive) and writes the island's best
-   * cost after each of them to best[t - FIRST]. */
+  /* Runs iterations FIRST..LAST (inclusive) of all K islands and writes
+   * island k's best cost after iteration t to best[k * n + (t - FIRST)],
+   * n = LAST - FIRST + 1 (with one island: best[t - FIRST]). */
   int (*step)(struct backend *b, int64_t first, int64_t last, double *best);
-  /* The island's best particle, position included. */
-  int (*best)(struct backend *b, struct island_best *out);
-  /* Copies the COUNT best personal bests (best first; position [count*dims]
-   * and cost [count]) and their particle indices. */
-  int (*pack_migrants)(struct backend *b, int count, double *position, double *cost,
+  /* Island K's best particle, position included. */
+  int (*best)(struct backend *b, int k, struct island_best *out);
+  /* Copies island K's COUNT best personal bests (best first; position
+   * [count*dims] and cost [count]) and their particle indices. */
+  int (*pack_migrants)(struct backend *b, int k, int count, double *position, double *cost,
                        int64_t *index);
-  /* Replaces the worst particles by the COUNT migrants (best first): the
-   * i-th migrant replaces the i-th worst particle if its cost is lower. The
-   * replaced particle takes the migrant as position and personal best, with
-   * zero velocity. REPLACED[i] is the index replaced, or -1. */
-  int (*unpack_migrants)(struct backend *b, int count, const double *position, const double *cost,
-                         int64_t *replaced);
-  /* Copies the whole swarm to the host, and back. */
+  /* Replaces island K's worst particles by the COUNT migrants (best first):
+   * the i-th migrant replaces the i-th worst particle if its cost is lower.
+   * The replaced particle takes the migrant as position and personal best,
+   * with zero velocity. REPLACED[i] is the index replaced, or -1. */
+  int (*unpack_migrants)(struct backend *b, int k, int count, const double *position,
+                         const double *cost, int64_t *replaced);
+  /* Copies all K swarms to the host, and back: S holds K * particles rows,
+   * island-major (island k's rows are swarm_state_island(S, particles, k)). */
   int (*save_state)(struct backend *b, struct swarm_state *s);
   int (*load_state)(struct backend *b, const struct swarm_state *s);
   void (*destroy)(struct backend *b);
@@ -59,10 +72,10 @@ struct backend {
   const struct backend_ops *ops;
   struct swarm_setup setup;
   void *impl;
-  char description[256]; /* what runs the island, e.g. "gpu 0: NVIDIA H100 ..." */
+  char description[256]; /* what runs the islands, e.g. "gpu 0: NVIDIA H100 ..." */
   /* What the solver needs to know of the backend, set by its constructor: */
-  double segment_updates; /* particle-dimension updates per step() call that keep the
-                             host's share of the time small */
+  double segment_updates; /* particle-dimension updates of one island per step() call
+                             that keep the host's share of the time small */
   int exact;              /* costs are the host objective's bits (the CPU backend);
                              otherwise equal to rounding (another math library) */
 };

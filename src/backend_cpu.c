@@ -1,5 +1,6 @@
-/* The CPU reference backend: the whole swarm in host memory, structure of
- * arrays, OpenMP over particles, the GPU's random stream (src/philox.h). */
+/* The CPU reference backend: the swarms of the backend's islands in host
+ * memory, structure of arrays, OpenMP over particles (or over islands, when
+ * the islands are small), the GPU's random stream (src/philox.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,6 @@ struct cpu_swarm {
   double sign, inertia, cognitive, social;
   objective_fn_d eval_d;
   objective_fn_f eval_f;
-  struct user_objective *user;
   int ring;                                   /* topology ring: follow lbest rows */
   int64_t neighbours;                         /* ring: k on each side */
   void *x, *v, *p, *cost, *pcost, *gpos;      /* REAL arrays */
@@ -42,6 +42,14 @@ struct cpu_swarm {
   void *tables, *lo, *hi, *span, *vmax, *prm; /* REAL [D] each, in one block */
   double gcost;                               /* global best cost, exact */
   int64_t gidx;
+};
+
+/* A backend's islands: island k (global id first + k) in isl[k], each with
+ * its own arrays, sharing the objective. */
+struct cpu_backend {
+  int count;
+  struct cpu_swarm *isl;       /* [count] */
+  struct user_objective *user; /* a user objective, opened once */
 };
 
 /* The 4 random words of dimensions 2k and 2k+1 of one particle at iteration
@@ -78,24 +86,37 @@ static inline void cpu_words(uint64_t seed, uint64_t sub, int D, uint64_t W, int
 
 static int cpu_init(struct backend *b)
 {
-  struct cpu_swarm *c = b->impl;
-  DISPATCH(c, init, c);
+  struct cpu_backend *cb = b->impl;
+  for (int k = 0; k < cb->count; k++) DISPATCH(&cb->isl[k], init, &cb->isl[k]);
   return IPSO_OK;
 }
 
-static int cpu_step(struct backend *b, int64_t first, int64_t last, double *best)
+/* Iterations FIRST..LAST of island C, its best after each into BEST[0..n). */
+static void cpu_run(struct cpu_swarm *c, int64_t first, int64_t last, double *best)
 {
-  struct cpu_swarm *c = b->impl;
   for (int64_t t = first; t <= last; t++) {
     DISPATCH(c, iterate, c, t);
     best[t - first] = c->gcost;
   }
+}
+
+/* Islands are independent between migrations: small ones run in parallel,
+ * one island per thread for the whole call (each island's arithmetic is the
+ * same on any thread, so the results do not depend on the thread count);
+ * large ones one after the other, each parallel over its particles. */
+static int cpu_step(struct backend *b, int64_t first, int64_t last, double *best)
+{
+  struct cpu_backend *cb = b->impl;
+  int64_t n = last - first + 1;
+  int small = cb->isl[0].N * cb->isl[0].D < CPU_PARALLEL_MIN;
+#pragma omp parallel for schedule(dynamic, 1) if (small && cb->count > 1)
+  for (int k = 0; k < cb->count; k++) cpu_run(&cb->isl[k], first, last, best + (size_t)k * n);
   return IPSO_OK;
 }
 
-static int cpu_best(struct backend *b, struct island_best *out)
+static int cpu_best(struct backend *b, int k, struct island_best *out)
 {
-  struct cpu_swarm *c = b->impl;
+  struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
   out->cost = c->gcost;
   out->particle = c->gidx;
   for (int d = 0; d < c->D; d++)
@@ -104,49 +125,61 @@ static int cpu_best(struct backend *b, struct island_best *out)
   return IPSO_OK;
 }
 
-static int cpu_pack(struct backend *b, int count, double *pos, double *cost, int64_t *index)
+static int cpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index)
 {
-  struct cpu_swarm *c = b->impl;
+  struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
   DISPATCH(c, pack, c, count, pos, cost, index);
   return IPSO_OK;
 }
 
-static int cpu_unpack(struct backend *b, int count, const double *pos, const double *cost,
+static int cpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
                       int64_t *replaced)
 {
-  struct cpu_swarm *c = b->impl;
+  struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
   DISPATCH(c, unpack, c, count, pos, cost, replaced);
   return IPSO_OK;
 }
 
 static int cpu_save(struct backend *b, struct swarm_state *s)
 {
-  struct cpu_swarm *c = b->impl;
-  DISPATCH(c, save, c, s);
+  struct cpu_backend *cb = b->impl;
+  for (int k = 0; k < cb->count; k++) {
+    struct cpu_swarm *c = &cb->isl[k];
+    struct swarm_state v = swarm_state_island(s, c->N, k);
+    DISPATCH(c, save, c, &v);
+  }
   return IPSO_OK;
 }
 
 static int cpu_load(struct backend *b, const struct swarm_state *s)
 {
-  struct cpu_swarm *c = b->impl;
-  DISPATCH(c, load, c, s);
+  struct cpu_backend *cb = b->impl;
+  for (int k = 0; k < cb->count; k++) {
+    struct cpu_swarm *c = &cb->isl[k];
+    struct swarm_state v = swarm_state_island(s, c->N, k);
+    DISPATCH(c, load, c, &v);
+  }
   return IPSO_OK;
 }
 
 static void cpu_destroy(struct backend *b)
 {
-  struct cpu_swarm *c = b->impl;
-  if (!c) return;
-  free(c->x);
-  free(c->v);
-  free(c->p);
-  free(c->cost);
-  free(c->pcost);
-  free(c->gpos);
-  free(c->lbest);
-  free(c->tables);
-  user_objective_close(c->user);
-  free(c);
+  struct cpu_backend *cb = b->impl;
+  if (!cb) return;
+  for (int k = 0; cb->isl && k < cb->count; k++) {
+    struct cpu_swarm *c = &cb->isl[k];
+    free(c->x);
+    free(c->v);
+    free(c->p);
+    free(c->cost);
+    free(c->pcost);
+    free(c->gpos);
+    free(c->lbest);
+    free(c->tables);
+  }
+  free(cb->isl);
+  user_objective_close(cb->user);
+  free(cb);
   b->impl = NULL;
 }
 
@@ -176,39 +209,33 @@ void backend_cpu_threads(int ranks_on_node)
 int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
 {
   const struct ipso_config *cfg = setup->cfg;
-  struct cpu_swarm *c = calloc(1, sizeof *c);
-  if (!c) return IPSO_FAIL("cpu", "out of memory");
+  struct cpu_backend *cb = calloc(1, sizeof *cb);
+  if (!cb) return IPSO_FAIL("cpu", "out of memory");
   b->ops = &cpu_ops;
   b->setup = *setup;
-  b->impl = c;
+  b->impl = cb;
   b->segment_updates = 0x1p25; /* about 0.1 s on one core */
   b->exact = 1;
-  c->cfg = cfg;
-  c->island = setup->island;
-  c->D = cfg->objective.dimensions;
-  c->N = cfg->swarm.particles;
-  c->seed = cfg->run.seed;
-  c->W = swarm_words_per_iteration(c->D);
-  c->precision = cfg->run.precision;
-  c->sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
-  c->inertia = cfg->swarm.inertia;
-  c->cognitive = cfg->swarm.cognitive;
-  c->social = cfg->swarm.social;
-  c->ring = cfg->swarm.topology == IPSO_SWARM_RING;
-  c->neighbours = cfg->swarm.neighbours;
+  cb->count = swarm_setup_count(setup);
+  if (!(cb->isl = calloc((size_t)cb->count, sizeof *cb->isl))) {
+    cpu_destroy(b);
+    return IPSO_FAIL("cpu", "out of memory");
+  }
+  objective_fn_d eval_d;
+  objective_fn_f eval_f;
   if (cfg->objective.id == IPSO_OBJ_USER) {
-    int rc = user_objective_open_cpu(cfg, &c->user);
-    if (rc == IPSO_OK && cfg->objective.separable) rc = user_separable_check_cpu(cfg, c->user);
+    int rc = user_objective_open_cpu(cfg, &cb->user);
+    if (rc == IPSO_OK && cfg->objective.separable) rc = user_separable_check_cpu(cfg, cb->user);
     if (rc != IPSO_OK) {
       cpu_destroy(b);
       return rc;
     }
-    c->eval_d = user_objective_fn_d(c->user);
-    c->eval_f = user_objective_fn_f(c->user);
+    eval_d = user_objective_fn_d(cb->user);
+    eval_f = user_objective_fn_f(cb->user);
   } else {
     const struct objective_info *info = objective_get(cfg->objective.id);
-    c->eval_d = info->eval_d;
-    c->eval_f = info->eval_f;
+    eval_d = info->eval_d;
+    eval_f = info->eval_f;
   }
 #ifdef _OPENMP
   int threads = omp_get_max_threads();
@@ -219,7 +246,25 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
 #endif
   struct swarm_consts k;
   int rc = swarm_consts_build(cfg, &k);
-  if (rc == IPSO_OK) rc = DISPATCH(c, alloc, c, &k);
+  for (int i = 0; i < cb->count && rc == IPSO_OK; i++) {
+    struct cpu_swarm *c = &cb->isl[i];
+    c->cfg = cfg;
+    c->island = setup->island + i;
+    c->D = cfg->objective.dimensions;
+    c->N = cfg->swarm.particles;
+    c->seed = cfg->run.seed;
+    c->W = swarm_words_per_iteration(c->D);
+    c->precision = cfg->run.precision;
+    c->sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
+    c->inertia = cfg->swarm.inertia;
+    c->cognitive = cfg->swarm.cognitive;
+    c->social = cfg->swarm.social;
+    c->ring = cfg->swarm.topology == IPSO_SWARM_RING;
+    c->neighbours = cfg->swarm.neighbours;
+    c->eval_d = eval_d;
+    c->eval_f = eval_f;
+    rc = DISPATCH(c, alloc, c, &k);
+  }
   swarm_consts_free(&k);
   if (rc != IPSO_OK) cpu_destroy(b);
   return rc;

@@ -1,4 +1,4 @@
-/* The CPU reference backend (backend.h): the whole swarm in host memory,
+/* The CPU reference backend (backend.h): the islands' swarms in host memory,
  * OpenMP over particles, the GPU's random stream. */
 #ifndef IPSO_BACKEND_CPU_H
 #define IPSO_BACKEND_CPU_H

@@ -1,5 +1,6 @@
 /* The island loop. Islands have global ids 0..islands-1; rank r runs the K
- * islands r*K .. r*K + K - 1 (one backend each) in segments of iterations;
+ * islands r*K .. r*K + K - 1 (one backend for all of them) in segments of
+ * iterations;
  * at segment ends (fixed iterations, so a strict run is a pure function of
  * the config, the same on any number of ranks) the ranks record history,
  * migrate on the global ring of islands, agree on stopping, and write
@@ -56,11 +57,7 @@ static int64_t next_segment_end(const struct solver *s, int64_t t)
 static int fetch_state(struct solver *s)
 {
   watchdog_beat("copying the swarm to the host", s->t);
-  for (int k = 0; k < s->local; k++) {
-    struct swarm_state v = island_state(s, k);
-    IPSO_TRY(s->b[k].ops->save_state(&s->b[k], &v));
-  }
-  return IPSO_OK;
+  return s->b.ops->save_state(&s->b, &s->state);
 }
 
 /* The best of the rank's islands into s->best (ties to the lower island);
@@ -69,9 +66,9 @@ static int local_best(struct solver *s, int *which)
 {
   struct island_best ib = {0, 0, s->scratch};
   *which = 0;
-  IPSO_TRY(s->b[0].ops->best(&s->b[0], &s->best));
+  IPSO_TRY(s->b.ops->best(&s->b, 0, &s->best));
   for (int k = 1; k < s->local; k++) {
-    IPSO_TRY(s->b[k].ops->best(&s->b[k], &ib));
+    IPSO_TRY(s->b.ops->best(&s->b, k, &ib));
     if (better(ib.cost, s->best.cost)) {
       s->best.cost = ib.cost;
       s->best.particle = ib.particle;
@@ -113,7 +110,7 @@ static int check_invariants(struct solver *s)
   IPSO_TRY(fetch_state(s));
   for (int k = 0; k < s->local; k++) {
     struct swarm_state v = island_state(s, k);
-    IPSO_TRY(s->b[k].ops->best(&s->b[k], &s->best));
+    IPSO_TRY(s->b.ops->best(&s->b, k, &s->best));
     IPSO_TRY(invariants_check(s->inv[k], s->t, &v, &s->best));
   }
   return IPSO_OK;
@@ -216,22 +213,17 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   if (devices) timings_mark("GPU driver (cuInit, device count)");
-  if (!(s->b = calloc((size_t)s->local, sizeof *s->b))) return IPSO_FAIL("memory", "out of memory");
-  /* One backend per island, each addressed by its global id (its random
-   * stream), all on the rank's device. */
-  struct swarm_setup setup = {cfg, s->first, s->islands, island_device_for(local_rank, devices)};
+  /* One backend for the rank's islands, island k addressed by its global
+   * id first + k (its random stream), on the rank's device. */
+  struct swarm_setup setup = {cfg, s->first, s->islands, island_device_for(local_rank, devices),
+                              s->local};
   /* A user objective is compiled by rank 0 first: a compile error or a
    * refused declaration is then reported once, and the other ranks load
    * the compiled object from the cache instead of all compiling at once. */
   int first = cfg->objective.id == IPSO_OBJ_USER && s->rank == 0;
-  rc = island_agree(s->comm, first ? backend_create(&setup, &s->b[0]) : IPSO_OK);
+  rc = island_agree(s->comm, first ? backend_create(&setup, &s->b) : IPSO_OK);
   if (rc != IPSO_OK) return rc;
-  rc = IPSO_OK;
-  for (int k = first ? 1 : 0; k < s->local && rc == IPSO_OK; k++) {
-    setup.island = s->first + k;
-    rc = backend_create(&setup, &s->b[k]);
-  }
-  rc = island_agree(s->comm, rc);
+  rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
   if (rc != IPSO_OK) return rc;
   timings_mark("backend created");
   /* The first writes. */
@@ -253,11 +245,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   IPSO_TRY(solver_report_devices(s));
   IPSO_TRY(solver_migration_setup(s));
   watchdog_beat("initialising the swarm", 0);
-  rc = IPSO_OK;
-  for (int k = 0; k < s->local && rc == IPSO_OK; k++) {
-    struct swarm_state v = island_state(s, k);
-    rc = restart ? s->b[k].ops->load_state(&s->b[k], &v) : s->b[k].ops->init(&s->b[k]);
-  }
+  rc = restart ? s->b.ops->load_state(&s->b, &s->state) : s->b.ops->init(&s->b);
   if (restart) {
     s->t = info->iteration;
     s->target_iteration = info->target_iteration;
@@ -274,7 +262,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
 static int record_start(struct solver *s)
 {
   for (int k = 0; k < s->local; k++) {
-    IPSO_TRY(s->b[k].ops->best(&s->b[k], &s->best));
+    IPSO_TRY(s->b.ops->best(&s->b, k, &s->best));
     s->seg_best[k * s->segment] = s->best.cost;
   }
   int64_t hit;
@@ -320,9 +308,11 @@ static int iterate(struct solver *s)
     int64_t last = end - s->t > slice ? s->t + slice : end;
     watchdog_beat("computing", s->t);
     double a = wall_seconds();
-    for (int k = 0; k < s->local; k++)
-      IPSO_TRY(s->b[k].ops->step(&s->b[k], first, last, s->seg_best + k * s->segment));
+    IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
     double b = wall_seconds();
+    int64_t n = last - first + 1;
+    for (int k = 0; k < s->local; k++)
+      memcpy(s->seg_best + k * s->segment, s->step_best + k * n, sizeof(double) * (size_t)n);
     s->segment_cost = b - a;
     s->t = last;
     watchdog_beat("recording history", s->t);
@@ -392,9 +382,7 @@ static int finish(struct solver *s)
 
 static void solver_free(struct solver *s)
 {
-  for (int k = 0; s->b && k < s->local; k++)
-    if (s->b[k].ops) s->b[k].ops->destroy(&s->b[k]);
-  free(s->b);
+  if (s->b.ops) s->b.ops->destroy(&s->b);
   ring_exchange_free(s->rx);
   free(s->msg);
   free(s->merged);
@@ -406,6 +394,7 @@ static void solver_free(struct solver *s)
   free(s->best.position);
   free(s->result.position);
   free(s->seg_best);
+  free(s->step_best);
   free(s->seg_min);
   free(s->row_cost);
   free(s->scratch);
@@ -461,22 +450,23 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   int rc = start(&s, restart, &info);
   if (rc == IPSO_OK) {
     /* Per island's particles: the same segment ends on any number of ranks. */
-    s.segment = segment_length(s.b[0].segment_updates, s.N, s.D);
+    s.segment = segment_length(s.b.segment_updates, s.N, s.D);
     s.seg_best = malloc(sizeof(double) * (size_t)s.segment * (size_t)s.local);
+    s.step_best = malloc(sizeof(double) * (size_t)s.segment * (size_t)s.local);
     s.seg_min = malloc(sizeof(double) * (size_t)s.segment);
     s.row_cost = malloc(sizeof(double) * (size_t)(s.segment + 1));
     s.best.position = malloc(sizeof(double) * (size_t)s.D);
     s.result.position = malloc(sizeof(double) * (size_t)s.D);
     s.scratch = malloc(sizeof(double) * (size_t)s.D);
-    if (!s.seg_best || !s.seg_min || !s.row_cost || !s.best.position || !s.result.position ||
-        !s.scratch)
+    if (!s.seg_best || !s.step_best || !s.seg_min || !s.row_cost || !s.best.position ||
+        !s.result.position || !s.scratch)
       rc = IPSO_FAIL("memory", "out of memory");
   }
   if (rc == IPSO_OK && opt->check_invariants) {
     if (!(s.inv = calloc((size_t)s.local, sizeof *s.inv)))
       rc = IPSO_FAIL("memory", "out of memory");
     for (int k = 0; rc == IPSO_OK && k < s.local; k++)
-      rc = invariants_create(cfg, s.b[k].exact, s.N, &s.inv[k]);
+      rc = invariants_create(cfg, s.b.exact, s.N, &s.inv[k]);
   }
   s.t0 = wall_seconds();
   if (rc == IPSO_OK && opt->timings && s.rank == 0)

@@ -35,7 +35,7 @@ struct solver {
   int local, first; /* this rank's islands: global ids first .. first + local - 1 */
   const struct ipso_config *cfg;
   const struct solver_options *opt;
-  struct backend *b; /* [local], one per island of the rank */
+  struct backend b; /* the rank's islands, one backend (island k: global id first + k) */
   struct h5out *out;
   struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank */
   int links;                /* migration messages each island receives (migration_links) */
@@ -52,10 +52,11 @@ struct solver {
   double *scratch;           /* [dims] */
   struct island_best result; /* the run's best, taken before the last migration */
   int result_island, have_result;
-  double *seg_best; /* [local, segment] each island's best cost after each iteration */
-  double *seg_min;  /* [segment] the rank's best of them */
-  double *row_cost; /* [segment + 1] scratch for the rows' global minimum */
-  double sign;      /* cost = sign * fitness */
+  double *seg_best;  /* [local, segment] each island's best cost after each iteration */
+  double *step_best; /* [local * segment] what step() wrote: [local, iterations of the call] */
+  double *seg_min;   /* [segment] the rank's best of them */
+  double *row_cost;  /* [segment + 1] scratch for the rows' global minimum */
+  double sign;       /* cost = sign * fitness */
   int64_t N, segment;
   int D;
   int64_t t;                /* last completed iteration */

@@ -155,7 +155,7 @@ int solver_migrate(struct solver *s)
   /* Every island's message first: unpacking changes the swarms. */
   for (int k = 0; k < K; k++) {
     double *send = s->msg + (size_t)k * n;
-    IPSO_TRY(s->b[k].ops->pack_migrants(&s->b[k], m, send + m, send, s->index));
+    IPSO_TRY(s->b.ops->pack_migrants(&s->b, k, m, send + m, send, s->index));
   }
   if (s->rx)
     IPSO_TRY(ring_exchange(s->rx, s->msg + (size_t)(K - 1) * n, s->msg, remote[0], remote[1]));
@@ -179,8 +179,7 @@ int solver_migrate(struct solver *s)
                              : s->rx   ? remote[1]
                                        : s->msg};
     IPSO_TRY(migration_merge(s->links, m, D, from, s->merged, s->merged + total));
-    IPSO_TRY(
-        s->b[k].ops->unpack_migrants(&s->b[k], total, s->merged + total, s->merged, s->replaced));
+    IPSO_TRY(s->b.ops->unpack_migrants(&s->b, k, total, s->merged + total, s->merged, s->replaced));
     int island = s->first + k, to[2];
     int ndest = migration_destinations(island, s->islands, s->links, to);
     for (int l = 0; l < ndest; l++)
@@ -191,31 +190,25 @@ int solver_migrate(struct solver *s)
 }
 
 /* Prints every island's device, in global island order, from rank 0 (with
- * the rank where ranks hold several islands). */
+ * the rank where ranks hold several islands: one backend runs them all). */
 int solver_report_devices(struct solver *s)
 {
-  char *all = NULL, *mine;
-  size_t len = sizeof s->b[0].description;
-  if (!(mine = malloc(len * (size_t)s->local)) ||
-      (s->rank == 0 && !(all = malloc(len * (size_t)s->islands)))) {
-    free(mine);
+  char *all = NULL;
+  size_t len = sizeof s->b.description;
+  if (s->rank == 0 && !(all = malloc(len * (size_t)s->size)))
     return IPSO_FAIL("memory", "out of memory");
-  }
-  for (int k = 0; k < s->local; k++) memcpy(mine + (size_t)k * len, s->b[k].description, len);
-  int rc = MPI_Gather(mine, (int)len * s->local, MPI_CHAR, all, (int)len * s->local, MPI_CHAR, 0,
-                      s->comm);
-  free(mine);
+  int rc = MPI_Gather(s->b.description, (int)len, MPI_CHAR, all, (int)len, MPI_CHAR, 0, s->comm);
   if (rc != MPI_SUCCESS) {
     free(all);
     return ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
   }
   if (s->rank == 0)
     for (int g = 0; g < s->islands; g++) {
+      int r = island_rank(g, s->islands, s->size);
       if (s->local == 1)
-        log_info("  island %d: %s", g, all + (size_t)g * len);
+        log_info("  island %d: %s", g, all + (size_t)r * len);
       else
-        log_info("  island %d (rank %d): %s", g, island_rank(g, s->islands, s->size),
-                 all + (size_t)g * len);
+        log_info("  island %d (rank %d): %s", g, r, all + (size_t)r * len);
     }
   free(all);
   return IPSO_OK;

@@ -6,8 +6,10 @@
 # (1000 particles, 30-D) and one-launch-per-iteration paths, particle counts
 # that are not multiples of the block size, the multi-warp mapping of long
 # rows, the next-coordinate term of rosenbrock and a user objective (whole
-# row, and split across threads as declared separable); and the ring
-# topology on every variant.
+# row, and split across threads as declared separable); the ring
+# topology on every variant; and 4 islands in one backend (one launch per
+# iteration for all of them) with migration every 5 iterations, global and
+# ring, every variant.
 . "$(dirname "$0")/gpu_common.sh"
 fail=0 n=0
 problems="cubic:1:2048:double rastrigin:30:1000:float rosenbrock:20:333:double
@@ -53,6 +55,33 @@ for p in $ring_problems; do
       echo "ok   ring k=$k $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
     else
       echo "FAIL ring k=$k $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
+      echo "$out" | tail -5; fail=$((fail + 1))
+    fi
+  done
+done
+# Several islands on one GPU (one rank): the islands run together (one
+# launch per iteration, or strict queue-lock grid-resident with the state in
+# registers, and with IPSO_GPU_RESIDENT=0 one launch per iteration), each
+# with its own global best; migration between them.
+island_problems="rastrigin:30:1000:float:0 cubic:1:2048:double:0 rosenbrock:20:333:double:2
+sphere:1500:40:double:0"
+for p in $island_problems; do
+  IFS=: read -r obj dims parts prec k <<<"$p"
+  topo=('swarm.topology="global"')
+  [ "$k" -gt 0 ] && topo=('swarm.topology="ring"' "swarm.neighbours=$k")
+  for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 queue:strict:1 \
+                 reduction:strict:1; do
+    IFS=: read -r kernel sync resident <<<"$variant"
+    export IPSO_GPU_RESIDENT=$resident IPSO_GPU_KEEP=1 IPSO_GPU_PDL=1
+    cfg=$work/islands-$obj-$dims-$kernel-$sync-$resident-$k.toml
+    write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 25 5 \
+      run.islands=4 migration.interval=5 migration.migrants=3 "${topo[@]}"
+    n=$((n + 1))
+    if out=$("$IPSO_BIN" "$cfg" --check-invariants 2>&1) &&
+      grep -q "4 islands together" <<<"$out"; then
+      echo "ok   4 islands $obj D=$dims N=$parts $prec $kernel $sync resident=$resident ring=$k"
+    else
+      echo "FAIL 4 islands $obj D=$dims N=$parts $prec $kernel $sync resident=$resident ring=$k"
       echo "$out" | tail -5; fail=$((fail + 1))
     fi
   done

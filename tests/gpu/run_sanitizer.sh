@@ -3,8 +3,8 @@
 # small configs: memcheck for every kernel variant and launch mode (built-in
 # objectives and a user objective declared separable),
 # racecheck and synccheck for the fused queue-lock kernels (cluster- and
-# grid-resident, relaxed) and the reduction pair; the ring topology; then the
-# GPU test programs
+# grid-resident, relaxed) and the reduction pair; the ring topology; four
+# islands on one GPU; then the GPU test programs
 # (IPSO_GPU_TEST_PROGRAMS) under all three.
 . "$(dirname "$0")/gpu_common.sh"
 if ! command -v compute-sanitizer >/dev/null 2>&1; then
@@ -50,6 +50,21 @@ for variant in queue_lock:strict queue_lock:relaxed reduction:strict; do
     check synccheck "$cfg" "ring k=3 rastrigin D=30 $kernel $sync"
   fi
 done
+# Four islands on one GPU (strict queue-lock grid-resident with the state in
+# registers, and one launch per iteration for all islands; ring) with
+# migration: all three tools.
+for variant in queue_lock:strict:1:global queue_lock:strict:0:global queue_lock:relaxed:1:ring; do
+  IFS=: read -r kernel sync resident topo <<<"$variant"
+  export IPSO_GPU_RESIDENT=$resident
+  cfg=$work/islands-$kernel-$sync-$resident-$topo.toml
+  write_config "$cfg" rastrigin 30 333 float "$kernel" "$sync" 6 5 "swarm.topology=\"$topo\"" \
+    run.islands=4 migration.interval=3 migration.migrants=2
+  "$IPSO_BIN" "$cfg" >/dev/null 2>&1
+  for tool in memcheck racecheck synccheck; do
+    check "$tool" "$cfg" "4 islands rastrigin D=30 $kernel $sync resident=$resident $topo"
+  done
+done
+export IPSO_GPU_RESIDENT=1
 # The GPU test programs themselves under each tool: their GPU-against-CPU
 # and variant-against-variant comparisons must hold under the sanitizer's
 # scheduling too, which runs warps in other orders (that is how a race

@@ -4,7 +4,9 @@
  * thread evaluates a particle), strict runs repeat exactly, save/load and
  * migration behave as on the CPU, and particle counts that are not
  * multiples of the block size work; all of it for the global and the ring
- * topology. Exit 77 without a GPU. */
+ * topology. K islands in one backend (one launch per iteration for all of
+ * them) give the bits of K backends of one island each, migration and
+ * save/load included. Exit 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +57,7 @@ static int make_config(const struct problem *p, const char *kernel, const char *
 static int run(const struct ipso_config *cfg, const struct gpu_overrides *gpu, int iters,
                struct swarm_state *st, double *best)
 {
-  struct swarm_setup setup = {cfg, 0, 1, 0};
+  struct swarm_setup setup = {cfg, 0, 1, 0, 1};
   struct backend b;
   memset(&b, 0, sizeof b);
   int rc = gpu ? backend_gpu_create_with(&setup, gpu, &b) : backend_cpu_create(&setup, &b);
@@ -175,7 +177,7 @@ static void check_state_and_migrants(int ring)
   struct problem p = {"sphere", D, 300, "double", 1, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 11, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct backend g, c;
   double best[64];
   CHECK(backend_gpu_create(&setup, &g) == IPSO_OK, "gpu create");
@@ -205,8 +207,8 @@ static void check_state_and_migrants(int ring)
   enum { M = 5 };
   double gpos[M * D], gcost[M], cpos[M * D], ccost[M];
   int64_t gidx[M], cidx[M], grep[M], crep[M];
-  CHECK(g.ops->pack_migrants(&g, M, gpos, gcost, gidx) == IPSO_OK, "gpu pack");
-  CHECK(c.ops->pack_migrants(&c, M, cpos, ccost, cidx) == IPSO_OK, "cpu pack");
+  CHECK(g.ops->pack_migrants(&g, 0, M, gpos, gcost, gidx) == IPSO_OK, "gpu pack");
+  CHECK(c.ops->pack_migrants(&c, 0, M, cpos, ccost, cidx) == IPSO_OK, "cpu pack");
   for (int k = 0; k < M; k++) {
     CHECK(gidx[k] == cidx[k] && gcost[k] == ccost[k], "migrant %d: gpu %lld %.17g cpu %lld %.17g",
           k, (long long)gidx[k], gcost[k], (long long)cidx[k], ccost[k]);
@@ -215,8 +217,8 @@ static void check_state_and_migrants(int ring)
   /* Migrants in: good ones replace the worst, a bad one is refused. */
   for (int d = 0; d < D * M; d++) gpos[d] = cpos[d] = 0.25;
   for (int k = 0; k < M; k++) gcost[k] = ccost[k] = k == M - 1 ? 1e300 : 0.375;
-  CHECK(g.ops->unpack_migrants(&g, M, gpos, gcost, grep) == IPSO_OK, "gpu unpack");
-  CHECK(c.ops->unpack_migrants(&c, M, cpos, ccost, crep) == IPSO_OK, "cpu unpack");
+  CHECK(g.ops->unpack_migrants(&g, 0, M, gpos, gcost, grep) == IPSO_OK, "gpu unpack");
+  CHECK(c.ops->unpack_migrants(&c, 0, M, cpos, ccost, crep) == IPSO_OK, "cpu unpack");
   for (int k = 0; k < M; k++)
     CHECK(grep[k] == crep[k], "replaced %d: gpu %lld cpu %lld", k, (long long)grep[k],
           (long long)crep[k]);
@@ -229,8 +231,8 @@ static void check_state_and_migrants(int ring)
   double gp[D], cp[D];
   gb.position = gp;
   cb.position = cp;
-  g.ops->best(&g, &gb);
-  c.ops->best(&c, &cb);
+  g.ops->best(&g, 0, &gb);
+  c.ops->best(&c, 0, &cb);
   CHECK(gb.cost == cb.cost && gb.particle == cb.particle,
         "best after migration: gpu %lld %.17g "
         "cpu %lld %.17g",
@@ -263,7 +265,7 @@ static void check_relaxed(int resident, int ring)
   struct problem p = {"rastrigin", 30, 5000, "float", 0, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 3, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct backend g;
   double best[50];
   CHECK(backend_gpu_create_with(&setup, &o, &g) == IPSO_OK, "gpu create relaxed");
@@ -279,7 +281,7 @@ static void check_relaxed(int resident, int ring)
   double pos[30];
   struct island_best b = {0};
   b.position = pos;
-  g.ops->best(&g, &b);
+  g.ops->best(&g, 0, &b);
   CHECK(b.cost == s.pbest_cost[arg] && b.particle == arg,
         "relaxed global best %lld %.9g, lowest personal best %lld %.9g", (long long)b.particle,
         b.cost, (long long)arg, s.pbest_cost[arg]);
@@ -297,7 +299,7 @@ static void check_segments(int ring)
   struct problem p = {"rastrigin", 30, 5000, "float", 0, ring};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 9, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct swarm_state st[3];
   double best[12];
   for (int k = 0; k < 3; k++) {
@@ -324,6 +326,177 @@ static void check_segments(int ring)
   CHECK(states_equal(&st[0], &st[2], &what, &where),
         "resident and one launch per iteration differ (%s[%zu])", what, where);
   for (int k = 0; k < 3; k++) swarm_state_free(&st[k]);
+  config_free(&cfg);
+}
+
+/* Island K's rows of a state of several islands. */
+static struct swarm_state rows_of(const struct swarm_state *s, int particles, int k)
+{
+  return swarm_state_island(s, particles, k);
+}
+
+/* K islands (global ids FIRST..) in one GPU backend against K GPU backends
+ * of one island each (as the plan chooses: resident where it can) and
+ * against the CPU backend's K islands: the same bits between the GPU runs
+ * (strict, kernel variant KERNEL), the CPU's to rounding (exactly where
+ * P->exact); then a migration on the ring of the K islands, more
+ * iterations, and save_state/load_state into a new backend. STREAMING: the
+ * K islands with one launch per iteration even where the plan would run
+ * them grid-resident. */
+static void check_islands(const struct problem *p, const char *kernel, int streaming)
+{
+  enum { K = 4, FIRST = 3, ALL = 8, T = 7, M = 3 };
+  struct ipso_config cfg;
+  if (make_config(p, kernel, "strict", 13, &cfg) != IPSO_OK) {
+    CHECK(0, "config");
+    return;
+  }
+  printf("%d islands in one backend: %-10s %-10s D=%-3d N=%-5d %-6s %s%.0d\n", K, kernel,
+         p->objective, p->dims, p->particles, p->precision, p->ring ? "ring k=" : "global",
+         p->ring);
+  const struct gpu_overrides chosen = gpu_overrides_from_env();
+  struct gpu_overrides together = chosen;
+  if (streaming) together.no_resident = 1;
+  const int D = p->dims, N = p->particles;
+  struct swarm_setup all = {&cfg, FIRST, ALL, 0, K};
+  struct backend multi, cpu, one[K];
+  int ok = backend_gpu_create_with(&all, &together, &multi) == IPSO_OK;
+  ok = ok && backend_cpu_create(&all, &cpu) == IPSO_OK;
+  for (int k = 0; ok && k < K; k++) {
+    struct swarm_setup s1 = {&cfg, FIRST + k, ALL, 0, 1};
+    ok = backend_gpu_create_with(&s1, &chosen, &one[k]) == IPSO_OK;
+  }
+  CHECK(ok, "create the backends");
+  if (!ok) exit(1);
+  printf("    %s\n", multi.description);
+  multi.ops->init(&multi);
+  cpu.ops->init(&cpu);
+  for (int k = 0; k < K; k++) one[k].ops->init(&one[k]);
+  double hm[K * T], hc[K * T], h1[T];
+  struct swarm_state sm, sc, s1;
+  swarm_state_alloc(&sm, (int64_t)K * N, D);
+  swarm_state_alloc(&sc, (int64_t)K * N, D);
+  swarm_state_alloc(&s1, N, D);
+  double span = cfg.objective.upper[0] - cfg.objective.lower[0];
+  int fl = strcmp(p->precision, "float") == 0;
+  double tol_x = fl ? 1e-5 : 1e-12, tol_c = fl ? 1e-4 : 1e-10;
+  for (int round = 0; round < 2; round++) {
+    int64_t first = 1 + round * T, last = first + T - 1;
+    CHECK(multi.ops->step(&multi, first, last, hm) == IPSO_OK, "step %d islands", K);
+    CHECK(cpu.ops->step(&cpu, first, last, hc) == IPSO_OK, "cpu step");
+    multi.ops->save_state(&multi, &sm);
+    cpu.ops->save_state(&cpu, &sc);
+    for (int k = 0; k < K; k++) {
+      one[k].ops->step(&one[k], first, last, h1);
+      one[k].ops->save_state(&one[k], &s1);
+      struct swarm_state v = rows_of(&sm, N, k), c = rows_of(&sc, N, k);
+      const char *what;
+      size_t where;
+      CHECK(!memcmp(hm + k * T, h1, sizeof h1), "island %d's history differs from one island's", k);
+      CHECK(states_equal(&v, &s1, &what, &where),
+            "%s %s: island %d of %d differs from one island after %lld (%s[%zu])", kernel,
+            p->objective, k, K, (long long)last, what, where);
+      if (p->exact) {
+        CHECK(states_equal(&v, &c, &what, &where), "island %d: GPU and CPU differ (%s[%zu])", k,
+              what, where);
+      } else if (round == 0) {
+        /* After a migration the CPU may pick other victims by rounding. */
+        double dx = max_rel(v.position, c.position, (size_t)N * D, span);
+        double dc = max_rel(v.pbest_cost, c.pbest_cost, (size_t)N, 1.0);
+        CHECK(dx <= tol_x && dc <= tol_c, "island %d: GPU vs CPU positions %.2e, costs %.2e", k, dx,
+              dc);
+      }
+      double pa[2048], pb[2048];
+      struct island_best ba = {0, 0, pa}, bb = {0, 0, pb};
+      multi.ops->best(&multi, k, &ba);
+      one[k].ops->best(&one[k], 0, &bb);
+      CHECK(ba.cost == bb.cost && ba.particle == bb.particle &&
+                !memcmp(pa, pb, sizeof(double) * (size_t)D),
+            "island %d's best differs from one island's", k);
+    }
+    /* A migration on the ring of the K islands, in all three. */
+    static double pos[K][M * 2048], cost[K][M], pc[K][M * 2048], cc[K][M];
+    int64_t idx[M], i1[M], ic[M], rm[M], r1[M], rc[M];
+    for (int k = 0; k < K; k++) {
+      double p1[M * 2048], c1[M];
+      multi.ops->pack_migrants(&multi, k, M, pos[k], cost[k], idx);
+      one[k].ops->pack_migrants(&one[k], 0, M, p1, c1, i1);
+      cpu.ops->pack_migrants(&cpu, k, M, pc[k], cc[k], ic);
+      CHECK(!memcmp(idx, i1, sizeof idx) && !memcmp(cost[k], c1, sizeof c1) &&
+                !memcmp(pos[k], p1, sizeof(double) * M * (size_t)D),
+            "island %d's migrants differ from one island's", k);
+      if (p->exact)
+        CHECK(!memcmp(idx, ic, sizeof idx), "island %d's migrants differ from the CPU's", k);
+    }
+    for (int k = 0; k < K; k++) {
+      int from = (k + K - 1) % K;
+      multi.ops->unpack_migrants(&multi, k, M, pos[from], cost[from], rm);
+      one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], r1);
+      /* The CPU takes the GPU's migrants too, so the swarms stay comparable. */
+      cpu.ops->unpack_migrants(&cpu, k, M, pos[from], cost[from], rc);
+      CHECK(!memcmp(rm, r1, sizeof rm), "island %d replaced other particles than one island", k);
+      if (p->exact) CHECK(!memcmp(rm, rc, sizeof rm), "island %d replaced other particles", k);
+    }
+  }
+  /* save_state of all islands, load_state into a new backend: the same. */
+  multi.ops->save_state(&multi, &sm);
+  struct backend again;
+  CHECK(backend_gpu_create_with(&all, &together, &again) == IPSO_OK, "create again");
+  again.ops->load_state(&again, &sm);
+  double ha[K * T];
+  multi.ops->step(&multi, 2 * T + 1, 3 * T, hm);
+  again.ops->step(&again, 2 * T + 1, 3 * T, ha);
+  CHECK(!memcmp(hm, ha, sizeof hm), "load_state into a new backend: histories differ");
+  multi.ops->save_state(&multi, &sm);
+  again.ops->save_state(&again, &sc);
+  const char *what;
+  size_t where;
+  CHECK(states_equal(&sm, &sc, &what, &where), "load_state into a new backend: %s[%zu] differs",
+        what, where);
+  again.ops->destroy(&again);
+  multi.ops->destroy(&multi);
+  cpu.ops->destroy(&cpu);
+  for (int k = 0; k < K; k++) one[k].ops->destroy(&one[k]);
+  swarm_state_free(&sm);
+  swarm_state_free(&sc);
+  swarm_state_free(&s1);
+  config_free(&cfg);
+}
+
+/* Relaxed mode with K islands in one launch: each island's global best is
+ * its lowest personal best, and its history never gets worse. */
+static void check_islands_relaxed(int ring)
+{
+  enum { K = 3, T = 40 };
+  struct problem p = {"rastrigin", 30, 3000, "float", 0, ring};
+  struct ipso_config cfg;
+  make_config(&p, "queue_lock", "relaxed", 5, &cfg);
+  struct swarm_setup all = {&cfg, 0, K, 0, K};
+  struct backend g;
+  struct gpu_overrides o = gpu_overrides_from_env();
+  CHECK(backend_gpu_create_with(&all, &o, &g) == IPSO_OK, "gpu create relaxed islands");
+  double best[K * T];
+  g.ops->init(&g);
+  CHECK(g.ops->step(&g, 1, T, best) == IPSO_OK, "relaxed islands step");
+  struct swarm_state s;
+  swarm_state_alloc(&s, (int64_t)K * p.particles, p.dims);
+  g.ops->save_state(&g, &s);
+  for (int k = 0; k < K; k++) {
+    for (int t = 1; t < T; t++)
+      CHECK(best[k * T + t] <= best[k * T + t - 1], "relaxed island %d got worse at %d", k, t);
+    struct swarm_state v = rows_of(&s, p.particles, k);
+    int64_t arg = 0;
+    for (int64_t i = 1; i < p.particles; i++)
+      if (v.pbest_cost[i] < v.pbest_cost[arg]) arg = i;
+    double pos[30];
+    struct island_best b = {0, 0, pos};
+    g.ops->best(&g, k, &b);
+    CHECK(b.cost == v.pbest_cost[arg] && b.particle == arg,
+          "relaxed island %d: best %lld %.9g, lowest personal best %lld %.9g", k,
+          (long long)b.particle, b.cost, (long long)arg, v.pbest_cost[arg]);
+  }
+  swarm_state_free(&s);
+  g.ops->destroy(&g);
   config_free(&cfg);
 }
 
@@ -369,6 +542,31 @@ int main(void)
   check_relaxed(1, 0);
   check_relaxed(0, 0);
   check_relaxed(0, 1);
+  /* K islands together: every variant, global and ring, both precisions;
+   * queue-lock grid-resident (where the plan takes it) and per iteration.
+   * Few enough to run under the sanitizers (run_sanitizer.sh). */
+  const struct {
+    struct problem p;
+    const char *kernel;
+    int streaming;
+  } island_cases[] = {
+      {{"sphere", 2, 333, "double", 1, 0}, "queue_lock", 0},
+      {{"sphere", 2, 333, "double", 1, 0}, "queue_lock", 1},
+      {{"sphere", 2, 333, "double", 1, 0}, "queue", 0},
+      {{"sphere", 2, 333, "double", 1, 0}, "reduction", 0},
+      {{"cubic", 1, 1000, "float", 1, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0}, "queue_lock", 1},
+      {{"rastrigin", 30, 777, "float", 0, 0}, "reduction", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2}, "queue_lock", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2}, "queue", 0},
+      {{"cubic", 1, 2048, "double", 1, 3}, "queue_lock", 0},
+      {{"sphere", 1500, 40, "double", 0, 0}, "queue_lock", 0},
+  };
+  for (size_t k = 0; k < sizeof island_cases / sizeof island_cases[0]; k++)
+    check_islands(&island_cases[k].p, island_cases[k].kernel, island_cases[k].streaming);
+  check_islands_relaxed(0);
+  check_islands_relaxed(1);
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   return failures ? 1 : 0;
 }

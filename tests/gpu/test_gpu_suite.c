@@ -31,7 +31,7 @@ static double run(const char *objective, const struct variant *v, const char *to
            seed, v->backend, objective, DIMS, PARTICLES, v->kernel, v->sync, topology);
   struct ipso_config cfg;
   if (config_load_text(text, "suite", 0, NULL, 1, &cfg) != IPSO_OK) exit(1);
-  struct swarm_setup setup = {&cfg, 0, 1, 0};
+  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct backend b;
   int rc =
       strcmp(v->backend, "gpu") ? backend_cpu_create(&setup, &b) : backend_gpu_create(&setup, &b);

@@ -1,7 +1,8 @@
 /* The CPU reference backend: the initial swarm is the documented function of
  * the Philox stream; results are byte-identical for 1 and 2 OpenMP threads;
  * migrants are the best personal bests and replace the worst particles only
- * when better; save/load continues exactly. */
+ * when better; save/load continues exactly; K islands in one backend give
+ * the bits of K backends of one island each (any thread count). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static void run(const struct ipso_config *cfg, int threads, int iters, struct sw
 #else
   (void)threads;
 #endif
-  struct swarm_setup setup = {cfg, 0, 1, -1};
+  struct swarm_setup setup = {cfg, 0, 1, -1, 1};
   struct backend b;
   double *best = malloc(sizeof(double) * (size_t)(iters + 1));
   backend_cpu_create(&setup, &b);
@@ -105,7 +106,7 @@ static void check_migrants(void)
 {
   struct ipso_config cfg;
   load("rastrigin", 4, 50, "double", &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, -1};
+  struct swarm_setup setup = {&cfg, 0, 1, -1, 1};
   struct backend b;
   double best[20];
   backend_cpu_create(&setup, &b);
@@ -117,7 +118,7 @@ static void check_migrants(void)
   enum { M = 6 };
   double pos[M * 4], cost[M];
   int64_t idx[M], rep[M];
-  b.ops->pack_migrants(&b, M, pos, cost, idx);
+  b.ops->pack_migrants(&b, 0, M, pos, cost, idx);
   /* The M best in (cost, index) order: nothing outside is better. */
   for (int m = 0; m < M; m++) {
     CHECK(cost[m] == st.pbest_cost[idx[m]], "migrant %d cost", m);
@@ -149,7 +150,7 @@ static void check_migrants(void)
     }
     worst[w] = arg;
   }
-  b.ops->unpack_migrants(&b, 4, in, in_cost, rep);
+  b.ops->unpack_migrants(&b, 0, 4, in, in_cost, rep);
   for (int k = 0; k < 3; k++)
     CHECK(rep[k] == worst[k], "migrant %d replaced %lld, want %lld", k, (long long)rep[k],
           (long long)worst[k]);
@@ -157,7 +158,7 @@ static void check_migrants(void)
   struct island_best ib;
   double p[4];
   ib.position = p;
-  b.ops->best(&b, &ib);
+  b.ops->best(&b, 0, &ib);
   CHECK(ib.cost <= before, "island best got worse across migration");
   CHECK(ib.cost == 0.5 || before < 0.5, "best migrant not adopted as island best");
   b.ops->save_state(&b, &st);
@@ -168,6 +169,90 @@ static void check_migrants(void)
   config_free(&cfg);
 }
 
+/* K islands in one backend (global ids FIRST..FIRST+K-1) against K backends
+ * of one island each: the same histories, states, bests and migrations, bit
+ * for bit, on THREADS OpenMP threads. */
+static void check_islands(const char *objective, int dims, int particles, const char *precision,
+                          const char *topology, int threads)
+{
+  enum { K = 3, FIRST = 5, T = 6, M = 2 };
+  char text[512];
+  snprintf(text, sizeof text,
+           "[run]\nseed = 42\nprecision = \"%s\"\noutput = \"\"\n[objective]\nname = \"%s\"\n"
+           "dimensions = %d\n[swarm]\nparticles = %d\ntopology = \"%s\"\n",
+           precision, objective, dims, particles, topology);
+  struct ipso_config cfg;
+  if (config_load_text(text, "test", 0, NULL, 1, &cfg) != IPSO_OK) exit(1);
+#ifdef _OPENMP
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+  struct swarm_setup all = {&cfg, FIRST, 16, -1, K};
+  struct backend multi, one[K];
+  CHECK(backend_cpu_create(&all, &multi) == IPSO_OK, "create %d islands", K);
+  for (int k = 0; k < K; k++) {
+    struct swarm_setup s1 = {&cfg, FIRST + k, 16, -1, 1};
+    CHECK(backend_cpu_create(&s1, &one[k]) == IPSO_OK, "create island %d", FIRST + k);
+    one[k].ops->init(&one[k]);
+  }
+  multi.ops->init(&multi);
+  double hm[K * T], h1[T];
+  struct swarm_state sm, s1;
+  swarm_state_alloc(&sm, (int64_t)K * particles, dims);
+  swarm_state_alloc(&s1, particles, dims);
+  for (int round = 0; round < 2; round++) {
+    int64_t first = 1 + round * T, last = first + T - 1;
+    multi.ops->step(&multi, first, last, hm);
+    multi.ops->save_state(&multi, &sm);
+    for (int k = 0; k < K; k++) {
+      one[k].ops->step(&one[k], first, last, h1);
+      one[k].ops->save_state(&one[k], &s1);
+      struct swarm_state v = swarm_state_island(&sm, particles, k);
+      CHECK(!memcmp(hm + k * T, h1, sizeof h1), "%s %s: island %d's history differs", objective,
+            topology, k);
+      CHECK(same(&v, &s1), "%s %s %s, %d threads: island %d's swarm differs after %lld", objective,
+            precision, topology, threads, k, (long long)last);
+      double pa[dims], pb[dims];
+      struct island_best ba = {0, 0, pa}, bb = {0, 0, pb};
+      multi.ops->best(&multi, k, &ba);
+      one[k].ops->best(&one[k], 0, &bb);
+      CHECK(ba.cost == bb.cost && ba.particle == bb.particle && !memcmp(pa, pb, sizeof pa),
+            "island %d's best differs", k);
+    }
+    /* A migration: each island takes its left neighbour's best, in both. */
+    double pos[K][M * dims], cost[K][M];
+    int64_t idx[M], rep_m[M], rep_1[M];
+    for (int k = 0; k < K; k++) {
+      multi.ops->pack_migrants(&multi, k, M, pos[k], cost[k], idx);
+      double p1[M * dims], c1[M];
+      int64_t i1[M];
+      one[k].ops->pack_migrants(&one[k], 0, M, p1, c1, i1);
+      CHECK(!memcmp(p1, pos[k], sizeof p1) && !memcmp(c1, cost[k], sizeof c1),
+            "island %d's migrants differ", k);
+    }
+    for (int k = 0; k < K; k++) {
+      int from = (k + K - 1) % K;
+      multi.ops->unpack_migrants(&multi, k, M, pos[from], cost[from], rep_m);
+      one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], rep_1);
+      CHECK(!memcmp(rep_m, rep_1, sizeof rep_m), "island %d replaced other particles", k);
+    }
+  }
+  /* save/load of all islands continues exactly. */
+  multi.ops->save_state(&multi, &sm);
+  multi.ops->load_state(&multi, &sm);
+  multi.ops->step(&multi, 2 * T + 1, 3 * T, hm);
+  for (int k = 0; k < K; k++) {
+    one[k].ops->step(&one[k], 2 * T + 1, 3 * T, h1);
+    CHECK(!memcmp(hm + k * T, h1, sizeof h1), "island %d after load_state differs", k);
+    one[k].ops->destroy(&one[k]);
+  }
+  multi.ops->destroy(&multi);
+  swarm_state_free(&sm);
+  swarm_state_free(&s1);
+  config_free(&cfg);
+}
+
 int main(void)
 {
   check_initial_swarm();
@@ -175,6 +260,13 @@ int main(void)
   check_threads("rosenbrock", 7, "float");
   check_threads("cubic", 1, "double");
   check_migrants();
+  /* Small islands run in parallel over islands, large ones over particles. */
+  for (int threads = 1; threads <= 2; threads++) {
+    check_islands("rastrigin", 30, 50, "double", "global", threads);
+    check_islands("rosenbrock", 7, 33, "float", "ring", threads);
+    check_islands("sphere", 30, 700, "float", "global", threads);
+    check_islands("cubic", 1, 100, "double", "ring", threads);
+  }
   printf("%s\n", failures ? "FAILED" : "passed");
   return failures ? 1 : 0;
 }

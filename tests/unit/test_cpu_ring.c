@@ -102,7 +102,7 @@ static void check_follows(int n, int kk, int dims, int migrate)
 {
   struct ipso_config cfg;
   load("rastrigin", dims, n, "ring", kk, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, -1};
+  struct swarm_setup setup = {&cfg, 0, 1, -1, 1};
   struct backend b;
   const int64_t T = 9;
   double best[16];
@@ -114,7 +114,7 @@ static void check_follows(int n, int kk, int dims, int migrate)
     double *pos = calloc(2 * (size_t)dims, sizeof(double)), cost[2] = {0.0, 1e-3};
     int64_t rep[2];
     pos[dims] = 0.03125;
-    b.ops->unpack_migrants(&b, 2, pos, cost, rep);
+    b.ops->unpack_migrants(&b, 0, 2, pos, cost, rep);
     CHECK(rep[0] >= 0 && rep[1] >= 0, "migrants refused");
     free(pos);
   }
@@ -158,7 +158,7 @@ static void run(const struct ipso_config *cfg, int threads, int iters, struct sw
 #else
   (void)threads;
 #endif
-  struct swarm_setup setup = {cfg, 0, 1, -1};
+  struct swarm_setup setup = {cfg, 0, 1, -1, 1};
   struct backend b;
   double *best = malloc(sizeof(double) * (size_t)(iters + 1));
   if (backend_cpu_create(&setup, &b) != IPSO_OK) exit(1);

@@ -1,0 +1,98 @@
+/* The launch plan for several islands on one GPU (kernels/gpu_plan.c, plain
+ * C, no GPU needed): strict queue-lock islands run grid-resident with the
+ * state in registers when all their tiles fit the GPU at once, as one swarm
+ * of as many particles would; otherwise, and for relaxed, ring, queue and
+ * reduction, one launch per iteration for all islands; the device line
+ * names the islands that run together. One island plans as before. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "gpu_plan.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      failures++;                                                                                  \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+    }                                                                                              \
+  } while (0)
+
+/* The plan for ISLANDS islands of PARTICLES (30-D Rastrigin, float) on an
+ * H100-like device (132 SMs, 8 blocks per SM of either resident kernel). */
+static struct gpu_plan plan(int islands, int particles, const char *kernel, const char *sync,
+                            const char *topology, const struct gpu_overrides *o)
+{
+  char text[512];
+  snprintf(text, sizeof text,
+           "[run]\nprecision = \"float\"\noutput = \"\"\n[objective]\nname = \"rastrigin\"\n"
+           "dimensions = 30\n[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n"
+           "topology = \"%s\"\n",
+           particles, kernel, sync, topology);
+  struct ipso_config cfg;
+  struct gpu_plan p;
+  memset(&p, 0, sizeof p);
+  if (config_load_text(text, "plan", 0, NULL, 1, &cfg) != IPSO_OK) {
+    CHECK(0, "config");
+    return p;
+  }
+  gpu_plan_mapping(&cfg, o, islands, &p);
+  struct gpu_device_facts dev = {9, 132, 8, 8};
+  gpu_plan_launch(&p, &dev);
+  config_free(&cfg);
+  return p;
+}
+
+int main(void)
+{
+  struct gpu_overrides none, streaming, no_keep;
+  memset(&none, 0, sizeof none);
+  streaming = no_keep = none;
+  streaming.no_resident = 1;
+  no_keep.no_keep = 1;
+  char buf[128];
+
+  struct gpu_plan one = plan(1, 65536, "queue_lock", "strict", "global", &none);
+  struct gpu_plan many = plan(64, 1024, "queue_lock", "strict", "global", &none);
+  CHECK(one.islands == 1 && many.islands == 64, "islands %d %d", one.islands, many.islands);
+  CHECK(one.mode == GPU_MODE_GRID && one.keep, "one swarm of 65,536: grid-resident in registers");
+  CHECK(many.mode == GPU_MODE_GRID && many.keep && many.res_blocks == 64 * many.blocks &&
+            many.res_blocks == one.res_blocks,
+        "64 x 1,024: grid-resident in registers over %d blocks (mode %d, keep %d, %d blocks)",
+        one.res_blocks, many.mode, many.keep, many.res_blocks);
+  gpu_plan_describe(&many, buf, sizeof buf);
+  CHECK(!strcmp(buf, "64 islands together, grid-resident"), "device line '%s'", buf);
+
+  /* More tiles than the GPU holds at once: one launch per iteration. */
+  struct gpu_plan big = plan(128, 1024, "queue_lock", "strict", "global", &none);
+  CHECK(big.mode == GPU_MODE_STREAMING && !big.keep && big.pdl, "128 x 1,024: per iteration");
+  gpu_plan_describe(&big, buf, sizeof buf);
+  CHECK(!strcmp(buf, "128 islands together, one launch per iteration (PDL)"), "device line '%s'",
+        buf);
+
+  const char *other[][3] = {{"queue_lock", "relaxed", "global"},
+                            {"queue_lock", "strict", "ring"},
+                            {"queue", "strict", "global"},
+                            {"reduction", "strict", "global"}};
+  for (int v = 0; v < 4; v++) {
+    struct gpu_plan p = plan(16, 4096, other[v][0], other[v][1], other[v][2], &none);
+    CHECK(p.mode == GPU_MODE_STREAMING && !p.keep, "16 islands %s %s %s: per iteration",
+          other[v][0], other[v][1], other[v][2]);
+  }
+  struct gpu_plan ring = plan(16, 4096, "queue_lock", "strict", "ring", &none);
+  gpu_plan_describe(&ring, buf, sizeof buf);
+  CHECK(!strcmp(buf, "16 islands together, one launch per iteration with the lbest kernel (PDL)"),
+        "device line '%s'", buf);
+  struct gpu_plan s = plan(16, 4096, "queue_lock", "strict", "global", &streaming);
+  CHECK(s.mode == GPU_MODE_STREAMING, "IPSO_GPU_RESIDENT=0: per iteration");
+  s = plan(16, 4096, "queue_lock", "strict", "global", &no_keep);
+  CHECK(s.mode == GPU_MODE_STREAMING, "IPSO_GPU_KEEP=0: several islands per iteration");
+  s = plan(1, 4096, "queue_lock", "strict", "global", &none);
+  gpu_plan_describe(&s, buf, sizeof buf);
+  CHECK(!strcmp(buf, gpu_plan_mode_name(&s)), "one island: the mode alone ('%s')", buf);
+  printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
+  return failures ? 1 : 0;
+}
