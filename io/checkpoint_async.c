@@ -3,7 +3,9 @@
  * allocated (contiguous, never filled), and closes it; then one I/O thread
  * per rank writes the rank's rows of each array with pwrite() at the
  * datasets' offsets, sums each island from the host buffer as it writes
- * and flushes the file to disk. The thread calls neither HDF5 (not
+ * and flushes the file to disk. (A checkpoint that the caller waits for,
+ * the final one or a stop's, is written by up to WAITED_THREADS threads
+ * sharing its pieces while the caller sums.) The thread calls neither HDF5 (not
  * thread-safe here) nor MPI (initialised MPI_THREAD_FUNNELED). Once every
  * rank's thread has finished, rank 0 reads the file's structure back (a
  * metadata write that MPI-IO reported as done must be in the file), writes
@@ -41,6 +43,10 @@
  * each piece as it goes. */
 #define PIECE_BYTES (INT64_C(8) << 20)
 
+/* I/O threads of a checkpoint that the caller waits for (the final one, a
+ * stop's): they share its pieces, the caller sums. One otherwise. */
+#define WAITED_THREADS 4
+
 /* The datasets whose bytes the threads write, then the checksums. */
 #define CK_DATASETS (STATE_ARRAYS + 1)
 
@@ -52,19 +58,25 @@ struct checkpoint_writer {
   int dims;
   int async;       /* the pwrite path can be taken */
   int thread_sums; /* the I/O thread takes the checksums (else the caller, while it writes) */
+  int cores;       /* online */
   char tmp[IPSO_PATH_MAX], prev[IPSO_PATH_MAX];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS: tests only */
 
   /* The checkpoint in flight. */
-  int in_flight, thread_started;
+  int in_flight, threads, started; /* threads sharing the pieces; started */
   int64_t iteration;
-  pthread_t thread;
+  struct job_thread {
+    struct checkpoint_writer *w;
+    int index;
+    pthread_t id;
+  } thread[WAITED_THREADS];
+  pthread_mutex_t lock; /* err and what */
   int fd;
   uint64_t offset[CK_DATASETS]; /* of each dataset's data in the file */
   uint64_t file_end;            /* the end of the last dataset's data */
   uint64_t *sums;               /* [K] this rank's islands' checksums */
-  atomic_int done, cancel;
+  atomic_int done, cancel, failed, finished;
   int err;        /* errno of the failed step, or 0 */
   char what[256]; /* the failed step */
   double t_start, t_end, seconds;
@@ -100,6 +112,9 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   w->comm = comm;
   w->cfg = cfg;
   w->fd = -1;
+  pthread_mutex_init(&w->lock, NULL);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  w->cores = cores > 0 ? (int)cores : 1;
   MPI_Comm_rank(comm, &w->rank);
   MPI_Comm_size(comm, &w->size);
   w->islands = config_islands(cfg, w->size);
@@ -146,17 +161,21 @@ double checkpoint_writer_seconds(const struct checkpoint_writer *w)
   return w ? w->seconds : 0;
 }
 
-/* Records the failed step of the thread (the first one). */
+/* Records the failed step of a thread (the first one). */
 static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
 {
   va_list ap;
-  if (w->err) return;
-  w->err = e ? e : EIO;
-  va_start(ap, fmt);
-  vsnprintf(w->what, sizeof w->what, fmt, ap);
-  va_end(ap);
+  pthread_mutex_lock(&w->lock);
+  if (!w->err) {
+    w->err = e ? e : EIO;
+    va_start(ap, fmt);
+    vsnprintf(w->what, sizeof w->what, fmt, ap);
+    va_end(ap);
+  }
+  pthread_mutex_unlock(&w->lock);
+  atomic_store(&w->failed, 1);
 }
 
 /* Writes LEN bytes of BUF at AT, through short writes; 0 or errno. */
@@ -176,29 +195,35 @@ static int write_all(int fd, const char *buf, uint64_t len, uint64_t at)
   return 0;
 }
 
-/* The I/O thread: this rank's rows of each array (island by island, in
- * pieces), each island's checksum over them in file order, then fsync. */
+/* An I/O thread: its share of this rank's rows of each array (island by
+ * island, in pieces: every n-th piece of n threads), with one thread each
+ * island's checksum over them in file order; the last to finish flushes
+ * the file to disk. */
 static void *job_run(void *arg)
 {
-  struct checkpoint_writer *w = arg;
+  const struct job_thread *me = arg;
+  struct checkpoint_writer *w = me->w;
   const struct swarm_state *s = &w->buf;
+  uint64_t piece = 0;
   int e;
   if (w->thread_sums)
     for (int k = 0; k < w->K; k++) w->sums[k] = FNV_OFFSET;
-  for (int a = 0; a < STATE_ARRAYS && !w->err; a++) {
+  for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     const int64_t width = state_array_width(sa, w->dims);
     const uint64_t block = (uint64_t)(w->N * width) * sizeof(double);
     const char *data = (const char *)state_array_data(sa, s);
-    for (int k = 0; k < w->K && !w->err; k++) {
+    for (int k = 0; k < w->K; k++) {
       const uint64_t island = (uint64_t)w->rank * (uint64_t)w->K + (uint64_t)k;
       const uint64_t base = w->offset[a] + island * block;
       const char *mine = data + (uint64_t)k * block;
-      for (uint64_t off = 0; off < block && !w->err; off += PIECE_BYTES) {
+      for (uint64_t off = 0; off < block; off += PIECE_BYTES) {
         uint64_t len = block - off < (uint64_t)PIECE_BYTES ? block - off : (uint64_t)PIECE_BYTES;
+        if (piece++ % (uint64_t)w->threads != (uint64_t)me->index) continue;
+        if (atomic_load(&w->failed)) goto out;
         if (atomic_load_explicit(&w->cancel, memory_order_relaxed)) {
           job_fail(w, ECANCELED, "stopped");
-          break;
+          goto out;
         }
         if (w->thread_sums)
           w->sums[k] = checkpoint_fnv1a_doubles(w->sums[k], (const double *)(mine + off),
@@ -206,7 +231,7 @@ static void *job_run(void *arg)
         if ((e = write_all(w->fd, mine + off, len, base + off)) != 0) {
           job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
                    base + off + len);
-          break;
+          goto out;
         }
 #ifdef SYNC_FILE_RANGE_WRITE
         /* Start the write-back now, so that the fsync below waits less
@@ -220,12 +245,18 @@ static void *job_run(void *arg)
       }
     }
   }
-  if (!w->err && fsync(w->fd) != 0) job_fail(w, errno, "flushing to disk");
+out:
+  if (atomic_fetch_add(&w->finished, 1) + 1 < w->threads) return NULL;
   struct stat sb;
-  if (!w->err && fstat(w->fd, &sb) != 0) job_fail(w, errno, "examining");
-  if (!w->err && (uint64_t)sb.st_size < w->file_end)
-    job_fail(w, EIO, "the file is %lld bytes long, its data end at %" PRIu64, (long long)sb.st_size,
-             w->file_end);
+  if (!atomic_load(&w->failed)) {
+    if (fsync(w->fd) != 0)
+      job_fail(w, errno, "flushing to disk");
+    else if (fstat(w->fd, &sb) != 0)
+      job_fail(w, errno, "examining");
+    else if ((uint64_t)sb.st_size < w->file_end)
+      job_fail(w, EIO, "the file is %lld bytes long, its data end at %" PRIu64,
+               (long long)sb.st_size, w->file_end);
+  }
   w->t_end = now_seconds();
   atomic_store_explicit(&w->done, 1, memory_order_release);
   return NULL;
@@ -327,21 +358,34 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   w->what[0] = '\0';
   atomic_store(&w->done, 0);
   atomic_store(&w->cancel, 0);
+  atomic_store(&w->failed, 0);
+  atomic_store(&w->finished, 0);
   w->iteration = info->iteration;
   w->thread_sums = !wait;
+  int want = wait ? (w->cores < WAITED_THREADS ? w->cores : WAITED_THREADS) : 1;
   w->t_start = now_seconds();
   /* Signals stay with the main thread (the stop flags are its business). */
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
-  rc = pthread_create(&w->thread, NULL, job_run, w);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (rc != 0) {
-    close(w->fd);
-    w->fd = -1;
-    return IPSO_FAIL("checkpoint", "'%s': cannot start the I/O thread: %s", path, strerror(rc));
+  w->threads = want;
+  w->started = 0;
+  for (int j = 0; j < want; j++) {
+    w->thread[j].w = w;
+    w->thread[j].index = j;
+    rc = pthread_create(&w->thread[j].id, NULL, job_run, &w->thread[j]);
+    if (rc != 0) {
+      /* The missing threads count as finished, and failed. */
+      job_fail(w, rc, "starting I/O thread %d", j);
+      if (atomic_fetch_add(&w->finished, want - j) + (want - j) == want) {
+        w->t_end = now_seconds();
+        atomic_store_explicit(&w->done, 1, memory_order_release);
+      }
+      break;
+    }
+    w->started++;
   }
-  w->thread_started = 1;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   w->in_flight = 1;
   /* The caller would only wait: it sums while the thread writes. */
   if (wait)
@@ -357,8 +401,8 @@ static int join(struct checkpoint_writer *w)
 {
   const char *path = w->cfg->output.checkpoint;
   int st = IPSO_OK;
-  if (w->thread_started) pthread_join(w->thread, NULL);
-  w->thread_started = 0;
+  for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
+  w->started = 0;
   w->seconds = w->t_end - w->t_start;
   if (w->err) {
     log_fail("checkpoint", __FILE__, __LINE__,
@@ -466,15 +510,14 @@ int checkpoint_commit(struct checkpoint_writer *w)
 void checkpoint_writer_free(struct checkpoint_writer *w)
 {
   if (!w) return;
-  if (w->thread_started) {
-    atomic_store(&w->cancel, 1);
-    pthread_join(w->thread, NULL);
-  }
+  atomic_store(&w->cancel, 1);
+  for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
   if (w->fd >= 0) close(w->fd);
   /* A checkpoint abandoned in flight (the run failed elsewhere): its
    * unfinished file goes; the previous checkpoint was never touched. */
   if (w->in_flight && w->rank == 0) unlink(w->tmp);
   swarm_state_free(&w->buf);
+  pthread_mutex_destroy(&w->lock);
   free(w->sums);
   free(w);
 }

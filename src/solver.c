@@ -96,6 +96,7 @@ static int commit_checkpoint(struct solver *s)
   double t = wall_seconds();
   IPSO_TRY(checkpoint_commit(s->ckw));
   s->ckpt_written++;
+  s->ckpt_path_seconds += wall_seconds() - t;
   /* What writing one costs when it must be waited for (the time limit's
    * margin): the copy and the file's creation, the thread, the commit. */
   s->checkpoint_cost = s->ckpt_start_cost + checkpoint_writer_seconds(s->ckw) + wall_seconds() - t;
@@ -126,6 +127,7 @@ static int start_checkpoint(struct solver *s, int wait)
   s->last_checkpoint = wall_seconds();
   s->ckpt_begun = t;
   s->ckpt_start_cost = s->last_checkpoint - t;
+  s->ckpt_path_seconds += s->ckpt_start_cost;
   /* Written whole where the asynchronous path cannot be taken. */
   if (!checkpoint_in_flight(s->ckw)) {
     s->ckpt_written++;

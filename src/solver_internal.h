@@ -72,7 +72,8 @@ struct solver {
                                           segment end */
   int64_t ckpt_written, ckpt_deferred; /* this invocation's checkpoints; those deferred */
   double ckpt_begun, ckpt_start_cost;  /* when the one in flight began; its cost to the run */
-  double history_seconds; /* this invocation's time recording and writing history rows */
+  double ckpt_path_seconds; /* this invocation's time in checkpoints on the main thread */
+  double history_seconds;   /* this invocation's time recording and writing history rows */
   int stop_signal;
   struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
