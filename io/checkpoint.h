@@ -1,7 +1,8 @@
 /* Checkpoints: the full state of every island in one HDF5 file of its own,
- * written collectively to a temporary name, flushed and renamed, with the
- * previous checkpoint kept as <path>.prev. Each island's arrays carry a
- * checksum, so a truncated or altered file is refused on reading. */
+ * written to a temporary name (in the background: checkpoint_start and
+ * checkpoint_commit), flushed and renamed, with the previous checkpoint
+ * kept as <path>.prev. Each island's arrays carry a checksum, so a
+ * truncated or altered file is refused on reading. */
 #ifndef IPSO_CHECKPOINT_H
 #define IPSO_CHECKPOINT_H
 
@@ -29,8 +30,11 @@ extern "C" {
 #endif
 
 /* Writes the checkpoint cfg->output.checkpoint from every rank's islands S
- * (the rank's islands one after the other; costs, not fitness). Returns IPSO_ERR_RUNTIME with the
- * path and errno on failure, leaving the previous checkpoint in place. */
+ * (the rank's islands one after the other; costs, not fitness) on the
+ * caller's thread, collectively, and reads it back before the rename: what
+ * checkpoint_start does where the asynchronous path cannot be taken.
+ * Returns IPSO_ERR_RUNTIME with the path and errno on failure, leaving the
+ * previous checkpoint in place. */
 int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
                      const struct checkpoint_info *info, const struct swarm_state *s);
 
