@@ -399,19 +399,19 @@ static int iterate(struct solver *s)
      * committed, without waiting. */
     if (checkpoint_in_flight(s->ckw) && !(flags & CHECKPOINT_WRITING))
       IPSO_TRY(commit_checkpoint(s));
+    int periodic =
+        cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0;
     if (stop) {
       IPSO_TRY(write_checkpoint(s));
-    } else if ((flags & CHECKPOINT_DUE) ||
-               (cfg->output.checkpoint_interval > 0 &&
-                s->t % cfg->output.checkpoint_interval == 0) ||
-               (s->ckpt_pending && segment_end)) {
+    } else if ((flags & CHECKPOINT_DUE) || periodic || (s->ckpt_pending && segment_end)) {
       /* A periodic checkpoint never waits for the writer: while it is busy
        * the checkpoint is deferred to the next segment end. */
       if (!checkpoint_in_flight(s->ckw)) {
         IPSO_TRY(start_checkpoint(s, 0));
-      } else if (!s->ckpt_pending) {
+      } else {
+        /* One deferred checkpoint stands for all that fall due meanwhile. */
+        if (!s->ckpt_pending || periodic) s->ckpt_deferred++;
         s->ckpt_pending = 1;
-        s->ckpt_deferred++;
       }
     }
     int which;

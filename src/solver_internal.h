@@ -70,7 +70,8 @@ struct solver {
   int64_t ckpt_iteration;              /* of the checkpoint in flight or last written, or -1 */
   int ckpt_pending;                    /* a periodic checkpoint found the writer busy: at the next
                                           segment end */
-  int64_t ckpt_written, ckpt_deferred; /* this invocation's checkpoints; those deferred */
+  int64_t ckpt_written, ckpt_deferred; /* this invocation's checkpoints; those that fell due
+                                          while the writer was busy */
   double ckpt_begun, ckpt_start_cost;  /* when the one in flight began; its cost to the run */
   double ckpt_path_seconds; /* this invocation's time in checkpoints on the main thread */
   double history_seconds;   /* this invocation's time recording and writing history rows */
