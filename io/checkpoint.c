@@ -70,8 +70,7 @@ uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_k
   return h;
 }
 
-/* Checks that the directory of PATH exists and is writable (rank 0). */
-static int directory_writable(const char *path)
+int checkpoint_directory_writable(const char *path)
 {
   char dir[IPSO_PATH_MAX];
   int e = h5u_directory_error(path, dir, sizeof dir);
@@ -80,10 +79,8 @@ static int directory_writable(const char *path)
   return IPSO_ERR_RUNTIME;
 }
 
-/* Writes the root attributes, the bounds and the objective parameters
- * (writers; rank 0 writes the datasets' values). */
-static int write_identity(const struct h5u_file *f, const struct ipso_config *cfg,
-                          const struct checkpoint_info *info)
+int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config *cfg,
+                              const struct checkpoint_info *info)
 {
   const struct ipso_objective_config *o = &cfg->objective;
   const int islands = config_islands(cfg, f->size);
@@ -204,7 +201,7 @@ static int write_file(struct h5u_file *f, const struct ipso_config *cfg,
       log_fail("hdf5", __FILE__, __LINE__, "'%s': creating the file failed: %s", f->path, why);
       return IPSO_ERR_RUNTIME;
     }
-    if (write_identity(f, cfg, info) != IPSO_OK) goto done;
+    if (checkpoint_write_identity(f, cfg, info) != IPSO_OK) goto done;
     for (int a = 0; a < STATE_ARRAYS; a++) {
       const struct state_array *sa = &state_arrays[a];
       dsets[a] = h5u_create_dataset(f, f->id, sa->name, state_array_file_type(sa),
@@ -331,57 +328,54 @@ static int links_unsupported(int e)
   return e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK || e == EXDEV;
 }
 
-/* Reports a failed step of making the checkpoint PATH and returns
- * IPSO_ERR_RUNTIME. */
-static int commit_fail(const char *path, const char *what, const char *name, int e)
+int checkpoint_commit_fail(const char *path, const char *what, const char *name, int e)
 {
   log_fail("checkpoint", __FILE__, __LINE__, "'%s': %s '%s': %s", path, what, name, strerror(e));
   return IPSO_ERR_RUNTIME;
 }
 
-/* Makes the written TMP the checkpoint PATH (rank 0): flushes it to disk,
- * keeps the previous checkpoint as PREV, renames TMP over PATH and flushes
- * the directory. Until the rename, PATH is the previous checkpoint, whole. */
-static int commit(const char *path, const char *tmp, const char *prev)
+int checkpoint_commit_file(const char *path, const char *tmp, const char *prev)
 {
   char dir[IPSO_PATH_MAX];
   struct stat sb;
   int fd, e, moved = 0;
   fd = open(tmp, O_RDONLY);
-  if (fd < 0) return commit_fail(path, "cannot open", tmp, errno);
+  if (fd < 0) return checkpoint_commit_fail(path, "cannot open", tmp, errno);
   if (fsync(fd) != 0) {
     e = errno;
     close(fd);
-    return commit_fail(path, "cannot flush to disk", tmp, e);
+    return checkpoint_commit_fail(path, "cannot flush to disk", tmp, e);
   }
-  if (close(fd) != 0) return commit_fail(path, "cannot close", tmp, errno);
+  if (close(fd) != 0) return checkpoint_commit_fail(path, "cannot close", tmp, errno);
   if (lstat(path, &sb) == 0) {
     if (unlink(prev) != 0 && errno != ENOENT)
-      return commit_fail(path, "cannot remove", prev, errno);
+      return checkpoint_commit_fail(path, "cannot remove", prev, errno);
     /* A second name for the previous checkpoint keeps PATH whole until the
      * rename below replaces it atomically. */
     if (link(path, prev) != 0) {
-      if (!links_unsupported(errno)) return commit_fail(path, "cannot keep a copy as", prev, errno);
-      if (rename(path, prev) != 0) return commit_fail(path, "cannot keep a copy as", prev, errno);
+      if (!links_unsupported(errno))
+        return checkpoint_commit_fail(path, "cannot keep a copy as", prev, errno);
+      if (rename(path, prev) != 0)
+        return checkpoint_commit_fail(path, "cannot keep a copy as", prev, errno);
       moved = 1;
     }
   } else if (errno != ENOENT) {
-    return commit_fail(path, "cannot examine", path, errno);
+    return checkpoint_commit_fail(path, "cannot examine", path, errno);
   }
   if (rename(tmp, path) != 0) {
     e = errno;
     if (moved && rename(prev, path) != 0)
       log_warn("checkpoint '%s': the previous checkpoint is now '%s'", path, prev);
-    return commit_fail(path, "cannot rename to it", tmp, e);
+    return checkpoint_commit_fail(path, "cannot rename to it", tmp, e);
   }
   h5u_directory(path, dir, sizeof dir);
   fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return commit_fail(path, "cannot open directory", dir, errno);
+  if (fd < 0) return checkpoint_commit_fail(path, "cannot open directory", dir, errno);
   /* Some file systems cannot flush a directory: they say EINVAL. */
   if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP) {
     e = errno;
     close(fd);
-    return commit_fail(path, "cannot flush directory", dir, e);
+    return checkpoint_commit_fail(path, "cannot flush directory", dir, e);
   }
   close(fd);
   return IPSO_OK;
@@ -407,7 +401,7 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
                      "'%s': %" PRId64 " particles in %d dimensions on a rank, the config has %d x "
                      "%" PRId64 " in %d (%d islands on %d ranks)",
                      path, s->particles, s->dims, K, N, cfg->objective.dimensions, islands, size);
-  if (rank == 0) st = directory_writable(path);
+  if (rank == 0) st = checkpoint_directory_writable(path);
   st = island_agree(comm, st);
   if (st != IPSO_OK) return st;
 
@@ -441,7 +435,7 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
   st = island_agree(comm, st);
   if (st == IPSO_OK && rank == 0) {
     st = verify(path, tmp, islands, N, s->dims, sums);
-    if (st == IPSO_OK) st = commit(path, tmp, prev);
+    if (st == IPSO_OK) st = checkpoint_commit_file(path, tmp, prev);
     if (st != IPSO_OK) unlink(tmp);
   }
   free(sums);

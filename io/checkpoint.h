@@ -1,7 +1,8 @@
 /* Checkpoints: the full state of every island in one HDF5 file of its own,
- * written collectively to a temporary name, flushed and renamed, with the
- * previous checkpoint kept as <path>.prev. Each island's arrays carry a
- * checksum, so a truncated or altered file is refused on reading. */
+ * written to a temporary name (in the background: checkpoint_start and
+ * checkpoint_commit), flushed and renamed, with the previous checkpoint
+ * kept as <path>.prev. Each island's arrays carry a checksum, so a
+ * truncated or altered file is refused on reading. */
 #ifndef IPSO_CHECKPOINT_H
 #define IPSO_CHECKPOINT_H
 
@@ -29,10 +30,67 @@ extern "C" {
 #endif
 
 /* Writes the checkpoint cfg->output.checkpoint from every rank's islands S
- * (the rank's islands one after the other; costs, not fitness). Returns IPSO_ERR_RUNTIME with the
- * path and errno on failure, leaving the previous checkpoint in place. */
+ * (the rank's islands one after the other; costs, not fitness) on the
+ * caller's thread, collectively, and reads it back before the rename: what
+ * checkpoint_start does where the asynchronous path cannot be taken.
+ * Returns IPSO_ERR_RUNTIME with the path and errno on failure, leaving the
+ * previous checkpoint in place. */
 int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
                      const struct checkpoint_info *info, const struct swarm_state *s);
+
+/* Asynchronous checkpoints (checkpoint_async.c). The state is copied into
+ * the writer's host buffer, checkpoint_start creates the temporary file
+ * with HDF5 (every attribute written, every dataset allocated) and hands
+ * the rank's rows to the rank's I/O thread, which writes them with
+ * pwrite() at the datasets' offsets, sums each island and flushes the file
+ * to disk, while the run goes on; checkpoint_commit waits for the thread,
+ * and once every rank's thread has finished writes the checksums and makes
+ * the file the checkpoint (temporary name, flush, rename, previous kept).
+ * At most one checkpoint is in flight. The thread calls neither HDF5 nor
+ * MPI: only the caller's (main) thread does. */
+struct checkpoint_writer;
+
+/* A writer for the checkpoints cfg->output.checkpoint of this rank's
+ * islands (a rank's share) of the run on COMM. */
+int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
+                             struct checkpoint_writer **w);
+
+/* Ends the writer; a thread still writing is told to stop and joined, and
+ * its temporary file is left for the next checkpoint to overwrite. */
+void checkpoint_writer_free(struct checkpoint_writer *w);
+
+/* The host buffer to copy the rank's islands into before checkpoint_start
+ * (allocated on the first call); it must not be touched while a checkpoint
+ * is in flight. */
+int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **buf);
+
+/* Starts writing a checkpoint of the buffer with INFO (collective). WAIT:
+ * the caller commits at once (a stop, the end), so it takes the checksums
+ * itself while the I/O thread writes, rather than leaving both to the
+ * thread, and returns when they are taken. Where
+ * the asynchronous path cannot be taken (serial HDF5 on several ranks, a
+ * big-endian host) it writes the checkpoint whole with checkpoint_write
+ * and nothing is left in flight. IPSO_ERR_RUNTIME with the path and the
+ * reason on failure, leaving the previous checkpoint in place. */
+int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info, int wait);
+
+/* Whether a checkpoint was started and not yet committed (the same on every
+ * rank). */
+int checkpoint_in_flight(const struct checkpoint_writer *w);
+
+/* Whether this rank's I/O thread is still writing (does not block). */
+int checkpoint_writing(const struct checkpoint_writer *w);
+
+/* Waits for this rank's I/O thread, agrees with every rank on the outcome
+ * and commits the checkpoint (collective; nothing to do when none is in
+ * flight). A failed write (a short write, ENOSPC, EROFS, EIO, a failed
+ * fsync) on any rank is reported by that rank with the path and errno's
+ * text and returns IPSO_ERR_RUNTIME on every rank, the temporary file
+ * removed and the previous checkpoint in place. */
+int checkpoint_commit(struct checkpoint_writer *w);
+
+/* Seconds the I/O thread of the last committed checkpoint took. */
+double checkpoint_writer_seconds(const struct checkpoint_writer *w);
 
 /* Reads checkpoint PATH into this rank's islands S (allocated here, the
  * islands one after the other) and INFO; any number of ranks that divides

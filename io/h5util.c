@@ -393,9 +393,11 @@ done:
   return s;
 }
 
-hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
+/* h5u_create_dataset; EARLY allocates a contiguous dataset's storage at
+ * once, so that its place in the file is known (h5u_dataset_offset). */
+static hid_t h5u_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
                          int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
-                         const char *description)
+                         const char *description, int early)
 {
   hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, dset = H5I_INVALID_HID;
   hsize_t maxdims[2] = {0, 0}, chunk[2] = {0, 0};
@@ -418,6 +420,9 @@ hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, 
   else
     IPSO_CHECK_H5_GOTO(f->path, H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), st, done,
                        "setting the fill time of %s", name);
+  if (early)
+    IPSO_CHECK_H5_GOTO(f->path, H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), st, done,
+                       "setting the allocation time of %s", name);
   IPSO_CHECK_H5_GOTO(f->path,
                      dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), st,
                      done, "creating dataset %s", name);
@@ -432,6 +437,32 @@ done:
     return H5I_INVALID_HID;
   }
   return dset;
+}
+
+hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
+                         int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
+                         const char *description)
+{
+  return h5u_dataset(f, loc, name, type, rank, dims, chunk_rows, units, description, 0);
+}
+
+hid_t h5u_create_dataset_allocated(const struct h5u_file *f, hid_t loc, const char *name,
+                                   hid_t type, int rank, const hsize_t *dims, const char *units,
+                                   const char *description)
+{
+  return h5u_dataset(f, loc, name, type, rank, dims, 0, units, description, 1);
+}
+
+int h5u_dataset_offset(const struct h5u_file *f, hid_t dset, uint64_t *offset)
+{
+  char name[256];
+  haddr_t at = H5Dget_offset(dset);
+  if (at != HADDR_UNDEF) {
+    *offset = (uint64_t)at;
+    return IPSO_OK;
+  }
+  h5u_object_name(dset, name, sizeof name);
+  return ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "locating the data of %s", name);
 }
 
 hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name)

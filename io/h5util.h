@@ -125,6 +125,19 @@ hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, 
                          int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
                          const char *description);
 
+/* A contiguous dataset as h5u_create_dataset makes it (never pre-filled),
+ * with its storage allocated at once: its bytes have a place in the file
+ * from the start (h5u_dataset_offset), to be written there by plain POSIX
+ * I/O (checkpoint_async.c). Reports a failure and returns a negative
+ * identifier. */
+hid_t h5u_create_dataset_allocated(const struct h5u_file *f, hid_t loc, const char *name,
+                                   hid_t type, int rank, const hsize_t *dims, const char *units,
+                                   const char *description);
+
+/* The byte offset in the file of the data of the contiguous, allocated
+ * dataset DSET; reports a failure. */
+int h5u_dataset_offset(const struct h5u_file *f, hid_t dset, uint64_t *offset);
+
 /* Opens dataset NAME in LOC; reports a failure. */
 hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name);
 

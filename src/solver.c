@@ -33,7 +33,7 @@
 #include "timings.h"
 
 /* Stop reasons agreed between ranks at a segment end (bit flags). */
-enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4 };
+enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4, CHECKPOINT_WRITING = 8 };
 
 static double elapsed(const struct solver *s)
 {
@@ -53,11 +53,17 @@ static int64_t next_segment_end(const struct solver *s, int64_t t)
   return segment_end(&p, t);
 }
 
-/* Copies the rank's swarms to the host (for snapshots, checkpoints, checks). */
-static int fetch_state(struct solver *s)
+/* Copies the rank's swarms to the host, into DST (the rank's islands). */
+static int fetch_state_into(struct solver *s, struct swarm_state *dst)
 {
   watchdog_beat("copying the swarm to the host", s->t);
-  return s->b.ops->save_state(&s->b, &s->state);
+  return s->b.ops->save_state(&s->b, dst);
+}
+
+/* Copies the rank's swarms to the host copy (snapshots, checks). */
+static int fetch_state(struct solver *s)
+{
+  return fetch_state_into(s, &s->state);
 }
 
 /* The best of the rank's islands into s->best (ties to the lower island);
@@ -79,22 +85,61 @@ static int local_best(struct solver *s, int *which)
   return IPSO_OK;
 }
 
-static int write_checkpoint(struct solver *s)
+/* Waits for the checkpoint in flight, if any, and commits it (collective). */
+static int commit_checkpoint(struct solver *s)
+{
+  if (!checkpoint_in_flight(s->ckw)) return IPSO_OK;
+  watchdog_beat("finishing a checkpoint", s->t);
+  double t = wall_seconds();
+  IPSO_TRY(checkpoint_commit(s->ckw));
+  s->ckpt_written++;
+  s->ckpt_path_seconds += wall_seconds() - t;
+  /* What writing one costs when it must be waited for (the time limit's
+   * margin): the copy and the file's creation, the thread, the commit. */
+  s->checkpoint_cost = s->ckpt_start_cost + checkpoint_writer_seconds(s->ckw) + wall_seconds() - t;
+  return IPSO_OK;
+}
+
+/* Starts the checkpoint of iteration s->t (collective): the records and the
+ * output flushed, the state copied into the writer's buffer, the file
+ * created; the rank's I/O thread writes it while the run goes on. No
+ * checkpoint may be in flight. WAIT: the caller commits it at once. */
+static int start_checkpoint(struct solver *s, int wait)
 {
   double t = wall_seconds();
   IPSO_TRY(solver_flush_records(s));
   if (s->out) IPSO_TRY(h5out_flush(s->out));
-  if (!s->cfg->output.checkpoint[0]) return IPSO_OK; /* checkpoints switched off */
-  IPSO_TRY(fetch_state(s));
+  if (!s->ckw) return IPSO_OK; /* checkpoints switched off */
+  struct swarm_state *buf;
+  IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
+  IPSO_TRY(fetch_state_into(s, buf));
   watchdog_beat("writing a checkpoint", s->t);
   struct checkpoint_info info = {
       s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration, s->hist.written, "", ""};
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
-  IPSO_TRY(checkpoint_write(s->comm, s->cfg, &info, &s->state));
+  IPSO_TRY(checkpoint_start(s->ckw, &info, wait));
+  s->ckpt_iteration = s->t;
+  s->ckpt_pending = 0;
   s->last_checkpoint = wall_seconds();
-  s->checkpoint_cost = s->last_checkpoint - t;
+  s->ckpt_begun = t;
+  s->ckpt_start_cost = s->last_checkpoint - t;
+  s->ckpt_path_seconds += s->ckpt_start_cost;
+  /* Written whole where the asynchronous path cannot be taken. */
+  if (!checkpoint_in_flight(s->ckw)) {
+    s->ckpt_written++;
+    s->checkpoint_cost = s->ckpt_start_cost;
+  }
   return IPSO_OK;
+}
+
+/* A checkpoint of iteration s->t, written before returning: the one in
+ * flight is committed first (stop signals, the time limit, the end). */
+static int write_checkpoint(struct solver *s)
+{
+  IPSO_TRY(commit_checkpoint(s));
+  IPSO_TRY(start_checkpoint(s, 1));
+  return commit_checkpoint(s);
 }
 
 static int write_snapshot(struct solver *s)
@@ -122,6 +167,7 @@ static int local_flags(struct solver *s)
   int flags = 0;
   double now = wall_seconds();
   if (signals_pending()) flags |= STOP_SIGNAL;
+  if (checkpoint_writing(s->ckw)) flags |= CHECKPOINT_WRITING;
   if (s->deadline > 0) {
     double margin = 2 * s->segment_cost + 2 * s->checkpoint_cost + 0.5;
     if (now + margin >= s->deadline) flags |= STOP_TIME;
@@ -339,9 +385,25 @@ static int iterate(struct solver *s)
         s->seg_best[k * s->segment] = s->seg_best[k * s->segment + (last - first)];
       IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit));
     }
-    if (stop || (flags & CHECKPOINT_DUE) ||
-        (cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0))
+    /* Every rank's I/O thread has finished: the checkpoint in flight is
+     * committed, without waiting. */
+    if (checkpoint_in_flight(s->ckw) && !(flags & CHECKPOINT_WRITING))
+      IPSO_TRY(commit_checkpoint(s));
+    int periodic =
+        cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0;
+    if (stop) {
       IPSO_TRY(write_checkpoint(s));
+    } else if ((flags & CHECKPOINT_DUE) || periodic || (s->ckpt_pending && segment_end)) {
+      /* A periodic checkpoint never waits for the writer: while it is busy
+       * the checkpoint is deferred to the next segment end. */
+      if (!checkpoint_in_flight(s->ckw)) {
+        IPSO_TRY(start_checkpoint(s, 0));
+      } else {
+        /* One deferred checkpoint stands for all that fall due meanwhile. */
+        if (!s->ckpt_pending || periodic) s->ckpt_deferred++;
+        s->ckpt_pending = 1;
+      }
+    }
     int which;
     IPSO_TRY(local_best(s, &which));
     progress_update(&s->prog, s->t, fitness_of(s, s->best.cost), evaluations_at(s, s->t),
@@ -373,7 +435,9 @@ static int finish(struct solver *s)
   struct run_result r = {fitness_of(s, g->cost),  g->position, s->D,
                          s->result_island,        g->particle, s->t,
                          evaluations_at(s, s->t), elapsed(s)};
-  int rc = write_checkpoint(s);
+  /* The last checkpoint: the one in flight if it is of this iteration. */
+  int rc = commit_checkpoint(s);
+  if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = write_checkpoint(s);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK)
     solver_print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
@@ -382,6 +446,7 @@ static int finish(struct solver *s)
 
 static void solver_free(struct solver *s)
 {
+  checkpoint_writer_free(s->ckw);
   if (s->b.ops) s->b.ops->destroy(&s->b);
   ring_exchange_free(s->rx);
   free(s->msg);
@@ -415,6 +480,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   s.D = cfg->objective.dimensions;
   s.sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
   s.target_iteration = -1;
+  s.ckpt_iteration = -1;
   s.lock_out.fd = s.lock_ckpt.fd = -1;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &s.rank));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &s.size));
@@ -462,6 +528,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
         !s.result.position || !s.scratch)
       rc = IPSO_FAIL("memory", "out of memory");
   }
+  if (rc == IPSO_OK && cfg->output.checkpoint[0]) rc = checkpoint_writer_create(comm, cfg, &s.ckw);
   if (rc == IPSO_OK && opt->check_invariants) {
     if (!(s.inv = calloc((size_t)s.local, sizeof *s.inv)))
       rc = IPSO_FAIL("memory", "out of memory");

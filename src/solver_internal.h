@@ -16,6 +16,8 @@
 #include "solver.h"
 #include "swarm.h"
 
+struct checkpoint_writer;
+
 /* History rows buffered before they are appended to the file. */
 #define HISTORY_FLUSH_ROWS 4096
 
@@ -65,7 +67,15 @@ struct solver {
   double t0;                /* wall_seconds() when this invocation started iterating */
   double deadline;          /* wall_seconds() by which to stop, or 0 */
   double last_checkpoint, checkpoint_cost, segment_cost;
-  double history_seconds; /* this invocation's time recording and writing history rows */
+  struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */
+  int64_t ckpt_iteration;              /* of the checkpoint in flight or last written, or -1 */
+  int ckpt_pending;                    /* a periodic checkpoint found the writer busy: at the next
+                                          segment end */
+  int64_t ckpt_written, ckpt_deferred; /* this invocation's checkpoints; those that fell due
+                                          while the writer was busy */
+  double ckpt_begun, ckpt_start_cost;  /* when the one in flight began; its cost to the run */
+  double ckpt_path_seconds; /* this invocation's time in checkpoints on the main thread */
+  double history_seconds;   /* this invocation's time recording and writing history rows */
   int stop_signal;
   struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */

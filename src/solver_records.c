@@ -244,5 +244,9 @@ void solver_print_summary(struct solver *s, const struct run_result *r, int reac
              (long long)(s->hist.written + s->hist.n), 1e3 * s->history_seconds,
              run > 0 ? 100.0 * s->history_seconds / run : 0.0);
   }
+  if (cfg->output.checkpoint[0])
+    log_info("  checkpoints       %lld written, %lld deferred (the writer was busy), %.3f s "
+             "on the run's path",
+             (long long)s->ckpt_written, (long long)s->ckpt_deferred, s->ckpt_path_seconds);
   if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
 }

@@ -72,9 +72,11 @@ fi
 kept=$work/run/$ckpt
 case "$mode" in
 disk_full*)
-  dd if=/dev/zero of="$work/run/small/filler" bs=4k >/dev/null 2>&1
-  avail=$(df -P "$work/run/small" | awk 'NR == 2 { print $4 }')
-  [ "$avail" -eq 0 ] || fail "the tmpfs still has $avail KiB free after filling it"
+  # dd writes until the file system is full (islandpso may free some of it
+  # again by then: a failed checkpoint's temporary file is removed).
+  dd if=/dev/zero of="$work/run/small/filler" bs=4k >/dev/null 2>"$work/dd.err"
+  grep -q "No space left on device" "$work/dd.err" ||
+    fail "could not fill the tmpfs: $(tail -n 1 "$work/dd.err")"
   ;;
 readonly_dir)
   if ! mount --bind "$work/run/ck" "$work/run/ck" 2>"$work/mount.err"; then
@@ -88,7 +90,15 @@ readonly_dir)
   fi
   ;;
 dir_replaced)
-  mv "$work/run/ck" "$work/run/ck.saved" && printf 'a file, not a directory\n' >"$work/run/ck"
+  # In one step (renameat2's RENAME_EXCHANGE): between a move and the
+  # creation of the file the run could find no 'ck' at all.
+  printf 'a file, not a directory\n' >"$work/run/ck.file"
+  "$IPSO_PYTHON" -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+at = -100  # AT_FDCWD; 2: RENAME_EXCHANGE
+sys.exit(0 if libc.renameat2(at, sys.argv[1].encode(), at, sys.argv[2].encode(), 2) == 0 else ctypes.get_errno())' \
+    "$work/run/ck.file" "$work/run/ck" || fail "cannot exchange the directory and the file"
+  mv "$work/run/ck.file" "$work/run/ck.saved"
   kept=$work/run/ck.saved/run.ckpt.h5
   ;;
 esac

@@ -1,0 +1,523 @@
+/* Asynchronous checkpoints (checkpoint.h): the main thread creates the
+ * temporary file with HDF5, every attribute written and every dataset
+ * allocated (contiguous, never filled), and closes it; then one I/O thread
+ * per rank writes the rank's rows of each array with pwrite() at the
+ * datasets' offsets, sums each island from the host buffer as it writes
+ * and flushes the file to disk. (A checkpoint that the caller waits for,
+ * the final one or a stop's, is written by up to WAITED_THREADS threads
+ * sharing its pieces while the caller sums.) The thread calls neither HDF5 (not
+ * thread-safe here) nor MPI (initialised MPI_THREAD_FUNNELED). Once every
+ * rank's thread has finished, rank 0 reads the file's structure back (a
+ * metadata write that MPI-IO reported as done must be in the file), writes
+ * the checksums, flushes, and renames the file over the checkpoint.
+ *
+ * Why no full read-back: each rank's bytes go through its own pwrite()
+ * calls, whose every result is checked (errors, short writes), then
+ * fsync() and close(), so a failed write is seen where it happens; the
+ * checksums are taken from the buffer that was written and verified when
+ * the checkpoint is read. The metadata, written by HDF5 through MPI-IO, is
+ * read back by rank 0 before the commit. */
+#define _GNU_SOURCE /* sync_file_range */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "checkpoint.h"
+#include "checkpoint_internal.h"
+#include "h5util.h"
+#include "log.h"
+#include "state_arrays.h"
+
+/* Bytes one pwrite() moves; the thread sums and starts the write-back of
+ * each piece as it goes. */
+#define PIECE_BYTES (INT64_C(8) << 20)
+
+/* I/O threads of a checkpoint that the caller waits for (the final one, a
+ * stop's): they share its pieces, the caller sums. One otherwise. */
+#define WAITED_THREADS 4
+
+/* The datasets whose bytes the threads write, then the checksums. */
+#define CK_DATASETS (STATE_ARRAYS + 1)
+
+struct checkpoint_writer {
+  MPI_Comm comm;
+  const struct ipso_config *cfg;
+  int rank, size, islands, K; /* K islands on this rank */
+  int64_t N;                  /* particles per island */
+  int dims;
+  int async;       /* the pwrite path can be taken */
+  int thread_sums; /* the I/O thread takes the checksums (else the caller, while it writes) */
+  int cores;       /* online */
+  char tmp[IPSO_PATH_MAX], prev[IPSO_PATH_MAX];
+  struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
+  int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS: tests only */
+
+  /* The checkpoint in flight. */
+  int in_flight, threads, started; /* threads sharing the pieces; started */
+  int64_t iteration;
+  struct job_thread {
+    struct checkpoint_writer *w;
+    int index;
+    pthread_t id;
+  } thread[WAITED_THREADS];
+  pthread_mutex_t lock; /* err and what */
+  int fd;
+  uint64_t offset[CK_DATASETS]; /* of each dataset's data in the file */
+  uint64_t file_end;            /* the end of the last dataset's data */
+  uint64_t *sums;               /* [K] this rank's islands' checksums */
+  atomic_int done, cancel, failed, finished;
+  int err;        /* errno of the failed step, or 0 */
+  char what[256]; /* the failed step */
+  double t_start, t_end, seconds;
+};
+
+static double now_seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Whether this build and host can take the pwrite path: the file's types
+ * are little-endian, and with serial HDF5 only rank 0 may touch the file
+ * (rank 0 alone would then have to write every rank's rows). */
+static int async_possible(int size)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return H5U_PARALLEL || size == 1;
+#else
+  (void)size;
+  return 0;
+#endif
+}
+
+int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
+                             struct checkpoint_writer **out)
+{
+  struct checkpoint_writer *w = calloc(1, sizeof *w);
+  const char *path = cfg->output.checkpoint, *delay = getenv("IPSO_TEST_CHECKPOINT_DELAY_MS");
+  *out = NULL;
+  if (!w) return IPSO_FAIL("checkpoint", "out of memory");
+  w->comm = comm;
+  w->cfg = cfg;
+  w->fd = -1;
+  pthread_mutex_init(&w->lock, NULL);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  w->cores = cores > 0 ? (int)cores : 1;
+  MPI_Comm_rank(comm, &w->rank);
+  MPI_Comm_size(comm, &w->size);
+  w->islands = config_islands(cfg, w->size);
+  w->K = w->islands / w->size;
+  w->N = cfg->swarm.particles;
+  w->dims = cfg->objective.dimensions;
+  w->async = async_possible(w->size);
+  if (delay) w->delay_ms = strtoll(delay, NULL, 10);
+  if (snprintf(w->tmp, sizeof w->tmp, "%s.tmp", path) >= (int)sizeof w->tmp ||
+      snprintf(w->prev, sizeof w->prev, "%s.prev", path) >= (int)sizeof w->prev) {
+    free(w);
+    return IPSO_FAIL("checkpoint", "checkpoint path '%s' is too long", path);
+  }
+  if (!(w->sums = malloc((size_t)w->K * sizeof *w->sums))) {
+    free(w);
+    return IPSO_FAIL("checkpoint", "out of memory");
+  }
+  *out = w;
+  return IPSO_OK;
+}
+
+int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **buf)
+{
+  if (w->in_flight)
+    return IPSO_FAIL("checkpoint", "'%s': the buffer of a checkpoint in flight was asked for",
+                     w->cfg->output.checkpoint);
+  if (!w->buf.position) IPSO_TRY(swarm_state_alloc(&w->buf, (int64_t)w->K * w->N, w->dims));
+  *buf = &w->buf;
+  return IPSO_OK;
+}
+
+int checkpoint_in_flight(const struct checkpoint_writer *w)
+{
+  return w && w->in_flight;
+}
+
+int checkpoint_writing(const struct checkpoint_writer *w)
+{
+  return w && w->in_flight && !atomic_load_explicit(&w->done, memory_order_acquire);
+}
+
+double checkpoint_writer_seconds(const struct checkpoint_writer *w)
+{
+  return w ? w->seconds : 0;
+}
+
+/* Records the failed step of a thread (the first one). */
+static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
+{
+  va_list ap;
+  pthread_mutex_lock(&w->lock);
+  if (!w->err) {
+    w->err = e ? e : EIO;
+    va_start(ap, fmt);
+    vsnprintf(w->what, sizeof w->what, fmt, ap);
+    va_end(ap);
+  }
+  pthread_mutex_unlock(&w->lock);
+  atomic_store(&w->failed, 1);
+}
+
+/* Writes LEN bytes of BUF at AT, through short writes; 0 or errno. */
+static int write_all(int fd, const char *buf, uint64_t len, uint64_t at)
+{
+  while (len > 0) {
+    ssize_t n = pwrite(fd, buf, len, (off_t)at);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO; /* a regular file that takes nothing: no progress */
+    buf += n;
+    at += (uint64_t)n;
+    len -= (uint64_t)n;
+  }
+  return 0;
+}
+
+/* An I/O thread: its share of this rank's rows of each array (island by
+ * island, in pieces: every n-th piece of n threads), with one thread each
+ * island's checksum over them in file order; the last to finish flushes
+ * the file to disk. */
+static void *job_run(void *arg)
+{
+  const struct job_thread *me = arg;
+  struct checkpoint_writer *w = me->w;
+  const struct swarm_state *s = &w->buf;
+  uint64_t piece = 0;
+  int e;
+  if (w->thread_sums)
+    for (int k = 0; k < w->K; k++) w->sums[k] = FNV_OFFSET;
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    const int64_t width = state_array_width(sa, w->dims);
+    const uint64_t block = (uint64_t)(w->N * width) * sizeof(double);
+    const char *data = (const char *)state_array_data(sa, s);
+    for (int k = 0; k < w->K; k++) {
+      const uint64_t island = (uint64_t)w->rank * (uint64_t)w->K + (uint64_t)k;
+      const uint64_t base = w->offset[a] + island * block;
+      const char *mine = data + (uint64_t)k * block;
+      for (uint64_t off = 0; off < block; off += PIECE_BYTES) {
+        uint64_t len = block - off < (uint64_t)PIECE_BYTES ? block - off : (uint64_t)PIECE_BYTES;
+        if (piece++ % (uint64_t)w->threads != (uint64_t)me->index) continue;
+        if (atomic_load(&w->failed)) goto out;
+        if (atomic_load_explicit(&w->cancel, memory_order_relaxed)) {
+          job_fail(w, ECANCELED, "stopped");
+          goto out;
+        }
+        if (w->thread_sums)
+          w->sums[k] = checkpoint_fnv1a_doubles(w->sums[k], (const double *)(mine + off),
+                                                (int64_t)(len / sizeof(double)), CHECKSUM_WORDS);
+        if ((e = write_all(w->fd, mine + off, len, base + off)) != 0) {
+          job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
+                   base + off + len);
+          goto out;
+        }
+#ifdef SYNC_FILE_RANGE_WRITE
+        /* Start the write-back now, so that the fsync below waits less
+         * (advisory: fsync reports what fails). */
+        sync_file_range(w->fd, (off_t)(base + off), (off_t)len, SYNC_FILE_RANGE_WRITE);
+#endif
+        if (w->delay_ms > 0) {
+          struct timespec ts = {w->delay_ms / 1000, (w->delay_ms % 1000) * 1000000L};
+          nanosleep(&ts, NULL);
+        }
+      }
+    }
+  }
+out:
+  if (atomic_fetch_add(&w->finished, 1) + 1 < w->threads) return NULL;
+  struct stat sb;
+  if (!atomic_load(&w->failed)) {
+    if (fsync(w->fd) != 0)
+      job_fail(w, errno, "flushing to disk");
+    else if (fstat(w->fd, &sb) != 0)
+      job_fail(w, errno, "examining");
+    else if ((uint64_t)sb.st_size < w->file_end)
+      job_fail(w, EIO, "the file is %lld bytes long, its data end at %" PRIu64,
+               (long long)sb.st_size, w->file_end);
+  }
+  w->t_end = now_seconds();
+  atomic_store_explicit(&w->done, 1, memory_order_release);
+  return NULL;
+}
+
+/* Creates the temporary file with HDF5 (writers, collective with parallel
+ * HDF5): the identity, and the state and checksum datasets allocated but
+ * not written; their offsets into w->offset. Closes it. */
+static int create_file(struct checkpoint_writer *w, const struct checkpoint_info *info)
+{
+  struct h5u_file f;
+  hid_t dsets[CK_DATASETS];
+  char why[1024];
+  int st = IPSO_ERR_RUNTIME;
+  for (int a = 0; a < CK_DATASETS; a++) dsets[a] = H5I_INVALID_HID;
+  h5u_init(&f, w->comm, w->tmp);
+  if (!f.writer) return IPSO_OK;
+  if (h5u_open(&f, H5U_REPLACE, why, sizeof why) != IPSO_OK) {
+    /* MPI-IO's reason rarely names the system's: the directory may. */
+    char dir[IPSO_PATH_MAX];
+    int e = h5u_directory_error(f.path, dir, sizeof dir);
+    if (e)
+      log_fail("hdf5", __FILE__, __LINE__,
+               "'%s': creating the file failed: directory '%s': %s (%s)", f.path, dir, strerror(e),
+               why);
+    else
+      log_fail("hdf5", __FILE__, __LINE__, "'%s': creating the file failed: %s", f.path, why);
+    return IPSO_ERR_RUNTIME;
+  }
+  if (checkpoint_write_identity(&f, w->cfg, info) != IPSO_OK) goto done;
+  hsize_t rows[2] = {(hsize_t)w->islands * (hsize_t)w->N, (hsize_t)w->dims};
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    dsets[a] = h5u_create_dataset_allocated(&f, f.id, sa->name, state_array_file_type(sa),
+                                            state_array_rank(sa), rows, sa->units, sa->description);
+    if (dsets[a] < 0) goto done;
+  }
+  hsize_t n[1] = {(hsize_t)w->islands};
+  dsets[STATE_ARRAYS] = h5u_create_dataset_allocated(
+      &f, f.id, "checksum", H5T_STD_U64LE, 1, n, CHECKSUM_UNITS_WORDS,
+      "checksum of each island's rows of position, velocity, pbest_position, cost and "
+      "pbest_cost, in that order");
+  if (dsets[STATE_ARRAYS] < 0) goto done;
+  w->file_end = 0;
+  for (int a = 0; a < CK_DATASETS; a++) {
+    if (h5u_dataset_offset(&f, dsets[a], &w->offset[a]) != IPSO_OK) goto done;
+    uint64_t bytes = a < STATE_ARRAYS ? (uint64_t)w->islands * (uint64_t)w->N *
+                                            (uint64_t)state_array_width(&state_arrays[a], w->dims) *
+                                            sizeof(double)
+                                      : (uint64_t)w->islands * sizeof(uint64_t);
+    if (w->offset[a] + bytes > w->file_end) w->file_end = w->offset[a] + bytes;
+  }
+  st = IPSO_OK;
+done:
+  st = h5u_close_ids(&f, st, dsets, CK_DATASETS);
+  /* Closing is collective: only when every rank got here (h5util.h). */
+  if (st == IPSO_OK || !H5U_PARALLEL || f.size == 1) {
+    int closed = h5u_close(&f);
+    return st == IPSO_OK ? closed : st;
+  }
+  return st;
+}
+
+int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info, int wait)
+{
+  const char *path = w->cfg->output.checkpoint;
+  int st = IPSO_OK, rc;
+  if (w->in_flight) return IPSO_FAIL("checkpoint", "'%s': a checkpoint is already in flight", path);
+  if (!w->buf.position) return IPSO_FAIL("checkpoint", "'%s': nothing to write", path);
+  if (!w->async) return checkpoint_write(w->comm, w->cfg, info, &w->buf);
+  if (w->rank == 0) st = checkpoint_directory_writable(path);
+  st = island_agree(w->comm, st);
+  if (st != IPSO_OK) return st;
+  st = create_file(w, info);
+  if (st != IPSO_OK) {
+    /* Runtime failure: leave at once (h5util.h); the previous checkpoint
+     * was not touched. */
+    if (w->rank == 0) unlink(w->tmp);
+    return st;
+  }
+  /* Every writer has the same offsets (collective metadata); rank 0's count. */
+  uint64_t where[CK_DATASETS + 1];
+  memcpy(where, w->offset, sizeof w->offset);
+  where[CK_DATASETS] = w->file_end;
+  rc = MPI_Bcast(where, CK_DATASETS + 1, MPI_UINT64_T, 0, w->comm);
+  if (rc != MPI_SUCCESS) return ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
+  memcpy(w->offset, where, sizeof w->offset);
+  w->file_end = where[CK_DATASETS];
+  w->fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
+  if (w->fd < 0) st = checkpoint_commit_fail(path, "cannot open", w->tmp, errno);
+  st = island_agree(w->comm, st);
+  if (st != IPSO_OK) {
+    if (w->fd >= 0) close(w->fd);
+    w->fd = -1;
+    if (w->rank == 0) unlink(w->tmp);
+    return st;
+  }
+  w->err = 0;
+  w->what[0] = '\0';
+  atomic_store(&w->done, 0);
+  atomic_store(&w->cancel, 0);
+  atomic_store(&w->failed, 0);
+  atomic_store(&w->finished, 0);
+  w->iteration = info->iteration;
+  w->thread_sums = !wait;
+  int want = wait ? (w->cores < WAITED_THREADS ? w->cores : WAITED_THREADS) : 1;
+  w->t_start = now_seconds();
+  /* Signals stay with the main thread (the stop flags are its business). */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  w->threads = want;
+  w->started = 0;
+  for (int j = 0; j < want; j++) {
+    w->thread[j].w = w;
+    w->thread[j].index = j;
+    rc = pthread_create(&w->thread[j].id, NULL, job_run, &w->thread[j]);
+    if (rc != 0) {
+      /* The missing threads count as finished, and failed. */
+      job_fail(w, rc, "starting I/O thread %d", j);
+      if (atomic_fetch_add(&w->finished, want - j) + (want - j) == want) {
+        w->t_end = now_seconds();
+        atomic_store_explicit(&w->done, 1, memory_order_release);
+      }
+      break;
+    }
+    w->started++;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  w->in_flight = 1;
+  /* The caller would only wait: it sums while the thread writes. */
+  if (wait)
+    for (int k = 0; k < w->K; k++) {
+      struct swarm_state v = swarm_state_island(&w->buf, w->N, k);
+      w->sums[k] = checkpoint_island_checksum(&v, CHECKSUM_WORDS);
+    }
+  return IPSO_OK;
+}
+
+/* Joins the thread and closes its file; this rank's outcome, reported. */
+static int join(struct checkpoint_writer *w)
+{
+  const char *path = w->cfg->output.checkpoint;
+  int st = IPSO_OK;
+  for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
+  w->started = 0;
+  w->seconds = w->t_end - w->t_start;
+  if (w->err) {
+    log_fail("checkpoint", __FILE__, __LINE__,
+             "'%s': the new checkpoint '%s': %s failed: %s; the previous checkpoint is kept", path,
+             w->tmp, w->what, strerror(w->err));
+    st = IPSO_ERR_RUNTIME;
+  }
+  return st;
+}
+
+/* Rank 0, once every thread has written: the file's structure must read
+ * back as created (MPI-IO once reported failed collective writes as done),
+ * then the checksums are written and the file flushed again. */
+static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
+{
+  const char *path = w->cfg->output.checkpoint;
+  hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
+  char why[1024] = "", hdf5[512];
+  int64_t iteration = -1;
+  int e, ok = 1;
+  errno = 0;
+  if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_sec2(fapl) < 0 ||
+      (file = H5Fopen(w->tmp, H5F_ACC_RDONLY, fapl)) < 0) {
+    e = errno;
+    h5u_error_text(hdf5, sizeof hdf5);
+    if (h5u_file_errno(e))
+      snprintf(why, sizeof why, "%s (%s)", strerror(e), hdf5);
+    else
+      snprintf(why, sizeof why, "%s", hdf5);
+    ok = 0;
+  }
+  for (int a = 0; ok && a < CK_DATASETS; a++) {
+    const char *name = a < STATE_ARRAYS ? state_arrays[a].name : "checksum";
+    haddr_t at = HADDR_UNDEF;
+    if ((dset = H5Dopen2(file, name, H5P_DEFAULT)) >= 0) at = H5Dget_offset(dset);
+    if (at == HADDR_UNDEF || (uint64_t)at != w->offset[a]) {
+      snprintf(why, sizeof why, "dataset '%s' is missing or moved", name);
+      ok = 0;
+    }
+    if (dset >= 0) H5Dclose(dset);
+    dset = H5I_INVALID_HID;
+  }
+  if (ok && (h5u_read_attr(file, "iteration", H5T_NATIVE_INT64, 1, &iteration) < 0 ||
+             iteration != w->iteration)) {
+    snprintf(why, sizeof why, "attribute 'iteration' is missing or wrong");
+    ok = 0;
+  }
+  if (file >= 0) H5Fclose(file);
+  if (fapl >= 0) H5Pclose(fapl);
+  H5Eclear2(H5E_DEFAULT);
+  if (!ok) {
+    log_fail("checkpoint", __FILE__, __LINE__,
+             "'%s': the new checkpoint '%s' does not read back as written: %s; the previous "
+             "checkpoint is kept",
+             path, w->tmp, why);
+    return IPSO_ERR_RUNTIME;
+  }
+  struct stat sb;
+  if ((e = write_all(w->fd, (const char *)sums, (uint64_t)w->islands * sizeof *sums,
+                     w->offset[STATE_ARRAYS])) != 0)
+    return checkpoint_commit_fail(path, "cannot write the checksums of", w->tmp, e);
+  if (fsync(w->fd) != 0) return checkpoint_commit_fail(path, "cannot flush to disk", w->tmp, errno);
+  if (fstat(w->fd, &sb) != 0) return checkpoint_commit_fail(path, "cannot examine", w->tmp, errno);
+  if ((uint64_t)sb.st_size < w->file_end)
+    return checkpoint_commit_fail(path, "the file is shorter than its data:", w->tmp, EIO);
+  return IPSO_OK;
+}
+
+/* Closes the thread's file; STATUS, or the failure of the close. */
+static int close_file(struct checkpoint_writer *w, int status)
+{
+  int rc = w->fd >= 0 ? close(w->fd) : 0;
+  w->fd = -1;
+  if (rc != 0 && status == IPSO_OK)
+    return checkpoint_commit_fail(w->cfg->output.checkpoint, "cannot close", w->tmp, errno);
+  return status;
+}
+
+int checkpoint_commit(struct checkpoint_writer *w)
+{
+  uint64_t *all = NULL;
+  int st, rc;
+  if (!w || !w->in_flight) return IPSO_OK;
+  st = join(w);
+  w->in_flight = 0;
+  if (w->rank != 0) st = close_file(w, st);
+  st = island_agree(w->comm, st);
+  if (st == IPSO_OK && w->rank == 0 && !(all = malloc((size_t)w->islands * sizeof *all)))
+    st = IPSO_FAIL("checkpoint", "out of memory");
+  if (st == IPSO_OK) {
+    rc = MPI_Gather(w->sums, w->K, MPI_UINT64_T, all, w->K, MPI_UINT64_T, 0, w->comm);
+    if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
+  }
+  if (st == IPSO_OK && w->rank == 0) {
+    st = close_file(w, finish_file(w, all));
+    if (st == IPSO_OK) st = checkpoint_commit_file(w->cfg->output.checkpoint, w->tmp, w->prev);
+  }
+  close_file(w, IPSO_OK);
+  free(all);
+  st = island_agree(w->comm, st);
+  if (st != IPSO_OK && w->rank == 0) unlink(w->tmp);
+  return st;
+}
+
+void checkpoint_writer_free(struct checkpoint_writer *w)
+{
+  if (!w) return;
+  atomic_store(&w->cancel, 1);
+  for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
+  if (w->fd >= 0) close(w->fd);
+  /* A checkpoint abandoned in flight (the run failed elsewhere): its
+   * unfinished file goes; the previous checkpoint was never touched. */
+  if (w->in_flight && w->rank == 0) unlink(w->tmp);
+  swarm_state_free(&w->buf);
+  pthread_mutex_destroy(&w->lock);
+  free(w->sums);
+  free(w);
+}

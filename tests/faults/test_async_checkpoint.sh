@@ -1,0 +1,172 @@
+#!/bin/bash
+# Faults while an asynchronous checkpoint is being written (the ranks' I/O
+# threads writing <checkpoint>.tmp while the run goes on), on 4 ranks:
+#
+# Usage: test_async_checkpoint.sh MODE
+#   kill_rank  SIGKILL to a random rank while the writers are writing: the
+#              job ends non-zero within 10 s with no process left, the
+#              unfinished .tmp never replaced the checkpoint, and the
+#              checkpoint (the one committed before) restarts the run to the
+#              uninterrupted result (output file and final checkpoint).
+#   overlap    no fault: with every write slowed down to about 2 s, a run
+#              that asks for 120 checkpoints takes about as long as without
+#              the delay (in-run time under twice the reference's plus 3 s;
+#              written synchronously they would take over 240 s), defers the
+#              checkpoints that fall due while the writer is busy (the
+#              summary counts them), and ends with the reference's output
+#              file and final checkpoint.
+#   disk_full  the checkpoints on a 2 MiB tmpfs that is filled up while the
+#              writers are writing: exit 1 within 30 s, the path and 'No
+#              space left on device' in a message of the I/O thread's write,
+#              no temporary file left, the previous checkpoint intact and
+#              restarting to the uninterrupted result. Needs mount(8) (root
+#              with CAP_SYS_ADMIN); skipped (77) without.
+#
+# IPSO_TEST_CHECKPOINT_DELAY_MS (honoured by islandpso for tests only: the
+# I/O thread sleeps that long after each piece it writes, 5 pieces per
+# rank here) makes every write last about 2 s, so that the fault reliably
+# lands inside one; the reference run and the restarts run without it.
+. "$IPSO_TEST_DIR/lib/common.sh"
+. "$IPSO_TEST_DIR/faults/lib.sh"
+need_h5py
+mode=${1:-}
+seed=${IPSO_FAULT_SEED:-$((RANDOM * 32768 + RANDOM))}
+RANDOM=$seed
+echo "random seed $seed (IPSO_FAULT_SEED=$seed repeats this run)"
+case "$mode" in
+kill_rank | overlap) ckpt=run.ckpt.h5 ;;
+disk_full) ckpt=small/run.ckpt.h5 ;;
+*) echo "usage: test_async_checkpoint.sh kill_rank|disk_full|overlap"; exit 1 ;;
+esac
+ckdir=$(dirname "$ckpt")
+
+# Several seconds of iterations on 4 ranks (one island each); a checkpoint
+# every 500 iterations, history and migration in between. With the delay,
+# the writers are busy almost all the time (periodic checkpoints that find
+# them busy are deferred).
+ipso_config "$work/async.toml" rastrigin 10 64 60000 'run.output="run.h5"' run.seed=777 \
+  migration.interval=50 migration.migrants=4 output.history_interval=10 \
+  output.checkpoint_interval=500 "output.checkpoint=\"$ckpt\""
+
+mkdir -p "$work/ref/$ckdir" "$work/run/$ckdir"
+if [ "$mode" = disk_full ]; then
+  if ! mount -t tmpfs -o size=2m,mode=0755 tmpfs "$work/run/small" 2>"$work/mount.err"; then
+    echo "SKIP: cannot mount a 2 MiB tmpfs ($(head -n 1 "$work/mount.err")); needs root with CAP_SYS_ADMIN"
+    exit 77
+  fi
+  mounts+=("$work/run/small")
+fi
+
+start_job "$work/ref" 4 "$work/async.toml"
+wait_job 120
+[ "$job_rc" -eq 0 ] || { fail "reference run: exit $job_rc"; tail -n 5 "$work/ref/log"; finish; }
+
+if [ "$mode" = overlap ]; then
+  inrun() { awk '/^ *time +[0-9.]+ s/ { print $2 }' "$1"; }
+  IPSO_TEST_CHECKPOINT_DELAY_MS=400 start_job "$work/run" 4 "$work/async.toml"
+  wait_job 180
+  [ "$job_rc" -eq 0 ] || { fail "slowed run: exit $job_rc"; tail -n 5 "$work/run/log"; finish; }
+  t0=$(inrun "$work/ref/log") t1=$(inrun "$work/run/log")
+  line=$(grep -E '^ *checkpoints ' "$work/run/log" | sed 's/^ *//')
+  written=$(awk '/^ *checkpoints / { print $2 }' "$work/run/log")
+  deferred=$(awk '/^ *checkpoints / { print $4 }' "$work/run/log")
+  if less "$t1" "$(awk -v a="$t0" -v s="$(scaled 3)" 'BEGIN { print 2 * a + s }')"; then
+    pass "writes of about 2 s each: in-run ${t1} s against ${t0} s without the delay ($line)"
+  else
+    fail "writes of about 2 s each: in-run ${t1} s against ${t0} s without the delay ($line)"
+  fi
+  if [ "${written:-0}" -ge 2 ] && [ "${deferred:-0}" -gt 0 ]; then
+    pass "checkpoints written ($written) and deferred while the writer was busy ($deferred)"
+  else
+    fail "want at least 2 checkpoints written and some deferred: '$line'"
+  fi
+  same_h5 "$work/ref/run.h5" "$work/run/run.h5" "output identical to the run without the delay"
+  same_h5 "$work/ref/$ckpt" "$work/run/$ckpt" "final checkpoint identical"
+  finish
+fi
+
+# The faulty run: a checkpoint committed, and the next one being written.
+export IPSO_TEST_CHECKPOINT_DELAY_MS=400
+start_job "$work/run" 4 "$work/async.toml"
+unset IPSO_TEST_CHECKPOINT_DELAY_MS
+writing() { [ -e "$work/run/$ckpt" ] && [ -e "$work/run/$ckpt.tmp" ]; }
+if ! wait_for 60 writing; then
+  fail "no checkpoint written and another in flight within 60 s"
+  tail -n 5 "$work/run/log"
+  finish
+fi
+# Into the write (5 pieces of 0.4 s), past the file's creation.
+delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.3f", 0.2 + r % 600 / 1000 }')
+sleep "$delay"
+before=$(stat -c %i "$work/run/$ckpt")
+t0=$(now)
+case "$mode" in
+kill_rank)
+  rank=$((RANDOM % 4))
+  victim=$(rank_pid "$rank")
+  [ -n "$victim" ] || { fail "rank $rank not found (the run ended too soon)"; finish; }
+  kill -KILL "$victim"
+  what="rank $rank killed ${delay}s into a checkpoint's write"
+  ;;
+disk_full)
+  dd if=/dev/zero of="$work/run/small/filler" bs=4k 2>"$work/dd.err" >/dev/null
+  grep -q "No space left on device" "$work/dd.err" || fail "could not fill the tmpfs: $(tail -n 1 "$work/dd.err")"
+  what="the disk filled ${delay}s into a checkpoint's write"
+  ;;
+esac
+[ -e "$work/run/$ckpt.tmp" ] && in_flight=1 || in_flight=0
+wait_job 60
+wait_for 10 no_job_pids
+took=$(elapsed "$t0")
+
+if [ "$mode" = kill_rank ]; then
+  if [ "$job_rc" -ne 0 ] && [ "$job_rc" -ne 124 ] && less "$took" "$(scaled 10)" && no_job_pids; then
+    pass "$what: job ended with exit $job_rc after ${took}s, no process left"
+  else
+    fail "$what: exit $job_rc after ${took}s; left: $(job_pids | tr '\n' ' ')"
+  fi
+  if [ "$in_flight" -eq 1 ] && [ -e "$work/run/$ckpt.tmp" ] &&
+    [ "$(stat -c %i "$work/run/$ckpt")" = "$before" ]; then
+    pass "$what: the unfinished $ckpt.tmp was left and never replaced $ckpt"
+  else
+    fail "$what: no checkpoint was in flight at the kill (in flight: $in_flight), or $ckpt was replaced"
+  fi
+else
+  if [ "$job_rc" -eq 1 ] && less "$took" "$(scaled 30)"; then
+    pass "$what: job ended with exit 1 after ${took}s"
+  else
+    fail "$what: exit $job_rc after ${took}s, want 1 within $(scaled 30) s"
+  fi
+  no_job_pids && pass "no process left" || fail "processes left: $(job_pids | tr '\n' ' ')"
+  errors=$(grep "islandpso: error:" "$work/run/log")
+  if echo "$errors" | grep -F "'$ckpt.tmp': writing" | grep -qF "No space left on device"; then
+    pass "$what: the I/O thread's write failed, the message names the path and 'No space left on device':"
+    echo "$errors" | grep -F "No space left on device" | head -n 1 | sed 's/^/       /'
+  else
+    fail "$what: no 'islandpso: error:' line of the writer with '$ckpt.tmp' and 'No space left on device'"
+    echo "$errors" | head -n 5
+  fi
+  [ ! -e "$work/run/$ckpt.tmp" ] && pass "no temporary checkpoint left" || fail "a temporary checkpoint was left"
+  [ "$(stat -c %i "$work/run/$ckpt")" = "$before" ] && pass "the previous checkpoint is in place" ||
+    fail "the checkpoint was replaced"
+  rm -f "$work/run/small/filler"
+fi
+
+# The checkpoint left behind, copied with the output to a healthy
+# directory, continues the run to the uninterrupted result.
+mkdir -p "$work/again/$ckdir"
+cp "$work/run/$ckpt" "$work/again/$ckpt" && cp "$work/run/run.h5" "$work/again/run.h5" ||
+  fail "nothing to restart from"
+iteration=$(h5get "$work/again/$ckpt" /@iteration 2>/dev/null)
+start_job "$work/again" 4 "$work/async.toml" --restart "$ckpt"
+wait_job 120
+if [ "$job_rc" -eq 0 ]; then
+  same_result "$work/ref/run.h5" "$work/again/run.h5" \
+    "the checkpoint of iteration ${iteration:-?} restarts to the uninterrupted result"
+  same_h5 "$work/ref/run.h5" "$work/again/run.h5" "output identical to the uninterrupted run"
+  same_h5 "$work/ref/$ckpt" "$work/again/$ckpt" "final checkpoint identical"
+else
+  fail "restart from the checkpoint: exit $job_rc"
+  grep -E "error|warning" "$work/again/log" | head -n 6
+fi
+finish
