@@ -18,17 +18,7 @@
 #include "gpu_mapping.h"
 #include "log.h"
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "unit_check.h"
 
 struct problem {
   const char *objective;

@@ -15,16 +15,7 @@
 #include "config.h"
 #include "philox.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "unit_check.h"
 
 static void load(const char *objective, int dims, int particles, const char *precision,
                  struct ipso_config *cfg)

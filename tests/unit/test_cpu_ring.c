@@ -18,16 +18,7 @@
 #include "philox.h"
 #include "swarm.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "unit_check.h"
 
 /* A config of PARTICLES particles on OBJECTIVE in DIMS dimensions with the
  * swarm topology TOPOLOGY ("global" or "ring", then with K neighbours). */

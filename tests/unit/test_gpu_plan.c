@@ -10,16 +10,7 @@
 #include "config.h"
 #include "gpu_plan.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "unit_check.h"
 
 /* The plan for ISLANDS islands of PARTICLES (30-D Rastrigin, float) on an
  * H100-like device (132 SMs, 8 blocks per SM of either resident kernel). */

@@ -9,17 +9,7 @@
 #include "ipso.h"
 #include "migration.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "unit_check.h"
 
 /* Messages per island for a topology, interval and island count. */
 static int links(enum ipso_topology topology, int64_t interval, int islands)
@@ -47,23 +37,23 @@ static void test_links(void)
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int got = links(cases[i].topology, cases[i].interval, cases[i].islands);
-    EXPECT(got == cases[i].want, "migration_links(%s, interval %lld, %d islands) = %d, want %d",
-           cases[i].topology == R ? "ring" : "bidirectional_ring", (long long)cases[i].interval,
-           cases[i].islands, got, cases[i].want);
+    CHECK(got == cases[i].want, "migration_links(%s, interval %lld, %d islands) = %d, want %d",
+          cases[i].topology == R ? "ring" : "bidirectional_ring", (long long)cases[i].interval,
+          cases[i].islands, got, cases[i].want);
   }
 }
 
 static void test_message_len(void)
 {
-  EXPECT(migration_message_len(3, 5) == 18, "len(3, 5) = %lld",
-         (long long)migration_message_len(3, 5));
-  EXPECT(migration_message_len(2, 1) == 4, "len(2, 1) = %lld",
-         (long long)migration_message_len(2, 1));
-  EXPECT(migration_message_len(0, 30) == 0, "len(0, 30) = %lld",
-         (long long)migration_message_len(0, 30));
+  CHECK(migration_message_len(3, 5) == 18, "len(3, 5) = %lld",
+        (long long)migration_message_len(3, 5));
+  CHECK(migration_message_len(2, 1) == 4, "len(2, 1) = %lld",
+        (long long)migration_message_len(2, 1));
+  CHECK(migration_message_len(0, 30) == 0, "len(0, 30) = %lld",
+        (long long)migration_message_len(0, 30));
   /* Beyond 2^31: computed in 64 bits. */
-  EXPECT(migration_message_len(50000, 100000) == 5000050000LL, "len(50000, 100000) = %lld",
-         (long long)migration_message_len(50000, 100000));
+  CHECK(migration_message_len(50000, 100000) == 5000050000LL, "len(50000, 100000) = %lld",
+        (long long)migration_message_len(50000, 100000));
 }
 
 /* A message of M migrants in D dimensions: COSTS, then positions whose
@@ -82,16 +72,15 @@ static void check_merge(const char *what, int nlinks, int m, int dims, const dou
 {
   double cost[64], pos[64 * 4];
   int rc = migration_merge(nlinks, m, dims, msg, cost, pos);
-  EXPECT(rc == IPSO_OK, "%s: migration_merge returned %d", what, rc);
+  CHECK(rc == IPSO_OK, "%s: migration_merge returned %d", what, rc);
   for (int i = 0; i < nlinks * m; i++) {
     int l = want[i][0], k = want[i][1];
     double c = msg[l][k];
-    EXPECT(cost[i] == c, "%s: cost[%d] = %g, want %g (link %d, slot %d)", what, i, cost[i], c, l,
-           k);
+    CHECK(cost[i] == c, "%s: cost[%d] = %g, want %g (link %d, slot %d)", what, i, cost[i], c, l, k);
     for (int d = 0; d < dims; d++) {
       double p = msg[l][m + k * dims + d];
-      EXPECT(pos[i * dims + d] == p, "%s: pos[%d][%d] = %g, want %g (link %d, slot %d)", what, i, d,
-             pos[i * dims + d], p, l, k);
+      CHECK(pos[i * dims + d] == p, "%s: pos[%d][%d] = %g, want %g (link %d, slot %d)", what, i, d,
+            pos[i * dims + d], p, l, k);
     }
   }
 }
@@ -137,21 +126,21 @@ static void test_island_map(void)
   const int cases[][2] = {{1, 1}, {8, 1}, {8, 2}, {8, 4}, {8, 8}, {12, 3}, {1024, 16}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     int islands = cases[c][0], ranks = cases[c][1], k = islands_per_rank(islands, ranks);
-    EXPECT(k * ranks == islands, "%d islands on %d ranks: %d per rank", islands, ranks, k);
+    CHECK(k * ranks == islands, "%d islands on %d ranks: %d per rank", islands, ranks, k);
     for (int g = 0; g < islands; g++) {
       int r = island_rank(g, islands, ranks), first = island_first(islands, ranks, r);
-      EXPECT(r >= 0 && r < ranks && first <= g && g < first + k,
-             "%d islands on %d ranks: island %d on rank %d, whose islands are %d..%d", islands,
-             ranks, g, r, first, first + k - 1);
+      CHECK(r >= 0 && r < ranks && first <= g && g < first + k,
+            "%d islands on %d ranks: island %d on rank %d, whose islands are %d..%d", islands,
+            ranks, g, r, first, first + k - 1);
     }
     for (int r = 0; r < ranks; r++)
-      EXPECT(island_first(islands, ranks, r) == r * k,
-             "%d islands on %d ranks: rank %d starts at %d", islands, ranks, r,
-             island_first(islands, ranks, r));
+      CHECK(island_first(islands, ranks, r) == r * k,
+            "%d islands on %d ranks: rank %d starts at %d", islands, ranks, r,
+            island_first(islands, ranks, r));
   }
-  EXPECT(island_first(8, 4, 3) == 6 && island_rank(5, 8, 4) == 2 && island_rank(7, 8, 2) == 1,
-         "8 islands: rank 3 of 4 starts at %d; island 5 on rank %d of 4; island 7 on rank %d of 2",
-         island_first(8, 4, 3), island_rank(5, 8, 4), island_rank(7, 8, 2));
+  CHECK(island_first(8, 4, 3) == 6 && island_rank(5, 8, 4) == 2 && island_rank(7, 8, 2) == 1,
+        "8 islands: rank 3 of 4 starts at %d; island 5 on rank %d of 4; island 7 on rank %d of 2",
+        island_first(8, 4, 3), island_rank(5, 8, 4), island_rank(7, 8, 2));
 }
 
 /* Neighbours on the global ring: known cases, and every message sent is
@@ -160,29 +149,29 @@ static void test_neighbours(void)
 {
   int to[2], from[2], n;
   n = migration_destinations(0, 8, 2, to);
-  EXPECT(n == 2 && to[0] == 1 && to[1] == 7, "island 0 of 8, 2 links: sends to %d, %d", to[0],
-         to[1]);
+  CHECK(n == 2 && to[0] == 1 && to[1] == 7, "island 0 of 8, 2 links: sends to %d, %d", to[0],
+        to[1]);
   n = migration_sources(0, 8, 2, from);
-  EXPECT(n == 2 && from[0] == 7 && from[1] == 1, "island 0 of 8, 2 links: receives from %d, %d",
-         from[0], from[1]);
+  CHECK(n == 2 && from[0] == 7 && from[1] == 1, "island 0 of 8, 2 links: receives from %d, %d",
+        from[0], from[1]);
   n = migration_destinations(7, 8, 1, to);
-  EXPECT(n == 1 && to[0] == 0, "island 7 of 8, ring: sends to %d", to[0]);
+  CHECK(n == 1 && to[0] == 0, "island 7 of 8, ring: sends to %d", to[0]);
   n = migration_sources(5, 8, 1, from);
-  EXPECT(n == 1 && from[0] == 4, "island 5 of 8, ring: receives from %d", from[0]);
+  CHECK(n == 1 && from[0] == 4, "island 5 of 8, ring: receives from %d", from[0]);
   n = migration_destinations(1, 2, 1, to);
-  EXPECT(n == 1 && to[0] == 0, "island 1 of 2: sends to %d", to[0]);
+  CHECK(n == 1 && to[0] == 0, "island 1 of 2: sends to %d", to[0]);
   for (int islands = 2; islands <= 9; islands++)
     for (int links = 1; links <= (islands > 2 ? 2 : 1); links++)
       for (int g = 0; g < islands; g++) {
         n = migration_destinations(g, islands, links, to);
-        EXPECT(n == links, "island %d of %d: %d destinations, want %d", g, islands, n, links);
+        CHECK(n == links, "island %d of %d: %d destinations, want %d", g, islands, n, links);
         for (int l = 0; l < n; l++) {
           /* Sent to the right (l = 0) arrives from the left (link 0). */
           migration_sources(to[l], islands, links, from);
-          EXPECT(from[l] == g && to[l] != g,
-                 "%d islands, %d links: island %d sends to %d on link %d, which receives on "
-                 "it from %d",
-                 islands, links, g, to[l], l, from[l]);
+          CHECK(from[l] == g && to[l] != g,
+                "%d islands, %d links: island %d sends to %d on link %d, which receives on "
+                "it from %d",
+                islands, links, g, to[l], l, from[l]);
         }
       }
 }

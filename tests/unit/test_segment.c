@@ -6,17 +6,7 @@
 
 #include "segment.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "unit_check.h"
 
 static void test_length(void)
 {
@@ -38,9 +28,9 @@ static void test_length(void)
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int64_t got = segment_length(cases[i].updates, cases[i].particles, cases[i].dims);
-    EXPECT(got == cases[i].want, "segment_length(%.0f, %lld, %d) = %lld, want %lld",
-           cases[i].updates, (long long)cases[i].particles, cases[i].dims, (long long)got,
-           (long long)cases[i].want);
+    CHECK(got == cases[i].want, "segment_length(%.0f, %lld, %d) = %lld, want %lld",
+          cases[i].updates, (long long)cases[i].particles, cases[i].dims, (long long)got,
+          (long long)cases[i].want);
   }
 }
 
@@ -50,8 +40,8 @@ static void check_ends(const char *what, const struct segment_plan *p, int n, co
 {
   for (int i = 0; i < n; i++) {
     int64_t got = segment_end(p, ts[i]);
-    EXPECT(got == ends[i], "%s: segment_end after %lld = %lld, want %lld", what, (long long)ts[i],
-           (long long)got, (long long)ends[i]);
+    CHECK(got == ends[i], "%s: segment_end after %lld = %lld, want %lld", what, (long long)ts[i],
+          (long long)got, (long long)ends[i]);
   }
 }
 
@@ -113,33 +103,33 @@ static void test_end_properties(void)
     bound[n++] = 0;
     while (t < p->max_iterations && n < 6000) {
       int64_t e = segment_end(p, t);
-      EXPECT(e > t && e <= p->max_iterations, "plan %zu: segment after %lld ends at %lld", i,
-             (long long)t, (long long)e);
+      CHECK(e > t && e <= p->max_iterations, "plan %zu: segment after %lld ends at %lld", i,
+            (long long)t, (long long)e);
       if (e <= t) break;
       if (p->length > 0)
-        EXPECT(e - t <= p->length, "plan %zu: segment %lld..%lld longer than %lld", i, (long long)t,
-               (long long)e, (long long)p->length);
+        CHECK(e - t <= p->length, "plan %zu: segment %lld..%lld longer than %lld", i, (long long)t,
+              (long long)e, (long long)p->length);
       if (p->single)
-        EXPECT(e == t + 1, "plan %zu: single, segment %lld..%lld", i, (long long)t, (long long)e);
+        CHECK(e == t + 1, "plan %zu: single, segment %lld..%lld", i, (long long)t, (long long)e);
       int on = e == p->max_iterations || (p->length > 0 && e % p->length == 0) || p->single;
       for (int j = 0; j < 3; j++) {
         on |= p->every[j] > 0 && e % p->every[j] == 0;
-        EXPECT(!multiple_between(t, e, p->every[j]),
-               "plan %zu: segment %lld..%lld skips a multiple of %lld", i, (long long)t,
-               (long long)e, (long long)p->every[j]);
+        CHECK(!multiple_between(t, e, p->every[j]),
+              "plan %zu: segment %lld..%lld skips a multiple of %lld", i, (long long)t,
+              (long long)e, (long long)p->every[j]);
       }
-      EXPECT(!multiple_between(t, e, p->length),
-             "plan %zu: segment %lld..%lld skips a multiple of the length", i, (long long)t,
-             (long long)e);
-      EXPECT(on, "plan %zu: segment ends at %lld, on no boundary", i, (long long)e);
+      CHECK(!multiple_between(t, e, p->length),
+            "plan %zu: segment %lld..%lld skips a multiple of the length", i, (long long)t,
+            (long long)e);
+      CHECK(on, "plan %zu: segment ends at %lld, on no boundary", i, (long long)e);
       bound[n++] = t = e;
     }
     /* From inside a segment (a restart at any iteration): the next boundary. */
     for (int64_t k = 1; k < n; k++)
       for (int64_t s = bound[k - 1]; s < bound[k]; s++) {
         int64_t e = segment_end(p, s);
-        EXPECT(e == bound[k], "plan %zu: after %lld ends at %lld, uninterrupted at %lld", i,
-               (long long)s, (long long)e, (long long)bound[k]);
+        CHECK(e == bound[k], "plan %zu: after %lld ends at %lld, uninterrupted at %lld", i,
+              (long long)s, (long long)e, (long long)bound[k]);
         if (e != bound[k]) break;
       }
   }
@@ -148,18 +138,18 @@ static void test_end_properties(void)
 /* Slices: the budget, and the next slice's length on values. */
 static void test_slices(void)
 {
-  EXPECT(segment_slice_budget(0, 0) == 1.0, "no watchdog, no timed checkpoints: 1 s");
-  EXPECT(segment_slice_budget(2, 0) == 0.5, "watchdog 2 s: 0.5 s");
-  EXPECT(segment_slice_budget(600, 1.2) == 0.3, "checkpoints every 1.2 s: 0.3 s");
-  EXPECT(segment_next_slice(1, 0.001, 1.0) == 4, "fast: grows 4-fold at most, got %lld",
-         (long long)segment_next_slice(1, 0.001, 1.0));
-  EXPECT(segment_next_slice(100, 0.5, 1.0) == 200, "half the budget: doubles, got %lld",
-         (long long)segment_next_slice(100, 0.5, 1.0));
-  EXPECT(segment_next_slice(100, 10.0, 1.0) == 10, "10x over budget: a tenth, got %lld",
-         (long long)segment_next_slice(100, 10.0, 1.0));
-  EXPECT(segment_next_slice(1, 20.0, 1.0) == 1, "one iteration over budget: still 1");
-  EXPECT(segment_next_slice(8000, 0.0, 1.0) == SEGMENT_MAX_ITERATIONS, "capped, got %lld",
-         (long long)segment_next_slice(8000, 0.0, 1.0));
+  CHECK(segment_slice_budget(0, 0) == 1.0, "no watchdog, no timed checkpoints: 1 s");
+  CHECK(segment_slice_budget(2, 0) == 0.5, "watchdog 2 s: 0.5 s");
+  CHECK(segment_slice_budget(600, 1.2) == 0.3, "checkpoints every 1.2 s: 0.3 s");
+  CHECK(segment_next_slice(1, 0.001, 1.0) == 4, "fast: grows 4-fold at most, got %lld",
+        (long long)segment_next_slice(1, 0.001, 1.0));
+  CHECK(segment_next_slice(100, 0.5, 1.0) == 200, "half the budget: doubles, got %lld",
+        (long long)segment_next_slice(100, 0.5, 1.0));
+  CHECK(segment_next_slice(100, 10.0, 1.0) == 10, "10x over budget: a tenth, got %lld",
+        (long long)segment_next_slice(100, 10.0, 1.0));
+  CHECK(segment_next_slice(1, 20.0, 1.0) == 1, "one iteration over budget: still 1");
+  CHECK(segment_next_slice(8000, 0.0, 1.0) == SEGMENT_MAX_ITERATIONS, "capped, got %lld",
+        (long long)segment_next_slice(8000, 0.0, 1.0));
 }
 
 int main(void)
