@@ -7,7 +7,8 @@
  *                      history_rows; the problem: dimensions, particles,
  *                      islands, objective, function, goal, precision; the
  *                      algorithm: seed, inertia, cognitive, social,
- *                      velocity_clamp, kernel, sync, migration_interval,
+ *                      velocity_clamp, kernel, sync, swarm_topology,
+ *                      neighbours, migration_interval,
  *                      migrants, topology, policy
  *   /lower, /upper     [D] float64, the bounds
  *   /objective_params  [sum of lengths] float64, the parameters' values one
@@ -104,6 +105,7 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"velocity_clamp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.velocity_clamp},
       {"migration_interval", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->migration.interval},
       {"migrants", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->migration.migrants},
+      {"neighbours", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->swarm.neighbours},
   };
   const struct {
     const char *name;
@@ -117,6 +119,7 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"precision", config_precision_name(cfg->run.precision)},
       {"kernel", config_kernel_name(cfg->swarm.kernel)},
       {"sync", config_sync_name(cfg->swarm.sync)},
+      {"swarm_topology", config_swarm_topology_name(cfg->swarm.topology)},
       {"topology", config_topology_name(cfg->migration.topology)},
       {"policy", config_policy_name(cfg->migration.policy)},
       {"run_started", info->run_started},

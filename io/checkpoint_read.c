@@ -268,6 +268,15 @@ static void warn_changed(const struct h5u_file *f, const char *key, const char *
              now);
 }
 
+/* "global", or "ring, K neighbours on each side". */
+static void describe_topology(char *buf, size_t len, const char *topology, int k)
+{
+  if (strcmp(topology, "ring") == 0)
+    snprintf(buf, len, "ring, %d neighbours on each side", k);
+  else
+    snprintf(buf, len, "%s", topology);
+}
+
 /* Compares the algorithm settings of the checkpoint with the config's and
  * warns about each change (writers). */
 static int check_settings(const struct h5u_file *f, const struct ipso_config *cfg, char *why,
@@ -314,6 +323,16 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
     warn_changed(f, names[i].key, v, names[i].now);
     free(v);
   }
+  /* The swarm's topology (recorded since the ring came: earlier checkpoints
+   * are of global-best swarms). */
+  char *was = h5u_read_attr_string(f->id, "swarm_topology");
+  int k = 0;
+  if (h5u_read_attr(f->id, "neighbours", H5T_NATIVE_INT, 1, &k) != 0) k = 0;
+  describe_topology(then, sizeof then, was ? was : "global", k);
+  describe_topology(now, sizeof now, config_swarm_topology_name(cfg->swarm.topology),
+                    cfg->swarm.neighbours);
+  free(was);
+  warn_changed(f, "swarm.topology", then, now);
   IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
   snprintf(then, sizeof then, "%" PRId64, interval);
   snprintf(now, sizeof now, "%" PRId64, cfg->migration.interval);

@@ -1,0 +1,35 @@
+#!/bin/bash
+# A restart whose config changes an algorithm setting continues with the new
+# one and says so, naming the setting, its value in the checkpoint and the
+# new value: the swarm's topology (ring with its neighbours, or global) and
+# the inertia. Unchanged settings are not mentioned.
+. "$IPSO_TEST_DIR/lib/common.sh"
+. "$IPSO_TEST_DIR/lib/config.sh"
+cd "$work" || exit 1
+ipso_config run.toml rastrigin 5 24 20 'output.checkpoint="run.ckpt.h5"' \
+  'swarm.topology="ring"' swarm.neighbours=3
+expect_rc 0 "a ring run with a checkpoint at its end" "$IPSO_BIN" run.toml
+[ -f run.ckpt.h5 ] || fail "no checkpoint written"
+# Each restart writes its own checkpoints: every case starts from this copy.
+cp run.ckpt.h5 start.ckpt.h5
+
+expect_rc 0 "restart, same settings" "$IPSO_BIN" run.toml --restart start.ckpt.h5 \
+  --set run.max_iterations=25
+grep -q "was written with" <<<"$out" && fail "same settings: a change reported: $(grep "was written with" <<<"$out")" ||
+  pass "same settings: no change reported"
+
+# changed CONFIG NAME PATTERN ARGS...: a restart of CONFIG with ARGS warns
+# with PATTERN.
+changed() {
+  local cfg=$1 name=$2 pattern=$3
+  shift 3
+  expect_rc 0 "restart, $name" "$IPSO_BIN" "$cfg" --restart start.ckpt.h5 --set run.max_iterations=25 "$@"
+  grep -qF -- "$pattern" <<<"$out" && pass "$name: says '$pattern'" || fail "$name: no '$pattern' in: $out"
+}
+grep -v '^neighbours' run.toml | sed 's/^topology = "ring"/topology = "global"/' >global.toml
+changed global.toml "global topology" \
+  "written with swarm.topology = ring, 3 neighbours on each side; continuing with global"
+changed run.toml "other neighbours" "written with swarm.topology = ring, 3 neighbours on each side; continuing with ring, 5 neighbours on each side" \
+  --set swarm.neighbours=5
+changed run.toml "inertia" "written with inertia = " --set swarm.inertia=0.5
+finish
