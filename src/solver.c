@@ -1,10 +1,9 @@
 /* The island loop. Islands have global ids 0..islands-1; rank r runs the K
  * islands r*K .. r*K + K - 1 (one backend for all of them) in segments of
- * iterations;
- * at segment ends (fixed iterations, so a strict run is a pure function of
- * the config, the same on any number of ranks) the ranks record history,
- * migrate on the global ring of islands, agree on stopping, and write
- * snapshots and checkpoints. */
+ * iterations; at segment ends (fixed iterations, so a strict run is a pure
+ * function of the config, the same on any number of ranks) the ranks record
+ * history, migrate on the global ring of islands, agree on stopping, and
+ * write snapshots and checkpoints (in the background: io/checkpoint_async.c). */
 #include "solver.h"
 
 #include <math.h>
