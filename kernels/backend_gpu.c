@@ -28,39 +28,7 @@
 #include "objective.h"
 #include "user_objective.h"
 
-struct gpu_swarm {
-  const struct ipso_config *cfg;
-  struct gpu_plan plan;
-  int device, island, D, fl;
-  int count;           /* K: islands, global ids island .. island + count - 1 */
-  unsigned int *d_bar; /* grid barrier: arrivals, generation */
-  int64_t N;
-  size_t es; /* bytes per element */
-  int64_t t; /* last completed iteration */
-  cudaStream_t stream;
-  struct gpu_program prog;
-  struct gpu_kernels k;
-  struct swarm_ptrs s;
-  void *d_tables;    /* lo, hi, span, vmax, prm: [pitch] each */
-  long long *d_sel;  /* [count * cap] selected indices, island-major */
-  void *d_selcost;   /* [2 * cap] their costs */
-  long long *d_pick; /* [pick_blocks * cap] the selection blocks' picks */
-  void *d_pickcost;  /* [pick_blocks * cap] their costs */
-  void *d_buf;       /* [cap * pitch] migrant rows */
-  void *d_bufcost;   /* [cap] migrant costs */
-  long long *d_in;   /* [count * cap] indices of the migrants in */
-  void *h_stage;     /* pinned staging: a position, then migrants out and in */
-  size_t stage_pos;  /* bytes of the position at the start of h_stage */
-  int cap;           /* migrants per island the buffers hold */
-  int packed;        /* migrants per island in pinned area 0 (0: none, stale) */
-  int victims;       /* victims per island in pinned area 0 (0: none, stale) */
-  char *unpacked;    /* [count] island took migrants since the victims were chosen */
-  int stale;         /* last_best needs reading (after migrants came in) */
-  int64_t hist_cap;
-  double *last_best;             /* [count] each island's best cost after iteration t */
-  union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
-  cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
-};
+#include "gpu_swarm.h"
 
 /* Allocates the swarm arrays (zeroed, so row padding is defined). */
 static int allocate(struct gpu_swarm *g)
@@ -110,7 +78,7 @@ static int allocate(struct gpu_swarm *g)
 
 /* Island K's part of the swarm arrays (island_ptrs of kernels/pso_device.cuh
  * on the host), for the launches of one island (gridDim.y = 1). */
-static struct swarm_ptrs island_view(const struct gpu_swarm *g, int k)
+struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k)
 {
   struct swarm_ptrs v = g->s;
   size_t rows = (size_t)k * (size_t)g->N, pitch = (size_t)g->plan.map.pitch, es = g->es;
@@ -131,9 +99,9 @@ static struct swarm_ptrs island_view(const struct gpu_swarm *g, int k)
 /* Recomputes the global best of COUNT islands from island FIRST on from the
  * personal bests as they are, into the slot of iteration g->t (after init,
  * a load or a migration). */
-static int recompute_best(struct gpu_swarm *g, int first, int count, int from_init)
+int gpu_recompute_best(struct gpu_swarm *g, int first, int count, int from_init)
 {
-  struct swarm_ptrs s = island_view(g, first);
+  struct swarm_ptrs s = gpu_island_view(g, first);
   unsigned block = (unsigned)g->plan.map.block;
   unsigned cand_blocks = (unsigned)((g->N + block - 1) / block);
   if (!from_init)
@@ -150,7 +118,7 @@ static int read_best(struct gpu_swarm *g, int k, double *cost, int64_t *idx, dou
 {
   int cur = g->plan.relaxed ? 0 : (int)(g->t & 1);
   union gpu_slot slot;
-  struct swarm_ptrs v = island_view(g, k);
+  struct swarm_ptrs v = gpu_island_view(g, k);
   char *gb = v.gb;
   IPSO_CHECK_CUDA(cudaMemcpyAsync(&slot, gb + cur * IPSO_GB_SLOT_BYTES, IPSO_GB_SLOT_BYTES,
                                   cudaMemcpyDeviceToHost, g->stream));
@@ -195,7 +163,7 @@ static int gpu_init(struct backend *b)
   forget_selection(g);
   IPSO_CHECK_CUDA(ipso_launch_init(&g->k, (unsigned)g->plan.blocks, (unsigned)g->count,
                                    (unsigned)g->plan.map.block, g->s, g->stream));
-  IPSO_TRY(recompute_best(g, 0, g->count, 1));
+  IPSO_TRY(gpu_recompute_best(g, 0, g->count, 1));
   return read_last_bests(g);
 }
 
@@ -262,219 +230,6 @@ static int gpu_best(struct backend *b, int k, struct island_best *out)
   return read_best(g, k, &out->cost, &out->particle, out->position);
 }
 
-/* Entries per block in the first selection pass. */
-#define PICK_CHUNK_PER_THREAD 16
-
-static long long pick_chunk(const struct gpu_swarm *g)
-{
-  return (long long)g->plan.map.block * PICK_CHUNK_PER_THREAD;
-}
-
-static int pick_blocks(const struct gpu_swarm *g)
-{
-  return (int)((g->N + pick_chunk(g) - 1) / pick_chunk(g));
-}
-
-static size_t align16(size_t n)
-{
-  return (n + 15) & ~(size_t)15;
-}
-
-/* Grows the migrant buffers to COUNT migrants per island (every island's
- * selection, rows and costs side by side, island-major); the cached
- * selections go with the old buffers. */
-static int reserve_migrants(struct gpu_swarm *g, int count)
-{
-  if (count <= g->cap) return IPSO_OK;
-  /* Copies of migrants in may still read the pinned buffer. */
-  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  cudaFree(g->d_sel);
-  cudaFree(g->d_selcost);
-  cudaFree(g->d_pick);
-  cudaFree(g->d_pickcost);
-  cudaFree(g->d_buf);
-  cudaFree(g->d_bufcost);
-  cudaFree(g->d_in);
-  cudaFreeHost(g->h_stage);
-  g->d_sel = g->d_pick = g->d_in = NULL;
-  g->d_selcost = g->d_pickcost = g->d_buf = g->d_bufcost = g->h_stage = NULL;
-  g->packed = g->victims = 0;
-  g->cap = 0;
-  size_t K = (size_t)g->count, c = (size_t)count, pitch = (size_t)g->plan.map.pitch;
-  size_t picks = K * (size_t)pick_blocks(g) * c;
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_pick, picks * sizeof(long long)));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_pickcost, picks * g->es));
-  size_t rows = K * c * pitch * g->es;
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_sel, K * c * sizeof(long long)));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_selcost, K * c * g->es));
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_in, K * c * sizeof(long long)));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_buf, rows));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_bufcost, K * c * g->es));
-  /* Pinned: the position read_best copies, then two areas of K * COUNT
-   * rows, costs and indices: the migrants out (and the victims), and the
-   * migrants in, each island in its own part, so that the copies of one
-   * island's migrants in never wait for another's. */
-  size_t area = align16(rows) + align16(K * c * sizeof(long long)) + align16(K * c * g->es);
-  g->stage_pos = align16(pitch * 8);
-  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_stage, g->stage_pos + 2 * area));
-  g->cap = count;
-  return IPSO_OK;
-}
-
-/* The parts of a pinned area (AREA 0: out and victims, 1: in), each
- * 16-byte aligned: rows, indices and costs of K * cap migrants; island K's
- * COUNT migrants (COUNT <= cap) at [k * count] of each part, as on the
- * device. */
-static size_t part_rows(const struct gpu_swarm *g)
-{
-  return align16((size_t)g->count * (size_t)g->cap * (size_t)g->plan.map.pitch * g->es);
-}
-
-static size_t part_index(const struct gpu_swarm *g)
-{
-  return align16((size_t)g->count * (size_t)g->cap * sizeof(long long));
-}
-
-static char *area_base(struct gpu_swarm *g, int area)
-{
-  size_t size = part_rows(g) + part_index(g) + align16((size_t)g->count * (size_t)g->cap * g->es);
-  return (char *)g->h_stage + g->stage_pos + (size_t)area * size;
-}
-
-static char *stage_rows(struct gpu_swarm *g, int area, int k, int count)
-{
-  return area_base(g, area) + (size_t)k * (size_t)count * (size_t)g->plan.map.pitch * g->es;
-}
-
-static long long *stage_index(struct gpu_swarm *g, int area, int k, int count)
-{
-  return (long long *)(area_base(g, area) + part_rows(g)) + (size_t)k * (size_t)count;
-}
-
-static char *stage_costs(struct gpu_swarm *g, int area, int k, int count)
-{
-  return area_base(g, area) + part_rows(g) + part_index(g) + (size_t)k * (size_t)count * g->es;
-}
-
-/* The COUNT best (WORST = 0) or worst personal bests of every island into
- * d_sel and d_selcost (island k's at [k * count]): each block picks from its
- * chunk of its island, then one block per island from the picks. Two
- * launches for all islands. */
-static int select_particles(struct gpu_swarm *g, int worst, int count)
-{
-  unsigned block = (unsigned)g->plan.map.block, islands = (unsigned)g->count;
-  int nb = pick_blocks(g);
-  long long picks = (long long)nb * count;
-  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, (unsigned)nb, islands, block, g->s.pcost, NULL, g->N,
-                                     pick_chunk(g), g->N, picks, worst, count, g->d_pick,
-                                     g->d_pickcost, g->stream));
-  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, islands, block, g->d_pickcost, g->d_pick, picks,
-                                     picks, picks, count, worst, count, g->d_sel, g->d_selcost,
-                                     g->stream));
-  return IPSO_OK;
-}
-
-/* Every island's COUNT best personal bests (rows, costs, indices) into the
- * pinned area 0, in one pass: the solver packs all islands before it
- * unpacks any, so one selection, one gather and one copy serve them all. */
-static int pack_all(struct gpu_swarm *g, int count)
-{
-  IPSO_TRY(reserve_migrants(g, count));
-  if (g->packed == count) return IPSO_OK;
-  IPSO_TRY(select_particles(g, 0, count));
-  IPSO_CHECK_CUDA(
-      ipso_launch_gather(&g->k, (unsigned)g->count, g->s, g->d_sel, count, g->d_buf, g->stream));
-  size_t n = (size_t)g->count * (size_t)count;
-  size_t rows = n * (size_t)g->plan.map.pitch * g->es;
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_rows(g, 0, 0, count), g->d_buf, rows,
-                                  cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_costs(g, 0, 0, count), g->d_selcost, n * g->es,
-                                  cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_index(g, 0, 0, count), g->d_sel, n * sizeof(long long),
-                                  cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  g->packed = count;
-  g->victims = 0; /* area 0 now holds the migrants out */
-  return IPSO_OK;
-}
-
-static int gpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index)
-{
-  struct gpu_swarm *g = b->impl;
-  IPSO_TRY(pack_all(g, count));
-  gpu_rows_from_real(pos, stage_rows(g, 0, k, count), g->plan.map.pitch, (size_t)count, g->D,
-                     g->fl);
-  const char *c = stage_costs(g, 0, k, count);
-  const long long *idx = stage_index(g, 0, k, count);
-  for (int m = 0; m < count; m++) {
-    cost[m] = gpu_real_get(c, (size_t)m, g->fl);
-    index[m] = idx[m];
-  }
-  return IPSO_OK;
-}
-
-/* Every island's COUNT worst personal bests (costs, indices) into the
- * pinned area 0, in one pass, unless they are there and island K has not
- * taken migrants since. */
-static int victims_all(struct gpu_swarm *g, int k, int count)
-{
-  IPSO_TRY(reserve_migrants(g, count));
-  if (g->victims == count && !g->unpacked[k]) return IPSO_OK;
-  IPSO_TRY(select_particles(g, 1, count));
-  size_t n = (size_t)g->count * (size_t)count;
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_costs(g, 0, 0, count), g->d_selcost, n * g->es,
-                                  cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_index(g, 0, 0, count), g->d_sel, n * sizeof(long long),
-                                  cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  g->victims = count;
-  g->packed = 0; /* area 0 now holds the victims */
-  memset(g->unpacked, 0, (size_t)g->count * sizeof *g->unpacked);
-  return IPSO_OK;
-}
-
-/* Island K takes the migrants: its victims from the one selection of all
- * islands' worst; the rows, costs and indices go through island K's own
- * part of the pinned area 1, and the copies, the scatter and the new global
- * best are only enqueued (the next step, best or migration waits for them). */
-static int gpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
-                      int64_t *replaced)
-{
-  struct gpu_swarm *g = b->impl;
-  IPSO_TRY(victims_all(g, k, count));
-  int pitch = g->plan.map.pitch;
-  size_t rows = (size_t)count * (size_t)pitch * g->es;
-  const char *vcost = stage_costs(g, 0, k, count);
-  const long long *vidx = stage_index(g, 0, k, count);
-  char *h = stage_rows(g, 1, k, count), *hcost = stage_costs(g, 1, k, count);
-  long long *idx = stage_index(g, 1, k, count);
-  memset(h, 0, rows);
-  for (int m = 0; m < count; m++) {
-    double victim = gpu_real_get(vcost, (size_t)m, g->fl);
-    double mc = g->fl ? (double)(float)cost[m] : cost[m];
-    replaced[m] = mc < victim ? vidx[m] : -1;
-    idx[m] = replaced[m];
-    gpu_real_set(hcost, (size_t)m, cost[m], g->fl);
-  }
-  gpu_rows_to_real(h, pitch, pos, (size_t)count, g->D, g->fl);
-  size_t at = (size_t)k * (size_t)count;
-  char *d_buf = (char *)g->d_buf + at * (size_t)pitch * g->es;
-  char *d_cost = (char *)g->d_bufcost + at * g->es;
-  long long *d_idx = g->d_in + at;
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(d_buf, h, rows, cudaMemcpyHostToDevice, g->stream));
-  IPSO_CHECK_CUDA(
-      cudaMemcpyAsync(d_cost, hcost, (size_t)count * g->es, cudaMemcpyHostToDevice, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(d_idx, idx, (size_t)count * sizeof(long long),
-                                  cudaMemcpyHostToDevice, g->stream));
-  IPSO_CHECK_CUDA(
-      ipso_launch_scatter(&g->k, island_view(g, k), d_idx, count, d_buf, d_cost, g->stream));
-  IPSO_TRY(recompute_best(g, k, 1, 0));
-  g->unpacked[k] = 1;
-  g->packed = 0;
-  g->stale = 1;
-  return IPSO_OK;
-}
-
 static int gpu_save(struct backend *b, struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
@@ -500,7 +255,7 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
   IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, 0));
   IPSO_TRY(gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, 0));
   forget_selection(g);
-  IPSO_TRY(recompute_best(g, 0, g->count, 0));
+  IPSO_TRY(gpu_recompute_best(g, 0, g->count, 0));
   return read_last_bests(g);
 }
 
@@ -720,7 +475,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
                              &g->d_tables);
   if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_USER && cfg->objective.separable)
     rc = check_separable(g);
-  if (rc == IPSO_OK) rc = reserve_migrants(g, 1);
+  if (rc == IPSO_OK) rc = gpu_reserve_migrants(g, 1);
   timings_mark("GPU allocation and constants");
   swarm_consts_free(&k);
   if (rc == IPSO_OK && g->prog.compile_seconds > 0 && setup->island == 0)

@@ -1,0 +1,64 @@
+/* The CUDA backend's state, shared by its operations (backend_gpu.c) and
+ * its migration (gpu_migrate.c). Host code only. */
+#ifndef IPSO_GPU_SWARM_H
+#define IPSO_GPU_SWARM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "backend.h"
+#include "gpu_abi.h"
+#include "gpu_compile.h"
+#include "gpu_launch.h"
+#include "gpu_plan.h"
+#include "gpu_stage.h"
+
+struct gpu_swarm {
+  const struct ipso_config *cfg;
+  struct gpu_plan plan;
+  int device, island, D, fl;
+  int count;           /* K: islands, global ids island .. island + count - 1 */
+  unsigned int *d_bar; /* grid barrier: arrivals, generation */
+  int64_t N;
+  size_t es; /* bytes per element */
+  int64_t t; /* last completed iteration */
+  cudaStream_t stream;
+  struct gpu_program prog;
+  struct gpu_kernels k;
+  struct swarm_ptrs s;
+  void *d_tables;    /* lo, hi, span, vmax, prm: [pitch] each */
+  long long *d_sel;  /* [count * cap] selected indices, island-major */
+  void *d_selcost;   /* [2 * cap] their costs */
+  long long *d_pick; /* [pick_blocks * cap] the selection blocks' picks */
+  void *d_pickcost;  /* [pick_blocks * cap] their costs */
+  void *d_buf;       /* [cap * pitch] migrant rows */
+  void *d_bufcost;   /* [cap] migrant costs */
+  long long *d_in;   /* [count * cap] indices of the migrants in */
+  void *h_stage;     /* pinned staging: a position, then migrants out and in */
+  size_t stage_pos;  /* bytes of the position at the start of h_stage */
+  int cap;           /* migrants per island the buffers hold */
+  int packed;        /* migrants per island in pinned area 0 (0: none, stale) */
+  int victims;       /* victims per island in pinned area 0 (0: none, stale) */
+  char *unpacked;    /* [count] island took migrants since the victims were chosen */
+  int stale;         /* last_best needs reading (after migrants came in) */
+  int64_t hist_cap;
+  double *last_best;             /* [count] each island's best cost after iteration t */
+  union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
+  cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
+};
+
+/* Island K's part of the swarm arrays. */
+struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k);
+/* Recomputes the global best of COUNT islands from island FIRST on. */
+int gpu_recompute_best(struct gpu_swarm *g, int first, int count, int from_init);
+
+/* Grows the migrant buffers to COUNT migrants per island (gpu_migrate.c). */
+int gpu_reserve_migrants(struct gpu_swarm *g, int count);
+/* The backend's migration operations (gpu_migrate.c). */
+int gpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index);
+int gpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
+               int64_t *replaced);
+
+#endif
