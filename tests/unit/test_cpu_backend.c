@@ -15,6 +15,7 @@
 #include "config.h"
 #include "philox.h"
 
+#include "cpu_run.h"
 #include "unit_check.h"
 
 static void load(const char *objective, int dims, int particles, const char *precision,
@@ -26,34 +27,6 @@ static void load(const char *objective, int dims, int particles, const char *pre
            "dimensions = %d\n[swarm]\nparticles = %d\n",
            precision, objective, dims, particles);
   if (config_load_text(text, "test", 0, NULL, 1, cfg) != IPSO_OK) exit(1);
-}
-
-static void run(const struct ipso_config *cfg, int threads, int iters, struct swarm_state *st)
-{
-#ifdef _OPENMP
-  omp_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-  struct swarm_setup setup = {cfg, 0, 1, -1, 1};
-  struct backend b;
-  double *best = malloc(sizeof(double) * (size_t)(iters + 1));
-  backend_cpu_create(&setup, &b);
-  b.ops->init(&b);
-  b.ops->step(&b, 1, iters, best);
-  swarm_state_alloc(st, cfg->swarm.particles, cfg->objective.dimensions);
-  b.ops->save_state(&b, st);
-  b.ops->destroy(&b);
-  free(best);
-}
-
-static int same(const struct swarm_state *a, const struct swarm_state *b)
-{
-  size_t n = (size_t)a->particles * (size_t)a->dims * sizeof(double);
-  size_t m = (size_t)a->particles * sizeof(double);
-  return !memcmp(a->position, b->position, n) && !memcmp(a->velocity, b->velocity, n) &&
-         !memcmp(a->pbest_position, b->pbest_position, n) && !memcmp(a->cost, b->cost, m) &&
-         !memcmp(a->pbest_cost, b->pbest_cost, m);
 }
 
 /* Iteration 0 is x = fma(span, u(w[2d]), lower), v = vmax (2 u(w[2d+1]) - 1)

@@ -18,6 +18,7 @@
 #include "philox.h"
 #include "swarm.h"
 
+#include "cpu_run.h"
 #include "unit_check.h"
 
 /* A config of PARTICLES particles on OBJECTIVE in DIMS dimensions with the
@@ -140,34 +141,6 @@ static void check_follows(int n, int kk, int dims, int migrate)
   swarm_state_free(&c);
   b.ops->destroy(&b);
   config_free(&cfg);
-}
-
-static void run(const struct ipso_config *cfg, int threads, int iters, struct swarm_state *st)
-{
-#ifdef _OPENMP
-  omp_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-  struct swarm_setup setup = {cfg, 0, 1, -1, 1};
-  struct backend b;
-  double *best = malloc(sizeof(double) * (size_t)(iters + 1));
-  if (backend_cpu_create(&setup, &b) != IPSO_OK) exit(1);
-  b.ops->init(&b);
-  b.ops->step(&b, 1, iters, best);
-  swarm_state_alloc(st, cfg->swarm.particles, cfg->objective.dimensions);
-  b.ops->save_state(&b, st);
-  b.ops->destroy(&b);
-  free(best);
-}
-
-static int same(const struct swarm_state *a, const struct swarm_state *b)
-{
-  size_t n = (size_t)a->particles * (size_t)a->dims * sizeof(double);
-  size_t m = (size_t)a->particles * sizeof(double);
-  return !memcmp(a->position, b->position, n) && !memcmp(a->velocity, b->velocity, n) &&
-         !memcmp(a->pbest_position, b->pbest_position, n) && !memcmp(a->cost, b->cost, m) &&
-         !memcmp(a->pbest_cost, b->pbest_cost, m);
 }
 
 /* A ring with 2k + 1 = N is the whole swarm: the global topology's bits. */

@@ -1,0 +1,47 @@
+/* Shared by the CPU backend's unit tests: a run of one island on the CPU
+ * backend, and the bitwise comparison of two swarms. */
+#ifndef IPSO_CPU_RUN_H
+#define IPSO_CPU_RUN_H
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend_cpu.h"
+#include "config.h"
+#include "swarm.h"
+
+/* Runs ITERS iterations of CFG's island 0 on THREADS OpenMP threads and
+ * copies the swarm into ST (allocated here). */
+static void run(const struct ipso_config *cfg, int threads, int iters, struct swarm_state *st)
+{
+#ifdef _OPENMP
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+  struct swarm_setup setup = {cfg, 0, 1, -1, 1};
+  struct backend b;
+  double *best = malloc(sizeof(double) * (size_t)(iters + 1));
+  if (backend_cpu_create(&setup, &b) != IPSO_OK) exit(1);
+  b.ops->init(&b);
+  b.ops->step(&b, 1, iters, best);
+  swarm_state_alloc(st, cfg->swarm.particles, cfg->objective.dimensions);
+  b.ops->save_state(&b, st);
+  b.ops->destroy(&b);
+  free(best);
+}
+
+/* The two swarms are the same, bit for bit. */
+static int same(const struct swarm_state *a, const struct swarm_state *b)
+{
+  size_t n = (size_t)a->particles * (size_t)a->dims * sizeof(double);
+  size_t m = (size_t)a->particles * sizeof(double);
+  return !memcmp(a->position, b->position, n) && !memcmp(a->velocity, b->velocity, n) &&
+         !memcmp(a->pbest_position, b->pbest_position, n) && !memcmp(a->cost, b->cost, m) &&
+         !memcmp(a->pbest_cost, b->pbest_cost, m);
+}
+
+#endif
