@@ -1,8 +1,13 @@
-/* NVRTC compilation of the kernels and the on-disk cache of the results. */
+/* NVRTC compilation of the kernels and the on-disk cache of the results.
+ * NVRTC is opened with dlopen() when a compilation is needed, not linked:
+ * its relocations cost every process (--version included) about 7 ms, and
+ * with a warm kernel cache a run never compiles. */
 #include "gpu_compile.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,60 @@
 #ifndef IPSO_CUDA_INCLUDE
 #define IPSO_CUDA_INCLUDE "/usr/local/cuda/include"
 #endif
+#ifndef IPSO_NVRTC_SONAME /* the library's name, then its path at build time */
+#define IPSO_NVRTC_SONAME "libnvrtc.so"
+#endif
+#ifndef IPSO_NVRTC_PATH
+#define IPSO_NVRTC_PATH IPSO_NVRTC_SONAME
+#endif
+
+/* The NVRTC functions used here, from the library opened on first use. */
+static struct {
+  pthread_once_t once;
+  const char *error; /* why it could not be opened, or NULL */
+  __typeof__(&nvrtcCreateProgram) create;
+  __typeof__(&nvrtcCompileProgram) compile;
+  __typeof__(&nvrtcDestroyProgram) destroy;
+  __typeof__(&nvrtcGetProgramLogSize) log_size;
+  __typeof__(&nvrtcGetProgramLog) log;
+  __typeof__(&nvrtcGetCUBINSize) cubin_size;
+  __typeof__(&nvrtcGetCUBIN) cubin;
+  __typeof__(&nvrtcGetErrorString) error_string;
+} nv = {PTHREAD_ONCE_INIT};
+
+static void nvrtc_open(void)
+{
+  void *h = dlopen(IPSO_NVRTC_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (!h) h = dlopen(IPSO_NVRTC_PATH, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    nv.error = dlerror();
+    return;
+  }
+  /* POSIX: a function pointer converts from dlsym's void * this way. */
+#define NV_SYM(field, name) *(void **)&nv.field = dlsym(h, name)
+  NV_SYM(create, "nvrtcCreateProgram");
+  NV_SYM(compile, "nvrtcCompileProgram");
+  NV_SYM(destroy, "nvrtcDestroyProgram");
+  NV_SYM(log_size, "nvrtcGetProgramLogSize");
+  NV_SYM(log, "nvrtcGetProgramLog");
+  NV_SYM(cubin_size, "nvrtcGetCUBINSize");
+  NV_SYM(cubin, "nvrtcGetCUBIN");
+  NV_SYM(error_string, "nvrtcGetErrorString");
+#undef NV_SYM
+  if (!nv.create || !nv.compile || !nv.destroy || !nv.log_size || !nv.log || !nv.cubin_size ||
+      !nv.cubin || !nv.error_string)
+    nv.error = "a function is missing from the library";
+}
+
+/* NVRTC, opened on the first call (thread-safe). */
+static int nvrtc_ready(void)
+{
+  pthread_once(&nv.once, nvrtc_open);
+  if (nv.error)
+    return IPSO_FAIL("nvrtc", "cannot open NVRTC (%s, needed to compile the GPU kernels): %s",
+                     IPSO_NVRTC_SONAME, nv.error);
+  return IPSO_OK;
+}
 
 /* Loads a cubin image as a library. */
 static int load_image(const void *image, struct gpu_program *out)
@@ -43,9 +102,9 @@ static void cache_store(const char *path, const void *data, size_t n)
 static void print_log(nvrtcProgram prog)
 {
   size_t n = 0;
-  if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n <= 1) return;
+  if (nv.log_size(prog, &n) != NVRTC_SUCCESS || n <= 1) return;
   char *log = malloc(n);
-  if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS) log_user_error("%s", log);
+  if (log && nv.log(prog, log) == NVRTC_SUCCESS) log_user_error("%s", log);
   free(log);
 }
 
@@ -96,45 +155,47 @@ int gpu_compile_image(const char *defines, const char *prelude, int major, int m
 {
   *image = NULL;
   *size = 0;
+  IPSO_TRY(nvrtc_ready());
   struct nvrtc_opts o;
   make_opts(&o, major, minor);
   char *src = full_source(defines, prelude);
   if (!src) return IPSO_FAIL("nvrtc", "out of memory");
   nvrtcProgram prog;
-  nvrtcResult r = nvrtcCreateProgram(&prog, src, "pso_kernels.cu", IPSO_KERNEL_HEADERS,
-                                     ipso_kernel_header_src, ipso_kernel_header_name);
+  nvrtcResult r = nv.create(&prog, src, "pso_kernels.cu", IPSO_KERNEL_HEADERS,
+                            ipso_kernel_header_src, ipso_kernel_header_name);
   free(src);
-  if (r != NVRTC_SUCCESS)
-    return IPSO_FAIL("nvrtc", "nvrtcCreateProgram: %s", nvrtcGetErrorString(r));
-  r = nvrtcCompileProgram(prog, o.n, o.v);
+  if (r != NVRTC_SUCCESS) return IPSO_FAIL("nvrtc", "nvrtcCreateProgram: %s", nv.error_string(r));
+  r = nv.compile(prog, o.n, o.v);
   if (r != NVRTC_SUCCESS) {
     print_log(prog);
-    nvrtcDestroyProgram(&prog);
+    nv.destroy(&prog);
     if (user_code) {
       log_user_error("islandpso: error: cannot compile objective.source for the GPU (NVRTC's "
                      "messages are above)");
       return IPSO_ERR_USAGE;
     }
     return IPSO_FAIL("nvrtc", "the built-in kernels did not compile for sm_%d%d: %s", major, minor,
-                     nvrtcGetErrorString(r));
+                     nv.error_string(r));
   }
   const char *verbose = getenv("IPSO_NVRTC_VERBOSE");
   if (verbose && *verbose) print_log(prog);
   size_t n = 0;
-  r = nvrtcGetCUBINSize(prog, &n);
+  r = nv.cubin_size(prog, &n);
   char *img = r == NVRTC_SUCCESS ? malloc(n) : NULL;
-  if (img) r = nvrtcGetCUBIN(prog, img);
-  nvrtcDestroyProgram(&prog);
+  if (img) r = nv.cubin(prog, img);
+  nv.destroy(&prog);
   if (r != NVRTC_SUCCESS || !img) {
     free(img);
-    return IPSO_FAIL("nvrtc", "cannot get the compiled image: %s", nvrtcGetErrorString(r));
+    return IPSO_FAIL("nvrtc", "cannot get the compiled image: %s", nv.error_string(r));
   }
   *image = img;
   *size = n;
   return IPSO_OK;
 }
 
-/* The cache key of a compilation in *KEY: source, options, NVRTC version,
+/* The cache key of a compilation in *KEY: source, options, the NVRTC
+ * library's name (its major version) and the toolkit the program was built
+ * with,
  * and for user code the contents of the user's file and of every file it
  * #includes (NVRTC reads them from disk, so the source text alone would
  * give an edited header the old kernels). Returns 0, or -1 when the user's
@@ -150,9 +211,9 @@ static int cache_key(const char *defines, const char *prelude, int major, int mi
   for (int i = 0; i < IPSO_KERNEL_HEADERS; i++)
     h = ipso_hash(h, ipso_kernel_header_src[i], strlen(ipso_kernel_header_src[i]));
   for (int i = 0; i < o.n; i++) h = ipso_hash(h, o.v[i], strlen(o.v[i]) + 1);
-  int ver[2] = {0, 0};
-  nvrtcVersion(&ver[0], &ver[1]);
-  h = ipso_hash(h, ver, sizeof ver);
+  h = ipso_hash(h, IPSO_NVRTC_SONAME, sizeof IPSO_NVRTC_SONAME);
+  int toolkit = CUDART_VERSION;
+  h = ipso_hash(h, &toolkit, sizeof toolkit);
   if (prelude && user_code && user_includes_hash(prelude, &h) != 0) return -1;
   *key = h;
   return 0;

@@ -23,9 +23,15 @@ add_library(ipso_gpu STATIC
   ${PROJECT_SOURCE_DIR}/kernels/gpu_plan.c
   ${PROJECT_SOURCE_DIR}/kernels/gpu_stage.c
   ${IPSO_EMBEDDED})
+# NVRTC is opened at run time (gpu_compile.c): by its name with the
+# toolkit's major version, else by its path at build time.
+get_target_property(IPSO_NVRTC_PATH CUDA::nvrtc IMPORTED_LOCATION)
+if(NOT IPSO_NVRTC_PATH)
+  set(IPSO_NVRTC_PATH libnvrtc.so.${CUDAToolkit_VERSION_MAJOR})
+endif()
 set_source_files_properties(${PROJECT_SOURCE_DIR}/kernels/gpu_compile.c PROPERTIES
-  COMPILE_DEFINITIONS IPSO_CUDA_INCLUDE="${IPSO_CUDA_INCLUDE}")
-target_link_libraries(ipso_gpu PUBLIC ipso_base CUDA::cudart_static CUDA::nvrtc
+  COMPILE_DEFINITIONS "IPSO_CUDA_INCLUDE=\"${IPSO_CUDA_INCLUDE}\";IPSO_NVRTC_SONAME=\"libnvrtc.so.${CUDAToolkit_VERSION_MAJOR}\";IPSO_NVRTC_PATH=\"${IPSO_NVRTC_PATH}\"")
+target_link_libraries(ipso_gpu PUBLIC ipso_base CUDA::cudart_static ${CMAKE_DL_LIBS}
   PRIVATE ipso_warnings ipso_fp)
 target_compile_definitions(ipso_gpu PUBLIC IPSO_HAVE_CUDA=1)
 add_dependencies(ipso_gpu layer_check)
