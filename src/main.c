@@ -32,7 +32,7 @@ static const char usage_text[] =
     "  --resume                 continue from the config's checkpoint if it exists\n"
     "  --allow-changed-objective  continue although the objective's sources changed\n"
     "  --check-invariants       check the swarm invariants after every iteration (slow)\n"
-    "  --timings                print where the start-up time went\n"
+    "  --timings                print where the start-up and the end of the run went\n"
     "  --version                print the version and the build's features\n"
     "  --help                   print this help\n"
     "\n"
@@ -311,5 +311,8 @@ int main(int argc, char **argv)
   exit_guard_release();
   if (rc == IPSO_ERR_RUNTIME && size > 1) MPI_Abort(MPI_COMM_WORLD, IPSO_ERR_RUNTIME);
   MPI_Finalize();
+  timings_mark("MPI_Finalize");
+  if (c.opt.timings && rank == 0 && rc == IPSO_OK)
+    timings_print("islandpso: the run and its end (rank 0, seconds since the process started)");
   return rc;
 }

@@ -540,9 +540,11 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (rc == IPSO_OK && !restart) rc = record_start(&s);
   if (rc == IPSO_OK) rc = iterate(&s);
   if (rc == IPSO_OK) rc = solver_flush_records(&s);
-  if (rc == IPSO_OK)
+  timings_mark("iterations");
+  if (rc == IPSO_OK) {
     rc = finish(&s);
-  else if (rc == IPSO_STOPPED) {
+    timings_mark("result and final checkpoint");
+  } else if (rc == IPSO_STOPPED) {
     if (s.rank == 0) {
       const char *why = s.stop_signal ? strsignal(s.stop_signal) : "the time limit";
       if (cfg->output.checkpoint[0]) {
@@ -561,7 +563,9 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   } else if (s.out) {
     int crc = h5out_close(s.out, rc == IPSO_OK);
     if (rc == IPSO_OK || rc == IPSO_STOPPED) rc = crc == IPSO_OK ? rc : crc;
+    timings_mark("output file closed");
   }
   solver_free(&s);
+  timings_mark("swarms and writer freed");
   return rc;
 }

@@ -12,9 +12,9 @@
 #define MAX_MARKS 32
 
 static struct {
-  double start;  /* CLOCK_MONOTONIC at main() */
-  double loaded; /* seconds from exec to main(), or -1 if unknown */
-  int n;
+  double start;   /* CLOCK_MONOTONIC at main() */
+  double loaded;  /* seconds from exec to main(), or -1 if unknown */
+  int n, printed; /* marks, and marks printed */
   const char *phase[MAX_MARKS];
   double at[MAX_MARKS];
 } tm;
@@ -55,6 +55,7 @@ void timings_begin(void)
   tm.start = now(CLOCK_MONOTONIC);
   tm.loaded = age_from_proc();
   tm.n = 0;
+  tm.printed = 0;
 }
 
 void timings_mark(const char *phase)
@@ -72,14 +73,15 @@ double timings_since_start(void)
 
 void timings_print(const char *title)
 {
-  double base = tm.loaded > 0 ? tm.loaded : 0, prev = 0;
+  double base = tm.loaded > 0 ? tm.loaded : 0, prev = tm.printed ? tm.at[tm.printed - 1] : 0;
   printf("%s\n", title);
-  if (tm.loaded >= 0)
+  if (tm.loaded >= 0 && !tm.printed)
     printf("  %-34s %8.3f s  (from /proc, 10 ms resolution)\n", "exec and libraries to main()",
            tm.loaded);
-  for (int i = 0; i < tm.n; i++) {
+  for (int i = tm.printed; i < tm.n; i++) {
     printf("  %-34s %8.3f s  (at %.3f s)\n", tm.phase[i], tm.at[i] - prev, base + tm.at[i]);
     prev = tm.at[i];
   }
+  tm.printed = tm.n;
   fflush(stdout);
 }

@@ -1,5 +1,5 @@
-/* Where the start-up went (--timings): each phase is marked when it ends,
- * with the seconds since the process started. */
+/* Where the start-up and the end went (--timings): each phase is marked
+ * when it ends, with the seconds since the process started. */
 #ifndef IPSO_TIMINGS_H
 #define IPSO_TIMINGS_H
 
@@ -13,7 +13,8 @@ void timings_begin(void);
 void timings_mark(const char *phase);
 /* Seconds from the process's start to now. */
 double timings_since_start(void);
-/* Prints the phases and their durations to stdout under a TITLE line. */
+/* Prints the phases marked since the last print (all, the first time) and
+ * their durations to stdout under a TITLE line. */
 void timings_print(const char *title);
 
 #ifdef __cplusplus
