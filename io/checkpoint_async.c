@@ -64,6 +64,7 @@ struct checkpoint_writer {
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS: tests only */
 
   /* The checkpoint in flight. */
+  struct checkpoint_fill fill;     /* fills the buffer in the thread (fn NULL: filled) */
   int in_flight, threads, started; /* threads sharing the pieces; started */
   int64_t iteration;
   struct job_thread {
@@ -206,6 +207,10 @@ static void *job_run(void *arg)
   const struct swarm_state *s = &w->buf;
   uint64_t piece = 0;
   int e;
+  if (w->fill.fn && w->fill.fn(w->fill.ctx, &w->buf) != IPSO_OK) {
+    job_fail(w, EIO, "copying the state to the host");
+    goto out;
+  }
   if (w->thread_sums)
     for (int k = 0; k < w->K; k++) w->sums[k] = FNV_OFFSET;
   for (int a = 0; a < STATE_ARRAYS; a++) {
@@ -320,12 +325,17 @@ done:
   return st;
 }
 
-int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info, int wait)
+int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info, int wait,
+                     const struct checkpoint_fill *fill)
 {
   const char *path = w->cfg->output.checkpoint;
   int st = IPSO_OK, rc;
   if (w->in_flight) return IPSO_FAIL("checkpoint", "'%s': a checkpoint is already in flight", path);
   if (!w->buf.position) return IPSO_FAIL("checkpoint", "'%s': nothing to write", path);
+  memset(&w->fill, 0, sizeof w->fill);
+  /* Filled now where the caller waits anyway (one thread fills, then any
+   * number write). */
+  if (fill && fill->fn && (wait || !w->async)) IPSO_TRY(fill->fn(fill->ctx, &w->buf));
   if (!w->async) return checkpoint_write(w->comm, w->cfg, info, &w->buf);
   if (w->rank == 0) st = checkpoint_directory_writable(path);
   st = island_agree(w->comm, st);
@@ -362,6 +372,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   atomic_store(&w->finished, 0);
   w->iteration = info->iteration;
   w->thread_sums = !wait;
+  if (fill && fill->fn && !wait) w->fill = *fill;
   int want = wait ? (w->cores < WAITED_THREADS ? w->cores : WAITED_THREADS) : 1;
   w->t_start = now_seconds();
   /* Signals stay with the main thread (the stop flags are its business). */

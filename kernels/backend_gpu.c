@@ -263,6 +263,7 @@ static void gpu_destroy(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   if (!g) return;
+  gpu_capture_free(g);
   void *dev[] = {g->s.x,      g->s.v,    g->s.p,         g->s.cost,     g->s.pcost,
                  g->s.gb,     g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->s.hist,
                  g->d_tables, g->d_sel,  g->d_selcost,   g->d_buf,      g->d_bufcost,
@@ -290,6 +291,8 @@ static const struct backend_ops gpu_ops = {
     .unpack_migrants = gpu_unpack,
     .save_state = gpu_save,
     .load_state = gpu_load,
+    .capture_state = gpu_capture,
+    .read_captured = gpu_read_captured,
     .destroy = gpu_destroy,
 };
 

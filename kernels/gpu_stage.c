@@ -90,10 +90,18 @@ void gpu_slots_empty(union gpu_slot slots[IPSO_GB_SLOTS], int fl)
 int gpu_stage_rows(void *dev, int pitch, double *host, size_t n, int dims, int fl, int to_host)
 {
   size_t es = fl ? sizeof(float) : sizeof(double);
-  void *tmp = malloc(n * (size_t)dims * es);
-  if (!tmp) return IPSO_FAIL("memory", "cannot stage the swarm on the host");
   size_t dpitch = (size_t)pitch * es, w = (size_t)dims * es;
   cudaError_t e;
+  if (!fl) { /* doubles on both sides: no staging */
+    if (to_host)
+      e = cudaMemcpy2D(host, w, dev, dpitch, w, n, cudaMemcpyDeviceToHost);
+    else
+      e = cudaMemcpy2D(dev, dpitch, host, w, w, n, cudaMemcpyHostToDevice);
+    IPSO_CHECK_CUDA(e);
+    return IPSO_OK;
+  }
+  void *tmp = malloc(n * (size_t)dims * es);
+  if (!tmp) return IPSO_FAIL("memory", "cannot stage the swarm on the host");
   if (to_host) {
     e = cudaMemcpy2D(tmp, w, dev, dpitch, w, n, cudaMemcpyDeviceToHost);
     if (e == cudaSuccess) gpu_rows_from_real(host, tmp, dims, n, dims, fl);
@@ -109,6 +117,11 @@ int gpu_stage_rows(void *dev, int pitch, double *host, size_t n, int dims, int f
 int gpu_stage_costs(void *dev, double *host, size_t n, int fl, int to_host)
 {
   size_t bytes = n * (fl ? sizeof(float) : sizeof(double));
+  if (!fl) {
+    IPSO_CHECK_CUDA(to_host ? cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost)
+                            : cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
+    return IPSO_OK;
+  }
   void *tmp = malloc(bytes);
   if (!tmp) return IPSO_FAIL("memory", "cannot stage the costs on the host");
   cudaError_t e;

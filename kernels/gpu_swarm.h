@@ -47,12 +47,23 @@ struct gpu_swarm {
   double *last_best;             /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
+  /* The captured state (gpu_capture.c): a dense device copy of x, v, p,
+   * cost, pcost taken in the stream's order, read by another thread. */
+  void *d_capture;
+  cudaStream_t copy_stream; /* the capture's copy to the host */
+  cudaEvent_t ev_captured;  /* after the device copy */
+  int capture_failed;       /* no memory for it: captures are not offered */
 };
 
 /* Island K's part of the swarm arrays. */
 struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k);
 /* Recomputes the global best of COUNT islands from island FIRST on. */
 int gpu_recompute_best(struct gpu_swarm *g, int first, int count, int from_init);
+
+/* The backend's state capture (gpu_capture.c), and its release. */
+int gpu_capture(struct backend *b, int *captured);
+int gpu_read_captured(struct backend *b, struct swarm_state *st);
+void gpu_capture_free(struct gpu_swarm *g);
 
 /* Grows the migrant buffers to COUNT migrants per island (gpu_migrate.c). */
 int gpu_reserve_migrants(struct gpu_swarm *g, int count);

@@ -16,6 +16,7 @@ add_custom_command(
 list(GET CUDAToolkit_INCLUDE_DIRS 0 IPSO_CUDA_INCLUDE)
 add_library(ipso_gpu STATIC
   ${PROJECT_SOURCE_DIR}/kernels/backend_gpu.c
+  ${PROJECT_SOURCE_DIR}/kernels/gpu_capture.c
   ${PROJECT_SOURCE_DIR}/kernels/gpu_compile.c
   ${PROJECT_SOURCE_DIR}/kernels/gpu_migrate.c
   ${PROJECT_SOURCE_DIR}/kernels/gpu_launch.c

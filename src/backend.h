@@ -65,6 +65,14 @@ struct backend_ops {
    * island-major (island k's rows are swarm_state_island(S, particles, k)). */
   int (*save_state)(struct backend *b, struct swarm_state *s);
   int (*load_state)(struct backend *b, const struct swarm_state *s);
+  /* Optional (NULL where save_state is as cheap): captures the state of all
+   * K swarms as it is now without waiting for a copy to the host, and sets
+   * *CAPTURED (0: not possible now, use save_state). The run goes on; the
+   * capture is read, once, by read_captured, which may be called from
+   * another thread while step() and the migrations run; a capture replaces
+   * the one before it, which must not be being read. */
+  int (*capture_state)(struct backend *b, int *captured);
+  int (*read_captured)(struct backend *b, struct swarm_state *s);
   void (*destroy)(struct backend *b);
 };
 

@@ -59,6 +59,14 @@ static int fetch_state_into(struct solver *s, struct swarm_state *dst)
   return s->b.ops->save_state(&s->b, dst);
 }
 
+/* The checkpoint's fill (checkpoint.h): the capture taken by
+ * start_checkpoint, read into BUF by the checkpoint's I/O thread. */
+static int read_captured(void *ctx, struct swarm_state *buf)
+{
+  struct solver *s = ctx;
+  return s->b.ops->read_captured(&s->b, buf);
+}
+
 /* Copies the rank's swarms to the host copy (snapshots, checks). */
 static int fetch_state(struct solver *s)
 {
@@ -111,13 +119,21 @@ static int start_checkpoint(struct solver *s, int wait)
   if (!s->ckw) return IPSO_OK; /* checkpoints switched off */
   struct swarm_state *buf;
   IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
-  IPSO_TRY(fetch_state_into(s, buf));
+  /* A checkpoint written in the background takes the state without
+   * waiting for its copy to the host where the backend can (the GPU's). */
+  int captured = 0;
+  if (!wait && s->b.ops->capture_state) {
+    watchdog_beat("capturing the swarm", s->t);
+    IPSO_TRY(s->b.ops->capture_state(&s->b, &captured));
+  }
+  if (!captured) IPSO_TRY(fetch_state_into(s, buf));
+  struct checkpoint_fill fill = {read_captured, s};
   watchdog_beat("writing a checkpoint", s->t);
   struct checkpoint_info info = {
       s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration, s->hist.written, "", ""};
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
-  IPSO_TRY(checkpoint_start(s->ckw, &info, wait));
+  IPSO_TRY(checkpoint_start(s->ckw, &info, wait, captured ? &fill : NULL));
   s->ckpt_iteration = s->t;
   s->ckpt_pending = 0;
   s->last_checkpoint = wall_seconds();

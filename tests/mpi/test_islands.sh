@@ -17,6 +17,7 @@ if [ "$backend" = gpu ]; then
   fi
 fi
 . "$IPSO_TEST_DIR/lib/common.sh"
+. "$IPSO_TEST_DIR/lib/h5.sh"
 "$IPSO_PYTHON" -c "import h5py" 2>/dev/null || { echo "skipped: $IPSO_PYTHON has no h5py"; exit 77; }
 export IPSO_CACHE_DIR=${IPSO_CACHE_DIR:-$work/cache}
 its=120
@@ -88,6 +89,19 @@ for n in 2 8; do
   same "checkpoint of 4 ranks continued on $n: final checkpoint identical to the uninterrupted run's" \
     r4/run.ckpt.h5 "cut$n/run.ckpt.h5"
 done
+# The periodic checkpoint of iteration 40, kept as .prev, was written in
+# the background while the run went on (on the GPU, the state captured on
+# the device and copied to the host by the I/O thread): it continues
+# exactly too.
+mkdir cutp && cp cut/run.h5 cut/run.ckpt.h5.prev cutp/
+iteration=$(cd cutp && h5get run.ckpt.h5.prev @iteration 2>&1)
+[ "$iteration" = 40 ] && pass "the checkpoint kept as .prev is the periodic one of iteration 40" ||
+  fail "the checkpoint kept as .prev is of iteration '$iteration', not 40"
+run_in cutp log2 4 --restart run.ckpt.h5.prev
+same "the periodic checkpoint of iteration 40 continued: output identical to the uninterrupted run's" \
+  r4/run.h5 cutp/run.h5
+same "the periodic checkpoint of iteration 40 continued: final checkpoint identical to the uninterrupted run's" \
+  r4/run.ckpt.h5 cutp/run.ckpt.h5
 
 # 3. Refusals, before anything is written: a restart with another island
 # count, and islands that are not a multiple of the ranks.

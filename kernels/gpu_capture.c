@@ -1,0 +1,114 @@
+/* The state of all K swarms captured on the device for a checkpoint
+ * written in the background: gpu_capture() copies it, dense, into a second
+ * device buffer in the stream's order (a device-to-device copy at memory
+ * speed: 377 MB in about a quarter of a millisecond on an H100) and
+ * returns; the iterations go on. gpu_read_captured(), called by the
+ * checkpoint's I/O thread, copies that buffer to the host on a stream of
+ * its own and converts it to the host's doubles. The run's thread never
+ * waits for the copy to the host. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "gpu_swarm.h"
+
+/* Bytes of one row array and of one cost array, dense, for all K islands. */
+static void capture_sizes(const struct gpu_swarm *g, size_t *rows, size_t *costs)
+{
+  size_t n = (size_t)g->N * (size_t)g->count;
+  *rows = n * (size_t)g->D * g->es;
+  *costs = n * g->es;
+}
+
+/* The capture's buffer, stream and event, on first use; 0 when the device
+ * has no memory for a second copy of the state (the caller then copies
+ * synchronously). */
+static int capture_ready(struct gpu_swarm *g, int *ready)
+{
+  *ready = 0;
+  if (g->capture_failed) return IPSO_OK;
+  if (!g->d_capture) {
+    size_t rows, costs;
+    capture_sizes(g, &rows, &costs);
+    cudaError_t e = cudaMalloc(&g->d_capture, 3 * rows + 2 * costs);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      g->d_capture = NULL;
+      g->capture_failed = 1;
+      return IPSO_OK;
+    }
+    IPSO_CHECK_CUDA(e);
+    IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&g->copy_stream, cudaStreamNonBlocking));
+    IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&g->ev_captured, cudaEventDisableTiming));
+  }
+  *ready = 1;
+  return IPSO_OK;
+}
+
+int gpu_capture(struct backend *b, int *captured)
+{
+  struct gpu_swarm *g = b->impl;
+  IPSO_TRY(capture_ready(g, captured));
+  if (!*captured) return IPSO_OK;
+  size_t rows, costs, n = (size_t)g->N * (size_t)g->count;
+  capture_sizes(g, &rows, &costs);
+  size_t w = (size_t)g->D * g->es, pitch = (size_t)g->plan.map.pitch * g->es;
+  char *d = g->d_capture;
+  const void *src[3] = {g->s.x, g->s.v, g->s.p};
+  for (int a = 0; a < 3; a++)
+    IPSO_CHECK_CUDA(cudaMemcpy2DAsync(d + (size_t)a * rows, w, src[a], pitch, w, n,
+                                      cudaMemcpyDeviceToDevice, g->stream));
+  IPSO_CHECK_CUDA(
+      cudaMemcpyAsync(d + 3 * rows, g->s.cost, costs, cudaMemcpyDeviceToDevice, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(d + 3 * rows + costs, g->s.pcost, costs, cudaMemcpyDeviceToDevice,
+                                  g->stream));
+  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_captured, g->stream));
+  return IPSO_OK;
+}
+
+int gpu_read_captured(struct backend *b, struct swarm_state *st)
+{
+  struct gpu_swarm *g = b->impl;
+  size_t rows, costs, n = (size_t)g->N * (size_t)g->count;
+  capture_sizes(g, &rows, &costs);
+  const char *d = g->d_capture;
+  double *dst[5] = {st->position, st->velocity, st->pbest_position, st->cost, st->pbest_cost};
+  size_t off[5] = {0, rows, 2 * rows, 3 * rows, 3 * rows + costs};
+  size_t bytes[5] = {rows, rows, rows, costs, costs};
+  /* The runtime's current device is per thread. */
+  IPSO_CHECK_CUDA(cudaSetDevice(g->device));
+  IPSO_CHECK_CUDA(cudaStreamWaitEvent(g->copy_stream, g->ev_captured, 0));
+  if (!g->fl) {
+    /* Doubles on both sides, dense: straight into the host's arrays. */
+    for (int a = 0; a < 5; a++)
+      IPSO_CHECK_CUDA(
+          cudaMemcpyAsync(dst[a], d + off[a], bytes[a], cudaMemcpyDeviceToHost, g->copy_stream));
+    IPSO_CHECK_CUDA(cudaStreamSynchronize(g->copy_stream));
+    return IPSO_OK;
+  }
+  void *tmp = malloc(rows);
+  if (!tmp) return IPSO_FAIL("memory", "cannot stage the captured swarm on the host");
+  int rc = IPSO_OK;
+  for (int a = 0; a < 5 && rc == IPSO_OK; a++) {
+    cudaError_t e =
+        cudaMemcpyAsync(tmp, d + off[a], bytes[a], cudaMemcpyDeviceToHost, g->copy_stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(g->copy_stream);
+    if (e != cudaSuccess) {
+      rc = IPSO_FAIL("cuda", "copying the captured swarm to the host: %s", cudaGetErrorString(e));
+      break;
+    }
+    int width = a < 3 ? g->D : 1;
+    gpu_rows_from_real(dst[a], tmp, width, n, width, g->fl);
+  }
+  free(tmp);
+  return rc;
+}
+
+void gpu_capture_free(struct gpu_swarm *g)
+{
+  if (g->d_capture) cudaFree(g->d_capture);
+  if (g->ev_captured) cudaEventDestroy(g->ev_captured);
+  if (g->copy_stream) cudaStreamDestroy(g->copy_stream);
+  g->d_capture = NULL;
+  g->ev_captured = NULL;
+  g->copy_stream = NULL;
+}
