@@ -4,12 +4,17 @@
  * speed: 377 MB in about a quarter of a millisecond on an H100) and
  * returns; the iterations go on. gpu_read_captured(), called by the
  * checkpoint's I/O thread, copies that buffer to the host on a stream of
- * its own and converts it to the host's doubles. The run's thread never
- * waits for the copy to the host. */
+ * its own, through a pinned buffer of CAPTURE_CHUNK bytes, and converts it
+ * to the host's doubles. The run's thread never waits for the copy to the
+ * host. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "gpu_swarm.h"
+
+/* Bytes the I/O thread moves to the host per copy (a multiple of 8). */
+#define CAPTURE_CHUNK ((size_t)16 << 20)
 
 /* Bytes of one row array and of one cost array, dense, for all K islands. */
 static void capture_sizes(const struct gpu_swarm *g, size_t *rows, size_t *costs)
@@ -39,6 +44,7 @@ static int capture_ready(struct gpu_swarm *g, int *ready)
     IPSO_CHECK_CUDA(e);
     IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&g->copy_stream, cudaStreamNonBlocking));
     IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&g->ev_captured, cudaEventDisableTiming));
+    IPSO_CHECK_CUDA(cudaMallocHost(&g->h_bounce, CAPTURE_CHUNK));
   }
   *ready = 1;
   return IPSO_OK;
@@ -68,7 +74,7 @@ int gpu_capture(struct backend *b, int *captured)
 int gpu_read_captured(struct backend *b, struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
-  size_t rows, costs, n = (size_t)g->N * (size_t)g->count;
+  size_t rows, costs;
   capture_sizes(g, &rows, &costs);
   const char *d = g->d_capture;
   double *dst[5] = {st->position, st->velocity, st->pbest_position, st->cost, st->pbest_cost};
@@ -77,30 +83,22 @@ int gpu_read_captured(struct backend *b, struct swarm_state *st)
   /* The runtime's current device is per thread. */
   IPSO_CHECK_CUDA(cudaSetDevice(g->device));
   IPSO_CHECK_CUDA(cudaStreamWaitEvent(g->copy_stream, g->ev_captured, 0));
-  if (!g->fl) {
-    /* Doubles on both sides, dense: straight into the host's arrays. */
-    for (int a = 0; a < 5; a++)
-      IPSO_CHECK_CUDA(
-          cudaMemcpyAsync(dst[a], d + off[a], bytes[a], cudaMemcpyDeviceToHost, g->copy_stream));
-    IPSO_CHECK_CUDA(cudaStreamSynchronize(g->copy_stream));
-    return IPSO_OK;
-  }
-  void *tmp = malloc(rows);
-  if (!tmp) return IPSO_FAIL("memory", "cannot stage the captured swarm on the host");
-  int rc = IPSO_OK;
-  for (int a = 0; a < 5 && rc == IPSO_OK; a++) {
-    cudaError_t e =
-        cudaMemcpyAsync(tmp, d + off[a], bytes[a], cudaMemcpyDeviceToHost, g->copy_stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(g->copy_stream);
-    if (e != cudaSuccess) {
-      rc = IPSO_FAIL("cuda", "copying the captured swarm to the host: %s", cudaGetErrorString(e));
-      break;
+  /* Through the pinned bounce buffer, a chunk at a time (a copy into
+   * pageable memory would hold up the run thread's launches for as long
+   * as it takes); the state is dense, so a chunk is a run of elements. */
+  for (int a = 0; a < 5; a++)
+    for (size_t at = 0; at < bytes[a]; at += CAPTURE_CHUNK) {
+      size_t len = bytes[a] - at < CAPTURE_CHUNK ? bytes[a] - at : CAPTURE_CHUNK;
+      IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_bounce, d + off[a] + at, len, cudaMemcpyDeviceToHost,
+                                      g->copy_stream));
+      IPSO_CHECK_CUDA(cudaStreamSynchronize(g->copy_stream));
+      size_t first = at / g->es, n = len / g->es;
+      if (g->fl)
+        gpu_rows_from_real(dst[a] + first, g->h_bounce, 1, n, 1, 1);
+      else
+        memcpy(dst[a] + first, g->h_bounce, len);
     }
-    int width = a < 3 ? g->D : 1;
-    gpu_rows_from_real(dst[a], tmp, width, n, width, g->fl);
-  }
-  free(tmp);
-  return rc;
+  return IPSO_OK;
 }
 
 void gpu_capture_free(struct gpu_swarm *g)
@@ -108,6 +106,8 @@ void gpu_capture_free(struct gpu_swarm *g)
   if (g->d_capture) cudaFree(g->d_capture);
   if (g->ev_captured) cudaEventDestroy(g->ev_captured);
   if (g->copy_stream) cudaStreamDestroy(g->copy_stream);
+  if (g->h_bounce) cudaFreeHost(g->h_bounce);
+  g->h_bounce = NULL;
   g->d_capture = NULL;
   g->ev_captured = NULL;
   g->copy_stream = NULL;

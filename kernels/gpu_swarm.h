@@ -52,6 +52,7 @@ struct gpu_swarm {
   void *d_capture;
   cudaStream_t copy_stream; /* the capture's copy to the host */
   cudaEvent_t ev_captured;  /* after the device copy */
+  void *h_bounce;           /* pinned: the copy to the host goes through it */
   int capture_failed;       /* no memory for it: captures are not offered */
 };
 
