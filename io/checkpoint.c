@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -505,19 +506,55 @@ int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fres
   return island_agree(comm, status);
 }
 
+/* The files checkpoint_remove_old renamed away, and the thread that
+ * unlinks them. */
+static struct {
+  char path[2][IPSO_PATH_MAX + 16];
+  pthread_t thread;
+  int started;
+} removal;
+
+static void *unlink_renamed(void *arg)
+{
+  (void)arg;
+  for (int k = 0; k < 2; k++)
+    if (removal.path[k][0]) unlink(removal.path[k]);
+  return NULL;
+}
+
 int checkpoint_remove_old(MPI_Comm comm, const struct ipso_config *cfg)
 {
-  int rank, status = IPSO_OK;
+  int rank, status = IPSO_OK, any = 0;
   if (!cfg->output.checkpoint[0]) return IPSO_OK;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
+  if (rank == 0 && !removal.started) {
     char prev[IPSO_PATH_MAX + 8];
     const char *files[2];
     checkpoint_files(cfg->output.checkpoint, prev, files);
-    for (int k = 0; k < 2; k++)
-      if (remove(files[k]) != 0 && errno != ENOENT)
+    for (int k = 0; k < 2; k++) {
+      char *to = removal.path[k];
+      snprintf(to, sizeof removal.path[k], "%s.removing", files[k]);
+      if (rename(files[k], to) == 0) {
+        any = 1;
+        continue;
+      }
+      to[0] = '\0';
+      if (errno != ENOENT)
         status = IPSO_FAIL("checkpoint", "cannot remove the earlier checkpoint '%s': %s", files[k],
                            strerror(errno));
+    }
+    if (any) {
+      if (pthread_create(&removal.thread, NULL, unlink_renamed, NULL) == 0)
+        removal.started = 1;
+      else
+        unlink_renamed(NULL);
+    }
   }
   return island_agree(comm, status);
+}
+
+void checkpoint_remove_wait(void)
+{
+  if (removal.started) pthread_join(removal.thread, NULL);
+  removal.started = 0;
 }

@@ -122,8 +122,11 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
 int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fresh, int overwrite);
 
 /* With --overwrite, once the new output exists: removes the older run's
- * checkpoint and the one kept before it. */
+ * checkpoint and the one kept before it. They are renamed away at once and
+ * unlinked by a thread (freeing a large file's blocks takes a while);
+ * checkpoint_remove_wait joins it. */
 int checkpoint_remove_old(MPI_Comm comm, const struct ipso_config *cfg);
+void checkpoint_remove_wait(void);
 
 #ifdef __cplusplus
 }

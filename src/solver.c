@@ -462,6 +462,7 @@ static int finish(struct solver *s)
 static void solver_free(struct solver *s)
 {
   checkpoint_writer_free(s->ckw);
+  checkpoint_remove_wait();
   if (s->b.ops) s->b.ops->destroy(&s->b);
   ring_exchange_free(s->rx);
   free(s->msg);
