@@ -10,14 +10,6 @@
 #include "backend_gpu.h"
 #endif
 
-/* Whether this process created a GPU backend. */
-static int gpu_used;
-
-int backend_gpu_used(void)
-{
-  return gpu_used;
-}
-
 int backend_gpu_count(void)
 {
 #ifdef IPSO_HAVE_CUDA
@@ -38,11 +30,7 @@ int backend_create(const struct swarm_setup *setup, struct backend *b)
   memset(b, 0, sizeof *b);
   if (kind == IPSO_BACKEND_CPU) return backend_cpu_create(setup, b);
 #ifdef IPSO_HAVE_CUDA
-  if (backend_gpu_count() > 0) {
-    int rc = backend_gpu_create(setup, b);
-    if (rc == IPSO_OK) gpu_used = 1;
-    return rc;
-  }
+  if (backend_gpu_count() > 0) return backend_gpu_create(setup, b);
   if (kind == IPSO_BACKEND_GPU)
     return IPSO_FAIL("gpu", "backend = \"gpu\" but no usable CUDA device is visible (%s)",
                      gpu_unavailable_reason());

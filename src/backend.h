@@ -95,8 +95,6 @@ extern "C" {
 /* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one
  * is usable, else cpu with a notice). The only place that names both. */
 int backend_create(const struct swarm_setup *setup, struct backend *b);
-/* Whether this process created a GPU backend (it holds a CUDA context). */
-int backend_gpu_used(void);
 /* Number of usable GPUs (0 without CUDA or without a device). */
 int backend_gpu_count(void);
 /* Shares the node's cores between the ranks on it (CPU backend). */

@@ -8,9 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "backend.h"
 #include "config.h"
 #include "island_mpi.h"
 #include "check.h"
@@ -316,13 +314,5 @@ int main(int argc, char **argv)
   timings_mark("MPI_Finalize");
   if (c.opt.timings && rank == 0 && rc == IPSO_OK)
     timings_print("islandpso: the run and its end (rank 0, seconds since the process started)");
-  if (backend_gpu_used()) {
-    /* Everything is written, closed and finalized. The CUDA runtime's own
-     * teardown at exit (the context and its address space) would add about
-     * 0.1 s to every run's wall time; the driver releases the device when
-     * the process ends anyway. */
-    fflush(NULL);
-    _exit(rc);
-  }
   return rc;
 }
