@@ -1,7 +1,9 @@
 /* Ring migration between islands, as the solver composes it: which islands
  * a rank holds, which neighbours an island has on the global ring of
- * islands, and the order in which the migrants it receives replace its
- * worst particles. Moving the messages between ranks is mpi/'s part. */
+ * islands, the order in which the migrants it receives replace its worst
+ * particles, and the random draws of the random policies (which particles
+ * an island sends, which ones its migrants replace). Moving the messages
+ * between ranks is mpi/'s part. */
 #ifndef IPSO_MIGRATION_H
 #define IPSO_MIGRATION_H
 
@@ -54,6 +56,34 @@ static inline int64_t migration_message_len(int m, int dims)
 {
   return (int64_t)m * (dims + 1);
 }
+
+/* What a migration draw is for; each has its own random stream. */
+enum migration_purpose { MIGRATION_DRAW_SELECT = 0, MIGRATION_DRAW_REPLACE = 1 };
+
+/* The largest island id and iteration a migration stream can address. */
+#define MIGRATION_STREAM_ISLANDS (INT64_C(1) << 21)
+#define MIGRATION_STREAM_ITERATIONS (INT64_C(1) << 40)
+
+/* The Philox subsequence of ISLAND's draws for PURPOSE at the migration
+ * after iteration T: bit 63 set, PURPOSE in bits 61-62, ISLAND in bits
+ * 40-60, T in bits 0-39. A particle's subsequence, (island << 32) |
+ * particle with island < 2^31, never has bit 63 set, so the streams of
+ * migration and of the particles never meet (both under the run's seed). */
+static inline uint64_t migration_stream(int island, int64_t t, enum migration_purpose purpose)
+{
+  return (UINT64_C(1) << 63) | ((uint64_t)purpose << 61) | ((uint64_t)island << 40) | (uint64_t)t;
+}
+
+/* Draws COUNT distinct particles of 0..N-1 into OUT, uniformly (every
+ * sequence of COUNT distinct particles equally likely) from the stream
+ * (SEED, migration_stream(ISLAND, T, PURPOSE)): a pure function of its
+ * arguments, so every rank, backend and restart draws the same. Each draw
+ * takes words of the stream in order: an integer below N by Lemire's
+ * multiply-shift with rejection, a particle already drawn drawn again.
+ * Needs COUNT <= N <= 2^31, ISLAND < MIGRATION_STREAM_ISLANDS and
+ * 0 <= T < MIGRATION_STREAM_ITERATIONS. */
+int migration_draw(uint64_t seed, int island, int64_t t, enum migration_purpose purpose, int64_t n,
+                   int count, int64_t *out);
 
 /* Merges the NLINKS received messages (MSG[0] from the left neighbour,
  * MSG[1] from the right one) into one list ordered by cost, then link (the
