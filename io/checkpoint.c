@@ -9,7 +9,7 @@
  *                      algorithm: seed, inertia, cognitive, social,
  *                      velocity_clamp, kernel, sync, swarm_topology,
  *                      neighbours, migration_interval,
- *                      migrants, topology, policy
+ *                      migrants, topology, select, policy
  *   /lower, /upper     [D] float64, the bounds
  *   /objective_params  [sum of lengths] float64, the parameters' values one
  *                      after the other; attributes names [P] (strings) and
@@ -121,6 +121,7 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"sync", config_sync_name(cfg->swarm.sync)},
       {"swarm_topology", config_swarm_topology_name(cfg->swarm.topology)},
       {"topology", config_topology_name(cfg->migration.topology)},
+      {"select", config_select_name(cfg->migration.select)},
       {"policy", config_policy_name(cfg->migration.policy)},
       {"run_started", info->run_started},
       {"objective_hash", info->objective_hash},

@@ -333,6 +333,12 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
                     cfg->swarm.neighbours);
   free(was);
   warn_changed(f, "swarm.topology", then, now);
+  /* The migrants' selection (recorded since random selection came: earlier
+   * checkpoints sent the best). */
+  char *select = h5u_read_attr_string(f->id, "select");
+  warn_changed(f, "migration.select", select ? select : "best",
+               config_select_name(cfg->migration.select));
+  free(select);
   IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
   snprintf(then, sizeof then, "%" PRId64, interval);
   snprintf(now, sizeof now, "%" PRId64, cfg->migration.interval);

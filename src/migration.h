@@ -51,7 +51,8 @@ int migration_sources(int island, int islands, int nlinks, int from[2]);
 int migration_links(const struct ipso_config *cfg, int islands);
 
 /* Doubles in one message of M migrants in D dimensions: the M costs (best
- * first), then the M positions. */
+ * first, or in the order drawn with select = random), then the M
+ * positions. */
 static inline int64_t migration_message_len(int m, int dims)
 {
   return (int64_t)m * (dims + 1);
