@@ -79,6 +79,7 @@ struct ipso_migration_config {
   int64_t interval; /* 0 = isolated islands */
   int migrants;
   enum ipso_topology topology;
+  double probability; /* each link carries its migrants at a migration with it, (0, 1] */
   enum ipso_select select;
   enum ipso_policy policy;
 };

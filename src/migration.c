@@ -108,3 +108,10 @@ int migration_draw(uint64_t seed, int island, int64_t t, enum migration_purpose 
   free(set);
   return IPSO_OK;
 }
+
+int migration_link_carries(uint64_t seed, int island, int64_t t, int link, double probability)
+{
+  if (probability >= 1) return 1;
+  uint64_t sub = migration_stream(island, t, MIGRATION_DRAW_LINK);
+  return philox_uniform_double(philox_word(seed, sub, (uint64_t)link)) <= probability;
+}

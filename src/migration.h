@@ -59,7 +59,11 @@ static inline int64_t migration_message_len(int m, int dims)
 }
 
 /* What a migration draw is for; each has its own random stream. */
-enum migration_purpose { MIGRATION_DRAW_SELECT = 0, MIGRATION_DRAW_REPLACE = 1 };
+enum migration_purpose {
+  MIGRATION_DRAW_SELECT = 0,  /* the particles an island sends (select = random) */
+  MIGRATION_DRAW_REPLACE = 1, /* the particles its migrants replace (replace_random) */
+  MIGRATION_DRAW_LINK = 2     /* whether each of its links carries migrants (probability) */
+};
 
 /* The largest island id and iteration a migration stream can address. */
 #define MIGRATION_STREAM_ISLANDS (INT64_C(1) << 21)
@@ -85,6 +89,16 @@ static inline uint64_t migration_stream(int island, int64_t t, enum migration_pu
  * 0 <= T < MIGRATION_STREAM_ITERATIONS. */
 int migration_draw(uint64_t seed, int island, int64_t t, enum migration_purpose purpose, int64_t n,
                    int count, int64_t *out);
+
+/* Whether link LINK of ISLAND (0: to the next island, 1: to the previous
+ * one; migration_destinations' order) carries its migrants at the
+ * migration after iteration T, with probability PROBABILITY: word LINK of
+ * the stream (SEED, migration_stream(ISLAND, T, MIGRATION_DRAW_LINK)) as
+ * curand_uniform_double converts it, in (0, 1], at most PROBABILITY. With
+ * PROBABILITY 1 always, without a draw. The sender and the receiver of a
+ * link compute the same answer. Needs ISLAND < MIGRATION_STREAM_ISLANDS
+ * and 0 <= T < MIGRATION_STREAM_ITERATIONS. */
+int migration_link_carries(uint64_t seed, int island, int64_t t, int link, double probability);
 
 /* Merges the NLINKS received messages (MSG[0] from the left neighbour,
  * MSG[1] from the right one) into one list ordered by cost, then link (the

@@ -129,6 +129,15 @@ int solver_migration_setup(struct solver *s)
   const struct ipso_config *cfg = s->cfg;
   s->links = migration_links(cfg, s->islands);
   if (!s->links) return IPSO_OK;
+  /* The migration streams address islands below 2^21 (iterations are
+   * within them by the config's limit). */
+  if (s->islands > MIGRATION_STREAM_ISLANDS &&
+      (cfg->migration.select != IPSO_SELECT_BEST ||
+       cfg->migration.policy != IPSO_POLICY_REPLACE_WORST || cfg->migration.probability < 1))
+    return IPSO_FAIL("migration",
+                     "%d islands: the random migration policies and "
+                     "migration.probability need at most %lld",
+                     s->islands, (long long)MIGRATION_STREAM_ISLANDS);
   int m = cfg->migration.migrants;
   size_t n = (size_t)migration_message_len(m, s->D);
   s->msg = malloc((size_t)(s->local + 2) * n * sizeof(double));
@@ -180,9 +189,11 @@ static int unpack_merged(struct solver *s, int k, int total)
 
 /* Every island sends its best (or drawn) particles to its neighbours on the
  * global ring of islands and replaces its worst (or drawn) particles by
- * what its neighbours sent; logs the best it sent. Between the rank's own
- * islands the messages are read in place; the rank's last island sends to
- * the next rank and its first to the previous one (mpi/). */
+ * what its neighbours sent on the links that carry migrants this time
+ * (migration.probability); logs the best it sent on each of them. Between
+ * the rank's own islands the messages are read in place; the rank's last
+ * island sends to the next rank and its first to the previous one (mpi/),
+ * whether the link carries them or not (the receiver knows). */
 int solver_migrate(struct solver *s)
 {
   int m = s->cfg->migration.migrants, D = s->D, K = s->local;
@@ -201,7 +212,8 @@ int solver_migrate(struct solver *s)
     s->mlog = r;
     s->mcap = cap;
   }
-  int total = s->links * m;
+  const uint64_t seed = s->cfg->run.seed;
+  const double probability = s->cfg->migration.probability;
   for (int k = 0; k < K; k++) {
     /* From the left (the previous island), then the right (the next one):
      * the rank's own islands' messages, or with one rank the other end of
@@ -212,13 +224,23 @@ int solver_migrate(struct solver *s)
                              k < K - 1 ? s->msg + (size_t)(k + 1) * n
                              : s->rx   ? remote[1]
                                        : s->msg};
-    IPSO_TRY(migration_merge(s->links, m, D, from, s->merged, s->merged + total));
-    IPSO_TRY(unpack_merged(s, k, total));
-    int island = s->first + k, to[2];
+    /* The messages of the links that carry migrants, left before right:
+     * sender src[l]'s link l arrives on the receiver's link l. */
+    int island = s->first + k, src[2], to[2], open = 0;
+    const double *carried[2] = {NULL, NULL};
+    int nsrc = migration_sources(island, s->islands, s->links, src);
+    for (int l = 0; l < nsrc; l++)
+      if (migration_link_carries(seed, src[l], s->t, l, probability)) carried[open++] = from[l];
+    int total = open * m;
+    if (open) {
+      IPSO_TRY(migration_merge(open, m, D, carried, s->merged, s->merged + total));
+      IPSO_TRY(unpack_merged(s, k, total));
+    }
     int ndest = migration_destinations(island, s->islands, s->links, to);
     double sent = fitness_of(s, message_best(s->msg + (size_t)k * n, m));
     for (int l = 0; l < ndest; l++)
-      s->mlog[s->mn++] = (struct migration_record){s->t, island, to[l], sent};
+      if (migration_link_carries(seed, island, s->t, l, probability))
+        s->mlog[s->mn++] = (struct migration_record){s->t, island, to[l], sent};
   }
   return IPSO_OK;
 }

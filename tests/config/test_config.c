@@ -172,6 +172,7 @@ static int configs_equal(const struct ipso_config *a, const struct ipso_config *
   CHECK_INT(a->migration.interval, b->migration.interval);
   CHECK_INT(a->migration.migrants, b->migration.migrants);
   CHECK_INT(a->migration.topology, b->migration.topology);
+  CHECK_DBL(a->migration.probability, b->migration.probability);
   CHECK_INT(a->migration.select, b->migration.select);
   CHECK_INT(a->migration.policy, b->migration.policy);
 
@@ -266,6 +267,7 @@ static void test_basic(void)
   CHECK_INT(c.migration.interval, 50);
   CHECK_INT(c.migration.migrants, 4);
   CHECK_INT(c.migration.topology, IPSO_TOPOLOGY_BIDIRECTIONAL_RING);
+  CHECK_DBL(c.migration.probability, 0.5);
   CHECK_INT(c.migration.select, IPSO_SELECT_RANDOM);
   CHECK_INT(c.migration.policy, IPSO_POLICY_REPLACE_RANDOM);
   CHECK_INT(c.output.history_interval, 5);
@@ -393,6 +395,7 @@ static void test_defaults(void)
   CHECK_INT(c.migration.interval, 100);
   CHECK_INT(c.migration.migrants, 2);
   CHECK_INT(c.migration.topology, IPSO_TOPOLOGY_RING);
+  CHECK_DBL(c.migration.probability, 1.0);
   CHECK_INT(c.migration.select, IPSO_SELECT_BEST);
   CHECK_INT(c.migration.policy, IPSO_POLICY_REPLACE_WORST);
   CHECK_INT(c.output.history_interval, 10);

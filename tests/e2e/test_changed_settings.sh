@@ -2,7 +2,8 @@
 # A restart whose config changes an algorithm setting continues with the new
 # one and says so, naming the setting, its value in the checkpoint and the
 # new value: the swarm's topology (ring with its neighbours, or global), the
-# inertia and the migration policies (selection and replacement). Unchanged
+# inertia and the migration policies (selection, replacement, probability
+# per link). Unchanged
 # settings are not mentioned.
 . "$IPSO_TEST_DIR/lib/common.sh"
 . "$IPSO_TEST_DIR/lib/config.sh"
@@ -38,4 +39,6 @@ changed run.toml "random selection" \
 changed run.toml "random replacement" \
   "written with policy = replace_worst; continuing with replace_random" \
   --set migration.policy=replace_random
+changed run.toml "probability" \
+  "written with migration.probability = 1; continuing with 0.25" --set migration.probability=0.25
 finish

@@ -98,8 +98,25 @@ def migration_draw(seed, island, t, purpose, n, count):
     return out
 
 
+def link_carries(seed, island, t, link, probability):
+    """Whether link LINK of ISLAND (0: to the next island, 1: to the
+    previous one) carries migrants at the migration after iteration T, as
+    src/migration.c decides: word LINK of subsequence 2^63 + 2 2^61 +
+    island 2^40 + t as a uniform double in (0, 1], at most PROBABILITY."""
+    if probability >= 1:
+        return True
+    w = philox_block(seed, 1 << 63 | 2 << 61 | island << 40 | t, 0)[link]
+    return w * 2.0 ** -32 + 2.0 ** -32 <= probability
+
+
+def carried_destinations(i, islands, topology, seed, t, probability):
+    """The islands that I's migrants reach at the migration after T."""
+    return [d for link, d in enumerate(destinations(i, islands, topology))
+            if link_carries(seed, i, t, link, probability)]
+
+
 def expected_after_migration(pre, islands, n, topology, migrants, sign, select="best",
-                             policy="replace_worst", seed=0, t=0):
+                             policy="replace_worst", seed=0, t=0, probability=1.0):
     """The swarms after one migration (after iteration T), computed from the
     swarms before it by the documented policies: each island sends copies of
     its MIGRANTS best personal bests (order (cost, index)), or with SELECT
@@ -109,7 +126,7 @@ def expected_after_migration(pre, islands, n, topology, migrants, sign, select="
     replace_random draws as many, and the k-th migrant replaces the k-th
     particle picked if strictly better than its personal best: position =
     personal best = migrant, velocity 0, fitness = personal-best fitness =
-    migrant's."""
+    migrant's. Only links that carry migrants (PROBABILITY) deliver."""
     packs = []
     for i in range(islands):
         isl = island_rows(pre, i, n)
@@ -120,13 +137,16 @@ def expected_after_migration(pre, islands, n, topology, migrants, sign, select="
             best = ranked(cost, range(n), worst=False)[:migrants]
         packs.append([(cost[j], isl["pbest_position"][j].copy()) for j in best])
     post = {k: pre[k].copy() for k in pre}
-    replaced = 0
+    replaced, arrived_in_all = 0, 0
     for i in range(islands):
         incoming = []
         for link, s in enumerate(senders(i, islands, topology)):
+            if not link_carries(seed, s, t, link, probability):
+                continue
             for slot, (c, x) in enumerate(packs[s]):
                 incoming.append((c, link, slot, x))
         incoming.sort(key=lambda m: (m[0], m[1], m[2]))
+        arrived_in_all += len(incoming)
         cost = sign * pre["pbest_fitness"][i * n:(i + 1) * n]
         if policy == "replace_random":
             victims = migration_draw(seed, i, t, 1, n, len(incoming))
@@ -143,8 +163,7 @@ def expected_after_migration(pre, islands, n, topology, migrants, sign, select="
             post["pbest_fitness"][row] = sign * c
             replaced += 1
     best_sent = [sign * min(c for c, _ in packs[i]) for i in range(islands)]
-    return post, best_sent, replaced, sum(len(senders(i, islands, topology)) * migrants
-                                          for i in range(islands)) - replaced
+    return post, best_sent, replaced, arrived_in_all - replaced
 
 
 def main():
@@ -178,10 +197,12 @@ def main():
         sign = -1.0 if key("objective", "goal") == "maximize" else 1.0
         select, policy = key("migration", "select"), key("migration", "policy")
         seed = int(key("run", "seed"))
-        drawn = select == "random" or policy == "replace_random"
+        probability = float(key("migration", "probability"))
+        drawn = select == "random" or policy == "replace_random" or probability < 1
         links = 1 if topology == "ring" else 2
         print(f"{islands} islands x {n} particles, {topology}, every {k} iterations, "
-              f"{migrants} migrants, select {select}, policy {policy}, {max_it} iterations, "
+              f"{migrants} migrants, probability {probability}, select {select}, policy {policy}, "
+              f"{max_it} iterations, "
               f"goal sign {sign:+.0f}")
         check(int(key("output", "history_interval")) == 1, "the check needs history_interval = 1")
         check(int(key("output", "snapshot_interval")) == k,
@@ -198,11 +219,18 @@ def main():
         # The migration log: who sent to whom, when, and how good.
         mig = f["/migrations"][()]
         want_its = list(range(k, max_it + 1, k))
-        check(len(mig) == len(want_its) * islands * links,
-              f"{len(mig)} migration records, want {len(want_its)} iterations x {islands} "
-              f"islands x {links} destinations = {len(want_its) * islands * links}")
+        reach = {(t, s): carried_destinations(s, islands, topology, seed, t, probability)
+                 for t in want_its for s in range(islands)}
+        want_records = sum(len(d) for d in reach.values())
+        check(len(mig) == want_records,
+              f"{len(mig)} migration records, want {want_records} ({len(want_its)} iterations x "
+              f"{islands} islands x {links} destinations, those carrying migrants)")
+        check(probability == 1 or 0 < want_records < len(want_its) * islands * links,
+              f"probability {probability}: {want_records} links of "
+              f"{len(want_its) * islands * links} carried migrants, so the draw went untested")
         got_its = sorted(set(int(t) for t in mig["iteration"]))
-        check(got_its == want_its, f"migration iterations {got_its}, want {want_its}")
+        check(got_its == sorted({t for (t, s), d in reach.items() if d}),
+              f"migration iterations {got_its}, want {want_its}")
         sent, first_logged = {}, {}
         for t, s, d, b in zip(mig["iteration"], mig["from"], mig["to"], mig["best_fitness"]):
             t, s, d = int(t), int(s), int(d)
@@ -229,9 +257,9 @@ def main():
         for t in want_its:
             for s in range(islands):
                 got = sorted(sent.get((t, s), []))
-                want = sorted(destinations(s, islands, topology))
+                want = sorted(reach[(t, s)])
                 check(got == want, f"iteration {t}: island {s} sent to {got}, want {want} "
-                                   "(one record per destination)")
+                                   "(one record per destination its links carried to)")
         print(f"ok   /migrations: {len(mig)} records, iterations {want_its[0]}..{want_its[-1]} "
               f"step {k}, destinations per {topology}, best_fitness "
               f"{'no better than' if select == 'random' else '='} history island_best")
@@ -278,14 +306,14 @@ def main():
               f"history rows 0..{k} differ from the isolated twin's, though the first migration "
               f"comes after row {k}")
         post, best_sent, replaced, kept = expected_after_migration(
-            pre, islands, n, topology, migrants, sign, select, policy, seed, k)
+            pre, islands, n, topology, migrants, sign, select, policy, seed, k, probability)
         for name in post:
             got = f[f"/snapshots/{k}/{name}"][()]
             bad = np.flatnonzero(np.any((got != post[name]).reshape(islands * n, -1), axis=1))
             check(len(bad) == 0, f"snapshot {k} {name}: rows {list(bad[:8])} differ from the "
                                  "policy applied to the isolated twin's swarm")
-        for s in range(islands):
-            check(first_logged.get(s) == best_sent[s],
+        for s in first_logged:
+            check(first_logged[s] == best_sent[s],
                   f"iteration {k}: island {s} logged best_fitness {first_logged.get(s)!r}, the "
                   f"best it sent by the policy {best_sent[s]!r}")
             if select == "best":

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ring migration on 4 ranks (CPU backend), checked from the HDF5 file by check_migrations.py: ring and bidirectional ring (minimize), ring (maximize, run not ending on a migration), and a bidirectional ring offering 12 migrants to 24 particles; then several islands per rank on the global ring (8 on 4 ranks, ring; 8 on 2 ranks and 3 on 1 rank, bidirectional), migrants moving inside ranks and across them; then the random policies (select = random, policy = replace_random, both), the first migration exactly as their draws say.
+# Ring migration on 4 ranks (CPU backend), checked from the HDF5 file by check_migrations.py: ring and bidirectional ring (minimize), ring (maximize, run not ending on a migration), and a bidirectional ring offering 12 migrants to 24 particles; then several islands per rank on the global ring (8 on 4 ranks, ring; 8 on 2 ranks and 3 on 1 rank, bidirectional), migrants moving inside ranks and across them; then the random policies (select = random, policy = replace_random, both) and a probability of migration per link, the first migration exactly as their draws say.
 #
 # RANKS and ISLANDS (environment of run_case) choose the ranks (default 4)
 # and run.islands (default one per rank).
@@ -63,4 +63,8 @@ SWARM=('swarm.topology="global"' swarm.velocity_clamp=0.5 'migration.policy="rep
 RANKS=4 ISLANDS=8 run_case random-replace minimize bidirectional_ring 40 6 --want-kept
 SWARM=('migration.select="random"' 'migration.policy="replace_random"')
 RANKS=2 ISLANDS=8 run_case random-both maximize ring 40 3 --want-kept
+# A probability of migration per link: the links that carry migrants and
+# the first migration exactly as the draws say.
+SWARM=(migration.probability=0.5)
+RANKS=4 ISLANDS=8 run_case probability minimize bidirectional_ring 40 3
 finish

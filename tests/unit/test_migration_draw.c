@@ -2,7 +2,9 @@
  * migration_draw): distinct particles in range, the same for the same
  * (seed, island, iteration, purpose) and different when any of them
  * changes, uniform, the exact words of their own Philox stream, and that
- * stream apart from every particle's. */
+ * stream apart from every particle's; and whether a link carries migrants
+ * (migration_link_carries): always with probability 1, else as often as
+ * the probability says, from its own word. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,8 +134,35 @@ static void test_uniform(void)
   printf("uniform: chi-square %.1f over 30 cells of %d draws\n", chi2, draws);
 }
 
+/* Links: probability 1 always carries; 0.25 about a quarter of 40,000
+ * (island, iteration, link) triples, each the documented word; the answer
+ * depends on the link and the island. */
+static void test_links(void)
+{
+  long carried = 0, n = 0, differ_link = 0, differ_island = 0;
+  for (int island = 0; island < 4; island++)
+    for (int64_t t = 0; t < 5000; t++)
+      for (int l = 0; l < 2; l++) {
+        CHECK(migration_link_carries(5, island, t, l, 1.0), "probability 1 did not carry");
+        int c = migration_link_carries(5, island, t, l, 0.25);
+        uint64_t sub = migration_stream(island, t, MIGRATION_DRAW_LINK);
+        double u = philox_uniform_double(philox_word(5, sub, (uint64_t)l));
+        CHECK(c == (u <= 0.25), "island %d, iteration %lld, link %d: %d, word gives %.17g", island,
+              (long long)t, l, c, u);
+        carried += c;
+        n++;
+        differ_link += l == 1 && c != migration_link_carries(5, island, t, 0, 0.25);
+        differ_island += c != migration_link_carries(5, island + 4, t, l, 0.25);
+      }
+  double f = (double)carried / (double)n;
+  CHECK(f > 0.24 && f < 0.26, "probability 0.25 carried %.4f of %ld links", f, n);
+  CHECK(differ_link > 0 && differ_island > 0, "links or islands always agree");
+  printf("links: probability 0.25 carried %.4f of %ld\n", f, n);
+}
+
 int main(void)
 {
+  test_links();
   test_distinct();
   test_addressing();
   test_words();
