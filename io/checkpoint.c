@@ -9,7 +9,7 @@
  *                      algorithm: seed, inertia, cognitive, social,
  *                      velocity_clamp, kernel, sync, swarm_topology,
  *                      neighbours, migration_interval,
- *                      migrants, topology, policy
+ *                      migrants, topology, probability, select, policy
  *   /lower, /upper     [D] float64, the bounds
  *   /objective_params  [sum of lengths] float64, the parameters' values one
  *                      after the other; attributes names [P] (strings) and
@@ -106,6 +106,7 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"velocity_clamp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.velocity_clamp},
       {"migration_interval", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->migration.interval},
       {"migrants", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->migration.migrants},
+      {"probability", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->migration.probability},
       {"neighbours", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->swarm.neighbours},
   };
   const struct {
@@ -122,6 +123,7 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"sync", config_sync_name(cfg->swarm.sync)},
       {"swarm_topology", config_swarm_topology_name(cfg->swarm.topology)},
       {"topology", config_topology_name(cfg->migration.topology)},
+      {"select", config_select_name(cfg->migration.select)},
       {"policy", config_policy_name(cfg->migration.policy)},
       {"run_started", info->run_started},
       {"objective_hash", info->objective_hash},

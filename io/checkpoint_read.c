@@ -333,6 +333,18 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
                     cfg->swarm.neighbours);
   free(was);
   warn_changed(f, "swarm.topology", then, now);
+  /* The probability of migration per link, and the migrants' selection
+   * (recorded since they came: earlier checkpoints migrated on every link
+   * and sent the best). */
+  double probability = 1.0;
+  if (h5u_read_attr(f->id, "probability", H5T_NATIVE_DOUBLE, 1, &probability) != 0)
+    probability = 1.0;
+  warn_changed(f, "migration.probability", format_double(then, probability),
+               format_double(now, cfg->migration.probability));
+  char *select = h5u_read_attr_string(f->id, "select");
+  warn_changed(f, "migration.select", select ? select : "best",
+               config_select_name(cfg->migration.select));
+  free(select);
   IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
   snprintf(then, sizeof then, "%" PRId64, interval);
   snprintf(now, sizeof now, "%" PRId64, cfg->migration.interval);

@@ -18,7 +18,12 @@ enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
  * of its ring neighbourhood (particles i-k..i+k mod N). */
 enum ipso_swarm_topology { IPSO_SWARM_GLOBAL, IPSO_SWARM_RING };
 enum ipso_topology { IPSO_TOPOLOGY_RING, IPSO_TOPOLOGY_BIDIRECTIONAL_RING };
-enum ipso_policy { IPSO_POLICY_REPLACE_WORST };
+/* Which particles an island sends: its best personal bests, or those of
+ * particles drawn at random. */
+enum ipso_select { IPSO_SELECT_BEST, IPSO_SELECT_RANDOM };
+/* Which particles the migrants replace (each only if it is better): the
+ * worst, or particles drawn at random. */
+enum ipso_policy { IPSO_POLICY_REPLACE_WORST, IPSO_POLICY_REPLACE_RANDOM };
 enum ipso_progress { IPSO_PROGRESS_AUTO, IPSO_PROGRESS_LINES, IPSO_PROGRESS_OFF };
 
 /* A named constant of the objective: [objective.params] name = x or [x, ...]. */
@@ -74,6 +79,8 @@ struct ipso_migration_config {
   int64_t interval; /* 0 = isolated islands */
   int migrants;
   enum ipso_topology topology;
+  double probability; /* each link carries its migrants at a migration with it, (0, 1] */
+  enum ipso_select select;
   enum ipso_policy policy;
 };
 
@@ -137,6 +144,7 @@ const char *config_sync_name(enum ipso_sync s);
 const char *config_swarm_topology_name(enum ipso_swarm_topology t);
 const char *config_goal_name(enum ipso_goal g);
 const char *config_topology_name(enum ipso_topology t);
+const char *config_select_name(enum ipso_select s);
 const char *config_policy_name(enum ipso_policy p);
 const char *config_progress_name(enum ipso_progress p);
 

@@ -268,12 +268,26 @@ const char *config_topology_name(enum ipso_topology t)
   return "unknown";
 }
 
+/* The config spelling of migrant selection S. */
+const char *config_select_name(enum ipso_select s)
+{
+  switch (s) {
+  case IPSO_SELECT_BEST:
+    return "best";
+  case IPSO_SELECT_RANDOM:
+    return "random";
+  }
+  return "unknown";
+}
+
 /* The config spelling of migration policy P. */
 const char *config_policy_name(enum ipso_policy p)
 {
   switch (p) {
   case IPSO_POLICY_REPLACE_WORST:
     return "replace_worst";
+  case IPSO_POLICY_REPLACE_RANDOM:
+    return "replace_random";
   }
   return "unknown";
 }

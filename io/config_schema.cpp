@@ -20,7 +20,7 @@ const std::vector<table_schema> &config_schema()
       {"swarm",
        {"particles", "inertia", "cognitive", "social", "velocity_clamp", "kernel", "sync",
         "topology", "neighbours"}},
-      {"migration", {"interval", "migrants", "topology", "policy"}},
+      {"migration", {"interval", "migrants", "topology", "probability", "select", "policy"}},
       {"output",
        {"history_interval", "snapshot_interval", "checkpoint_interval", "checkpoint", "progress"}},
   };
@@ -133,6 +133,8 @@ std::string resolved_text(const ipso_config &c)
   kv("interval", std::to_string(m.interval));
   kv("migrants", std::to_string(m.migrants));
   kv("topology", str(config_topology_name(m.topology)));
+  kv("probability", toml_double(m.probability));
+  kv("select", str(config_select_name(m.select)));
   kv("policy", str(config_policy_name(m.policy)));
 
   const ipso_output_config &u = c.output;

@@ -447,10 +447,14 @@ void validator::read_migration(const section &s, staged &out)
   got gm = get_integer(s, "migrants", 1, INT_MAX, migrants);
   m.interval = interval;
   m.migrants = static_cast<int>(migrants);
-  int topology = IPSO_TOPOLOGY_RING, policy = IPSO_POLICY_REPLACE_WORST;
+  int topology = IPSO_TOPOLOGY_RING, select = IPSO_SELECT_BEST, policy = IPSO_POLICY_REPLACE_WORST;
   got gt = get_enum(s, "topology", enum_names(config_topology_name, 2), topology);
-  get_enum(s, "policy", enum_names(config_policy_name, 1), policy);
+  m.probability = 1.0;
+  get_number_in(s, "probability", 0, 1, true, m.probability);
+  get_enum(s, "select", enum_names(config_select_name, 2), select);
+  get_enum(s, "policy", enum_names(config_policy_name, 2), policy);
   m.topology = static_cast<ipso_topology>(topology);
+  m.select = static_cast<ipso_select>(select);
   m.policy = static_cast<ipso_policy>(policy);
 
   if (gi == got::bad || gm == got::bad || gt == got::bad || !particles_ok_) return;

@@ -166,9 +166,10 @@ cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsig
 }
 
 cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
-                               const long long *d_idx, int count, void *d_buf, cudaStream_t stream)
+                               const long long *d_idx, int count, void *d_buf, void *d_cost,
+                               cudaStream_t stream)
 {
-  void *args[] = {&s, &d_idx, &count, &d_buf};
+  void *args[] = {&s, &d_idx, &count, &d_buf, &d_cost};
   return cudaLaunchKernel((const void *)k->gather, grid_of(COPY_GRID, islands), dim3_of(COPY_BLOCK),
                           args, 0, stream);
 }

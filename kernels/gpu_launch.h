@@ -74,11 +74,13 @@ cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsig
                                void *d_out_cost, cudaStream_t stream);
 
 /* Migrants out: personal-best rows D_IDX[y * count ..] of each of ISLANDS
- * islands into D_BUF (island y's COUNT rows after island y-1's); in: rows
+ * islands into D_BUF (island y's COUNT rows after island y-1's; NULL: no
+ * rows) and their personal-best costs into D_COST (NULL: none); in: rows
  * of D_BUF and costs D_COST into the particles D_IDX (those >= 0) of one
  * island (S: its view). */
 cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
-                               const long long *d_idx, int count, void *d_buf, cudaStream_t stream);
+                               const long long *d_idx, int count, void *d_buf, void *d_cost,
+                               cudaStream_t stream);
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
                                 const long long *d_idx, int count, const void *d_buf,
                                 const void *d_cost, cudaStream_t stream);

@@ -1,6 +1,8 @@
 /* The CUDA backend's migration: the best (migrants out) or worst (victims)
  * personal bests of every island selected, gathered and copied in one go,
- * and each island's migrants in scattered over its victims, only enqueued. */
+ * or those of the particles the solver drew (random policies) gathered one
+ * island at a time, and each island's migrants in scattered over its
+ * victims, only enqueued. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,8 +129,8 @@ static int pack_all(struct gpu_swarm *g, int count)
   IPSO_TRY(gpu_reserve_migrants(g, count));
   if (g->packed == count) return IPSO_OK;
   IPSO_TRY(select_particles(g, 0, count));
-  IPSO_CHECK_CUDA(
-      ipso_launch_gather(&g->k, (unsigned)g->count, g->s, g->d_sel, count, g->d_buf, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)g->count, g->s, g->d_sel, count, g->d_buf,
+                                     NULL, g->stream));
   size_t n = (size_t)g->count * (size_t)count;
   size_t rows = n * (size_t)g->plan.map.pitch * g->es;
   IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_rows(g, 0, 0, count), g->d_buf, rows,
@@ -178,26 +180,19 @@ static int victims_all(struct gpu_swarm *g, int k, int count)
   return IPSO_OK;
 }
 
-/* Island K takes the migrants: its victims from the one selection of all
- * islands' worst; the rows, costs and indices go through island K's own
- * part of the pinned area 1, and the copies, the scatter and the new global
- * best are only enqueued (the next step, best or migration waits for them). */
-int gpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
-               int64_t *replaced)
+/* Island K's particles REPLACED[m] (those >= 0) take migrant m (rows POS,
+ * costs COST) through island K's own part of the pinned area 1: the
+ * copies, the scatter and the new global best are only enqueued (the next
+ * step, best or migration waits for them). */
+static int scatter_in(struct gpu_swarm *g, int k, int count, const double *pos, const double *cost,
+                      const int64_t *replaced)
 {
-  struct gpu_swarm *g = b->impl;
-  IPSO_TRY(victims_all(g, k, count));
   int pitch = g->plan.map.pitch;
   size_t rows = (size_t)count * (size_t)pitch * g->es;
-  const char *vcost = stage_costs(g, 0, k, count);
-  const long long *vidx = stage_index(g, 0, k, count);
   char *h = stage_rows(g, 1, k, count), *hcost = stage_costs(g, 1, k, count);
   long long *idx = stage_index(g, 1, k, count);
   memset(h, 0, rows);
   for (int m = 0; m < count; m++) {
-    double victim = gpu_real_get(vcost, (size_t)m, g->fl);
-    double mc = g->fl ? (double)(float)cost[m] : cost[m];
-    replaced[m] = mc < victim ? vidx[m] : -1;
     idx[m] = replaced[m];
     gpu_real_set(hcost, (size_t)m, cost[m], g->fl);
   }
@@ -218,4 +213,76 @@ int gpu_unpack(struct backend *b, int k, int count, const double *pos, const dou
   g->packed = 0;
   g->stale = 1;
   return IPSO_OK;
+}
+
+/* The migrant in the precision of the swarm, as the CPU backend compares it. */
+static double migrant_cost(const struct gpu_swarm *g, double cost)
+{
+  return g->fl ? (double)(float)cost : cost;
+}
+
+/* Island K takes the migrants: its victims from the one selection of all
+ * islands' worst, each replaced if the migrant is better. */
+int gpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
+               int64_t *replaced)
+{
+  struct gpu_swarm *g = b->impl;
+  IPSO_TRY(victims_all(g, k, count));
+  const char *vcost = stage_costs(g, 0, k, count);
+  const long long *vidx = stage_index(g, 0, k, count);
+  for (int m = 0; m < count; m++)
+    replaced[m] = migrant_cost(g, cost[m]) < gpu_real_get(vcost, (size_t)m, g->fl) ? vidx[m] : -1;
+  return scatter_in(g, k, count, pos, cost, replaced);
+}
+
+/* Island K's particles INDEX[0..count): their personal-best costs (with
+ * ROWS also their rows) into island K's part of the pinned area 0, through
+ * its part of d_sel, d_selcost and d_buf. */
+static int gather_chosen(struct gpu_swarm *g, int k, int count, const int64_t *index, int rows)
+{
+  IPSO_TRY(gpu_reserve_migrants(g, count));
+  /* Area 0 no longer holds every island's migrants or victims. */
+  g->packed = g->victims = 0;
+  long long *idx = stage_index(g, 0, k, count);
+  for (int m = 0; m < count; m++) idx[m] = index[m];
+  size_t at = (size_t)k * (size_t)count, pitch = (size_t)g->plan.map.pitch;
+  size_t n_rows = (size_t)count * pitch * g->es;
+  char *d_buf = (char *)g->d_buf + at * pitch * g->es;
+  char *d_cost = (char *)g->d_selcost + at * g->es;
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_sel + at, idx, (size_t)count * sizeof(long long),
+                                  cudaMemcpyHostToDevice, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, 1, gpu_island_view(g, k), g->d_sel + at, count,
+                                     rows ? d_buf : NULL, d_cost, g->stream));
+  if (rows)
+    IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_rows(g, 0, k, count), d_buf, n_rows,
+                                    cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_costs(g, 0, k, count), d_cost, (size_t)count * g->es,
+                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  return IPSO_OK;
+}
+
+int gpu_pack_chosen(struct backend *b, int k, int count, const int64_t *index, double *pos,
+                    double *cost)
+{
+  struct gpu_swarm *g = b->impl;
+  IPSO_TRY(gather_chosen(g, k, count, index, 1));
+  gpu_rows_from_real(pos, stage_rows(g, 0, k, count), g->plan.map.pitch, (size_t)count, g->D,
+                     g->fl);
+  const char *c = stage_costs(g, 0, k, count);
+  for (int m = 0; m < count; m++) cost[m] = gpu_real_get(c, (size_t)m, g->fl);
+  return IPSO_OK;
+}
+
+/* Island K's drawn particles INDEX take the migrants, each if it is better
+ * than the particle's personal best. */
+int gpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index, const double *pos,
+                      const double *cost, int64_t *replaced)
+{
+  struct gpu_swarm *g = b->impl;
+  IPSO_TRY(gather_chosen(g, k, count, index, 0));
+  const char *vcost = stage_costs(g, 0, k, count);
+  for (int m = 0; m < count; m++)
+    replaced[m] = migrant_cost(g, cost[m]) < gpu_real_get(vcost, (size_t)m, g->fl) ? index[m] : -1;
+  return scatter_in(g, k, count, pos, cost, replaced);
 }

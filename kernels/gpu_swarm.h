@@ -72,5 +72,9 @@ int gpu_reserve_migrants(struct gpu_swarm *g, int count);
 int gpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index);
 int gpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
                int64_t *replaced);
+int gpu_pack_chosen(struct backend *b, int k, int count, const int64_t *index, double *pos,
+                    double *cost);
+int gpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index, const double *pos,
+                      const double *cost, int64_t *replaced);
 
 #endif

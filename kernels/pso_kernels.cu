@@ -514,18 +514,22 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   }
 }
 
-/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out),
- * for island blockIdx.y: its indices at IDX[y * count], its rows at
- * BUF[y * count * IPSO_PITCH]. */
-extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int count, real *buf)
+/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out;
+ * BUF NULL: none) and, when COST is not NULL, their personal-best costs
+ * into COST, for island blockIdx.y: its indices at IDX[y * count], its rows
+ * at BUF[y * count * IPSO_PITCH], its costs at COST[y * count]. */
+extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int count, real *buf,
+                                         real *cost)
 {
   s = island_ptrs(s, blockIdx.y);
   idx += (size_t)blockIdx.y * (size_t)count;
-  buf += (size_t)blockIdx.y * (size_t)count * IPSO_PITCH;
+  if (buf) buf += (size_t)blockIdx.y * (size_t)count * IPSO_PITCH;
+  if (cost) cost += (size_t)blockIdx.y * (size_t)count;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
        e < (long long)count * IPSO_PITCH; e += (long long)gridDim.x * blockDim.x) {
     long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
-    buf[e] = s.p[(size_t)idx[m] * IPSO_PITCH + d];
+    if (buf) buf[e] = s.p[(size_t)idx[m] * IPSO_PITCH + d];
+    if (cost && d == 0) cost[m] = s.pcost[idx[m]];
   }
 }
 

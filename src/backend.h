@@ -61,6 +61,17 @@ struct backend_ops {
    * with zero velocity. REPLACED[i] is the index replaced, or -1. */
   int (*unpack_migrants)(struct backend *b, int k, int count, const double *position,
                          const double *cost, int64_t *replaced);
+  /* Copies the personal bests (position [count*dims], cost [count]) of
+   * island K's particles INDEX[0..COUNT), in that order (the random
+   * selection: the solver draws the particles). */
+  int (*pack_chosen)(struct backend *b, int k, int count, const int64_t *index, double *position,
+                     double *cost);
+  /* Island K's particle INDEX[i] (distinct particles, drawn by the solver)
+   * takes the i-th migrant if the migrant's cost is lower than the
+   * particle's personal-best cost, as unpack_migrants replaces. REPLACED[i]
+   * is INDEX[i], or -1. */
+  int (*unpack_chosen)(struct backend *b, int k, int count, const int64_t *index,
+                       const double *position, const double *cost, int64_t *replaced);
   /* Copies all K swarms to the host, and back: S holds K * particles rows,
    * island-major (island k's rows are swarm_state_island(S, particles, k)). */
   int (*save_state)(struct backend *b, struct swarm_state *s);

@@ -140,6 +140,22 @@ static int cpu_unpack(struct backend *b, int k, int count, const double *pos, co
   return IPSO_OK;
 }
 
+static int cpu_pack_chosen(struct backend *b, int k, int count, const int64_t *index, double *pos,
+                           double *cost)
+{
+  struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
+  DISPATCH(c, pack_chosen, c, count, index, pos, cost);
+  return IPSO_OK;
+}
+
+static int cpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index,
+                             const double *pos, const double *cost, int64_t *replaced)
+{
+  struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
+  DISPATCH(c, unpack_chosen, c, count, index, pos, cost, replaced);
+  return IPSO_OK;
+}
+
 static int cpu_save(struct backend *b, struct swarm_state *s)
 {
   struct cpu_backend *cb = b->impl;
@@ -190,6 +206,8 @@ static const struct backend_ops cpu_ops = {
     .best = cpu_best,
     .pack_migrants = cpu_pack,
     .unpack_migrants = cpu_unpack,
+    .pack_chosen = cpu_pack_chosen,
+    .unpack_chosen = cpu_unpack_chosen,
     .save_state = cpu_save,
     .load_state = cpu_load,
     .destroy = cpu_destroy,

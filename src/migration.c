@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "philox.h"
 
 int migration_links(const struct ipso_config *cfg, int islands)
 {
@@ -56,4 +57,61 @@ int migration_merge(int nlinks, int m, int dims, const double *const msg[2], dou
   }
   free(refs);
   return IPSO_OK;
+}
+
+/* The words of one Philox stream, in order. */
+struct word_reader {
+  uint64_t seed, sub, next; /* next: the word to return */
+  uint32_t block[4];
+};
+
+static uint32_t next_word(struct word_reader *r)
+{
+  if (r->next % 4 == 0) philox_block(r->seed, r->sub, r->next / 4, r->block);
+  return r->block[r->next++ % 4];
+}
+
+/* A uniform integer below N (1 <= N <= 2^32 - 1): the high word of
+ * word * N, words whose low product falls in the biased part rejected. */
+static uint32_t uniform_below(struct word_reader *r, uint32_t n)
+{
+  uint64_t m = (uint64_t)next_word(r) * n;
+  if ((uint32_t)m < n) {
+    uint32_t threshold = (uint32_t)(-n) % n;
+    while ((uint32_t)m < threshold) m = (uint64_t)next_word(r) * n;
+  }
+  return (uint32_t)(m >> 32);
+}
+
+int migration_draw(uint64_t seed, int island, int64_t t, enum migration_purpose purpose, int64_t n,
+                   int count, int64_t *out)
+{
+  if (island < 0 || island >= MIGRATION_STREAM_ISLANDS || t < 0 ||
+      t >= MIGRATION_STREAM_ITERATIONS || n < 1 || n > (INT64_C(1) << 31) || count < 0 || count > n)
+    return IPSO_FAIL("migration", "no draw of %d of %lld particles for island %d at iteration %lld",
+                     count, (long long)n, island, (long long)t);
+  /* The particles drawn so far, in an open-addressed set at least twice as
+   * large as COUNT (entries particle + 1; 0 is empty). */
+  size_t size = 16;
+  while (size < 2 * (size_t)count) size *= 2;
+  uint64_t *set = calloc(size, sizeof *set);
+  if (!set) return IPSO_FAIL("migration", "out of memory");
+  struct word_reader r = {seed, migration_stream(island, t, purpose), 0, {0, 0, 0, 0}};
+  for (int k = 0; k < count;) {
+    uint64_t p = uniform_below(&r, (uint32_t)n);
+    size_t h = (size_t)((p * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (size - 1);
+    while (set[h] && set[h] != p + 1) h = (h + 1) & (size - 1);
+    if (set[h]) continue;
+    set[h] = p + 1;
+    out[k++] = (int64_t)p;
+  }
+  free(set);
+  return IPSO_OK;
+}
+
+int migration_link_carries(uint64_t seed, int island, int64_t t, int link, double probability)
+{
+  if (probability >= 1) return 1;
+  uint64_t sub = migration_stream(island, t, MIGRATION_DRAW_LINK);
+  return philox_uniform_double(philox_word(seed, sub, (uint64_t)link)) <= probability;
 }

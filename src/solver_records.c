@@ -129,6 +129,15 @@ int solver_migration_setup(struct solver *s)
   const struct ipso_config *cfg = s->cfg;
   s->links = migration_links(cfg, s->islands);
   if (!s->links) return IPSO_OK;
+  /* The migration streams address islands below 2^21 (iterations are
+   * within them by the config's limit). */
+  if (s->islands > MIGRATION_STREAM_ISLANDS &&
+      (cfg->migration.select != IPSO_SELECT_BEST ||
+       cfg->migration.policy != IPSO_POLICY_REPLACE_WORST || cfg->migration.probability < 1))
+    return IPSO_FAIL("migration",
+                     "%d islands: the random migration policies and "
+                     "migration.probability need at most %lld",
+                     s->islands, (long long)MIGRATION_STREAM_ISLANDS);
   int m = cfg->migration.migrants;
   size_t n = (size_t)migration_message_len(m, s->D);
   s->msg = malloc((size_t)(s->local + 2) * n * sizeof(double));
@@ -141,11 +150,50 @@ int solver_migration_setup(struct solver *s)
   return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
 }
 
-/* Every island sends its best particles to its neighbours on the global
- * ring of islands and replaces its worst by what its neighbours sent; logs
- * what it sent. Between the rank's own islands the messages are read in
- * place; the rank's last island sends to the next rank and its first to the
- * previous one (mpi/). */
+/* The best cost of a message of M migrants (not the first one where they
+ * were drawn at random). */
+static double message_best(const double *msg, int m)
+{
+  double b = msg[0];
+  for (int i = 1; i < m; i++)
+    if (better(msg[i], b)) b = msg[i];
+  return b;
+}
+
+/* Island K's message of M migrants into SEND: its best personal bests, or
+ * (select = random) those of M particles drawn from its stream for this
+ * iteration. */
+static int pack_message(struct solver *s, int k, int m, double *send)
+{
+  const struct ipso_config *cfg = s->cfg;
+  if (cfg->migration.select == IPSO_SELECT_BEST)
+    return s->b.ops->pack_migrants(&s->b, k, m, send + m, send, s->index);
+  IPSO_TRY(
+      migration_draw(cfg->run.seed, s->first + k, s->t, MIGRATION_DRAW_SELECT, s->N, m, s->index));
+  return s->b.ops->pack_chosen(&s->b, k, m, s->index, send + m, send);
+}
+
+/* Island K takes the TOTAL merged migrants: they replace its worst
+ * particles, or (policy = replace_random) TOTAL particles drawn from its
+ * stream for this iteration, each only if better. */
+static int unpack_merged(struct solver *s, int k, int total)
+{
+  const struct ipso_config *cfg = s->cfg;
+  const double *cost = s->merged, *pos = s->merged + total;
+  if (cfg->migration.policy == IPSO_POLICY_REPLACE_WORST)
+    return s->b.ops->unpack_migrants(&s->b, k, total, pos, cost, s->replaced);
+  IPSO_TRY(migration_draw(cfg->run.seed, s->first + k, s->t, MIGRATION_DRAW_REPLACE, s->N, total,
+                          s->index));
+  return s->b.ops->unpack_chosen(&s->b, k, total, s->index, pos, cost, s->replaced);
+}
+
+/* Every island sends its best (or drawn) particles to its neighbours on the
+ * global ring of islands and replaces its worst (or drawn) particles by
+ * what its neighbours sent on the links that carry migrants this time
+ * (migration.probability); logs the best it sent on each of them. Between
+ * the rank's own islands the messages are read in place; the rank's last
+ * island sends to the next rank and its first to the previous one (mpi/),
+ * whether the link carries them or not (the receiver knows). */
 int solver_migrate(struct solver *s)
 {
   int m = s->cfg->migration.migrants, D = s->D, K = s->local;
@@ -153,10 +201,7 @@ int solver_migrate(struct solver *s)
   double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
   watchdog_beat("migrating", s->t);
   /* Every island's message first: unpacking changes the swarms. */
-  for (int k = 0; k < K; k++) {
-    double *send = s->msg + (size_t)k * n;
-    IPSO_TRY(s->b.ops->pack_migrants(&s->b, k, m, send + m, send, s->index));
-  }
+  for (int k = 0; k < K; k++) IPSO_TRY(pack_message(s, k, m, s->msg + (size_t)k * n));
   if (s->rx)
     IPSO_TRY(ring_exchange(s->rx, s->msg + (size_t)(K - 1) * n, s->msg, remote[0], remote[1]));
   if (s->mn + K * s->links > s->mcap) {
@@ -167,7 +212,8 @@ int solver_migrate(struct solver *s)
     s->mlog = r;
     s->mcap = cap;
   }
-  int total = s->links * m;
+  const uint64_t seed = s->cfg->run.seed;
+  const double probability = s->cfg->migration.probability;
   for (int k = 0; k < K; k++) {
     /* From the left (the previous island), then the right (the next one):
      * the rank's own islands' messages, or with one rank the other end of
@@ -178,13 +224,23 @@ int solver_migrate(struct solver *s)
                              k < K - 1 ? s->msg + (size_t)(k + 1) * n
                              : s->rx   ? remote[1]
                                        : s->msg};
-    IPSO_TRY(migration_merge(s->links, m, D, from, s->merged, s->merged + total));
-    IPSO_TRY(s->b.ops->unpack_migrants(&s->b, k, total, s->merged + total, s->merged, s->replaced));
-    int island = s->first + k, to[2];
+    /* The messages of the links that carry migrants, left before right:
+     * sender src[l]'s link l arrives on the receiver's link l. */
+    int island = s->first + k, src[2], to[2], open = 0;
+    const double *carried[2] = {NULL, NULL};
+    int nsrc = migration_sources(island, s->islands, s->links, src);
+    for (int l = 0; l < nsrc; l++)
+      if (migration_link_carries(seed, src[l], s->t, l, probability)) carried[open++] = from[l];
+    int total = open * m;
+    if (open) {
+      IPSO_TRY(migration_merge(open, m, D, carried, s->merged, s->merged + total));
+      IPSO_TRY(unpack_merged(s, k, total));
+    }
     int ndest = migration_destinations(island, s->islands, s->links, to);
+    double sent = fitness_of(s, message_best(s->msg + (size_t)k * n, m));
     for (int l = 0; l < ndest; l++)
-      s->mlog[s->mn++] =
-          (struct migration_record){s->t, island, to[l], fitness_of(s, s->msg[(size_t)k * n])};
+      if (migration_link_carries(seed, island, s->t, l, probability))
+        s->mlog[s->mn++] = (struct migration_record){s->t, island, to[l], sent};
   }
   return IPSO_OK;
 }

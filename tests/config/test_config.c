@@ -172,6 +172,8 @@ static int configs_equal(const struct ipso_config *a, const struct ipso_config *
   CHECK_INT(a->migration.interval, b->migration.interval);
   CHECK_INT(a->migration.migrants, b->migration.migrants);
   CHECK_INT(a->migration.topology, b->migration.topology);
+  CHECK_DBL(a->migration.probability, b->migration.probability);
+  CHECK_INT(a->migration.select, b->migration.select);
   CHECK_INT(a->migration.policy, b->migration.policy);
 
   CHECK_INT(a->output.history_interval, b->output.history_interval);
@@ -265,7 +267,9 @@ static void test_basic(void)
   CHECK_INT(c.migration.interval, 50);
   CHECK_INT(c.migration.migrants, 4);
   CHECK_INT(c.migration.topology, IPSO_TOPOLOGY_BIDIRECTIONAL_RING);
-  CHECK_INT(c.migration.policy, IPSO_POLICY_REPLACE_WORST);
+  CHECK_DBL(c.migration.probability, 0.5);
+  CHECK_INT(c.migration.select, IPSO_SELECT_RANDOM);
+  CHECK_INT(c.migration.policy, IPSO_POLICY_REPLACE_RANDOM);
   CHECK_INT(c.output.history_interval, 5);
   CHECK_INT(c.output.snapshot_interval, 1000);
   CHECK_INT(c.output.checkpoint_interval, 1000);
@@ -391,6 +395,8 @@ static void test_defaults(void)
   CHECK_INT(c.migration.interval, 100);
   CHECK_INT(c.migration.migrants, 2);
   CHECK_INT(c.migration.topology, IPSO_TOPOLOGY_RING);
+  CHECK_DBL(c.migration.probability, 1.0);
+  CHECK_INT(c.migration.select, IPSO_SELECT_BEST);
   CHECK_INT(c.migration.policy, IPSO_POLICY_REPLACE_WORST);
   CHECK_INT(c.output.history_interval, 10);
   CHECK_INT(c.output.snapshot_interval, 0);

@@ -1,8 +1,10 @@
 #!/bin/bash
 # A restart whose config changes an algorithm setting continues with the new
 # one and says so, naming the setting, its value in the checkpoint and the
-# new value: the swarm's topology (ring with its neighbours, or global) and
-# the inertia. Unchanged settings are not mentioned.
+# new value: the swarm's topology (ring with its neighbours, or global), the
+# inertia and the migration policies (selection, replacement, probability
+# per link). Unchanged
+# settings are not mentioned.
 . "$IPSO_TEST_DIR/lib/common.sh"
 . "$IPSO_TEST_DIR/lib/config.sh"
 cd "$work" || exit 1
@@ -32,4 +34,11 @@ changed global.toml "global topology" \
 changed run.toml "other neighbours" "written with swarm.topology = ring, 3 neighbours on each side; continuing with ring, 5 neighbours on each side" \
   --set swarm.neighbours=5
 changed run.toml "inertia" "written with inertia = " --set swarm.inertia=0.5
+changed run.toml "random selection" \
+  "written with migration.select = best; continuing with random" --set migration.select=random
+changed run.toml "random replacement" \
+  "written with policy = replace_worst; continuing with replace_random" \
+  --set migration.policy=replace_random
+changed run.toml "probability" \
+  "written with migration.probability = 1; continuing with 0.25" --set migration.probability=0.25
 finish

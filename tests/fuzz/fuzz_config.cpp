@@ -102,7 +102,10 @@ void check_ranges(const ipso_config &c)
   require(m.interval >= 0 && m.migrants >= 1, "migration");
   require(m.topology == IPSO_TOPOLOGY_RING || m.topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING,
           "migration.topology");
-  require(m.policy == IPSO_POLICY_REPLACE_WORST, "migration.policy");
+  require(m.probability > 0 && m.probability <= 1, "migration.probability");
+  require(m.select == IPSO_SELECT_BEST || m.select == IPSO_SELECT_RANDOM, "migration.select");
+  require(m.policy == IPSO_POLICY_REPLACE_WORST || m.policy == IPSO_POLICY_REPLACE_RANDOM,
+          "migration.policy");
 
   const ipso_output_config &u = c.output;
   require(u.history_interval >= 0 && u.snapshot_interval >= 0 && u.checkpoint_interval >= 0,

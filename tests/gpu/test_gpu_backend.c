@@ -6,7 +6,8 @@
  * multiples of the block size work; all of it for the global and the ring
  * topology. K islands in one backend (one launch per iteration for all of
  * them) give the bits of K backends of one island each, migration and
- * save/load included. Exit 77 without a GPU. */
+ * save/load included; so do the random policies' operations on drawn
+ * particles (pack_chosen, unpack_chosen). Exit 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "config.h"
 #include "gpu_mapping.h"
 #include "log.h"
+#include "migration.h"
 
 #include "unit_check.h"
 
@@ -160,7 +162,8 @@ static void check_problem(const struct problem *p)
 }
 
 /* save_state / load_state continue exactly; migrants match the CPU's, and
- * so do the iterations after a migration (RING: ring of RING neighbours). */
+ * so do the iterations after a migration, with the best and worst
+ * particles and with drawn ones (RING: ring of RING neighbours). */
 static void check_state_and_migrants(int ring)
 {
   enum { D = 2 }; /* one thread per particle: bit-identical to the CPU */
@@ -235,6 +238,41 @@ static void check_state_and_migrants(int ring)
   c.ops->save_state(&c, &cs);
   CHECK(states_equal(&r20, &cs, &what, &where),
         "ring %d: iterations after migration differ between GPU and CPU (%s[%zu])", ring, what,
+        where);
+
+  /* The random policies: drawn particles out, as the CPU's; migrants into
+   * drawn particles, the same replaced and refused on both: every other
+   * one is a good migrant (0.375), the others worse than any particle. */
+  enum { R = 2 * M };
+  double rpos[R * D], rcost[R], cpos2[R * D], ccost2[R];
+  int64_t drawn[R], grep2[R], crep2[R];
+  CHECK(migration_draw(11, 0, 25, MIGRATION_DRAW_SELECT, p.particles, R, drawn) == IPSO_OK, "draw");
+  CHECK(g.ops->pack_chosen(&g, 0, R, drawn, rpos, rcost) == IPSO_OK, "gpu pack_chosen");
+  CHECK(c.ops->pack_chosen(&c, 0, R, drawn, cpos2, ccost2) == IPSO_OK, "cpu pack_chosen");
+  CHECK(!memcmp(rpos, cpos2, sizeof rpos) && !memcmp(rcost, ccost2, sizeof rcost),
+        "ring %d: drawn migrants differ between GPU and CPU", ring);
+  for (int k = 0; k < R; k++) {
+    CHECK(rcost[k] == cs.pbest_cost[drawn[k]],
+          "drawn migrant %d: cost %.17g, particle %lld's %.17g", k, rcost[k], (long long)drawn[k],
+          cs.pbest_cost[drawn[k]]);
+    rcost[k] = k % 2 ? 1e300 : 0.375;
+  }
+  CHECK(migration_draw(11, 0, 25, MIGRATION_DRAW_REPLACE, p.particles, R, drawn) == IPSO_OK,
+        "draw");
+  CHECK(g.ops->unpack_chosen(&g, 0, R, drawn, rpos, rcost, grep2) == IPSO_OK, "gpu unpack_chosen");
+  CHECK(c.ops->unpack_chosen(&c, 0, R, drawn, rpos, rcost, crep2) == IPSO_OK, "cpu unpack_chosen");
+  for (int k = 0; k < R; k++) {
+    int64_t want = rcost[k] < cs.pbest_cost[drawn[k]] ? drawn[k] : -1;
+    CHECK(grep2[k] == want && crep2[k] == want,
+          "drawn migrant %d into %lld: gpu replaced %lld, cpu %lld, want %lld", k,
+          (long long)drawn[k], (long long)grep2[k], (long long)crep2[k], (long long)want);
+  }
+  g.ops->step(&g, 26, 30, best);
+  c.ops->step(&c, 26, 30, best);
+  g.ops->save_state(&g, &r20);
+  c.ops->save_state(&c, &cs);
+  CHECK(states_equal(&r20, &cs, &what, &where),
+        "ring %d: iterations after drawn migrants differ between GPU and CPU (%s[%zu])", ring, what,
         where);
   g.ops->destroy(&g);
   c.ops->destroy(&c);
@@ -404,14 +442,26 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
                 !memcmp(pa, pb, sizeof(double) * (size_t)D),
             "island %d's best differs from one island's", k);
     }
-    /* A migration on the ring of the K islands, in all three. */
+    /* A migration on the ring of the K islands, in all three: the best
+     * replace the worst (round 0), drawn particles replace drawn ones
+     * (round 1). */
     static double pos[K][M * 2048], cost[K][M], pc[K][M * 2048], cc[K][M];
-    int64_t idx[M], i1[M], ic[M], rm[M], r1[M], rc[M];
+    int64_t idx[M], i1[M], ic[M], rm[M], r1[M], rc[M], drawn[M];
     for (int k = 0; k < K; k++) {
       double p1[M * 2048], c1[M];
-      multi.ops->pack_migrants(&multi, k, M, pos[k], cost[k], idx);
-      one[k].ops->pack_migrants(&one[k], 0, M, p1, c1, i1);
-      cpu.ops->pack_migrants(&cpu, k, M, pc[k], cc[k], ic);
+      if (round == 0) {
+        multi.ops->pack_migrants(&multi, k, M, pos[k], cost[k], idx);
+        one[k].ops->pack_migrants(&one[k], 0, M, p1, c1, i1);
+        cpu.ops->pack_migrants(&cpu, k, M, pc[k], cc[k], ic);
+      } else {
+        migration_draw(13, FIRST + k, last, MIGRATION_DRAW_SELECT, N, M, drawn);
+        memcpy(idx, drawn, sizeof idx);
+        memcpy(i1, drawn, sizeof i1);
+        memcpy(ic, drawn, sizeof ic);
+        multi.ops->pack_chosen(&multi, k, M, drawn, pos[k], cost[k]);
+        one[k].ops->pack_chosen(&one[k], 0, M, drawn, p1, c1);
+        cpu.ops->pack_chosen(&cpu, k, M, drawn, pc[k], cc[k]);
+      }
       CHECK(!memcmp(idx, i1, sizeof idx) && !memcmp(cost[k], c1, sizeof c1) &&
                 !memcmp(pos[k], p1, sizeof(double) * M * (size_t)D),
             "island %d's migrants differ from one island's", k);
@@ -420,10 +470,17 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
     }
     for (int k = 0; k < K; k++) {
       int from = (k + K - 1) % K;
-      multi.ops->unpack_migrants(&multi, k, M, pos[from], cost[from], rm);
-      one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], r1);
       /* The CPU takes the GPU's migrants too, so the swarms stay comparable. */
-      cpu.ops->unpack_migrants(&cpu, k, M, pos[from], cost[from], rc);
+      if (round == 0) {
+        multi.ops->unpack_migrants(&multi, k, M, pos[from], cost[from], rm);
+        one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], r1);
+        cpu.ops->unpack_migrants(&cpu, k, M, pos[from], cost[from], rc);
+      } else {
+        migration_draw(13, FIRST + k, last, MIGRATION_DRAW_REPLACE, N, M, drawn);
+        multi.ops->unpack_chosen(&multi, k, M, drawn, pos[from], cost[from], rm);
+        one[k].ops->unpack_chosen(&one[k], 0, M, drawn, pos[from], cost[from], r1);
+        cpu.ops->unpack_chosen(&cpu, k, M, drawn, pos[from], cost[from], rc);
+      }
       CHECK(!memcmp(rm, r1, sizeof rm), "island %d replaced other particles than one island", k);
       if (p->exact) CHECK(!memcmp(rm, rc, sizeof rm), "island %d replaced other particles", k);
     }

@@ -64,30 +64,94 @@ def arrived(cur, prev):
     return np.flatnonzero(zero & at_pbest & same_fit & ~still)
 
 
-def expected_after_migration(pre, islands, n, topology, migrants, sign):
-    """The swarms after one migration, computed from the swarms before it
-    by the documented policy: each island sends copies of its MIGRANTS best
-    personal bests (order (cost, index)); a receiver merges what arrives by
-    (cost, left before right, order in the message), picks as many of its
-    worst particles (order (cost, index) reversed), and the k-th best migrant
-    replaces the k-th worst particle if strictly better: position = personal
-    best = migrant, velocity 0, fitness = personal-best fitness = migrant's."""
+M32 = 0xFFFFFFFF
+
+
+def philox_block(seed, sub, block):
+    """Philox4x32-10 block BLOCK of subsequence SUB under SEED (src/philox.h)."""
+    c = [block & M32, block >> 32 & M32, sub & M32, sub >> 32 & M32]
+    k0, k1 = seed & M32, seed >> 32 & M32
+    for _ in range(10):
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k0, p1 & M32, (p0 >> 32) ^ c[3] ^ k1, p0 & M32]
+        k0, k1 = (k0 + 0x9E3779B9) & M32, (k1 + 0xBB67AE85) & M32
+    return c
+
+
+def migration_draw(seed, island, t, purpose, n, count):
+    """COUNT distinct particles of 0..N-1 as src/migration.c draws them for
+    ISLAND at the migration after iteration T (PURPOSE 0: the selection, 1:
+    the replacement): the words of subsequence 2^63 + purpose 2^61 +
+    island 2^40 + t in order, each an integer below N by multiply-shift
+    with rejection, repeats drawn again."""
+    sub = 1 << 63 | purpose << 61 | island << 40 | t
+    blocks = iter(range(1 << 62))
+    words = (w for b in blocks for w in philox_block(seed, sub, b))
+    threshold = (1 << 32) % n
+    out = []
+    while len(out) < count:
+        m = next(words) * n
+        if (m & M32) < threshold:
+            continue
+        if m >> 32 not in out:
+            out.append(m >> 32)
+    return out
+
+
+def link_carries(seed, island, t, link, probability):
+    """Whether link LINK of ISLAND (0: to the next island, 1: to the
+    previous one) carries migrants at the migration after iteration T, as
+    src/migration.c decides: word LINK of subsequence 2^63 + 2 2^61 +
+    island 2^40 + t as a uniform double in (0, 1], at most PROBABILITY."""
+    if probability >= 1:
+        return True
+    w = philox_block(seed, 1 << 63 | 2 << 61 | island << 40 | t, 0)[link]
+    return w * 2.0 ** -32 + 2.0 ** -32 <= probability
+
+
+def carried_destinations(i, islands, topology, seed, t, probability):
+    """The islands that I's migrants reach at the migration after T."""
+    return [d for link, d in enumerate(destinations(i, islands, topology))
+            if link_carries(seed, i, t, link, probability)]
+
+
+def expected_after_migration(pre, islands, n, topology, migrants, sign, select="best",
+                             policy="replace_worst", seed=0, t=0, probability=1.0):
+    """The swarms after one migration (after iteration T), computed from the
+    swarms before it by the documented policies: each island sends copies of
+    its MIGRANTS best personal bests (order (cost, index)), or with SELECT
+    random those of the particles it draws; a receiver merges what arrives
+    by (cost, left before right, order in the message), picks as many of its
+    worst particles (order (cost, index) reversed), or with POLICY
+    replace_random draws as many, and the k-th migrant replaces the k-th
+    particle picked if strictly better than its personal best: position =
+    personal best = migrant, velocity 0, fitness = personal-best fitness =
+    migrant's. Only links that carry migrants (PROBABILITY) deliver."""
     packs = []
     for i in range(islands):
         isl = island_rows(pre, i, n)
         cost = sign * isl["pbest_fitness"]
-        best = ranked(cost, range(n), worst=False)[:migrants]
+        if select == "random":
+            best = migration_draw(seed, i, t, 0, n, migrants)
+        else:
+            best = ranked(cost, range(n), worst=False)[:migrants]
         packs.append([(cost[j], isl["pbest_position"][j].copy()) for j in best])
     post = {k: pre[k].copy() for k in pre}
-    replaced = 0
+    replaced, arrived_in_all = 0, 0
     for i in range(islands):
         incoming = []
         for link, s in enumerate(senders(i, islands, topology)):
+            if not link_carries(seed, s, t, link, probability):
+                continue
             for slot, (c, x) in enumerate(packs[s]):
                 incoming.append((c, link, slot, x))
         incoming.sort(key=lambda m: (m[0], m[1], m[2]))
+        arrived_in_all += len(incoming)
         cost = sign * pre["pbest_fitness"][i * n:(i + 1) * n]
-        victims = ranked(cost, range(n), worst=True)[:len(incoming)]
+        if policy == "replace_random":
+            victims = migration_draw(seed, i, t, 1, n, len(incoming))
+        else:
+            victims = ranked(cost, range(n), worst=True)[:len(incoming)]
         for (c, _, _, x), v in zip(incoming, victims):
             if not c < cost[v]:
                 continue
@@ -98,9 +162,8 @@ def expected_after_migration(pre, islands, n, topology, migrants, sign):
             post["fitness"][row] = sign * c
             post["pbest_fitness"][row] = sign * c
             replaced += 1
-    best_sent = [sign * packs[i][0][0] for i in range(islands)]
-    return post, best_sent, replaced, sum(len(senders(i, islands, topology)) * migrants
-                                          for i in range(islands)) - replaced
+    best_sent = [sign * min(c for c, _ in packs[i]) for i in range(islands)]
+    return post, best_sent, replaced, arrived_in_all - replaced
 
 
 def main():
@@ -132,9 +195,15 @@ def main():
         n = int(key("swarm", "particles"))
         max_it = int(key("run", "max_iterations"))
         sign = -1.0 if key("objective", "goal") == "maximize" else 1.0
+        select, policy = key("migration", "select"), key("migration", "policy")
+        seed = int(key("run", "seed"))
+        probability = float(key("migration", "probability"))
+        drawn = select == "random" or policy == "replace_random" or probability < 1
         links = 1 if topology == "ring" else 2
         print(f"{islands} islands x {n} particles, {topology}, every {k} iterations, "
-              f"{migrants} migrants, {max_it} iterations, goal sign {sign:+.0f}")
+              f"{migrants} migrants, probability {probability}, select {select}, policy {policy}, "
+              f"{max_it} iterations, "
+              f"goal sign {sign:+.0f}")
         check(int(key("output", "history_interval")) == 1, "the check needs history_interval = 1")
         check(int(key("output", "snapshot_interval")) == k,
               "the check needs snapshot_interval = migration.interval")
@@ -150,12 +219,19 @@ def main():
         # The migration log: who sent to whom, when, and how good.
         mig = f["/migrations"][()]
         want_its = list(range(k, max_it + 1, k))
-        check(len(mig) == len(want_its) * islands * links,
-              f"{len(mig)} migration records, want {len(want_its)} iterations x {islands} "
-              f"islands x {links} destinations = {len(want_its) * islands * links}")
+        reach = {(t, s): carried_destinations(s, islands, topology, seed, t, probability)
+                 for t in want_its for s in range(islands)}
+        want_records = sum(len(d) for d in reach.values())
+        check(len(mig) == want_records,
+              f"{len(mig)} migration records, want {want_records} ({len(want_its)} iterations x "
+              f"{islands} islands x {links} destinations, those carrying migrants)")
+        check(probability == 1 or 0 < want_records < len(want_its) * islands * links,
+              f"probability {probability}: {want_records} links of "
+              f"{len(want_its) * islands * links} carried migrants, so the draw went untested")
         got_its = sorted(set(int(t) for t in mig["iteration"]))
-        check(got_its == want_its, f"migration iterations {got_its}, want {want_its}")
-        sent = {}
+        check(got_its == sorted({t for (t, s), d in reach.items() if d}),
+              f"migration iterations {got_its}, want {want_its}")
+        sent, first_logged = {}, {}
         for t, s, d, b in zip(mig["iteration"], mig["from"], mig["to"], mig["best_fitness"]):
             t, s, d = int(t), int(s), int(d)
             check(d in destinations(s, islands, topology),
@@ -166,18 +242,27 @@ def main():
                          f"record ({t}, {s}, {d}): no such iteration or island"):
                 continue
             # History row t is written before the migration at t: the best
-            # an island sends is its history best of that row.
-            check(b == ib[t, s],
-                  f"iteration {t}: island {s} logged best_fitness {b!r} but its history best "
-                  f"at {t} (taken before the migration) is {ib[t, s]!r}")
+            # an island sends is its history best of that row (drawn
+            # particles: no better than it).
+            if select == "random":
+                check(sign * b >= cost_ib[t, s],
+                      f"iteration {t}: island {s} logged best_fitness {b!r}, better than its "
+                      f"history best at {t} (taken before the migration) {ib[t, s]!r}")
+            else:
+                check(b == ib[t, s],
+                      f"iteration {t}: island {s} logged best_fitness {b!r} but its history best "
+                      f"at {t} (taken before the migration) is {ib[t, s]!r}")
+            if t == k:
+                first_logged[s] = b
         for t in want_its:
             for s in range(islands):
                 got = sorted(sent.get((t, s), []))
-                want = sorted(destinations(s, islands, topology))
+                want = sorted(reach[(t, s)])
                 check(got == want, f"iteration {t}: island {s} sent to {got}, want {want} "
-                                   "(one record per destination)")
+                                   "(one record per destination its links carried to)")
         print(f"ok   /migrations: {len(mig)} records, iterations {want_its[0]}..{want_its[-1]} "
-              f"step {k}, destinations per {topology}, best_fitness = history island_best")
+              f"step {k}, destinations per {topology}, best_fitness "
+              f"{'no better than' if select == 'random' else '='} history island_best")
         if args.ranks > 0:
             ranks = args.ranks
             check(islands % ranks == 0, f"{islands} islands on {ranks} ranks")
@@ -220,17 +305,21 @@ def main():
         check(np.array_equal(tw["/history/island_best"][:k + 1], ib[:k + 1]),
               f"history rows 0..{k} differ from the isolated twin's, though the first migration "
               f"comes after row {k}")
-        post, best_sent, replaced, kept = expected_after_migration(pre, islands, n, topology,
-                                                                   migrants, sign)
+        post, best_sent, replaced, kept = expected_after_migration(
+            pre, islands, n, topology, migrants, sign, select, policy, seed, k, probability)
         for name in post:
             got = f[f"/snapshots/{k}/{name}"][()]
             bad = np.flatnonzero(np.any((got != post[name]).reshape(islands * n, -1), axis=1))
             check(len(bad) == 0, f"snapshot {k} {name}: rows {list(bad[:8])} differ from the "
                                  "policy applied to the isolated twin's swarm")
-        for s in range(islands):
-            check(ib[k, s] == best_sent[s],
-                  f"iteration {k}: island {s} history best {ib[k, s]!r}, its best personal best "
-                  f"before the migration {best_sent[s]!r}")
+        for s in first_logged:
+            check(first_logged[s] == best_sent[s],
+                  f"iteration {k}: island {s} logged best_fitness {first_logged.get(s)!r}, the "
+                  f"best it sent by the policy {best_sent[s]!r}")
+            if select == "best":
+                check(ib[k, s] == best_sent[s],
+                      f"iteration {k}: island {s} history best {ib[k, s]!r}, its best personal "
+                      f"best before the migration {best_sent[s]!r}")
         check(replaced > 0, "the first migration replaced no particle: nothing to check")
         if args.want_kept:
             check(kept > 0, "every migrant of the first migration replaced its particle, so the "
@@ -241,8 +330,10 @@ def main():
 
         # Every migration: the particles that changed to a migrant hold a
         # copy of one of the best personal bests of a sending neighbour.
+        # (Not with drawn particles: a sender's drawn particle may itself
+        # have taken a migrant, and a drawn victim may have been the best.)
         total, improved = 0, 0
-        for t in want_its:
+        for t in ([] if drawn else want_its):
             cur = [island_rows(f[f"/snapshots/{t}"], i, n) for i in range(islands)]
             prv = [island_rows(f[f"/snapshots/{t - k}"], i, n) for i in range(islands)]
             new = [arrived(cur[i], prv[i]) for i in range(islands)]
@@ -284,12 +375,15 @@ def main():
                           f"iteration {t + 1}: island {r}'s best {ib[t + 1, r]!r} is worse than "
                           f"after the migration at {t} ({sign * post_best!r})")
                 improved += post_best < pre_best
-        check(total > 0, "no particle ever changed to a migrant")
-        check(improved > 0, "no migration ever improved a receiver's best, so the order of "
-                            "history row and migration went untested")
-        print(f"ok   all {len(want_its)} migrations: {total} particles changed to a migrant of a "
-              f"sending neighbour (position = personal best, velocity 0); {improved} receivers' "
-              "best improved, which history shows from the next row on")
+        if drawn:
+            print("ok   later migrations not checked particle by particle (drawn particles)")
+        else:
+            check(total > 0, "no particle ever changed to a migrant")
+            check(improved > 0, "no migration ever improved a receiver's best, so the order of "
+                                "history row and migration went untested")
+            print(f"ok   all {len(want_its)} migrations: {total} particles changed to a migrant "
+                  f"of a sending neighbour (position = personal best, velocity 0); {improved} "
+                  "receivers' best improved, which history shows from the next row on")
 
         # The final global best: the lowest cost of all islands, ties by island.
         res = f["/result"]
@@ -307,7 +401,8 @@ def main():
         island = int(res["island"][()])
         check(island == holders[0], f"/result/island {island}, but the lowest island holding the "
                                     f"best is {holders[0]} (holders {holders})")
-        final = cur if max_it in want_its else None
+        final = ([island_rows(f[f"/snapshots/{max_it}"], i, n) for i in range(islands)]
+                 if max_it in want_its else None)
         if final is not None:
             c = [sign * final[j]["pbest_fitness"] for j in range(islands)]
             check(min(x.min() for x in c) == sign * best,

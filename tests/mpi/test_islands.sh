@@ -7,9 +7,14 @@
 # attribute bit for bit but the wall-clock ones (wall_seconds,
 # elapsed_seconds, started, finished).
 #
-# Usage: test_islands.sh [cpu|gpu] (default cpu; gpu: the GPU backend, every
-# rank's islands on the one GPU, skipped (77) without one).
+# Usage: test_islands.sh [cpu|gpu] [best|random] (default cpu; gpu: the GPU
+# backend, every rank's islands on the one GPU, skipped (77) without one;
+# random: the random migration policies, migration.select = "random" and
+# migration.policy = "replace_random", with migration.probability = 0.75,
+# whose draws are addressed by global island id: 1, 2 and 4 ranks, the checkpoint of 4 continued on 2 and 8,
+# and the log's best sent no better than the sender's best; no refusals).
 backend=${1:-cpu}
+policies=${2:-best}
 if [ "$backend" = gpu ]; then
   if ! "$IPSO_BIN" --version | grep -q "GPU backend: CUDA" ||
     ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
@@ -23,11 +28,16 @@ export IPSO_CACHE_DIR=${IPSO_CACHE_DIR:-$work/cache}
 its=120
 particles=16
 [ "$backend" = gpu ] && particles=64
+ranks=(1 2 4 8) extra=()
+if [ "$policies" = random ]; then
+  ranks=(1 2 4) extra=('migration.select="random"' 'migration.policy="replace_random"'
+    migration.probability=0.75)
+fi
 ipso_config run.toml rastrigin 6 "$particles" "$its" "run.backend=\"$backend\"" run.islands=8 \
   run.seed=21 'run.output="run.h5"' \
   'output.checkpoint="run.ckpt.h5"' output.checkpoint_interval=40 output.history_interval=1 \
   output.snapshot_interval=40 migration.interval=10 migration.migrants=2 \
-  'migration.topology="bidirectional_ring"' 'run.watchdog="00:00:30"'
+  'migration.topology="bidirectional_ring"' 'run.watchdog="00:00:30"' "${extra[@]}"
 # The summary without the rate and the time, which are timings.
 summary() { grep -E "best fitness|position|evaluations|finished at" "$1" | sed 's/ *([^)]* per second)//'; }
 compare() { "$IPSO_PYTHON" "$IPSO_TEST_DIR/lib/h5compare.py" "$@"; }
@@ -43,7 +53,7 @@ run_in() {
 }
 
 # 1. The same run on 1, 2, 4 and 8 ranks.
-for n in 1 2 4 8; do
+for n in "${ranks[@]}"; do
   mkdir "r$n"
   run_in "r$n" log "$n"
 done
@@ -51,12 +61,14 @@ grep -q "$particles particles x 8 islands (2 per rank on 4 ranks)" r4/log && pas
   { fail "4 ranks: start line"; head -3 r4/log; }
 [ "$(grep -c "^  island [0-7] (rank [0-3]): $backend" r4/log)" = 8 ] && pass "4 ranks: every island's device printed, with its rank" ||
   { fail "4 ranks: device lines"; head -12 r4/log; }
-"$IPSO_PYTHON" - r1/run.h5 "$its" "$particles" <<'PY' && pass "1 rank: 8 islands migrated (8 x 2 records every 10 iterations), history [T, 8], snapshots [8 x $particles]" || fail "1 rank: the output lacks the 8 islands' migrations, history or snapshots"
+"$IPSO_PYTHON" - r1/run.h5 "$its" "$particles" "$policies" <<'PY' && pass "1 rank: 8 islands migrated (8 x 2 records every 10 iterations; fewer with a probability), history [T, 8], snapshots [8 x $particles]" || fail "1 rank: the output lacks the 8 islands' migrations, history or snapshots"
 import sys, h5py
 its, n = int(sys.argv[2]), int(sys.argv[3])
 with h5py.File(sys.argv[1], "r") as f:
     mig = f["/migrations"][()]
-    ok = (int(f.attrs["islands"]) == 8 and len(mig) == its // 10 * 8 * 2
+    full = its // 10 * 8 * 2
+    ok = (int(f.attrs["islands"]) == 8
+          and (len(mig) == full if sys.argv[4] == "best" else 0 < len(mig) < full)
           and f["/history/island_best"].shape == (its + 1, 8)
           and f["/snapshots/40/position"].shape == (8 * n, 6)
           and int(f["/result/evaluations"][()]) == 8 * n * (its + 1)
@@ -67,7 +79,19 @@ with h5py.File(sys.argv[1], "r") as f:
     print(f"{len(mig)} migration records, island_best {f['/history/island_best'].shape}")
 sys.exit(0 if ok else 1)
 PY
-for n in 2 4 8; do
+if [ "$policies" = random ]; then
+  "$IPSO_PYTHON" - r1/run.h5 <<'PY' && pass "random policies: the log's best sent is never better than the sender's best, and at times worse (drawn, not the best)" || fail "random policies: the migration log's best fitness"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    mig = f["/migrations"][()]
+    ib = f["/history/island_best"][()]
+    best = ib[mig["iteration"], mig["from"]]
+    worse = int((mig["best_fitness"] > best).sum())
+    print(f"{len(mig)} records, {worse} sent worse than the sender's best")
+sys.exit(0 if (mig["best_fitness"] >= best).all() and worse > 0 else 1)
+PY
+fi
+for n in "${ranks[@]:1}"; do
   same "8 islands on $n ranks: output identical to 1 rank's (result, history, migrations, snapshots, attributes)" r1/run.h5 "r$n/run.h5"
   same "8 islands on $n ranks: final checkpoint identical to 1 rank's" r1/run.ckpt.h5 "r$n/run.ckpt.h5"
   if [ -n "$(summary r1/log)" ] && [ "$(summary r1/log)" = "$(summary "r$n/log")" ]; then
@@ -102,6 +126,8 @@ same "the periodic checkpoint of iteration 40 continued: output identical to the
   r4/run.h5 cutp/run.h5
 same "the periodic checkpoint of iteration 40 continued: final checkpoint identical to the uninterrupted run's" \
   r4/run.ckpt.h5 cutp/run.ckpt.h5
+
+[ "$policies" = random ] && finish
 
 # 3. Refusals, before anything is written: a restart with another island
 # count, and islands that are not a multiple of the ranks.

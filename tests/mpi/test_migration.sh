@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ring migration on 4 ranks (CPU backend), checked from the HDF5 file by check_migrations.py: ring and bidirectional ring (minimize), ring (maximize, run not ending on a migration), and a bidirectional ring offering 12 migrants to 24 particles; then several islands per rank on the global ring (8 on 4 ranks, ring; 8 on 2 ranks and 3 on 1 rank, bidirectional), migrants moving inside ranks and across them.
+# Ring migration on 4 ranks (CPU backend), checked from the HDF5 file by check_migrations.py: ring and bidirectional ring (minimize), ring (maximize, run not ending on a migration), and a bidirectional ring offering 12 migrants to 24 particles; then several islands per rank on the global ring (8 on 4 ranks, ring; 8 on 2 ranks and 3 on 1 rank, bidirectional), migrants moving inside ranks and across them; then the random policies (select = random, policy = replace_random, both) and a probability of migration per link, the first migration exactly as their draws say.
 #
 # RANKS and ISLANDS (environment of run_case) choose the ranks (default 4)
 # and run.islands (default one per rank).
@@ -15,7 +15,8 @@ every=10
 # twin, then the checks.
 run_case() {
   local name=$1 goal=$2 topology=$3 its=$4 migrants=$5; shift 5
-  # SWARM: extra [swarm] keys of the case (the swarm's own topology and clamp).
+  # SWARM: extra keys of the case (the swarm's own topology and clamp, the
+  # migration policies).
   # The watchdog turns a hang (a lost message) into a failure within seconds.
   local set=(--set run.seed=7 --set "objective.goal=\"$goal\"" --set 'run.watchdog="00:00:20"')
   ipso_config "$name.toml" rastrigin 10 24 "$its" output.history_interval=1 \
@@ -53,4 +54,17 @@ SWARM=()
 RANKS=4 ISLANDS=8 run_case ring-8-on-4 minimize ring 40 3
 RANKS=2 ISLANDS=8 run_case bidirectional-8-on-2 minimize bidirectional_ring 40 3
 RANKS=1 ISLANDS=3 run_case bidirectional-3-on-1 maximize bidirectional_ring 30 2
+# The random policies: the first migration exactly as the draws of
+# src/migration.c (reimplemented in check_migrations.py) say, particles
+# kept where the migrant is not better; 8 islands on 4 ranks.
+SWARM=('swarm.topology="global"' swarm.velocity_clamp=0.5 'migration.select="random"')
+RANKS=4 ISLANDS=8 run_case random-select minimize bidirectional_ring 40 3
+SWARM=('swarm.topology="global"' swarm.velocity_clamp=0.5 'migration.policy="replace_random"')
+RANKS=4 ISLANDS=8 run_case random-replace minimize bidirectional_ring 40 6 --want-kept
+SWARM=('migration.select="random"' 'migration.policy="replace_random"')
+RANKS=2 ISLANDS=8 run_case random-both maximize ring 40 3 --want-kept
+# A probability of migration per link: the links that carry migrants and
+# the first migration exactly as the draws say.
+SWARM=(migration.probability=0.5)
+RANKS=4 ISLANDS=8 run_case probability minimize bidirectional_ring 40 3
 finish

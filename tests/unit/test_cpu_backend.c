@@ -1,7 +1,9 @@
 /* The CPU reference backend: the initial swarm is the documented function of
  * the Philox stream; results are byte-identical for 1 and 2 OpenMP threads;
  * migrants are the best personal bests and replace the worst particles only
- * when better; save/load continues exactly; K islands in one backend give
+ * when better; the random policies' chosen particles are sent as given and
+ * replaced exactly where given, only when better; save/load continues
+ * exactly; K islands in one backend give
  * the bits of K backends of one island each (any thread count). */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "backend_cpu.h"
 #include "config.h"
+#include "migration.h"
 #include "philox.h"
 
 #include "cpu_run.h"
@@ -133,6 +136,79 @@ static void check_migrants(void)
   config_free(&cfg);
 }
 
+/* The random policies' operations on given particles (PRECISION): the
+ * personal bests of the particles asked for, in that order; migrants into
+ * the particles asked for, each only if strictly better than the particle's
+ * personal best, every other particle untouched. */
+static void check_chosen(const char *precision)
+{
+  struct ipso_config cfg;
+  load("rastrigin", 4, 50, precision, &cfg);
+  struct swarm_setup setup = {&cfg, 0, 1, -1, 1};
+  struct backend b;
+  double best[20];
+  backend_cpu_create(&setup, &b);
+  b.ops->init(&b);
+  b.ops->step(&b, 1, 20, best);
+  struct swarm_state st, after;
+  swarm_state_alloc(&st, 50, 4);
+  swarm_state_alloc(&after, 50, 4);
+  b.ops->save_state(&b, &st);
+  const int64_t out[4] = {7, 0, 49, 13};
+  double pos[4 * 4], cost[4];
+  b.ops->pack_chosen(&b, 0, 4, out, pos, cost);
+  for (int m = 0; m < 4; m++)
+    CHECK(cost[m] == st.pbest_cost[out[m]] &&
+              !memcmp(pos + m * 4, st.pbest_position + out[m] * 4, 4 * sizeof(double)),
+          "%s: chosen migrant %d is not particle %lld's personal best", precision, m,
+          (long long)out[m]);
+  /* Into 3, 20, 41 and 8: better (0.25), equal to the particle's personal
+   * best (kept: strictly better only), worse (1e300), better (half the
+   * particle's). */
+  const int64_t at[4] = {3, 20, 41, 8};
+  double in[4 * 4], in_cost[4] = {0.25, st.pbest_cost[20], 1e300, 0.5 * st.pbest_cost[8]};
+  for (int e = 0; e < 16; e++) in[e] = 0.125 * e;
+  int64_t rep[4];
+  CHECK(st.pbest_cost[3] > 0.25 && st.pbest_cost[8] > 0, "%s: the case needs worse particles",
+        precision);
+  b.ops->unpack_chosen(&b, 0, 4, at, in, in_cost, rep);
+  const int64_t want[4] = {3, -1, -1, 8};
+  for (int m = 0; m < 4; m++)
+    CHECK(rep[m] == want[m], "%s: migrant %d into %lld: replaced %lld, want %lld", precision, m,
+          (long long)at[m], (long long)rep[m], (long long)want[m]);
+  b.ops->save_state(&b, &after);
+  for (int i = 0; i < 50; i++) {
+    int m = i == 3 ? 0 : i == 8 ? 3 : -1;
+    if (m < 0) {
+      CHECK(!memcmp(after.position + i * 4, st.position + i * 4, 4 * sizeof(double)) &&
+                !memcmp(after.velocity + i * 4, st.velocity + i * 4, 4 * sizeof(double)) &&
+                !memcmp(after.pbest_position + i * 4, st.pbest_position + i * 4,
+                        4 * sizeof(double)) &&
+                after.cost[i] == st.cost[i] && after.pbest_cost[i] == st.pbest_cost[i],
+            "%s: particle %d changed, no migrant was meant for it", precision, i);
+      continue;
+    }
+    double c = strcmp(precision, "float") ? in_cost[m] : (double)(float)in_cost[m];
+    for (int d = 0; d < 4; d++)
+      CHECK(after.position[i * 4 + d] == in[m * 4 + d] &&
+                after.pbest_position[i * 4 + d] == in[m * 4 + d] && after.velocity[i * 4 + d] == 0,
+            "%s: particle %d dimension %d is not migrant %d with zero velocity", precision, i, d,
+            m);
+    CHECK(after.cost[i] == c && after.pbest_cost[i] == c, "%s: particle %d's costs %g %g, want %g",
+          precision, i, after.cost[i], after.pbest_cost[i], c);
+  }
+  struct island_best ib;
+  double p[4];
+  ib.position = p;
+  b.ops->best(&b, 0, &ib);
+  CHECK(ib.cost <= 0.25 && ib.cost <= best[19], "%s: island best %g after a migrant of 0.25",
+        precision, ib.cost);
+  swarm_state_free(&st);
+  swarm_state_free(&after);
+  b.ops->destroy(&b);
+  config_free(&cfg);
+}
+
 /* K islands in one backend (global ids FIRST..FIRST+K-1) against K backends
  * of one island each: the same histories, states, bests and migrations, bit
  * for bit, on THREADS OpenMP threads. */
@@ -184,21 +260,35 @@ static void check_islands(const char *objective, int dims, int particles, const 
       CHECK(ba.cost == bb.cost && ba.particle == bb.particle && !memcmp(pa, pb, sizeof pa),
             "island %d's best differs", k);
     }
-    /* A migration: each island takes its left neighbour's best, in both. */
+    /* A migration: each island takes its left neighbour's best and
+     * replaces its worst (round 0), or sends drawn particles and replaces
+     * drawn ones (round 1), in both. */
     double pos[K][M * dims], cost[K][M];
     int64_t idx[M], rep_m[M], rep_1[M];
     for (int k = 0; k < K; k++) {
-      multi.ops->pack_migrants(&multi, k, M, pos[k], cost[k], idx);
       double p1[M * dims], c1[M];
       int64_t i1[M];
-      one[k].ops->pack_migrants(&one[k], 0, M, p1, c1, i1);
+      if (round == 0) {
+        multi.ops->pack_migrants(&multi, k, M, pos[k], cost[k], idx);
+        one[k].ops->pack_migrants(&one[k], 0, M, p1, c1, i1);
+      } else {
+        migration_draw(42, FIRST + k, last, MIGRATION_DRAW_SELECT, particles, M, idx);
+        multi.ops->pack_chosen(&multi, k, M, idx, pos[k], cost[k]);
+        one[k].ops->pack_chosen(&one[k], 0, M, idx, p1, c1);
+      }
       CHECK(!memcmp(p1, pos[k], sizeof p1) && !memcmp(c1, cost[k], sizeof c1),
             "island %d's migrants differ", k);
     }
     for (int k = 0; k < K; k++) {
       int from = (k + K - 1) % K;
-      multi.ops->unpack_migrants(&multi, k, M, pos[from], cost[from], rep_m);
-      one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], rep_1);
+      if (round == 0) {
+        multi.ops->unpack_migrants(&multi, k, M, pos[from], cost[from], rep_m);
+        one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], rep_1);
+      } else {
+        migration_draw(42, FIRST + k, last, MIGRATION_DRAW_REPLACE, particles, M, idx);
+        multi.ops->unpack_chosen(&multi, k, M, idx, pos[from], cost[from], rep_m);
+        one[k].ops->unpack_chosen(&one[k], 0, M, idx, pos[from], cost[from], rep_1);
+      }
       CHECK(!memcmp(rep_m, rep_1, sizeof rep_m), "island %d replaced other particles", k);
     }
   }
@@ -224,6 +314,8 @@ int main(void)
   check_threads("rosenbrock", 7, "float");
   check_threads("cubic", 1, "double");
   check_migrants();
+  check_chosen("double");
+  check_chosen("float");
   /* Small islands run in parallel over islands, large ones over particles. */
   for (int threads = 1; threads <= 2; threads++) {
     check_islands("rastrigin", 30, 50, "double", "global", threads);
