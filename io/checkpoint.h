@@ -64,17 +64,10 @@ void checkpoint_writer_free(struct checkpoint_writer *w);
  * is in flight. */
 int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **buf);
 
-/* What fills the buffer when the caller does not: FN(CTX, BUF) copies the
- * state into BUF (a capture on the GPU read back to the host). The I/O
- * thread calls it before writing, so the run's thread does not wait for
- * the copy; where the caller waits anyway it is called at once. */
-struct checkpoint_fill {
-  int (*fn)(void *ctx, struct swarm_state *buf);
-  void *ctx;
-};
-
 /* Starts writing a checkpoint of the buffer with INFO (collective); FILL,
- * when not NULL, fills the buffer first (above). WAIT:
+ * when not NULL, fills the buffer first: the I/O thread calls it before
+ * writing, so the run's thread does not wait for the copy (where the
+ * caller waits anyway it is called at once). WAIT:
  * the caller commits at once (a stop, the end), so it takes the checksums
  * itself while the I/O thread writes, rather than leaving both to the
  * thread, and returns when they are taken. Where
@@ -83,7 +76,7 @@ struct checkpoint_fill {
  * and nothing is left in flight. IPSO_ERR_RUNTIME with the path and the
  * reason on failure, leaving the previous checkpoint in place. */
 int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info, int wait,
-                     const struct checkpoint_fill *fill);
+                     const struct state_fill *fill);
 
 /* Whether a checkpoint was started and not yet committed (the same on every
  * rank). */

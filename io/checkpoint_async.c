@@ -64,7 +64,7 @@ struct checkpoint_writer {
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS: tests only */
 
   /* The checkpoint in flight. */
-  struct checkpoint_fill fill;     /* fills the buffer in the thread (fn NULL: filled) */
+  struct state_fill fill;     /* fills the buffer in the thread (fn NULL: filled) */
   int in_flight, threads, started; /* threads sharing the pieces; started */
   int64_t iteration;
   struct job_thread {
@@ -326,7 +326,7 @@ done:
 }
 
 int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info, int wait,
-                     const struct checkpoint_fill *fill)
+                     const struct state_fill *fill)
 {
   const char *path = w->cfg->output.checkpoint;
   int st = IPSO_OK, rc;

@@ -107,7 +107,10 @@ int h5out_close_file(struct h5out *h)
 /* Closes H's file and frees H (collective); returns the first failure. */
 static int h5out_release(struct h5out *h)
 {
-  int st = h5out_close_file(h);
+  int st = h5out_snapshot_wait(h);
+  h5out_snapshot_free(h);
+  int closed = h5out_close_file(h);
+  if (st == IPSO_OK) st = closed;
   MPI_Comm_free(&h->comm);
   free(h);
   return st;
@@ -119,6 +122,7 @@ static int h5out_release(struct h5out *h)
  * aborted (h5util.h). */
 void h5out_discard(struct h5out *h)
 {
+  h5out_snapshot_free(h);
   if (h->f.writer) {
     h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
     H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_mem);
@@ -128,6 +132,7 @@ void h5out_discard(struct h5out *h)
 
 void h5out_abandon(struct h5out *h)
 {
+  h5out_snapshot_free(h);
   free(h);
 }
 
@@ -299,6 +304,7 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
                          const double *island_best, const double *global_best,
                          const int64_t *evaluations, const double *wall_seconds)
 {
+  IPSO_TRY(h5out_snapshot_wait(h));
   struct h5u_file *f = &h->f;
   double *matrix = NULL, *gathered = NULL;
   int range[2] = {n, -n};
@@ -376,6 +382,7 @@ static int migration_cmp(const void *a, const void *b)
 
 int h5out_append_migrations(struct h5out *h, int n, const struct migration_record *rec)
 {
+  IPSO_TRY(h5out_snapshot_wait(h));
   struct h5u_file *f = &h->f;
   MPI_Datatype rec_type = MPI_DATATYPE_NULL;
   struct migration_record *all = NULL;
@@ -499,6 +506,7 @@ done:
 
 int h5out_write_result(struct h5out *h, const struct run_result *r)
 {
+  IPSO_TRY(h5out_snapshot_wait(h));
   struct h5u_file *f = &h->f;
   const struct {
     const char *name;
@@ -557,6 +565,7 @@ int h5out_flush(struct h5out *h)
 {
   struct h5u_file *f = &h->f;
   int st = IPSO_ERR_RUNTIME;
+  IPSO_TRY(h5out_snapshot_wait(h));
   if (!f->writer) return IPSO_OK;
   IPSO_CHECK_H5_GOTO(f->path, H5Fflush(f->id, H5F_SCOPE_GLOBAL), st, done, "flushing the file");
   st = IPSO_OK;

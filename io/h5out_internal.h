@@ -11,6 +11,8 @@
 #include "h5out.h"
 #include "h5util.h"
 
+struct h5out_snapshots;
+
 enum history_column {
   HIST_ITERATION,
   HIST_ISLAND_BEST,
@@ -43,8 +45,12 @@ struct h5out {
   hid_t migration_mem; /* struct migration_record in memory */
   int64_t history_rows;
   int64_t migration_rows;
-  char started[32]; /* the root attribute 'started': when the run began */
+  char started[32];             /* the root attribute 'started': when the run began */
+  struct h5out_snapshots *snap; /* snapshots in the background (h5out_snapshot.c), or NULL */
 };
+
+/* Ends the snapshot writer of H, if any (joins its thread). */
+void h5out_snapshot_free(struct h5out *h);
 
 /* Allocates the handle of the output of CFG: its own communicator, nothing
  * open yet. */

@@ -24,41 +24,42 @@ static void capture_sizes(const struct gpu_swarm *g, size_t *rows, size_t *costs
   *costs = n * g->es;
 }
 
-/* The capture's buffer, stream and event, on first use; 0 when the device
- * has no memory for a second copy of the state (the caller then copies
+/* Slot C's buffer, stream and event, on first use; 0 when the device has
+ * no memory for another copy of the state (the caller then copies
  * synchronously). */
-static int capture_ready(struct gpu_swarm *g, int *ready)
+static int capture_ready(struct gpu_swarm *g, struct gpu_capture *c, int *ready)
 {
   *ready = 0;
   if (g->capture_failed) return IPSO_OK;
-  if (!g->d_capture) {
+  if (!c->d) {
     size_t rows, costs;
     capture_sizes(g, &rows, &costs);
-    cudaError_t e = cudaMalloc(&g->d_capture, 3 * rows + 2 * costs);
+    cudaError_t e = cudaMalloc(&c->d, 3 * rows + 2 * costs);
     if (e == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
-      g->d_capture = NULL;
+      c->d = NULL;
       g->capture_failed = 1;
       return IPSO_OK;
     }
     IPSO_CHECK_CUDA(e);
-    IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&g->copy_stream, cudaStreamNonBlocking));
-    IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&g->ev_captured, cudaEventDisableTiming));
-    IPSO_CHECK_CUDA(cudaMallocHost(&g->h_bounce, CAPTURE_CHUNK));
+    IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&c->taken, cudaEventDisableTiming));
+    IPSO_CHECK_CUDA(cudaMallocHost(&c->h_bounce, CAPTURE_CHUNK));
   }
   *ready = 1;
   return IPSO_OK;
 }
 
-int gpu_capture(struct backend *b, int *captured)
+int gpu_capture(struct backend *b, int slot, int *captured)
 {
   struct gpu_swarm *g = b->impl;
-  IPSO_TRY(capture_ready(g, captured));
+  struct gpu_capture *c = &g->capture[slot];
+  IPSO_TRY(capture_ready(g, c, captured));
   if (!*captured) return IPSO_OK;
   size_t rows, costs, n = (size_t)g->N * (size_t)g->count;
   capture_sizes(g, &rows, &costs);
   size_t w = (size_t)g->D * g->es, pitch = (size_t)g->plan.map.pitch * g->es;
-  char *d = g->d_capture;
+  char *d = c->d;
   const void *src[3] = {g->s.x, g->s.v, g->s.p};
   for (int a = 0; a < 3; a++)
     IPSO_CHECK_CUDA(cudaMemcpy2DAsync(d + (size_t)a * rows, w, src[a], pitch, w, n,
@@ -67,48 +68,49 @@ int gpu_capture(struct backend *b, int *captured)
       cudaMemcpyAsync(d + 3 * rows, g->s.cost, costs, cudaMemcpyDeviceToDevice, g->stream));
   IPSO_CHECK_CUDA(cudaMemcpyAsync(d + 3 * rows + costs, g->s.pcost, costs, cudaMemcpyDeviceToDevice,
                                   g->stream));
-  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_captured, g->stream));
+  IPSO_CHECK_CUDA(cudaEventRecord(c->taken, g->stream));
   return IPSO_OK;
 }
 
-int gpu_read_captured(struct backend *b, struct swarm_state *st)
+int gpu_read_captured(struct backend *b, int slot, struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
+  struct gpu_capture *c = &g->capture[slot];
   size_t rows, costs;
   capture_sizes(g, &rows, &costs);
-  const char *d = g->d_capture;
+  const char *d = c->d;
   double *dst[5] = {st->position, st->velocity, st->pbest_position, st->cost, st->pbest_cost};
   size_t off[5] = {0, rows, 2 * rows, 3 * rows, 3 * rows + costs};
   size_t bytes[5] = {rows, rows, rows, costs, costs};
   /* The runtime's current device is per thread. */
   IPSO_CHECK_CUDA(cudaSetDevice(g->device));
-  IPSO_CHECK_CUDA(cudaStreamWaitEvent(g->copy_stream, g->ev_captured, 0));
+  IPSO_CHECK_CUDA(cudaStreamWaitEvent(c->stream, c->taken, 0));
   /* Through the pinned bounce buffer, a chunk at a time (a copy into
    * pageable memory would hold up the run thread's launches for as long
    * as it takes); the state is dense, so a chunk is a run of elements. */
   for (int a = 0; a < 5; a++)
     for (size_t at = 0; at < bytes[a]; at += CAPTURE_CHUNK) {
       size_t len = bytes[a] - at < CAPTURE_CHUNK ? bytes[a] - at : CAPTURE_CHUNK;
-      IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_bounce, d + off[a] + at, len, cudaMemcpyDeviceToHost,
-                                      g->copy_stream));
-      IPSO_CHECK_CUDA(cudaStreamSynchronize(g->copy_stream));
+      IPSO_CHECK_CUDA(
+          cudaMemcpyAsync(c->h_bounce, d + off[a] + at, len, cudaMemcpyDeviceToHost, c->stream));
+      IPSO_CHECK_CUDA(cudaStreamSynchronize(c->stream));
       size_t first = at / g->es, n = len / g->es;
       if (g->fl)
-        gpu_rows_from_real(dst[a] + first, g->h_bounce, 1, n, 1, 1);
+        gpu_rows_from_real(dst[a] + first, c->h_bounce, 1, n, 1, 1);
       else
-        memcpy(dst[a] + first, g->h_bounce, len);
+        memcpy(dst[a] + first, c->h_bounce, len);
     }
   return IPSO_OK;
 }
 
 void gpu_capture_free(struct gpu_swarm *g)
 {
-  if (g->d_capture) cudaFree(g->d_capture);
-  if (g->ev_captured) cudaEventDestroy(g->ev_captured);
-  if (g->copy_stream) cudaStreamDestroy(g->copy_stream);
-  if (g->h_bounce) cudaFreeHost(g->h_bounce);
-  g->h_bounce = NULL;
-  g->d_capture = NULL;
-  g->ev_captured = NULL;
-  g->copy_stream = NULL;
+  for (int k = 0; k < CAPTURE_SLOTS; k++) {
+    struct gpu_capture *c = &g->capture[k];
+    if (c->d) cudaFree(c->d);
+    if (c->taken) cudaEventDestroy(c->taken);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    if (c->h_bounce) cudaFreeHost(c->h_bounce);
+    memset(c, 0, sizeof *c);
+  }
 }

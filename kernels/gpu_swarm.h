@@ -47,13 +47,17 @@ struct gpu_swarm {
   double *last_best;             /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
-  /* The captured state (gpu_capture.c): a dense device copy of x, v, p,
-   * cost, pcost taken in the stream's order, read by another thread. */
-  void *d_capture;
-  cudaStream_t copy_stream; /* the capture's copy to the host */
-  cudaEvent_t ev_captured;  /* after the device copy */
-  void *h_bounce;           /* pinned: the copy to the host goes through it */
-  int capture_failed;       /* no memory for it: captures are not offered */
+  /* The captured states (gpu_capture.c), one per slot (enum capture_slot):
+   * a dense device copy of x, v, p, cost, pcost taken in the stream's
+   * order, read by another thread through its own stream and pinned
+   * buffer. */
+  struct gpu_capture {
+    void *d;
+    void *h_bounce;
+    cudaStream_t stream;
+    cudaEvent_t taken;
+  } capture[CAPTURE_SLOTS];
+  int capture_failed; /* no memory for one: captures are not offered */
 };
 
 /* Island K's part of the swarm arrays. */
@@ -62,8 +66,8 @@ struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k);
 int gpu_recompute_best(struct gpu_swarm *g, int first, int count, int from_init);
 
 /* The backend's state capture (gpu_capture.c), and its release. */
-int gpu_capture(struct backend *b, int *captured);
-int gpu_read_captured(struct backend *b, struct swarm_state *st);
+int gpu_capture(struct backend *b, int slot, int *captured);
+int gpu_read_captured(struct backend *b, int slot, struct swarm_state *st);
 void gpu_capture_free(struct gpu_swarm *g);
 
 /* Grows the migrant buffers to COUNT migrants per island (gpu_migrate.c). */

@@ -41,6 +41,10 @@ static inline int swarm_setup_count(const struct swarm_setup *setup)
 
 struct backend;
 
+/* The capture slots (backend_ops.capture_state): one per kind of
+ * background writer, so a snapshot and a checkpoint can be in flight. */
+enum capture_slot { CAPTURE_CHECKPOINT, CAPTURE_SNAPSHOT, CAPTURE_SLOTS };
+
 struct backend_ops {
   const char *name;
   /* Allocates the swarms and initialises them (iteration 0). */
@@ -77,13 +81,14 @@ struct backend_ops {
   int (*save_state)(struct backend *b, struct swarm_state *s);
   int (*load_state)(struct backend *b, const struct swarm_state *s);
   /* Optional (NULL where save_state is as cheap): captures the state of all
-   * K swarms as it is now without waiting for a copy to the host, and sets
-   * *CAPTURED (0: not possible now, use save_state). The run goes on; the
-   * capture is read, once, by read_captured, which may be called from
-   * another thread while step() and the migrations run; a capture replaces
-   * the one before it, which must not be being read. */
-  int (*capture_state)(struct backend *b, int *captured);
-  int (*read_captured)(struct backend *b, struct swarm_state *s);
+   * K swarms as it is now into capture SLOT (enum capture_slot) without
+   * waiting for a copy to the host, and sets *CAPTURED (0: not possible
+   * now, use save_state). The run goes on; the capture is read, once, by
+   * read_captured, which may be called from another thread while step()
+   * and the migrations run and the other slot is read; a capture replaces
+   * the one before it in its slot, which must not be being read. */
+  int (*capture_state)(struct backend *b, int slot, int *captured);
+  int (*read_captured)(struct backend *b, int slot, struct swarm_state *s);
   void (*destroy)(struct backend *b);
 };
 

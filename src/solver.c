@@ -64,7 +64,7 @@ static int fetch_state_into(struct solver *s, struct swarm_state *dst)
 static int read_captured(void *ctx, struct swarm_state *buf)
 {
   struct solver *s = ctx;
-  return s->b.ops->read_captured(&s->b, buf);
+  return s->b.ops->read_captured(&s->b, CAPTURE_CHECKPOINT, buf);
 }
 
 /* Copies the rank's swarms to the host copy (snapshots, checks). */
@@ -124,10 +124,10 @@ static int start_checkpoint(struct solver *s, int wait)
   int captured = 0;
   if (!wait && s->b.ops->capture_state) {
     watchdog_beat("capturing the swarm", s->t);
-    IPSO_TRY(s->b.ops->capture_state(&s->b, &captured));
+    IPSO_TRY(s->b.ops->capture_state(&s->b, CAPTURE_CHECKPOINT, &captured));
   }
   if (!captured) IPSO_TRY(fetch_state_into(s, buf));
-  struct checkpoint_fill fill = {read_captured, s};
+  struct state_fill fill = {read_captured, s};
   watchdog_beat("writing a checkpoint", s->t);
   struct checkpoint_info info = {
       s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration, s->hist.written, "", ""};
@@ -157,11 +157,28 @@ static int write_checkpoint(struct solver *s)
   return commit_checkpoint(s);
 }
 
+/* The snapshot's fill (h5out.h): the capture taken by write_snapshot. */
+static int read_captured_snapshot(void *ctx, struct swarm_state *buf)
+{
+  struct solver *s = ctx;
+  return s->b.ops->read_captured(&s->b, CAPTURE_SNAPSHOT, buf);
+}
+
+/* Starts the snapshot of iteration s->t (collective): the state captured
+ * (the GPU's) or copied into the output's buffer; written in the
+ * background where the output can (h5out_snapshot_start). */
 static int write_snapshot(struct solver *s)
 {
-  IPSO_TRY(fetch_state(s));
   watchdog_beat("writing a snapshot", s->t);
-  return h5out_write_snapshot(s->out, s->t, &s->state, s->sign);
+  IPSO_TRY(h5out_snapshot_wait(s->out));
+  struct swarm_state *buf;
+  IPSO_TRY(h5out_snapshot_buffer(s->out, &buf));
+  int captured = 0;
+  if (s->b.ops->capture_state)
+    IPSO_TRY(s->b.ops->capture_state(&s->b, CAPTURE_SNAPSHOT, &captured));
+  if (!captured) IPSO_TRY(fetch_state_into(s, buf));
+  struct state_fill fill = {read_captured_snapshot, s};
+  return h5out_snapshot_start(s->out, s->t, s->sign, captured ? &fill : NULL);
 }
 
 /* Checks the swarm invariants after iteration s->t (--check-invariants). */

@@ -35,6 +35,14 @@ extern "C" {
 #endif
 
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
+
+/* A copy of the state into BUF that the caller does not wait for: FN(CTX,
+ * BUF) is called by the I/O thread of a checkpoint or a snapshot (the GPU's
+ * captured state read back to the host). */
+struct state_fill {
+  int (*fn)(void *ctx, struct swarm_state *buf);
+  void *ctx;
+};
 void swarm_state_free(struct swarm_state *s);
 
 /* Island K's rows of S, which holds islands of PARTICLES particles one

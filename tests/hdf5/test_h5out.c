@@ -7,10 +7,12 @@
  * (the report check reads it). Exit 0 pass, 1 fail. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -551,8 +553,28 @@ static int append_rows(struct h5out *h, int64_t first, int64_t last)
   return h5out_append_history(h, n, its, ib, gb, ev, ws);
 }
 
+/* A snapshot's fill in the background (h5out_snapshot_start): the state of
+ * iteration 10, slowly, noting the thread it ran on and that it ended. */
+struct slow_fill {
+  pthread_t caller;
+  int other_thread, done, fail;
+};
+
+static int fill_slowly(void *ctx, struct swarm_state *buf)
+{
+  struct slow_fill *f = ctx;
+  struct timespec pause = {0, 200 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  f->other_thread = !pthread_equal(pthread_self(), f->caller);
+  fill_state(buf, rank, 10);
+  f->done = 1;
+  if (f->fail) fprintf(stderr, "test_h5out: a fill that fails (rank %d)\n", rank);
+  return f->fail ? IPSO_ERR_RUNTIME : IPSO_OK;
+}
+
 /* Writes the run file of CFG as a short run would: histories in two
- * blocks, migrations in uneven calls, two snapshots, a result twice. */
+ * blocks, migrations in uneven calls, two snapshots (the second in the
+ * background, filled by another thread), a result twice. */
 static void write_run(const struct ipso_config *cfg)
 {
   struct h5out *h = NULL;
@@ -577,9 +599,17 @@ static void write_run(const struct ipso_config *cfg)
       expect_status(append_rows(h, 8, 10), IPSO_OK, "history block 8..10");
     }
   }
-  fill_state(&s, rank, 10);
-  expect_status(h5out_write_snapshot(h, 10, &s, -1.0), IPSO_OK, "snapshot 10");
+  struct swarm_state *buf = NULL;
+  expect_status(h5out_snapshot_buffer(h, &buf), IPSO_OK, "snapshot buffer");
+  struct slow_fill sf = {pthread_self(), 0, 0, 0};
+  struct state_fill fill = {fill_slowly, &sf};
+  expect_status(h5out_snapshot_start(h, 10, -1.0, &fill), IPSO_OK, "snapshot 10 started");
+  /* The result is written after the snapshot's thread has finished. */
   expect_status(h5out_write_result(h, &first), IPSO_OK, "result");
+  CHECK(sf.done, "h5out_write_result returned before the snapshot's fill ended");
+#ifdef H5_HAVE_PARALLEL /* else several ranks write through rank 0, at once */
+  CHECK(sf.other_thread, "the snapshot's fill ran on the caller's thread");
+#endif
   expect_status(h5out_write_result(h, &r), IPSO_OK, "result again");
   expect_status(h5out_flush(h), IPSO_OK, "flush");
   expect_status(h5out_close(h, 1), IPSO_OK, "close");
@@ -712,7 +742,9 @@ static void expect_read(MPI_Comm comm, const char *path, const struct ipso_confi
 static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
 {
   struct ipso_config c = *cfg;
-  struct checkpoint_info info = {42, 4200, 12.5, -1, 10, "2026-01-01T00:00:00Z", "0123456789abcdef"}, got;
+  struct checkpoint_info info =
+                             {42, 4200, 12.5, -1, 10, "2026-01-01T00:00:00Z", "0123456789abcdef"},
+                         got;
   struct swarm_state s, back;
   char path[IPSO_PATH_MAX], copy[IPSO_PATH_MAX];
   struct file_image im;
@@ -848,11 +880,30 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
 }
 
 /* Removes DIR and the files the test leaves in it; KEEP names one to keep. */
+/* A snapshot whose fill fails on the last rank only: every rank is told,
+ * by the next call that waits for it, and the file still closes. */
+static void test_snapshot_failure(const struct ipso_config *cfg, const char *dir)
+{
+  struct ipso_config c = *cfg;
+  path_in(c.run.output, dir, "snapfail.h5");
+  struct h5out *h = NULL;
+  expect_status(h5out_create(MPI_COMM_WORLD, &c, 0, &h), IPSO_OK, "h5out_create snapfail.h5");
+  if (!h) return;
+  struct swarm_state *buf = NULL;
+  expect_status(h5out_snapshot_buffer(h, &buf), IPSO_OK, "snapshot buffer");
+  struct slow_fill sf = {pthread_self(), 0, 0, rank == size - 1};
+  struct state_fill fill = {fill_slowly, &sf};
+  expect_status(h5out_snapshot_start(h, 3, 1.0, &fill), IPSO_OK, "failing snapshot started");
+  expect_status(h5out_flush(h), IPSO_ERR_RUNTIME, "flush after a failed snapshot");
+  expect_status(h5out_close(h, 0), IPSO_OK, "close after a failed snapshot");
+}
+
 static void clean(const char *dir, const char *keep)
 {
   static const char *const names[] = {"run.h5",       "over.h5", "restart.h5",   "absent.h5",
                                       "text.h5",      "ckpt.h5", "ckpt.h5.prev", "ckpt.h5.tmp",
-                                      "truncated.h5", "cut.h5",  "flipped.h5",   "noparams.h5"};
+                                      "truncated.h5", "cut.h5",  "flipped.h5",   "noparams.h5",
+                                      "snapfail.h5"};
   char path[IPSO_PATH_MAX];
   if (rank != 0) return;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -895,6 +946,7 @@ int main(int argc, char **argv)
   test_refusals(&cfg, dir);
   test_reopen(&cfg, dir);
   test_checkpoint(&cfg, dir);
+  test_snapshot_failure(&cfg, dir);
 
   clean(dir, argc > 1 ? "run.h5" : NULL);
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
