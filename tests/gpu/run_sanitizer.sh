@@ -65,6 +65,23 @@ for variant in queue_lock:strict:1:global queue_lock:strict:0:global queue_lock:
   done
 done
 export IPSO_GPU_RESIDENT=1
+# Snapshots and checkpoints written in the background (the state captured
+# on the device in both slots, read back by the writers' threads), and the
+# random migration policies: memcheck.
+cfg=$work/capture.toml
+write_config "$cfg" rastrigin 30 333 double queue_lock strict 40 5 run.islands=4 \
+  migration.interval=5 migration.migrants=2 'migration.select="random"' \
+  'migration.policy="replace_random"' "run.output=\"$work/capture.h5\"" \
+  "output.checkpoint=\"$work/capture.ckpt.h5\"" output.checkpoint_interval=10 \
+  output.snapshot_interval=10
+n=$((n + 1))
+label="memcheck 4 islands, snapshots and checkpoints captured, random migration"
+if out=$(compute-sanitizer --tool memcheck --error-exitcode 9 "$IPSO_BIN" "$cfg" --overwrite 2>&1) &&
+  grep -q "checkpoints *[1-9][0-9]* written" <<<"$out"; then
+  echo "ok   $label"
+else
+  echo "FAIL $label"; echo "$out" | grep -v "^islandpso" | head -20; fail=$((fail + 1))
+fi
 # The GPU test programs themselves under each tool: their GPU-against-CPU
 # and variant-against-variant comparisons must hold under the sanitizer's
 # scheduling too, which runs warps in other orders (that is how a race
