@@ -7,7 +7,7 @@
  *                      history_rows; the problem: dimensions, particles,
  *                      islands, objective, function, goal, precision; the
  *                      algorithm: seed, inertia, cognitive, social,
- *                      velocity_clamp, inertia_end (NaN: constant
+ *                      velocity_clamp, inertia_end (= inertia: constant
  *                      inertia), kernel, sync, swarm_topology,
  *                      neighbours, refresh, migration_interval,
  *                      migrants, topology, policy
@@ -86,7 +86,9 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
 {
   const struct ipso_objective_config *o = &cfg->objective;
   const int islands = config_islands(cfg, f->size);
-  const double inertia_end = cfg->swarm.has_inertia_end ? cfg->swarm.inertia_end : NAN;
+  /* A constant inertia is the schedule that ends where it starts. */
+  const double inertia_end =
+      cfg->swarm.has_inertia_end ? cfg->swarm.inertia_end : cfg->swarm.inertia;
   const struct {
     const char *name;
     hid_t file_type, mem_type;

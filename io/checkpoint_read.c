@@ -337,17 +337,15 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
                     cfg->swarm.neighbours, cfg->swarm.refresh);
   free(was);
   warn_changed(f, "swarm.topology", then, now);
-  double end = NAN;
+  /* inertia_end (since clpso; equal to inertia: constant) */
+  double end, now_end = cfg->swarm.inertia;
   if (h5u_read_attr(f->id, "inertia_end", H5T_NATIVE_DOUBLE, 1, &end) != 0) end = NAN;
-  if (isnan(end))
-    snprintf(then, sizeof then, "none");
-  else
+  if (cfg->swarm.has_inertia_end) now_end = cfg->swarm.inertia_end;
+  if (!isnan(end)) {
     format_double(then, end);
-  if (cfg->swarm.has_inertia_end)
-    format_double(now, cfg->swarm.inertia_end);
-  else
-    snprintf(now, sizeof now, "none");
-  warn_changed(f, "inertia_end", then, now);
+    format_double(now, now_end);
+    warn_changed(f, "inertia_end", then, now);
+  }
   IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
   snprintf(then, sizeof then, "%" PRId64, interval);
   snprintf(now, sizeof now, "%" PRId64, cfg->migration.interval);

@@ -1,8 +1,8 @@
 #!/bin/bash
 # A restart whose config changes an algorithm setting continues with the new
 # one and says so, naming the setting, its value in the checkpoint and the
-# new value: the swarm's topology (ring with its neighbours, or global) and
-# the inertia. Unchanged settings are not mentioned.
+# new value: the swarm's topology (ring with its neighbours, global, or clpso
+# with its refresh), the inertia and its schedule's end. Unchanged settings are not mentioned.
 . "$IPSO_TEST_DIR/lib/common.sh"
 . "$IPSO_TEST_DIR/lib/config.sh"
 cd "$work" || exit 1
@@ -32,4 +32,9 @@ changed global.toml "global topology" \
 changed run.toml "other neighbours" "written with swarm.topology = ring, 3 neighbours on each side; continuing with ring, 5 neighbours on each side" \
   --set swarm.neighbours=5
 changed run.toml "inertia" "written with inertia = " --set swarm.inertia=0.5
+grep -v '^neighbours' run.toml | sed 's/^topology = "ring"/topology = "clpso"/' >clpso.toml
+changed clpso.toml "clpso topology" \
+  "written with swarm.topology = ring, 3 neighbours on each side; continuing with clpso, exemplars refreshed every 7 iterations"
+changed run.toml "inertia schedule" "written with inertia_end = 0.7213475204444817; continuing with 0.25" \
+  --set swarm.inertia_end=0.25
 finish
