@@ -391,9 +391,6 @@ static void test_defaults(void)
   CHECK_INT(c.swarm.sync, IPSO_SYNC_STRICT);
   CHECK_INT(c.swarm.topology, IPSO_SWARM_RING);
   CHECK_INT(c.swarm.neighbours, 4);
-  CHECK_INT(c.swarm.has_inertia_end, 0);
-  CHECK(c.text && strstr(c.text, "# inertia_end: none (constant inertia)\n") &&
-        !strstr(c.text, "refresh"));
   CHECK_INT(c.migration.interval, 100);
   CHECK_INT(c.migration.migrants, 2);
   CHECK_INT(c.migration.topology, IPSO_TOPOLOGY_RING);
@@ -417,47 +414,6 @@ static void test_defaults(void)
   CHECK_DBL(c.objective.params[0].values[0], 1.0);
   CHECK(c.text && strstr(c.text, "[objective.params]\ntarget = 1.0\n"));
   check_round_trips(&c, 1);
-  config_free(&c);
-}
-
-/* good/clpso.toml: the clpso topology's own defaults (inertia 0.9 -> 0.4,
- * c1 = 0, c2 = 1.49445, refresh 7), written out; and its keys set. */
-static void test_clpso(void)
-{
-  struct ipso_config c;
-  if (load_good("good/clpso.toml", 0, NULL, 4, &c) != IPSO_OK) return;
-  CHECK_INT(c.swarm.topology, IPSO_SWARM_CLPSO);
-  CHECK_DBL(c.swarm.inertia, 0.9);
-  CHECK_INT(c.swarm.has_inertia_end, 1);
-  CHECK_DBL(c.swarm.inertia_end, 0.4);
-  CHECK_DBL(c.swarm.cognitive, 0.0);
-  CHECK_DBL(c.swarm.social, 1.49445);
-  CHECK_INT(c.swarm.refresh, 7);
-  CHECK(c.text && strstr(c.text, "inertia = 0.9\ninertia_end = 0.4\ncognitive = 0.0\n") &&
-        strstr(c.text, "topology = \"clpso\"\nrefresh = 7\n") && !strstr(c.text, "neighbours"));
-  check_round_trips(&c, 4);
-  config_free(&c);
-
-  char *ov[] = {"swarm.refresh=3", "swarm.inertia_end=0.6", "swarm.inertia=0.7",
-                "swarm.cognitive=0.5"};
-  if (load_good("good/clpso.toml", 4, ov, 4, &c) != IPSO_OK) return;
-  CHECK_INT(c.swarm.refresh, 3);
-  CHECK_DBL(c.swarm.inertia, 0.7);
-  CHECK_DBL(c.swarm.inertia_end, 0.6);
-  CHECK_DBL(c.swarm.cognitive, 0.5);
-  CHECK_DBL(c.swarm.social, 1.49445);
-  check_round_trips(&c, 4);
-  config_free(&c);
-
-  /* An inertia schedule on the ring topology. */
-  char *ring[] = {"swarm.topology=\"ring\"", "swarm.inertia_end=0.25"};
-  if (load_good("good/clpso.toml", 2, ring, 4, &c) != IPSO_OK) return;
-  CHECK_INT(c.swarm.topology, IPSO_SWARM_RING);
-  CHECK_INT(c.swarm.has_inertia_end, 1);
-  CHECK_DBL(c.swarm.inertia_end, 0.25);
-  CHECK_DBL(c.swarm.inertia, SPSO_INERTIA);
-  CHECK(c.text && strstr(c.text, "inertia_end = 0.25\n") && !strstr(c.text, "refresh"));
-  check_round_trips(&c, 4);
   config_free(&c);
 }
 
@@ -661,9 +617,6 @@ static void test_enum_names(void)
   CHECK_STR(config_kernel_name(IPSO_KERNEL_REDUCTION), "reduction");
   CHECK_STR(config_sync_name(IPSO_SYNC_STRICT), "strict");
   CHECK_STR(config_sync_name(IPSO_SYNC_RELAXED), "relaxed");
-  CHECK_STR(config_swarm_topology_name(IPSO_SWARM_GLOBAL), "global");
-  CHECK_STR(config_swarm_topology_name(IPSO_SWARM_RING), "ring");
-  CHECK_STR(config_swarm_topology_name(IPSO_SWARM_CLPSO), "clpso");
   CHECK_STR(config_goal_name(IPSO_MINIMIZE), "minimize");
   CHECK_STR(config_goal_name(IPSO_MAXIMIZE), "maximize");
   CHECK_STR(config_topology_name(IPSO_TOPOLOGY_RING), "ring");
@@ -982,7 +935,6 @@ int main(void)
   test_cubic();
   test_target_distance();
   test_defaults();
-  test_clpso();
   test_overrides();
   test_user_source();
   test_hms();
