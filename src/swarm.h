@@ -90,10 +90,10 @@ static inline double swarm_inertia_at(double w0, int has_end, double w_end, int6
  * particle update's blocks (t * W / 4 + k < 10^12 * 50,000 < 2^63) never
  * reach them; E * (D + 1) + D < 10^12 * 100,001 < 2^63 keeps them apart
  * from each other. */
-#define SWARM_CLPSO_BLOCK_BASE (UINT64_C(1) << 63)
+#define IPSO_CLPSO_BLOCK_BASE (UINT64_C(1) << 63)
 static inline uint64_t swarm_clpso_block(int64_t epoch, int dims, int d)
 {
-  return SWARM_CLPSO_BLOCK_BASE + (uint64_t)epoch * ((uint64_t)dims + 1u) + (uint64_t)d;
+  return IPSO_CLPSO_BLOCK_BASE + (uint64_t)epoch * ((uint64_t)dims + 1u) + (uint64_t)d;
 }
 
 /* A particle other than I of N, uniform, from one random word. */
