@@ -5,14 +5,14 @@
  * every position, velocity and personal-best element read once and every
  * position and velocity element written once per iteration, over the
  * device-to-device copy bandwidth measured here; the rows of the ring
- * topology, "+ring", count the same bytes, not the attractor rows that the
- * lbest kernel writes and the step reads). Optionally the CPU
+ * topology, "+ring" (and of clpso, "+clpso"), count the same bytes, not the
+ * attractor rows that the lbest (exemplar) kernel writes and the step reads). Optionally the CPU
  * backend on the same problems (--cpu), for the GPU/CPU speedup.
  *
  * Islands: the 30-D float Rastrigin workload's 65,536 particles as 64
  * islands of 1,024 and 16 of 4,096 in one backend (all islands in one launch
- * per iteration) against one swarm of 65,536, global topology and ring:
- * the time per iteration of each and the ratio to the one swarm (--only
+ * per iteration) against one swarm of 65,536, global topology, ring and
+ * clpso: the time per iteration of each and the ratio to the one swarm (--only
  * islands for these rows alone).
  *
  * --user FILE: the 30-D float Rastrigin workload with the built-in objective
@@ -56,7 +56,7 @@ static const struct workload workloads[] = {
 struct variant {
   const char *kernel, *sync;
   int streaming; /* force one launch per iteration (gpu_overrides.no_resident) */
-  int ring;      /* swarm.topology = "ring" (4 neighbours), labelled "<sync>+ring" */
+  int topology;  /* 0 global; 1 ring (4 neighbours), labelled "<sync>+ring"; 2 clpso, "+clpso" */
 };
 static const struct variant variants[] = {
     {"queue_lock", "strict", 0, 0}, {"queue_lock", "strict", 1, 0}, {"queue_lock", "relaxed", 0, 0},
@@ -64,10 +64,14 @@ static const struct variant variants[] = {
     {"queue_lock", "relaxed", 0, 1}};
 enum { V_QUEUE_LOCK = 0, V_REDUCTION = 4 };
 
-/* The sync column of a variant: the mode, and "+ring" for the ring topology. */
+static const char *const topology_names[] = {"global", "ring", "clpso"};
+
+/* The sync column of a variant: the mode, and "+ring" or "+clpso" for those
+ * topologies. */
 static const char *sync_label(const struct variant *v, char *buf, size_t n)
 {
-  snprintf(buf, n, "%s%s", v->sync, v->ring ? "+ring" : "");
+  snprintf(buf, n, "%s%s%s", v->sync, v->topology ? "+" : "",
+           v->topology ? topology_names[v->topology] : "");
   return buf;
 }
 
@@ -113,7 +117,7 @@ static int make_config(const struct workload *w, const struct variant *v, const 
            "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\ntopology = \"%s\"\n"
            "velocity_clamp = 0.5\n[output]\ncheckpoint = \"\"\n",
            backend, w->precision, w->iterations, w->objective, w->dims, w->particles, v->kernel,
-           v->sync, v->ring ? "ring" : "global");
+           v->sync, topology_names[v->topology]);
   return config_load_text(text, w->name, 0, NULL, 1, cfg);
 }
 
@@ -164,7 +168,7 @@ static int time_gpu(const struct ipso_config *cfg, int streaming, long iteration
 }
 
 /* The 30-D float Rastrigin workload's particles as one swarm and as islands
- * in one backend, global and ring (strict queue-lock): time per iteration
+ * in one backend, global, ring and clpso (strict queue-lock): time per iteration
  * and the ratio to the one swarm as the plan runs it. */
 static int compare_islands(int reps, FILE *csv)
 {
@@ -173,12 +177,12 @@ static int compare_islands(int reps, FILE *csv)
     int islands, streaming;
   } rows[] = {{1, 0}, {1, 1}, {16, 0}, {64, 0}};
   long iterations = w->iterations;
-  for (int ring = 0; ring < 2; ring++) {
+  for (int topo = 0; topo < 3; topo++) {
     double base = 0;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
       struct workload iw = *w;
       iw.particles = w->particles / rows[r].islands;
-      struct variant v = {"queue_lock", "strict", rows[r].streaming, ring};
+      struct variant v = {"queue_lock", "strict", rows[r].streaming, topo};
       struct ipso_config cfg;
       IPSO_TRY(make_config(&iw, &v, "gpu", &cfg));
       double med = 0, spread = 0, best = 0;
@@ -189,18 +193,18 @@ static int compare_islands(int reps, FILE *csv)
       snprintf(label, sizeof label, "%d x %d%s", rows[r].islands, iw.particles,
                rows[r].streaming ? " (per iteration)" : "");
       if (rc != IPSO_OK) {
-        printf("islands %-6s %-28s failed\n", ring ? "ring" : "global", label);
+        printf("islands %-6s %-28s failed\n", topology_names[topo], label);
         continue;
       }
       if (r == 0) base = med;
       double per_it = med / (double)iterations;
       printf("islands %-6s %-28s %-26s %9.2f us/iteration %6.1f%% %6.3fx one swarm  best %.6g\n",
-             ring ? "ring" : "global", label, mapping, 1e6 * per_it, 100 * spread,
+             topology_names[topo], label, mapping, 1e6 * per_it, 100 * spread,
              base > 0 ? med / base : 0, fabs(best));
       if (csv)
         fprintf(csv, "islands-%d-%d,queue_lock,strict%s,%s,%.6f,%.4f,%.6e,,%.17g\n",
-                rows[r].islands, iw.particles, ring ? "+ring" : "", mapping, med, spread,
-                (double)w->particles * (double)iterations / med, fabs(best));
+                rows[r].islands, iw.particles, topo ? (topo == 1 ? "+ring" : "+clpso") : "",
+                mapping, med, spread, (double)w->particles * (double)iterations / med, fabs(best));
     }
   }
   printf("islands: target 64 x 1,024 within 1.10x of one swarm of 65,536 per iteration\n");

@@ -7,8 +7,9 @@
  *                      history_rows; the problem: dimensions, particles,
  *                      islands, objective, function, goal, precision; the
  *                      algorithm: seed, inertia, cognitive, social,
- *                      velocity_clamp, kernel, sync, swarm_topology,
- *                      neighbours, migration_interval,
+ *                      velocity_clamp, inertia_end (= inertia: constant
+ *                      inertia), kernel, sync, swarm_topology,
+ *                      neighbours, refresh, migration_interval,
  *                      migrants, topology, probability, select, policy
  *   /lower, /upper     [D] float64, the bounds
  *   /objective_params  [sum of lengths] float64, the parameters' values one
@@ -86,6 +87,9 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
 {
   const struct ipso_objective_config *o = &cfg->objective;
   const int islands = config_islands(cfg, f->size);
+  /* A constant inertia is the schedule that ends where it starts. */
+  const double inertia_end =
+      cfg->swarm.has_inertia_end ? cfg->swarm.inertia_end : cfg->swarm.inertia;
   const struct {
     const char *name;
     hid_t file_type, mem_type;
@@ -108,6 +112,8 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"migrants", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->migration.migrants},
       {"probability", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->migration.probability},
       {"neighbours", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->swarm.neighbours},
+      {"refresh", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->swarm.refresh},
+      {"inertia_end", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &inertia_end},
   };
   const struct {
     const char *name;

@@ -268,11 +268,14 @@ static void warn_changed(const struct h5u_file *f, const char *key, const char *
              now);
 }
 
-/* "global", or "ring, K neighbours on each side". */
-static void describe_topology(char *buf, size_t len, const char *topology, int k)
+/* "global", "ring, K neighbours on each side" or "clpso, exemplars
+ * refreshed every R iterations". */
+static void describe_topology(char *buf, size_t len, const char *topology, int k, int r)
 {
   if (strcmp(topology, "ring") == 0)
     snprintf(buf, len, "ring, %d neighbours on each side", k);
+  else if (strcmp(topology, "clpso") == 0)
+    snprintf(buf, len, "clpso, exemplars refreshed every %d iterations", r);
   else
     snprintf(buf, len, "%s", topology);
 }
@@ -324,13 +327,14 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
     free(v);
   }
   /* The swarm's topology (recorded since the ring came: earlier checkpoints
-   * are of global-best swarms). */
+   * are of global-best swarms; the refresh and inertia_end since clpso). */
   char *was = h5u_read_attr_string(f->id, "swarm_topology");
-  int k = 0;
+  int k = 0, r = 0;
   if (h5u_read_attr(f->id, "neighbours", H5T_NATIVE_INT, 1, &k) != 0) k = 0;
-  describe_topology(then, sizeof then, was ? was : "global", k);
+  if (h5u_read_attr(f->id, "refresh", H5T_NATIVE_INT, 1, &r) != 0) r = 0;
+  describe_topology(then, sizeof then, was ? was : "global", k, r);
   describe_topology(now, sizeof now, config_swarm_topology_name(cfg->swarm.topology),
-                    cfg->swarm.neighbours);
+                    cfg->swarm.neighbours, cfg->swarm.refresh);
   free(was);
   warn_changed(f, "swarm.topology", then, now);
   /* The probability of migration per link, and the migrants' selection
@@ -345,6 +349,15 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
   warn_changed(f, "migration.select", select ? select : "best",
                config_select_name(cfg->migration.select));
   free(select);
+  /* inertia_end (since clpso; equal to inertia: constant) */
+  double end, now_end = cfg->swarm.inertia;
+  if (h5u_read_attr(f->id, "inertia_end", H5T_NATIVE_DOUBLE, 1, &end) != 0) end = NAN;
+  if (cfg->swarm.has_inertia_end) now_end = cfg->swarm.inertia_end;
+  if (!isnan(end)) {
+    format_double(then, end);
+    format_double(now, now_end);
+    warn_changed(f, "inertia_end", then, now);
+  }
   IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
   snprintf(then, sizeof then, "%" PRId64, interval);
   snprintf(now, sizeof now, "%" PRId64, cfg->migration.interval);

@@ -14,9 +14,11 @@ enum ipso_precision { IPSO_DOUBLE, IPSO_FLOAT };
 enum ipso_goal { IPSO_MINIMIZE, IPSO_MAXIMIZE };
 enum ipso_kernel { IPSO_KERNEL_QUEUE_LOCK, IPSO_KERNEL_QUEUE, IPSO_KERNEL_REDUCTION };
 enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
-/* Whom a particle follows inside its island: the island's best, or the best
- * of its ring neighbourhood (particles i-k..i+k mod N). */
-enum ipso_swarm_topology { IPSO_SWARM_GLOBAL, IPSO_SWARM_RING };
+/* Whom a particle follows inside its island: the island's best, the best
+ * of its ring neighbourhood (particles i-k..i+k mod N), or an exemplar
+ * built dimension by dimension from the personal bests (comprehensive
+ * learning, CLPSO). */
+enum ipso_swarm_topology { IPSO_SWARM_GLOBAL, IPSO_SWARM_RING, IPSO_SWARM_CLPSO };
 enum ipso_topology { IPSO_TOPOLOGY_RING, IPSO_TOPOLOGY_BIDIRECTIONAL_RING };
 /* Which particles an island sends: its best personal bests, or those of
  * particles drawn at random. */
@@ -66,6 +68,8 @@ struct ipso_objective_config {
 struct ipso_swarm_config {
   int64_t particles; /* per island */
   double inertia;
+  int has_inertia_end; /* inertia decreases linearly to inertia_end at max_iterations */
+  double inertia_end;
   double cognitive;
   double social;
   double velocity_clamp; /* fraction of (upper - lower) */
@@ -73,6 +77,7 @@ struct ipso_swarm_config {
   enum ipso_sync sync;
   enum ipso_swarm_topology topology;
   int neighbours; /* topology ring: k particles on each side, 2k + 1 <= particles */
+  int refresh;    /* topology clpso: iterations an epoch of exemplars lasts */
 };
 
 struct ipso_migration_config {

@@ -47,6 +47,14 @@ constexpr double kSpsoAcceleration = 1.1931471805599453;
 constexpr int kDefaultSwarmTopology = IPSO_SWARM_RING;
 constexpr int64_t kDefaultNeighbours = 4;
 constexpr double kDefaultVelocityClamp = 0.05;
+/* The clpso topology's defaults (Liang, Qin, Suganthan and Baskar, IEEE TEC
+ * 2006): one attractor, the exemplar, with c = 1.49445 (social; cognitive
+ * 0, so the update has the exemplar's term alone), inertia from 0.9 down to
+ * 0.4 at max_iterations, and a new exemplar every 7 iterations. */
+constexpr double kClpsoInertia = 0.9;
+constexpr double kClpsoInertiaEnd = 0.4;
+constexpr double kClpsoAcceleration = 1.49445;
+constexpr int64_t kDefaultRefresh = 7;
 constexpr double kDefaultWatchdog = 30 * 60;
 constexpr double kDefaultCheckpointSeconds = 15 * 60;
 
@@ -265,6 +273,7 @@ private:
   void read_objective(const section &s, staged &out);
   void read_swarm(const section &s, staged &out);
   void read_topology(const section &s, bool particles_ok, ipso_swarm_config &w);
+  void read_refresh(const section &s, bool particles_ok, ipso_swarm_config &w);
   void read_migration(const section &s, staged &out);
   void read_output(const section &s, staged &out);
 

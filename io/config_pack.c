@@ -240,6 +240,8 @@ const char *config_swarm_topology_name(enum ipso_swarm_topology t)
     return "global";
   case IPSO_SWARM_RING:
     return "ring";
+  case IPSO_SWARM_CLPSO:
+    return "clpso";
   }
   return "unknown";
 }

@@ -18,8 +18,8 @@ const std::vector<table_schema> &config_schema()
        {"name", "dimensions", "lower", "upper", "goal", "source", "function", "separable",
         "params"}},
       {"swarm",
-       {"particles", "inertia", "cognitive", "social", "velocity_clamp", "kernel", "sync",
-        "topology", "neighbours"}},
+       {"particles", "inertia", "inertia_end", "cognitive", "social", "velocity_clamp", "kernel",
+        "sync", "topology", "neighbours", "refresh"}},
       {"migration", {"interval", "migrants", "topology", "probability", "select", "policy"}},
       {"output",
        {"history_interval", "snapshot_interval", "checkpoint_interval", "checkpoint", "progress"}},
@@ -120,6 +120,10 @@ std::string resolved_text(const ipso_config &c)
   t += "\n[swarm]\n";
   kv("particles", std::to_string(w.particles));
   kv("inertia", toml_double(w.inertia));
+  if (w.has_inertia_end)
+    kv("inertia_end", toml_double(w.inertia_end));
+  else
+    t += "# inertia_end: none (constant inertia)\n";
   kv("cognitive", toml_double(w.cognitive));
   kv("social", toml_double(w.social));
   kv("velocity_clamp", toml_double(w.velocity_clamp));
@@ -127,6 +131,7 @@ std::string resolved_text(const ipso_config &c)
   kv("sync", str(config_sync_name(w.sync)));
   kv("topology", str(config_swarm_topology_name(w.topology)));
   if (w.topology == IPSO_SWARM_RING) kv("neighbours", std::to_string(w.neighbours));
+  if (w.topology == IPSO_SWARM_CLPSO) kv("refresh", std::to_string(w.refresh));
 
   const ipso_migration_config &m = c.migration;
   t += "\n[migration]\n";

@@ -384,11 +384,19 @@ void validator::read_swarm(const section &s, staged &out)
                     " exceeds the limit of " + std::to_string(IPSO_MAX_ELEMENTS) + " per island");
   }
 
-  w.inertia = kSpsoInertia;
+  /* The topology first: clpso has coefficients of its own. */
+  read_topology(s, gp != got::bad, w);
+  bool clpso = w.topology == IPSO_SWARM_CLPSO;
+  w.inertia = clpso ? kClpsoInertia : kSpsoInertia;
   get_number_in(s, "inertia", 0, 1, false, w.inertia);
-  w.cognitive = kSpsoAcceleration;
+  /* A constant inertia unless inertia_end is given (clpso: 0.4 by default). */
+  w.inertia_end = kClpsoInertiaEnd;
+  got ge = get_number_in(s, "inertia_end", 0, 1, false, w.inertia_end);
+  w.has_inertia_end = ge == got::ok || (ge == got::absent && clpso);
+  if (!w.has_inertia_end) w.inertia_end = 0;
+  w.cognitive = clpso ? 0.0 : kSpsoAcceleration;
   get_number_in(s, "cognitive", 0, 4, false, w.cognitive);
-  w.social = kSpsoAcceleration;
+  w.social = clpso ? kClpsoAcceleration : kSpsoAcceleration;
   get_number_in(s, "social", 0, 4, false, w.social);
   w.velocity_clamp = kDefaultVelocityClamp;
   get_number_in(s, "velocity_clamp", 0, 1, true, w.velocity_clamp);
@@ -403,7 +411,7 @@ void validator::read_swarm(const section &s, staged &out)
     diag_.error(s.tbl->get("sync")->source(), "swarm.sync",
                 std::string("sync = \"relaxed\" requires kernel = \"queue_lock\" (kernel is \"") +
                     config_kernel_name(w.kernel) + "\")");
-  read_topology(s, gp != got::bad, w);
+  read_refresh(s, gp != got::bad, w);
   particles_ok_ = gp != got::bad;
 }
 
@@ -413,7 +421,7 @@ void validator::read_swarm(const section &s, staged &out)
 void validator::read_topology(const section &s, bool particles_ok, ipso_swarm_config &w)
 {
   int topology = kDefaultSwarmTopology;
-  got gt = get_enum(s, "topology", enum_names(config_swarm_topology_name, 2), topology);
+  got gt = get_enum(s, "topology", enum_names(config_swarm_topology_name, 3), topology);
   int64_t k = kDefaultNeighbours;
   got gk = get_integer(s, "neighbours", 1, INT_MAX, k);
   w.topology = static_cast<ipso_swarm_topology>(topology);
@@ -435,6 +443,27 @@ void validator::read_topology(const section &s, bool particles_ok, ipso_swarm_co
               "a ring of " + std::to_string(k) + " neighbour" + (k == 1 ? "" : "s") +
                   " on each side needs 2 * " + std::to_string(k) +
                   " + 1 = " + std::to_string(2 * k + 1) + " particles, the swarm has " +
+                  std::to_string(w.particles) + " (swarm.particles)");
+}
+
+/* [swarm] refresh (clpso only) and the swarm clpso needs: a tournament
+ * between other particles, so at least two particles. PARTICLES_OK:
+ * W.particles was read. */
+void validator::read_refresh(const section &s, bool particles_ok, ipso_swarm_config &w)
+{
+  int64_t refresh = kDefaultRefresh;
+  got gr = get_integer(s, "refresh", 1, INT_MAX, refresh);
+  w.refresh = static_cast<int>(refresh);
+  if (gr == got::ok && w.topology != IPSO_SWARM_CLPSO) {
+    diag_.error(s.tbl->get("refresh")->source(), "swarm.refresh",
+                std::string("refresh is for topology = \"clpso\" (topology is \"") +
+                    config_swarm_topology_name(w.topology) + "\")");
+    return;
+  }
+  if (w.topology != IPSO_SWARM_CLPSO || !particles_ok || w.particles >= 2) return;
+  diag_.error(s.tbl->get("topology")->source(), "swarm.topology",
+              "clpso learns from other particles' personal bests and needs at least 2 "
+              "particles, the swarm has " +
                   std::to_string(w.particles) + " (swarm.particles)");
 }
 

@@ -30,6 +30,21 @@
 
 #include "gpu_swarm.h"
 
+/* clpso: the learning thresholds of the particles, computed on the host
+ * (swarm_clpso_threshold), so both backends compare with the same integers. */
+static int upload_learning(struct gpu_swarm *g)
+{
+  size_t bytes = (size_t)g->N * sizeof(unsigned int);
+  unsigned int *h = malloc(bytes);
+  if (!h) return IPSO_FAIL("memory", "out of memory");
+  for (int64_t i = 0; i < g->N; i++) h[i] = swarm_clpso_threshold(i, g->N);
+  cudaError_t e = cudaMalloc((void **)&g->d_learn, bytes);
+  if (e == cudaSuccess) e = cudaMemcpy(g->d_learn, h, bytes, cudaMemcpyHostToDevice);
+  free(h);
+  IPSO_CHECK_CUDA(e);
+  return IPSO_OK;
+}
+
 /* Allocates the swarm arrays (zeroed, so row padding is defined). */
 static int allocate(struct gpu_swarm *g)
 {
@@ -44,13 +59,14 @@ static int allocate(struct gpu_swarm *g)
                        (double)rows / (1 << 30), g->device, cudaGetErrorString(e));
     IPSO_CHECK_CUDA(cudaMemset(*arr[i], 0, rows));
   }
-  if (g->plan.ring) {
+  if (g->plan.ring || g->plan.clpso) {
     cudaError_t e = cudaMalloc(&g->s.lbest, rows);
     if (e != cudaSuccess)
-      return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for the ring attractors on GPU %d: %s",
+      return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for the attractors on GPU %d: %s",
                        (double)rows / (1 << 30), g->device, cudaGetErrorString(e));
     IPSO_CHECK_CUDA(cudaMemset(g->s.lbest, 0, rows));
   }
+  if (g->plan.clpso) IPSO_TRY(upload_learning(g));
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.cost, n));
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.pcost, n));
   union gpu_slot slots[IPSO_GB_SLOTS];
@@ -193,6 +209,9 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
     for (long long t = first; t <= last; t++) {
       if (p->ring)
         IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, islands, block, p->pdl, g->s, g->N, g->stream));
+      if (p->clpso)
+        IPSO_CHECK_CUDA(ipso_launch_exemplar(&g->k, islands, block, p->pdl, g->s, g->N, t,
+                                             g->d_learn, g->stream));
       IPSO_CHECK_CUDA(ipso_launch_step(&g->k, (unsigned)p->blocks, islands, block, p->pdl, g->s, t,
                                        first, g->stream));
       if (p->variant != GPU_QUEUE_LOCK)
@@ -264,10 +283,10 @@ static void gpu_destroy(struct backend *b)
   struct gpu_swarm *g = b->impl;
   if (!g) return;
   gpu_capture_free(g);
-  void *dev[] = {g->s.x,      g->s.v,    g->s.p,         g->s.cost,     g->s.pcost,
-                 g->s.gb,     g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->s.hist,
-                 g->d_tables, g->d_sel,  g->d_selcost,   g->d_buf,      g->d_bufcost,
-                 g->d_bar,    g->d_pick, g->d_pickcost,  g->s.lbest,    g->d_in};
+  void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
+                 g->s.gpos,    g->s.slot_cost, g->s.slot_idx, g->s.hist, g->d_tables, g->d_sel,
+                 g->d_selcost, g->d_buf,       g->d_bufcost,  g->d_bar,  g->d_pick,   g->d_pickcost,
+                 g->s.lbest,   g->d_in,        g->d_learn};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   if (g->h_stage) cudaFreeHost(g->h_stage);
@@ -467,6 +486,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
     gpu_overrides_describe(o, forced, sizeof forced);
     if (g->plan.ring) snprintf(ring, sizeof ring, " ring k=%d", g->plan.neighbours);
+    if (g->plan.clpso) snprintf(ring, sizeof ring, " clpso refresh=%d", g->plan.refresh);
     snprintf(b->description, sizeof b->description,
              "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s%s%s%s", g->device, prop.name, bus,
              (double)prop.totalGlobalMem / (1 << 30), config_kernel_name(cfg->swarm.kernel),

@@ -35,7 +35,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
   /* The program has the resident kernels only for rows they can keep, and
    * their register variants only where a thread's part fits (the same
    * conditions as in kernels/pso_kernels.cu). */
-  int resident = p->dims <= IPSO_RESIDENT_MAX_D && !p->ring;
+  int resident = p->dims <= IPSO_RESIDENT_MAX_D && !p->ring && !p->clpso;
   int keep = resident && gpu_mapping_keep_ok(&p->map, p->dims);
   struct {
     const char *name;
@@ -43,6 +43,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
     cudaKernel_t *k;
   } table[] = {{step_names[p->variant], 1, &k->step},
                {"lbest_kernel", p->ring, &k->lbest},
+               {"exemplar_kernel", p->clpso, &k->exemplar},
                {"reduce_kernel", 1, &k->reduce},
                {"init_kernel", 1, &k->init},
                {"candidates_kernel", 1, &k->candidates},
@@ -97,6 +98,16 @@ cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned islands, uns
   long long warps = block / 32;
   void *args[] = {&s};
   return launch_pdl(k->lbest, (unsigned)((n + warps - 1) / warps), islands, block, pdl, args,
+                    stream);
+}
+
+cudaError_t ipso_launch_exemplar(const struct gpu_kernels *k, unsigned islands, unsigned block,
+                                 int pdl, struct swarm_ptrs s, long long n, long long t,
+                                 const unsigned int *d_learn, cudaStream_t stream)
+{
+  long long warps = block / 32;
+  void *args[] = {&s, &t, &d_learn};
+  return launch_pdl(k->exemplar, (unsigned)((n + warps - 1) / warps), islands, block, pdl, args,
                     stream);
 }
 

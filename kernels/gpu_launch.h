@@ -16,8 +16,9 @@
  * (resident kernels for long rows, register variants, the separability
  * check). */
 struct gpu_kernels {
-  cudaKernel_t step;  /* the plan's variant */
-  cudaKernel_t lbest; /* ring topology only */
+  cudaKernel_t step;     /* the plan's variant */
+  cudaKernel_t lbest;    /* ring topology only */
+  cudaKernel_t exemplar; /* clpso topology only */
   cudaKernel_t reduce, init, candidates, select, gather, scatter;
   cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
   cudaKernel_t separable_check;
@@ -42,6 +43,13 @@ cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigne
  * per particle of N per island, with programmatic dependent launch when PDL. */
 cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned islands, unsigned block,
                               int pdl, struct swarm_ptrs s, long long n, cudaStream_t stream);
+
+/* clpso topology: every particle's exemplar row for iteration T
+ * (exemplar_kernel, learning thresholds D_LEARN[n]), one warp per particle
+ * of N per island, with programmatic dependent launch when PDL. */
+cudaError_t ipso_launch_exemplar(const struct gpu_kernels *k, unsigned islands, unsigned block,
+                                 int pdl, struct swarm_ptrs s, long long n, long long t,
+                                 const unsigned int *d_learn, cudaStream_t stream);
 
 /* The global best of iteration T from NSLOTS block candidates (one block
  * per island; FRESH: without the best of T-1). */

@@ -65,12 +65,21 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       "#define IPSO_SIGN %d\n#define IPSO_OBJ %s\n#define IPSO_ACC1 %d\n"
       "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_USER_SEPARABLE %d\n"
       "#define IPSO_RELAXED %d\n#define IPSO_UNIFORM %d\n#define IPSO_RING %d\n"
-      "#define IPSO_RING_K %d\n",
+      "#define IPSO_RING_K %d\n#define IPSO_CLPSO %d\n#define IPSO_CLPSO_REFRESH %d\n"
+      "#define IPSO_INERTIA_END %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
       m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
       user ? 0 : info->acc1, user ? 0 : info->needs_next, user, user && cfg->objective.separable,
       cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform, cfg->swarm.topology == IPSO_SWARM_RING,
-      cfg->swarm.topology == IPSO_SWARM_RING ? cfg->swarm.neighbours : 0);
+      cfg->swarm.topology == IPSO_SWARM_RING ? cfg->swarm.neighbours : 0,
+      cfg->swarm.topology == IPSO_SWARM_CLPSO,
+      cfg->swarm.topology == IPSO_SWARM_CLPSO ? cfg->swarm.refresh : 1, cfg->swarm.has_inertia_end);
+  /* The inertia schedule's ends as exact hexadecimal literals (computed in
+   * double, as on the host: inertia_at in kernels/pso_device.cuh). */
+  if (cfg->swarm.has_inertia_end)
+    n += snprintf(s + n, cap - (size_t)n,
+                  "#define IPSO_W0 %a\n#define IPSO_W1 %a\n#define IPSO_TMAX %lldLL\n",
+                  cfg->swarm.inertia, cfg->swarm.inertia_end, (long long)cfg->run.max_iterations);
   /* Uniform bounds as exact hexadecimal literals; the kernel rounds them to
    * its precision as the CPU backend does. */
   if (uniform)

@@ -59,6 +59,8 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   p->relaxed = cfg->swarm.sync == IPSO_SYNC_RELAXED;
   p->ring = cfg->swarm.topology == IPSO_SWARM_RING;
   p->neighbours = p->ring ? cfg->swarm.neighbours : 0;
+  p->clpso = cfg->swarm.topology == IPSO_SWARM_CLPSO;
+  p->refresh = p->clpso ? cfg->swarm.refresh : 0;
   p->variant = cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? GPU_QUEUE_LOCK
                : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? GPU_QUEUE
                                                            : GPU_REDUCTION;
@@ -70,15 +72,15 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   p->mode = GPU_MODE_STREAMING;
 }
 
-/* A ring reads every particle's neighbourhood from complete personal bests,
- * which only a kernel boundary gives (lbest_kernel between the steps): it
- * runs one launch per iteration. Several islands run resident only strict,
- * grid-resident with the state in registers (every block one tile of one
+/* A ring (or clpso) reads every particle's neighbourhood (or exemplar) from
+ * complete personal bests, which only a kernel boundary gives (lbest_kernel
+ * or exemplar_kernel between the steps): it runs one launch per iteration. Several islands run
+ * resident only strict, grid-resident with the state in registers (every block one tile of one
  * island, gpu_plan_launch); otherwise one launch per iteration runs all of
  * them. */
 int gpu_plan_resident_possible(const struct gpu_plan *p)
 {
-  return p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring &&
+  return p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring && !p->clpso &&
          !p->overrides.no_resident &&
          (p->islands == 1 ||
           (!p->relaxed && !p->overrides.no_keep && gpu_mapping_keep_ok(&p->map, p->dims)));
@@ -135,6 +137,7 @@ const char *gpu_plan_mode_name(const struct gpu_plan *p)
   static const char *names[] = {"one launch per iteration", "cluster-resident", "grid-resident",
                                 "grid-resident, relaxed"};
   if (p->ring) return "one launch per iteration with the lbest kernel";
+  if (p->clpso) return "one launch per iteration with the exemplar kernel";
   return names[p->mode];
 }
 

@@ -56,6 +56,9 @@ struct gpu_plan {
   int ring; /* swarm.topology = "ring": lbest_kernel before every step, one launch per
                iteration */
   int neighbours;
+  int clpso; /* swarm.topology = "clpso": exemplar_kernel before every step, one launch per
+                iteration */
+  int refresh;
   int blocks; /* grid of the per-iteration kernels */
   enum gpu_launch_mode mode;
   int res_blocks; /* grid of the resident kernels */

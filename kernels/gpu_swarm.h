@@ -28,21 +28,22 @@ struct gpu_swarm {
   struct gpu_program prog;
   struct gpu_kernels k;
   struct swarm_ptrs s;
-  void *d_tables;    /* lo, hi, span, vmax, prm: [pitch] each */
-  long long *d_sel;  /* [count * cap] selected indices, island-major */
-  void *d_selcost;   /* [2 * cap] their costs */
-  long long *d_pick; /* [pick_blocks * cap] the selection blocks' picks */
-  void *d_pickcost;  /* [pick_blocks * cap] their costs */
-  void *d_buf;       /* [cap * pitch] migrant rows */
-  void *d_bufcost;   /* [cap] migrant costs */
-  long long *d_in;   /* [count * cap] indices of the migrants in */
-  void *h_stage;     /* pinned staging: a position, then migrants out and in */
-  size_t stage_pos;  /* bytes of the position at the start of h_stage */
-  int cap;           /* migrants per island the buffers hold */
-  int packed;        /* migrants per island in pinned area 0 (0: none, stale) */
-  int victims;       /* victims per island in pinned area 0 (0: none, stale) */
-  char *unpacked;    /* [count] island took migrants since the victims were chosen */
-  int stale;         /* last_best needs reading (after migrants came in) */
+  void *d_tables;        /* lo, hi, span, vmax, prm: [pitch] each */
+  long long *d_sel;      /* [count * cap] selected indices, island-major */
+  void *d_selcost;       /* [2 * cap] their costs */
+  long long *d_pick;     /* [pick_blocks * cap] the selection blocks' picks */
+  void *d_pickcost;      /* [pick_blocks * cap] their costs */
+  void *d_buf;           /* [cap * pitch] migrant rows */
+  void *d_bufcost;       /* [cap] migrant costs */
+  long long *d_in;       /* [count * cap] indices of the migrants in */
+  unsigned int *d_learn; /* clpso: [N] swarm_clpso_threshold, the same for every island */
+  void *h_stage;         /* pinned staging: a position, then migrants out and in */
+  size_t stage_pos;      /* bytes of the position at the start of h_stage */
+  int cap;               /* migrants per island the buffers hold */
+  int packed;            /* migrants per island in pinned area 0 (0: none, stale) */
+  int victims;           /* victims per island in pinned area 0 (0: none, stale) */
+  char *unpacked;        /* [count] island took migrants since the victims were chosen */
+  int stale;             /* last_best needs reading (after migrants came in) */
   int64_t hist_cap;
   double *last_best;             /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */

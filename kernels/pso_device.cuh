@@ -127,6 +127,34 @@ IPSO_HD bool lex_less(real c1, long long i1, real c2, long long i2)
   return c1 < c2 || (c1 == c2 && i1 < i2);
 }
 
+#if IPSO_CLPSO
+/* The clpso topology's draws, as src/swarm.h describes them for the host
+ * (swarm_clpso_block, swarm_clpso_other, swarm_clpso_dimension): the
+ * Philox block 2^63 + E (D + 1) + d of particle I's subsequence, above
+ * every block of the particle update (rng_block). */
+IPSO_HD uint4 clpso_block(unsigned int isl, long long i, long long e, int d)
+{
+  unsigned long long blk =
+      (1ull << 63) + (unsigned long long)e * (IPSO_D + 1ull) + (unsigned long long)d;
+  uint4 ctr = make_uint4((unsigned int)blk, (unsigned int)(blk >> 32), (unsigned int)i, isl);
+  uint2 key = make_uint2((unsigned int)K.seed, (unsigned int)(K.seed >> 32));
+  return curand_Philox4x32_10(ctr, key);
+}
+
+/* A particle other than I of N, uniform, from one random word. */
+IPSO_HD long long clpso_other(unsigned int w, long long n, long long i)
+{
+  long long j = (long long)(((unsigned long long)w * (unsigned long long)(n - 1)) >> 32);
+  return j >= i ? j + 1 : j;
+}
+
+/* Of particles J and K, the one with the lower (personal-best cost, index). */
+IPSO_HD long long clpso_tournament(const real *pc, long long j, long long k)
+{
+  return lex_less(pc[k], k, pc[j], j) ? k : j;
+}
+#endif
+
 /* A cost as an unsigned key in the same order (-0 taken as +0; costs are
  * never NaN), for atomicMin. */
 IPSO_HD unsigned long long cost_key(real c)
@@ -135,12 +163,28 @@ IPSO_HD unsigned long long cost_key(real c)
   return (b >> 63) ? ~b : b | 0x8000000000000000ull;
 }
 
-/* The PSO update of one coordinate D (same operations as the CPU backend). */
-IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, unsigned int wb, int d)
+/* The inertia of iteration T: K.w, or with swarm.inertia_end the linear
+ * schedule from IPSO_W0 to IPSO_W1 at IPSO_TMAX, in double and then rounded,
+ * as swarm_inertia_at (src/swarm.h) computes it on the host. */
+IPSO_HD real inertia_at(long long t)
+{
+#if IPSO_INERTIA_END
+  long long at = t < IPSO_TMAX ? t : IPSO_TMAX;
+  return (real)(IPSO_W0 + (IPSO_W1 - IPSO_W0) * ((double)at / (double)IPSO_TMAX));
+#else
+  (void)t;
+  return K.w;
+#endif
+}
+
+/* The PSO update of one coordinate D with inertia W (same operations as the
+ * CPU backend). */
+IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, unsigned int wb, int d,
+                          real w)
 {
   real a = K.c1 * u01(wa);
   real b = K.c2 * u01(wb);
-  real vn = fma(K.w, v, fma(a, p - x, b * (g - x)));
+  real vn = fma(w, v, fma(a, p - x, b * (g - x)));
   real vm = VMAX(d);
   vn = vn > vm ? vm : (vn < -vm ? -vm : vn);
   real xn = x + vn;
@@ -326,6 +370,7 @@ IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, l
 {
   real xs[IPSO_C][IPSO_V];
   size_t row = (size_t)i * IPSO_PITCH;
+  const real w = inertia_at(t);
 #pragma unroll
   for (int c = 0; c < IPSO_C; c++) {
     int base = (c * IPSO_G + lane) * IPSO_V;
@@ -344,9 +389,9 @@ IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, l
 #pragma unroll
     for (int k = 0; k < IPSO_V; k += 2) {
       uint4 r = rng_block(isl, i, t, (base + k) / 2);
-      if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k);
+      if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k, w);
       if (IPSO_V > 1 && base + k + 1 < IPSO_D)
-        update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1);
+        update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1, w);
     }
     if (active) {
       vec<IPSO_V>::store(s.x + row + base, x);

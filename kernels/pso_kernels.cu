@@ -18,6 +18,10 @@
  *                  IPSO_SPAN, IPSO_VMAX given as literals)
  *   IPSO_RING      1 for swarm.topology = "ring", IPSO_RING_K its neighbours
  *                  on each side
+ *   IPSO_CLPSO     1 for swarm.topology = "clpso", IPSO_CLPSO_REFRESH the
+ *                  iterations of an epoch of exemplars
+ *   IPSO_INERTIA_END  1 for an inertia schedule: IPSO_W0 at iteration 0 to
+ *                  IPSO_W1 at IPSO_TMAX (exact literals)
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
  * aligned; the backend's K islands one after the other in every array
@@ -44,7 +48,9 @@
  * strict and relaxed mode alike), so no step kernel reads a personal-best
  * row that another block may be rewriting. The global best is kept as
  * before (migration, history, result). Only one launch per iteration
- * (gpu_plan.c): the resident kernels are not compiled. */
+ * (gpu_plan.c): the resident kernels are not compiled.
+ *
+ * clpso topology: the same, with exemplar_kernel writing the rows. */
 
 #include "pso_device.cuh"
 
@@ -77,8 +83,8 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
     gi = s.gb[prev].idx;
   }
   g = s.gpos + (size_t)prev * IPSO_PITCH;
-  /* The attractor: the global best, or (ring) this particle's lbest row. */
-  const real *attract = IPSO_RING ? s.lbest + (size_t)i * IPSO_PITCH : g;
+  /* The attractor: the global best, or (ring, clpso) this particle's lbest row. */
+  const real *attract = IPSO_RING || IPSO_CLPSO ? s.lbest + (size_t)i * IPSO_PITCH : g;
   __syncthreads();
   bool improved;
   particle_regs none;
@@ -169,10 +175,56 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) lbest_kernel(swarm_ptrs
 }
 #endif
 
+#if IPSO_CLPSO
+/* clpso topology, before iteration T: row i of s.lbest = particle i's
+ * exemplar, dimension d from the personal best of the winner of a
+ * tournament between two other particles where the dimension's learning
+ * word is below LEARN[i] (swarm_clpso_threshold), else from its own; where
+ * no dimension learns from another particle, its random dimension of the
+ * epoch does. Draws of the epoch T / IPSO_CLPSO_REFRESH (clpso_block), the
+ * winners from the personal bests the previous kernels completed, as the
+ * CPU backend's update_exemplars. One warp per particle, a lane per
+ * dimension. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    exemplar_kernel(swarm_ptrs s, long long t, const unsigned int *learn)
+{
+  pdl_start();
+  s = island_ptrs(s, blockIdx.y);
+  const long long n = K.n, e = t / IPSO_CLPSO_REFRESH;
+  long long i = (long long)blockIdx.x * (IPSO_BLOCK / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x & 31;
+  if (i >= n) return; /* the whole warp: I is the same on its lanes */
+  const unsigned int isl = island_id(), thr = learn[i];
+  real *dst = s.lbest + (size_t)i * IPSO_PITCH;
+  unsigned int any = 0;
+  for (int base = 0; base < IPSO_D; base += 32) {
+    int d = base + lane;
+    bool other = false;
+    if (d < IPSO_D) {
+      uint4 r = clpso_block(isl, i, e, d);
+      long long src = i;
+      if (r.x < thr) {
+        other = true;
+        src = clpso_tournament(s.pcost, clpso_other(r.y, n, i), clpso_other(r.z, n, i));
+      }
+      dst[d] = s.p[(size_t)src * IPSO_PITCH + d];
+    }
+    any |= __ballot_sync(0xffffffffu, other);
+  }
+  if (any) return;
+  int d = (int)(((unsigned long long)clpso_block(isl, i, e, IPSO_D).x * IPSO_D) >> 32);
+  if (lane != (d & 31)) return; /* the lane that wrote dst[d] above */
+  uint4 r = clpso_block(isl, i, e, d);
+  long long src = clpso_tournament(s.pcost, clpso_other(r.y, n, i), clpso_other(r.z, n, i));
+  dst[d] = s.p[(size_t)src * IPSO_PITCH + d];
+}
+#endif
+
 /* The resident kernels keep the best position in shared memory: only for
  * rows up to IPSO_RESIDENT_MAX_D coordinates (kernels/gpu_abi.h); never
- * with a ring (one launch per iteration, with lbest_kernel between). */
-#if IPSO_D <= IPSO_RESIDENT_MAX_D && !IPSO_RING
+ * with a ring or clpso (one launch per iteration, with lbest_kernel or
+ * exemplar_kernel between). */
+#if IPSO_D <= IPSO_RESIDENT_MAX_D && !IPSO_RING && !IPSO_CLPSO
 /* Global-memory loads that bypass L1, for what other blocks wrote. */
 template <typename T> IPSO_HD T ld_l2(const T *p)
 {

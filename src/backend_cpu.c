@@ -35,10 +35,16 @@ struct cpu_swarm {
   double sign, inertia, cognitive, social;
   objective_fn_d eval_d;
   objective_fn_f eval_f;
+  int has_w_end; /* inertia decreasing to w_end at tmax */
+  double w_end;
+  int64_t tmax;                               /* run.max_iterations */
   int ring;                                   /* topology ring: follow lbest rows */
   int64_t neighbours;                         /* ring: k on each side */
+  int clpso;                                  /* topology clpso: follow exemplar rows */
+  int refresh;                                /* clpso: iterations of an epoch */
+  uint32_t *learn;                            /* clpso: [N] swarm_clpso_threshold */
+  void *lbest;                                /* ring, clpso: REAL [N * D] attractors */
   void *x, *v, *p, *cost, *pcost, *gpos;      /* REAL arrays */
-  void *lbest;                                /* ring: REAL [N * D] attractors */
   void *tables, *lo, *hi, *span, *vmax, *prm; /* REAL [D] each, in one block */
   double gcost;                               /* global best cost, exact */
   int64_t gidx;
@@ -191,6 +197,7 @@ static void cpu_destroy(struct backend *b)
     free(c->pcost);
     free(c->gpos);
     free(c->lbest);
+    free(c->learn);
     free(c->tables);
   }
   free(cb->isl);
@@ -277,8 +284,13 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     c->inertia = cfg->swarm.inertia;
     c->cognitive = cfg->swarm.cognitive;
     c->social = cfg->swarm.social;
+    c->has_w_end = cfg->swarm.has_inertia_end;
+    c->w_end = cfg->swarm.inertia_end;
+    c->tmax = cfg->run.max_iterations;
     c->ring = cfg->swarm.topology == IPSO_SWARM_RING;
     c->neighbours = cfg->swarm.neighbours;
+    c->clpso = cfg->swarm.topology == IPSO_SWARM_CLPSO;
+    c->refresh = cfg->swarm.refresh;
     c->eval_d = eval_d;
     c->eval_f = eval_f;
     rc = DISPATCH(c, alloc, c, &k);

@@ -46,14 +46,22 @@ static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
     return IPSO_FAIL("cpu", "cannot allocate a swarm of %lld particles x %d dimensions",
                      (long long)c->N, c->D);
   }
-  if (c->ring) {
+  if (c->ring || c->clpso) {
     c->lbest = malloc(n * sizeof(REAL));
     if (!c->lbest) {
       free(t);
-      return IPSO_FAIL("cpu",
-                       "cannot allocate the ring attractors of %lld particles x %d dimensions",
+      return IPSO_FAIL("cpu", "cannot allocate the attractors of %lld particles x %d dimensions",
                        (long long)c->N, c->D);
     }
+  }
+  if (c->clpso) {
+    c->learn = malloc((size_t)c->N * sizeof *c->learn);
+    if (!c->learn) {
+      free(t);
+      return IPSO_FAIL("cpu", "cannot allocate the learning probabilities of %lld particles",
+                       (long long)c->N);
+    }
+    for (int64_t i = 0; i < c->N; i++) c->learn[i] = swarm_clpso_threshold(i, c->N);
   }
   c->tables = t;
   c->lo = t;
@@ -116,6 +124,51 @@ static void R(update_ring_best)(struct cpu_swarm *c)
   }
 }
 
+/* Of particles J and K, the one with the lower (personal-best cost, index). */
+static int64_t R(tournament)(const REAL *pc, int64_t j, int64_t k)
+{
+  return pc[k] < pc[j] || (pc[k] == pc[j] && k < j) ? k : j;
+}
+
+/* clpso topology: each particle's attractor (lbest row i) is its exemplar
+ * for iteration T: dimension d from the personal best of the winner of a
+ * tournament between two other particles where the dimension's learning
+ * word is below the particle's threshold, else from its own personal best;
+ * where no dimension learns from another particle, the particle's random
+ * dimension does. The draws belong to the epoch T / refresh (src/swarm.h),
+ * the winners to the personal bests as they are now, before the iteration
+ * moves anything. */
+static void R(update_exemplars)(struct cpu_swarm *c, int64_t t)
+{
+  struct R(view) s = R(view_of)(c);
+  const int D = c->D;
+  const int64_t e = t / c->refresh, n = c->N;
+  REAL *l = c->lbest;
+#pragma omp parallel for schedule(static) if (c->N * c->D >= CPU_PARALLEL_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t sub = swarm_subsequence(c->island, i);
+    REAL *row = l + (size_t)i * (size_t)D;
+    uint32_t w[4];
+    int any = 0;
+    for (int d = 0; d < D; d++) {
+      philox_block(c->seed, sub, swarm_clpso_block(e, D, d), w);
+      int64_t src = i;
+      if (w[0] < c->learn[i]) {
+        any = 1;
+        src = R(tournament)(s.pcost, swarm_clpso_other(w[1], n, i), swarm_clpso_other(w[2], n, i));
+      }
+      row[d] = s.p[(size_t)src * (size_t)D + (size_t)d];
+    }
+    if (any) continue;
+    philox_block(c->seed, sub, swarm_clpso_block(e, D, D), w);
+    int d = swarm_clpso_dimension(w[0], D);
+    philox_block(c->seed, sub, swarm_clpso_block(e, D, d), w);
+    int64_t src =
+        R(tournament)(s.pcost, swarm_clpso_other(w[1], n, i), swarm_clpso_other(w[2], n, i));
+    row[d] = s.p[(size_t)src * (size_t)D + (size_t)d];
+  }
+}
+
 /* Iteration 0: positions uniform in the bounds, velocities uniform in
  * [-vmax, vmax], personal bests at the start positions. */
 static void R(init)(struct cpu_swarm *c)
@@ -146,19 +199,22 @@ static void R(init)(struct cpu_swarm *c)
 }
 
 /* One iteration T of the swarm (strict: every particle sees the global best,
- * or with a ring its neighbourhood's best, of iteration T - 1). */
+ * with a ring its neighbourhood's best, with clpso its exemplar, of
+ * iteration T - 1). */
 static void R(iterate)(struct cpu_swarm *c, int64_t t)
 {
   struct R(view) s = R(view_of)(c);
   const int D = c->D;
-  const REAL w = (REAL)c->inertia, c1 = (REAL)c->cognitive, c2 = (REAL)c->social;
+  const REAL w = (REAL)swarm_inertia_at(c->inertia, c->has_w_end, c->w_end, t, c->tmax);
+  const REAL c1 = (REAL)c->cognitive, c2 = (REAL)c->social;
   if (c->ring) R(update_ring_best)(c);
+  if (c->clpso) R(update_exemplars)(c, t);
   const REAL *lbest = c->lbest;
 #pragma omp parallel for schedule(static) if (c->N * D >= CPU_PARALLEL_MIN)
   for (int64_t i = 0; i < c->N; i++) {
     REAL *x = s.x + (size_t)i * (size_t)D, *v = s.v + (size_t)i * (size_t)D;
     REAL *p = s.p + (size_t)i * (size_t)D;
-    const REAL *g = c->ring ? lbest + (size_t)i * (size_t)D : s.gpos;
+    const REAL *g = lbest ? lbest + (size_t)i * (size_t)D : s.gpos;
     uint64_t sub = swarm_subsequence(c->island, i);
     for (int k = 0; 2 * k < D; k++) {
       uint32_t rw[4];

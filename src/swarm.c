@@ -1,6 +1,7 @@
 /* The host copy of a swarm and the per-dimension constants. */
 #include "swarm.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,4 +61,11 @@ void swarm_consts_free(struct swarm_consts *k)
   free(k->lower);
   free(k->param);
   memset(k, 0, sizeof *k);
+}
+
+uint32_t swarm_clpso_threshold(int64_t i, int64_t n)
+{
+  if (n < 2) return 0;
+  double pc = 0.05 + 0.45 * (exp(10.0 * (double)i / (double)(n - 1)) - 1.0) / (exp(10.0) - 1.0);
+  return (uint32_t)(pc * 4294967296.0);
 }

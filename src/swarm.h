@@ -78,6 +78,52 @@ static inline uint64_t swarm_subsequence(int island, int64_t particle)
   return ((uint64_t)(uint32_t)island << 32) | (uint64_t)particle;
 }
 
+/* The inertia of iteration T: W0, or with a schedule (HAS_END) W0 + (W_END
+ * - W0) T / TMAX, computed in double and rounded by the caller to its
+ * precision (the kernels compute the same operations: inertia_at in
+ * kernels/pso_device.cuh). */
+static inline double swarm_inertia_at(double w0, int has_end, double w_end, int64_t t, int64_t tmax)
+{
+  if (!has_end) return w0;
+  int64_t at = t < tmax ? t : tmax;
+  return w0 + (w_end - w0) * ((double)at / (double)tmax);
+}
+
+/* The clpso topology's exemplars (kernels/pso_device.cuh has their device
+ * twins). Particle i's exemplar in epoch E = t / refresh is drawn from the
+ * Philox stream of its subsequence, block swarm_clpso_block(E, D, d) for
+ * dimension d (words: the learning draw, the two tournament entrants) and
+ * block swarm_clpso_block(E, D, D) for the particle (word 0: the dimension
+ * that learns when no other does). These blocks start at 2^63, and the
+ * particle update's blocks (t * W / 4 + k < 10^12 * 50,000 < 2^63) never
+ * reach them; E * (D + 1) + D < 10^12 * 100,001 < 2^63 keeps them apart
+ * from each other. */
+#define IPSO_CLPSO_BLOCK_BASE (UINT64_C(1) << 63)
+static inline uint64_t swarm_clpso_block(int64_t epoch, int dims, int d)
+{
+  return IPSO_CLPSO_BLOCK_BASE + (uint64_t)epoch * ((uint64_t)dims + 1u) + (uint64_t)d;
+}
+
+/* A particle other than I of N, uniform, from one random word. */
+static inline int64_t swarm_clpso_other(uint32_t w, int64_t n, int64_t i)
+{
+  int64_t j = (int64_t)(((uint64_t)w * (uint64_t)(n - 1)) >> 32);
+  return j >= i ? j + 1 : j;
+}
+
+/* One of D dimensions, uniform, from one random word. */
+static inline int swarm_clpso_dimension(uint32_t w, int dims)
+{
+  return (int)(((uint64_t)w * (uint64_t)dims) >> 32);
+}
+
+/* Particle I of N learns a dimension from another particle when the
+ * dimension's learning word is below this: Pc_i 2^32, with
+ * Pc_i = 0.05 + 0.45 (exp(10 i / (N - 1)) - 1) / (exp(10) - 1). Computed on
+ * the host only (the GPU backend copies the table), so both backends
+ * compare with the same integers. */
+uint32_t swarm_clpso_threshold(int64_t i, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

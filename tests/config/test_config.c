@@ -168,6 +168,9 @@ static int configs_equal(const struct ipso_config *a, const struct ipso_config *
   CHECK_INT(a->swarm.sync, b->swarm.sync);
   CHECK_INT(a->swarm.topology, b->swarm.topology);
   CHECK_INT(a->swarm.neighbours, b->swarm.neighbours);
+  CHECK_INT(a->swarm.has_inertia_end, b->swarm.has_inertia_end);
+  CHECK_DBL(a->swarm.inertia_end, b->swarm.inertia_end);
+  CHECK_INT(a->swarm.refresh, b->swarm.refresh);
 
   CHECK_INT(a->migration.interval, b->migration.interval);
   CHECK_INT(a->migration.migrants, b->migration.migrants);

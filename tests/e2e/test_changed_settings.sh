@@ -1,9 +1,9 @@
 #!/bin/bash
 # A restart whose config changes an algorithm setting continues with the new
 # one and says so, naming the setting, its value in the checkpoint and the
-# new value: the swarm's topology (ring with its neighbours, or global), the
-# inertia and the migration policies (selection, replacement, probability
-# per link). Unchanged
+# new value: the swarm's topology (ring with its neighbours, global, or clpso
+# with its refresh), the inertia and its schedule's end, and the migration
+# policies (selection, replacement, probability per link). Unchanged
 # settings are not mentioned.
 . "$IPSO_TEST_DIR/lib/common.sh"
 . "$IPSO_TEST_DIR/lib/config.sh"
@@ -41,4 +41,9 @@ changed run.toml "random replacement" \
   --set migration.policy=replace_random
 changed run.toml "probability" \
   "written with migration.probability = 1; continuing with 0.25" --set migration.probability=0.25
+grep -v '^neighbours' run.toml | sed 's/^topology = "ring"/topology = "clpso"/' >clpso.toml
+changed clpso.toml "clpso topology" \
+  "written with swarm.topology = ring, 3 neighbours on each side; continuing with clpso, exemplars refreshed every 7 iterations"
+changed run.toml "inertia schedule" "written with inertia_end = 0.7213475204444817; continuing with 0.25" \
+  --set swarm.inertia_end=0.25
 finish

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Same config and seed, same bytes: repeated runs, 1 or 2 OpenMP threads (the
-# global and the ring topology), and 4 ranks twice give identical results (/result, and every HDF5 dataset but
+# global, the ring and the clpso topology), and 4 ranks twice give identical results (/result, and every HDF5 dataset but
 # the wall-clock times).
 . "$IPSO_TEST_DIR/lib/common.sh"
 # Each run in its own directory, writing the same relative output name, so
@@ -32,6 +32,16 @@ for threads in 1 2; do
 done
 compare ring1/run.h5 ring2/run.h5 "ring, 1 thread vs 2 threads: HDF5 identical"
 same_result ring1/run.h5 ring2/run.h5 "ring, 1 thread vs 2 threads"
+
+# The clpso topology (exemplars, inertia schedule), as the ring.
+ipso_config clpso.toml rastrigin 20 1000 60 'run.output="run.h5"' output.history_interval=1 \
+  'swarm.topology="clpso"' swarm.refresh=4
+for threads in 1 2; do
+  mkdir "clpso$threads" && (cd "clpso$threads" && OMP_NUM_THREADS=$threads "$IPSO_BIN" ../clpso.toml >log 2>&1) ||
+    fail "clpso run with $threads threads"
+done
+compare clpso1/run.h5 clpso2/run.h5 "clpso, 1 thread vs 2 threads: HDF5 identical"
+same_result clpso1/run.h5 clpso2/run.h5 "clpso, 1 thread vs 2 threads"
 
 ipso_config four.toml sphere 10 64 300 'run.output="run.h5"' output.history_interval=1 \
   output.snapshot_interval=150 migration.interval=20 migration.migrants=4

@@ -6,8 +6,8 @@
 # (1000 particles, 30-D) and one-launch-per-iteration paths, particle counts
 # that are not multiples of the block size, the multi-warp mapping of long
 # rows, the next-coordinate term of rosenbrock and a user objective (whole
-# row, and split across threads as declared separable); the ring
-# topology on every variant; and 4 islands in one backend (one launch per
+# row, and split across threads as declared separable); the ring and the
+# clpso topology on every variant; and 4 islands in one backend (one launch per
 # iteration for all of them) with migration every 5 iterations, global and
 # ring, every variant.
 . "$(dirname "$0")/gpu_common.sh"
@@ -55,6 +55,27 @@ for p in $ring_problems; do
       echo "ok   ring k=$k $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
     else
       echo "FAIL ring k=$k $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
+      echo "$out" | tail -5; fail=$((fail + 1))
+    fi
+  done
+done
+# The clpso topology (exemplar kernel before every step, one launch per
+# iteration): every variant, with and without programmatic dependent launch.
+clpso_problems="cubic:1:2048:double:1 rastrigin:30:1000:float:3 sphere:1500:40:double:2"
+for p in $clpso_problems; do
+  IFS=: read -r obj dims parts prec r <<<"$p"
+  for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 queue:strict:1 \
+                 reduction:strict:1; do
+    IFS=: read -r kernel sync pdl <<<"$variant"
+    export IPSO_GPU_RESIDENT=1 IPSO_GPU_KEEP=1 IPSO_GPU_PDL=$pdl
+    cfg=$work/clpso-$obj-$dims-$kernel-$sync-$pdl.toml
+    write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 25 5 \
+      'swarm.topology="clpso"' "swarm.refresh=$r"
+    n=$((n + 1))
+    if out=$("$IPSO_BIN" "$cfg" --check-invariants 2>&1); then
+      echo "ok   clpso refresh=$r $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
+    else
+      echo "FAIL clpso refresh=$r $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
       echo "$out" | tail -5; fail=$((fail + 1))
     fi
   done

@@ -4,10 +4,11 @@
  * thread evaluates a particle), strict runs repeat exactly, save/load and
  * migration behave as on the CPU, and particle counts that are not
  * multiples of the block size work; all of it for the global and the ring
- * topology. K islands in one backend (one launch per iteration for all of
- * them) give the bits of K backends of one island each, migration and
- * save/load included; so do the random policies' operations on drawn
- * particles (pack_chosen, unpack_chosen). Exit 77 without a GPU. */
+ * topology, and for clpso (exemplar rows; its inertia schedule). K islands
+ * in one backend (one launch per iteration for all of them) give the bits
+ * of K backends of one island each, migration and save/load included; so
+ * do the random policies' operations on drawn particles (pack_chosen,
+ * unpack_chosen). Exit 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +30,27 @@ struct problem {
   const char *precision;
   int exact; /* CPU and GPU must agree bit for bit */
   int ring;  /* 0: global topology; k > 0: ring of k neighbours on each side */
+  int clpso; /* r > 0: clpso topology with refresh r (ring 0) */
 };
+
+/* The topology in words, for the lines printed. */
+static const char *topology_of(const struct problem *p, char *buf, size_t n)
+{
+  if (p->clpso)
+    snprintf(buf, n, "clpso refresh=%d", p->clpso);
+  else if (p->ring)
+    snprintf(buf, n, "ring k=%d", p->ring);
+  else
+    snprintf(buf, n, "global");
+  return buf;
+}
 
 static int make_config(const struct problem *p, const char *kernel, const char *sync,
                        unsigned long long seed, struct ipso_config *cfg)
 {
   char text[1024], ring[64] = "topology = \"global\"\n";
   if (p->ring) snprintf(ring, sizeof ring, "topology = \"ring\"\nneighbours = %d\n", p->ring);
+  if (p->clpso) snprintf(ring, sizeof ring, "topology = \"clpso\"\nrefresh = %d\n", p->clpso);
   snprintf(text, sizeof text,
            "[run]\nseed = %llu\nprecision = \"%s\"\nmax_iterations = 100\noutput = \"\"\n"
            "[objective]\nname = \"%s\"\ndimensions = %d\n"
@@ -116,8 +131,9 @@ static void check_problem(const struct problem *p)
   }
   struct gpu_mapping m;
   gpu_mapping_choose(p->dims, cfg.run.precision == IPSO_FLOAT, 0, &m);
-  printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d %s%.0d\n", p->objective, p->dims, p->particles,
-         p->precision, m.group, m.vec, p->ring ? "ring k=" : "global", p->ring);
+  char topo[32];
+  printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d %s\n", p->objective, p->dims, p->particles,
+         p->precision, m.group, m.vec, topology_of(p, topo, sizeof topo));
   CHECK(run(&cfg, NULL, iters, &cpu, best) == IPSO_OK, "cpu run");
   const struct gpu_overrides chosen = gpu_overrides_from_env();
   config_free(&cfg);
@@ -163,11 +179,12 @@ static void check_problem(const struct problem *p)
 
 /* save_state / load_state continue exactly; migrants match the CPU's, and
  * so do the iterations after a migration, with the best and worst
- * particles and with drawn ones (RING: ring of RING neighbours). */
-static void check_state_and_migrants(int ring)
+ * particles and with drawn ones (RING: ring of RING neighbours; CLPSO:
+ * clpso with refresh CLPSO). */
+static void check_state_and_migrants(int ring, int clpso)
 {
   enum { D = 2 }; /* one thread per particle: bit-identical to the CPU */
-  struct problem p = {"sphere", D, 300, "double", 1, ring};
+  struct problem p = {"sphere", D, 300, "double", 1, ring, clpso};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 11, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
@@ -237,8 +254,8 @@ static void check_state_and_migrants(int ring)
   g.ops->save_state(&g, &r20);
   c.ops->save_state(&c, &cs);
   CHECK(states_equal(&r20, &cs, &what, &where),
-        "ring %d: iterations after migration differ between GPU and CPU (%s[%zu])", ring, what,
-        where);
+        "ring %d clpso %d: iterations after migration differ between GPU and CPU (%s[%zu])", ring,
+        clpso, what, where);
 
   /* The random policies: drawn particles out, as the CPU's; migrants into
    * drawn particles, the same replaced and refused on both: every other
@@ -250,7 +267,7 @@ static void check_state_and_migrants(int ring)
   CHECK(g.ops->pack_chosen(&g, 0, R, drawn, rpos, rcost) == IPSO_OK, "gpu pack_chosen");
   CHECK(c.ops->pack_chosen(&c, 0, R, drawn, cpos2, ccost2) == IPSO_OK, "cpu pack_chosen");
   CHECK(!memcmp(rpos, cpos2, sizeof rpos) && !memcmp(rcost, ccost2, sizeof rcost),
-        "ring %d: drawn migrants differ between GPU and CPU", ring);
+        "ring %d clpso %d: drawn migrants differ between GPU and CPU", ring, clpso);
   for (int k = 0; k < R; k++) {
     CHECK(rcost[k] == cs.pbest_cost[drawn[k]],
           "drawn migrant %d: cost %.17g, particle %lld's %.17g", k, rcost[k], (long long)drawn[k],
@@ -272,8 +289,8 @@ static void check_state_and_migrants(int ring)
   g.ops->save_state(&g, &r20);
   c.ops->save_state(&c, &cs);
   CHECK(states_equal(&r20, &cs, &what, &where),
-        "ring %d: iterations after drawn migrants differ between GPU and CPU (%s[%zu])", ring, what,
-        where);
+        "ring %d clpso %d: iterations after drawn migrants differ between GPU and CPU (%s[%zu])",
+        ring, clpso, what, where);
   g.ops->destroy(&g);
   c.ops->destroy(&c);
   swarm_state_free(&s10);
@@ -290,7 +307,7 @@ static void check_relaxed(int resident, int ring)
 {
   struct gpu_overrides o = gpu_overrides_from_env();
   if (!resident) o.no_resident = 1;
-  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring};
+  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 3, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
@@ -324,7 +341,7 @@ static void check_relaxed(int resident, int ring)
  * RING neighbours, where all three are one launch per iteration). */
 static void check_segments(int ring)
 {
-  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring};
+  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 9, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
@@ -379,9 +396,9 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
     CHECK(0, "config");
     return;
   }
-  printf("%d islands in one backend: %-10s %-10s D=%-3d N=%-5d %-6s %s%.0d\n", K, kernel,
-         p->objective, p->dims, p->particles, p->precision, p->ring ? "ring k=" : "global",
-         p->ring);
+  char topo[32];
+  printf("%d islands in one backend: %-10s %-10s D=%-3d N=%-5d %-6s %s\n", K, kernel, p->objective,
+         p->dims, p->particles, p->precision, topology_of(p, topo, sizeof topo));
   const struct gpu_overrides chosen = gpu_overrides_from_env();
   struct gpu_overrides together = chosen;
   if (streaming) together.no_resident = 1;
@@ -515,7 +532,7 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
 static void check_islands_relaxed(int ring)
 {
   enum { K = 3, T = 40 };
-  struct problem p = {"rastrigin", 30, 3000, "float", 0, ring};
+  struct problem p = {"rastrigin", 30, 3000, "float", 0, ring, 0};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 5, &cfg);
   struct swarm_setup all = {&cfg, 0, K, 0, K};
@@ -557,33 +574,45 @@ int main(void)
    * to the CPU. Otherwise: equal to rounding. Particle counts that are not
    * multiples of the block size, and a single particle. */
   const struct problem problems[] = {
-      {"cubic", 1, 2048, "double", 1, 0},
-      {"cubic", 1, 1000, "float", 1, 0},
-      {"sphere", 2, 333, "double", 1, 0},
-      {"cubic", 120, 1000, "double", 0, 0},
-      {"rastrigin", 30, 777, "float", 0, 0},
-      {"rastrigin", 30, 513, "double", 0, 0},
-      {"rosenbrock", 30, 300, "double", 0, 0},
-      {"griewank", 50, 200, "double", 0, 0},
-      {"ackley", 30, 256, "float", 0, 0},
-      {"schwefel", 10, 100, "double", 0, 0},
-      {"target_distance", 7, 99, "double", 0, 0},
-      {"sphere", 1500, 40, "double", 0, 0},
-      {"sphere", 2, 1, "double", 1, 0},
+      {"cubic", 1, 2048, "double", 1, 0, 0},
+      {"cubic", 1, 1000, "float", 1, 0, 0},
+      {"sphere", 2, 333, "double", 1, 0, 0},
+      {"cubic", 120, 1000, "double", 0, 0, 0},
+      {"rastrigin", 30, 777, "float", 0, 0, 0},
+      {"rastrigin", 30, 513, "double", 0, 0, 0},
+      {"rosenbrock", 30, 300, "double", 0, 0, 0},
+      {"griewank", 50, 200, "double", 0, 0, 0},
+      {"ackley", 30, 256, "float", 0, 0, 0},
+      {"schwefel", 10, 100, "double", 0, 0, 0},
+      {"target_distance", 7, 99, "double", 0, 0, 0},
+      {"sphere", 1500, 40, "double", 0, 0, 0},
+      {"sphere", 2, 1, "double", 1, 0, 0},
       /* Ring topology: bit-identical to the CPU where the global topology
        * is, between variants always; a ring that covers the swarm. */
-      {"cubic", 1, 2048, "double", 1, 1},
-      {"sphere", 2, 333, "double", 1, 2},
-      {"cubic", 1, 1000, "float", 1, 3},
-      {"rastrigin", 30, 777, "float", 0, 1},
-      {"rosenbrock", 30, 300, "double", 0, 2},
-      {"ackley", 30, 256, "float", 0, 5},
-      {"sphere", 1500, 40, "double", 0, 2},
-      {"sphere", 2, 7, "double", 1, 3},
+      {"cubic", 1, 2048, "double", 1, 1, 0},
+      {"sphere", 2, 333, "double", 1, 2, 0},
+      {"cubic", 1, 1000, "float", 1, 3, 0},
+      {"rastrigin", 30, 777, "float", 0, 1, 0},
+      {"rosenbrock", 30, 300, "double", 0, 2, 0},
+      {"ackley", 30, 256, "float", 0, 5, 0},
+      {"sphere", 1500, 40, "double", 0, 2, 0},
+      {"sphere", 2, 7, "double", 1, 3, 0},
+      /* clpso (exemplar rows, inertia 0.9 -> 0.4): as the ring; epochs of
+       * 1 and 2 iterations, so the three iterations cross them; two
+       * particles (each the other's only tournament). */
+      {"cubic", 1, 2048, "double", 1, 0, 1},
+      {"sphere", 2, 333, "double", 1, 0, 2},
+      {"cubic", 1, 1000, "float", 1, 0, 2},
+      {"rastrigin", 30, 777, "float", 0, 0, 1},
+      {"rastrigin", 30, 513, "double", 0, 0, 2},
+      {"ackley", 30, 256, "float", 0, 0, 2},
+      {"sphere", 1500, 40, "double", 0, 0, 1},
+      {"sphere", 2, 2, "double", 1, 0, 1},
   };
   for (size_t k = 0; k < sizeof problems / sizeof problems[0]; k++) check_problem(&problems[k]);
-  check_state_and_migrants(0);
-  check_state_and_migrants(1);
+  check_state_and_migrants(0, 0);
+  check_state_and_migrants(1, 0);
+  check_state_and_migrants(0, 3);
   check_segments(0);
   check_segments(2);
   check_relaxed(1, 0);
@@ -597,18 +626,21 @@ int main(void)
     const char *kernel;
     int streaming;
   } island_cases[] = {
-      {{"sphere", 2, 333, "double", 1, 0}, "queue_lock", 0},
-      {{"sphere", 2, 333, "double", 1, 0}, "queue_lock", 1},
-      {{"sphere", 2, 333, "double", 1, 0}, "queue", 0},
-      {{"sphere", 2, 333, "double", 1, 0}, "reduction", 0},
-      {{"cubic", 1, 1000, "float", 1, 0}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 0}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 0}, "queue_lock", 1},
-      {{"rastrigin", 30, 777, "float", 0, 0}, "reduction", 0},
-      {{"rosenbrock", 30, 300, "double", 0, 2}, "queue_lock", 0},
-      {{"rosenbrock", 30, 300, "double", 0, 2}, "queue", 0},
-      {{"cubic", 1, 2048, "double", 1, 3}, "queue_lock", 0},
-      {{"sphere", 1500, 40, "double", 0, 0}, "queue_lock", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0}, "queue_lock", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0}, "queue_lock", 1},
+      {{"sphere", 2, 333, "double", 1, 0, 0}, "queue", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0}, "reduction", 0},
+      {{"cubic", 1, 1000, "float", 1, 0, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0}, "queue_lock", 1},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0}, "reduction", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2, 0}, "queue_lock", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2, 0}, "queue", 0},
+      {{"cubic", 1, 2048, "double", 1, 3, 0}, "queue_lock", 0},
+      {{"sphere", 1500, 40, "double", 0, 0, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 2}, "queue_lock", 0},
+      {{"rastrigin", 30, 300, "double", 0, 0, 3}, "reduction", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 1}, "queue", 0},
   };
   for (size_t k = 0; k < sizeof island_cases / sizeof island_cases[0]; k++)
     check_islands(&island_cases[k].p, island_cases[k].kernel, island_cases[k].streaming);

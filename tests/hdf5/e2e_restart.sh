@@ -1,7 +1,7 @@
 #!/bin/bash
 # Exact restart of strict 4-rank CPU runs: stopped at a checkpoint and continued, the file ends as the uninterrupted run's.
 #
-# Usage: e2e_restart.sh iterations|signal
+# Usage: e2e_restart.sh iterations|signal|clpso
 #
 # Every run has its own directory with the same relative names (run.toml,
 # run.h5, run.ckpt.h5), so the config text stored in the files is the same.
@@ -36,19 +36,27 @@
 #   checkpoint), the original with --restart run.ckpt.h5; both must equal the
 #   uninterrupted run in every dataset and attribute but the wall-clock ones,
 #   /migrations row for row, and end with the same checkpoint.
+# clpso  the clpso topology (exemplars of epochs of 7 iterations, inertia
+#   0.9 -> 0.4 over max_iterations, which therefore stays the same): 120
+#   iterations, a checkpoint every 60, migration every 10. The checkpoint of
+#   iteration 60 (kept as run.ckpt.h5.prev, in the middle of an epoch) is
+#   continued with --restart in a copy of the finished run, on 4 ranks and
+#   on 2: the output and the final checkpoint must be identical to the
+#   uninterrupted run's, and so must the printed results.
 . "$IPSO_TEST_DIR/lib/common.sh"
-mode=${1:?usage: e2e_restart.sh iterations|signal}
+mode=${1:?usage: e2e_restart.sh iterations|signal|clpso}
 compare_py=$IPSO_TEST_DIR/lib/h5compare.py
 if ! "$IPSO_PYTHON" -c 'import h5py' 2>/dev/null; then
   echo "$IPSO_PYTHON has no h5py: skipped"
   exit 77
 fi
 
-# write_cfg FILE ITERATIONS HISTORY SNAPSHOT CHECKPOINT MIGRATION DIMS PARTICLES
+# write_cfg FILE ITERATIONS HISTORY SNAPSHOT CHECKPOINT MIGRATION DIMS PARTICLES [KEY=VALUE...]
 write_cfg() {
   ipso_config "$1" rastrigin "$7" "$8" "$2" 'run.name="restart"' run.seed=4242 'run.output="run.h5"' \
     'swarm.sync="strict"' "migration.interval=$6" migration.migrants=4 "output.history_interval=$3" \
-    "output.snapshot_interval=$4" "output.checkpoint_interval=$5" 'output.checkpoint="run.ckpt.h5"'
+    "output.snapshot_interval=$4" "output.checkpoint_interval=$5" 'output.checkpoint="run.ckpt.h5"' \
+    "${@:9}"
 }
 
 # run_in DIR LOG ARGS...: islandpso on 4 ranks in DIR; fails the test on a non-zero exit.
@@ -254,6 +262,26 @@ if a.tobytes() != b.tobytes():
 print(f"{len(a)} rows identical, in the same order")
 PY
     then pass "$d: /migrations $(cat mig.log)"; else fail "$d: /migrations: $(tail -1 mig.log)"; fi
+    same "$d: final checkpoint identical to the uninterrupted run's" ref/run.ckpt.h5 "$d/run.ckpt.h5"
+    same_summary ref/log "$d/log2" "$d"
+  done
+  ;;
+clpso)
+  mkdir ref
+  write_cfg ref/run.toml 120 1 20 60 10 8 32 'swarm.topology="clpso"' run.islands=4
+  run_in ref log
+  [ "$(attr ref/run.ckpt.h5.prev iteration)" = 60 ] && pass "ref: checkpoint of iteration 60 kept" ||
+    fail "ref: the previous checkpoint is of iteration $(attr ref/run.ckpt.h5.prev iteration)"
+  for ranks in 4 2; do
+    d=cut$ranks
+    cp -a ref "$d" && cp "$d/run.ckpt.h5.prev" "$d/mid.ckpt.h5"
+    if (cd "$d" && mpi "$ranks" run.toml --restart mid.ckpt.h5 >log2 2>&1); then
+      pass "$d: --restart mid.ckpt.h5 on $ranks ranks (exit 0)"
+    else
+      fail "$d: --restart on $ranks ranks: exit $?"; tail -20 "$d/log2"; finish
+    fi
+    same "$d: clpso continued from iteration 60: every dataset and attribute but the times identical" \
+      ref/run.h5 "$d/run.h5"
     same "$d: final checkpoint identical to the uninterrupted run's" ref/run.ckpt.h5 "$d/run.ckpt.h5"
     same_summary ref/log "$d/log2" "$d"
   done

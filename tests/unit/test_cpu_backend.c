@@ -322,6 +322,8 @@ int main(void)
     check_islands("rosenbrock", 7, 33, "float", "ring", threads);
     check_islands("sphere", 30, 700, "float", "global", threads);
     check_islands("cubic", 1, 100, "double", "ring", threads);
+    check_islands("rastrigin", 30, 50, "double", "clpso", threads);
+    check_islands("ackley", 30, 700, "float", "clpso", threads);
   }
   printf("%s\n", failures ? "FAILED" : "passed");
   return failures ? 1 : 0;

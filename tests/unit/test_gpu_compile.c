@@ -1,8 +1,9 @@
 /* Every kernel variant compiles with NVRTC for sm_90 (no GPU needed): each
  * built-in objective in both precisions, the thread mappings of short,
  * medium and long rows, strict and relaxed, the ring topology (with its
- * lbest kernel and without the resident kernels), and a user objective,
- * whole-row and separable. */
+ * lbest kernel and without the resident kernels), the clpso topology (with
+ * its exemplar kernel, without the resident kernels), an inertia schedule,
+ * and a user objective, whole-row and separable. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,25 @@ int main(void)
   fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n[swarm]\n"
                           "topology = \"global\"\n",
                           "sphere D=30 global", "resident_grid_kernel", "lbest_kernel");
+  /* clpso: short, medium and long rows, strict and relaxed, with its
+   * inertia schedule; and a schedule on the global topology. */
+  const int clpso_dims[] = {1, 30, 1500};
+  for (int r = 0; r < 3; r++) {
+    int D = clpso_dims[r];
+    snprintf(toml, sizeof toml,
+             "[run]\nprecision = \"%s\"\n[objective]\nname = \"%s\"\ndimensions = %d\n"
+             "[swarm]\nparticles = 64\nsync = \"%s\"\ntopology = \"clpso\"\nrefresh = %d\n",
+             r % 2 ? "float" : "double", r < 2 ? "rastrigin" : "rosenbrock", D,
+             r == 1 ? "relaxed" : "strict", 3 + r);
+    snprintf(what, sizeof what, "clpso refresh=%d %s D=%d %s %s", 3 + r,
+             r < 2 ? "rastrigin" : "rosenbrock", D, r % 2 ? "float" : "double",
+             r == 1 ? "relaxed" : "strict");
+    fail += compile_checked(toml, what, "exemplar_kernel", "resident_grid_kernel");
+  }
+  fail += compile_checked("[objective]\nname = \"ackley\"\ndimensions = 30\n[swarm]\n"
+                          "topology = \"global\"\ninertia = 0.9\ninertia_end = 0.4\n",
+                          "ackley D=30 global, inertia 0.9 -> 0.4", "resident_grid_kernel",
+                          "exemplar_kernel");
   char dir[] = "/tmp/ipso-gpu-compile-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   char src[256];

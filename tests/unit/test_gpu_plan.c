@@ -1,8 +1,8 @@
 /* The launch plan for several islands on one GPU (kernels/gpu_plan.c, plain
  * C, no GPU needed): strict queue-lock islands run grid-resident with the
  * state in registers when all their tiles fit the GPU at once, as one swarm
- * of as many particles would; otherwise, and for relaxed, ring, queue and
- * reduction, one launch per iteration for all islands; the device line
+ * of as many particles would; otherwise, and for relaxed, ring, clpso, queue
+ * and reduction, one launch per iteration for all islands; the device line
  * names the islands that run together. One island plans as before. */
 #include <stdio.h>
 #include <string.h>
@@ -66,9 +66,10 @@ int main(void)
 
   const char *other[][3] = {{"queue_lock", "relaxed", "global"},
                             {"queue_lock", "strict", "ring"},
+                            {"queue_lock", "strict", "clpso"},
                             {"queue", "strict", "global"},
                             {"reduction", "strict", "global"}};
-  for (int v = 0; v < 4; v++) {
+  for (int v = 0; v < 5; v++) {
     struct gpu_plan p = plan(16, 4096, other[v][0], other[v][1], other[v][2], &none);
     CHECK(p.mode == GPU_MODE_STREAMING && !p.keep, "16 islands %s %s %s: per iteration",
           other[v][0], other[v][1], other[v][2]);
@@ -77,6 +78,15 @@ int main(void)
   gpu_plan_describe(&ring, buf, sizeof buf);
   CHECK(!strcmp(buf, "16 islands together, one launch per iteration with the lbest kernel (PDL)"),
         "device line '%s'", buf);
+  /* clpso: never resident, one island or many. */
+  struct gpu_plan cl = plan(64, 1024, "queue_lock", "strict", "clpso", &none);
+  gpu_plan_describe(&cl, buf, sizeof buf);
+  CHECK(cl.clpso && cl.refresh == 7 && !gpu_plan_resident_possible(&cl) &&
+            !strcmp(buf, "64 islands together, one launch per iteration with the exemplar "
+                         "kernel (PDL)"),
+        "clpso device line '%s'", buf);
+  cl = plan(1, 4096, "queue_lock", "strict", "clpso", &none);
+  CHECK(cl.mode == GPU_MODE_STREAMING && !gpu_plan_resident_possible(&cl), "one clpso swarm");
   struct gpu_plan s = plan(16, 4096, "queue_lock", "strict", "global", &streaming);
   CHECK(s.mode == GPU_MODE_STREAMING, "IPSO_GPU_RESIDENT=0: per iteration");
   s = plan(16, 4096, "queue_lock", "strict", "global", &no_keep);
