@@ -50,6 +50,17 @@ for variant in queue_lock:strict queue_lock:relaxed reduction:strict; do
     check synccheck "$cfg" "ring k=3 rastrigin D=30 $kernel $sync"
   fi
 done
+# The clpso topology (exemplar kernel before every step, an inertia
+# schedule), 4 islands in one launch: all three tools, strict and relaxed.
+for sync in strict relaxed; do
+  cfg=$work/clpso-$sync.toml
+  write_config "$cfg" rastrigin 30 333 double queue_lock "$sync" 9 5 'swarm.topology="clpso"' \
+    swarm.refresh=3 run.islands=4 migration.interval=4 migration.migrants=2
+  "$IPSO_BIN" "$cfg" >/dev/null 2>&1
+  for tool in memcheck racecheck synccheck; do
+    check "$tool" "$cfg" "clpso refresh=3 4 islands rastrigin D=30 queue_lock $sync"
+  done
+done
 # Four islands on one GPU (strict queue-lock grid-resident with the state in
 # registers, and one launch per iteration for all islands; ring) with
 # migration: all three tools.
