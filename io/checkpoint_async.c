@@ -64,7 +64,7 @@ struct checkpoint_writer {
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS: tests only */
 
   /* The checkpoint in flight. */
-  struct state_fill fill;     /* fills the buffer in the thread (fn NULL: filled) */
+  struct state_fill fill;          /* fills the buffer in the thread (fn NULL: filled) */
   int in_flight, threads, started; /* threads sharing the pieces; started */
   int64_t iteration;
   struct job_thread {
@@ -90,19 +90,6 @@ static double now_seconds(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Whether this build and host can take the pwrite path: the file's types
- * are little-endian, and with serial HDF5 only rank 0 may touch the file
- * (rank 0 alone would then have to write every rank's rows). */
-static int async_possible(int size)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  return H5U_PARALLEL || size == 1;
-#else
-  (void)size;
-  return 0;
-#endif
-}
-
 int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
                              struct checkpoint_writer **out)
 {
@@ -122,7 +109,7 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   w->K = w->islands / w->size;
   w->N = cfg->swarm.particles;
   w->dims = cfg->objective.dimensions;
-  w->async = async_possible(w->size);
+  w->async = h5u_pwrite_possible(w->size);
   if (delay) w->delay_ms = strtoll(delay, NULL, 10);
   if (snprintf(w->tmp, sizeof w->tmp, "%s.tmp", path) >= (int)sizeof w->tmp ||
       snprintf(w->prev, sizeof w->prev, "%s.prev", path) >= (int)sizeof w->prev) {
@@ -179,23 +166,6 @@ static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
   atomic_store(&w->failed, 1);
 }
 
-/* Writes LEN bytes of BUF at AT, through short writes; 0 or errno. */
-static int write_all(int fd, const char *buf, uint64_t len, uint64_t at)
-{
-  while (len > 0) {
-    ssize_t n = pwrite(fd, buf, len, (off_t)at);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EIO; /* a regular file that takes nothing: no progress */
-    buf += n;
-    at += (uint64_t)n;
-    len -= (uint64_t)n;
-  }
-  return 0;
-}
-
 /* An I/O thread: its share of this rank's rows of each array (island by
  * island, in pieces: every n-th piece of n threads), with one thread each
  * island's checksum over them in file order; the last to finish flushes
@@ -233,7 +203,7 @@ static void *job_run(void *arg)
         if (w->thread_sums)
           w->sums[k] = checkpoint_fnv1a_doubles(w->sums[k], (const double *)(mine + off),
                                                 (int64_t)(len / sizeof(double)), CHECKSUM_WORDS);
-        if ((e = write_all(w->fd, mine + off, len, base + off)) != 0) {
+        if ((e = h5u_pwrite_all(w->fd, mine + off, len, base + off)) != 0) {
           job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
                    base + off + len);
           goto out;
@@ -472,8 +442,8 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
     return IPSO_ERR_RUNTIME;
   }
   struct stat sb;
-  if ((e = write_all(w->fd, (const char *)sums, (uint64_t)w->islands * sizeof *sums,
-                     w->offset[STATE_ARRAYS])) != 0)
+  if ((e = h5u_pwrite_all(w->fd, (const char *)sums, (uint64_t)w->islands * sizeof *sums,
+                          w->offset[STATE_ARRAYS])) != 0)
     return checkpoint_commit_fail(path, "cannot write the checksums of", w->tmp, e);
   if (fsync(w->fd) != 0) return checkpoint_commit_fail(path, "cannot flush to disk", w->tmp, errno);
   if (fstat(w->fd, &sb) != 0) return checkpoint_commit_fail(path, "cannot examine", w->tmp, errno);

@@ -437,6 +437,29 @@ done:
   return st;
 }
 
+hid_t h5out_snapshot_group(struct h5out *h, int64_t iteration, char *name, size_t len)
+{
+  struct h5u_file *f = &h->f;
+  hid_t group = H5I_INVALID_HID;
+  htri_t exists;
+  int st = IPSO_ERR_RUNTIME;
+  snprintf(name, len, "snapshots/%" PRId64, iteration);
+  IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, name, H5P_DEFAULT), st, done,
+                     "looking up /%s", name);
+  if (exists)
+    IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, name, H5P_DEFAULT), st, done,
+                       "deleting the old /%s", name);
+  IPSO_CHECK_H5_GOTO(f->path,
+                     group = H5Gcreate2(f->id, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), st,
+                     done, "creating group /%s", name);
+  if (h5u_write_attr(f, group, "iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &iteration) == IPSO_OK)
+    return group;
+done:
+  (void)st;
+  if (group >= 0) H5Gclose(group);
+  return H5I_INVALID_HID;
+}
+
 int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_state *s,
                          double sign)
 {
@@ -445,7 +468,6 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   double *fitness[STATE_ARRAYS] = {NULL};
   const double *data[STATE_ARRAYS];
   char gname[64], dname[128];
-  htri_t exists;
   int st = IPSO_ERR_RUNTIME;
   for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   if (s->particles != h->local * h->particles || s->dims != h->dims) {
@@ -469,20 +491,9 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
     for (int64_t i = 0; i < n; i++) fitness[a][i] = sign * x[i];
     data[a] = fitness[a];
   }
-  snprintf(gname, sizeof gname, "snapshots/%" PRId64, iteration);
   if (f->writer) {
     hsize_t dims[2] = {(hsize_t)h->islands * (hsize_t)h->particles, (hsize_t)s->dims};
-    IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, gname, H5P_DEFAULT), st, done,
-                       "looking up /%s", gname);
-    if (exists)
-      IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, gname, H5P_DEFAULT), st, done,
-                         "deleting the old /%s", gname);
-    IPSO_CHECK_H5_GOTO(f->path,
-                       group = H5Gcreate2(f->id, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), st,
-                       done, "creating group /%s", gname);
-    if (h5u_write_attr(f, group, "iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &iteration) !=
-        IPSO_OK)
-      goto done;
+    if ((group = h5out_snapshot_group(h, iteration, gname, sizeof gname)) < 0) goto done;
     for (int a = 0; a < STATE_ARRAYS; a++) {
       const struct state_array *sa = &state_arrays[a];
       snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);

@@ -49,6 +49,12 @@ struct h5out {
   struct h5out_snapshots *snap; /* snapshots in the background (h5out_snapshot.c), or NULL */
 };
 
+/* /snapshots/<ITERATION> created afresh (an older one of that name
+ * deleted) with its 'iteration' attribute, its name into NAME [LEN];
+ * writers only. The open group, or a negative identifier after reporting
+ * the failure. */
+hid_t h5out_snapshot_group(struct h5out *h, int64_t iteration, char *name, size_t len);
+
 /* Ends the snapshot writer of H, if any (joins its thread). */
 void h5out_snapshot_free(struct h5out *h);
 

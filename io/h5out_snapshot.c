@@ -40,23 +40,6 @@ struct h5out_snapshots {
   char what[256]; /* the failed step */
 };
 
-/* Writes LEN bytes of BUF at AT, through short writes; 0 or errno. */
-static int write_all(int fd, const char *buf, uint64_t len, uint64_t at)
-{
-  while (len > 0) {
-    ssize_t n = pwrite(fd, buf, len, (off_t)at);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EIO;
-    buf += n;
-    at += (uint64_t)n;
-    len -= (uint64_t)n;
-  }
-  return 0;
-}
-
 static void *snapshot_thread(void *arg)
 {
   struct h5out *h = arg;
@@ -76,7 +59,7 @@ static void *snapshot_thread(void *arg)
       for (uint64_t i = 0; i < n; i++) data[i] = w->sign * data[i];
     const uint64_t first_row = (uint64_t)h->f.rank * (uint64_t)h->local * (uint64_t)h->particles;
     const uint64_t at = w->offset[a] + first_row * (uint64_t)width * sizeof(double);
-    int e = write_all(w->fd, (const char *)data, n * sizeof(double), at);
+    int e = h5u_pwrite_all(w->fd, data, n * sizeof(double), at);
     if (e) {
       w->err = e;
       snprintf(w->what, sizeof w->what, "writing /snapshots/%" PRId64 "/%s", w->iteration,
@@ -87,25 +70,13 @@ static void *snapshot_thread(void *arg)
   return NULL;
 }
 
-/* Whether this build and host can take the pwrite path (as the
- * checkpoints: checkpoint_async.c). */
-static int snapshots_async_possible(int size)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  return H5U_PARALLEL || size == 1;
-#else
-  (void)size;
-  return 0;
-#endif
-}
-
 int h5out_snapshot_buffer(struct h5out *h, struct swarm_state **buf)
 {
   if (!h->snap) {
     if (!(h->snap = calloc(1, sizeof *h->snap)))
       return IPSO_FAIL("hdf5", "'%s': out of memory", h->f.path);
     h->snap->fd = -1;
-    h->snap->async = snapshots_async_possible(h->f.size);
+    h->snap->async = h5u_pwrite_possible(h->f.size);
   }
   struct h5out_snapshots *w = h->snap;
   if (w->running)
@@ -141,21 +112,10 @@ static int create_snapshot_group(struct h5out *h, int64_t iteration)
   struct h5out_snapshots *w = h->snap;
   hid_t group = H5I_INVALID_HID, dsets[STATE_ARRAYS];
   char gname[64], dname[128];
-  htri_t exists;
   int st = IPSO_ERR_RUNTIME;
   for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
-  snprintf(gname, sizeof gname, "snapshots/%" PRId64, iteration);
   hsize_t dims[2] = {(hsize_t)h->islands * (hsize_t)h->particles, (hsize_t)h->dims};
-  IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, gname, H5P_DEFAULT), st, done,
-                     "looking up /%s", gname);
-  if (exists)
-    IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, gname, H5P_DEFAULT), st, done,
-                       "deleting the old /%s", gname);
-  IPSO_CHECK_H5_GOTO(f->path,
-                     group = H5Gcreate2(f->id, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), st,
-                     done, "creating group /%s", gname);
-  if (h5u_write_attr(f, group, "iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &iteration) != IPSO_OK)
-    goto done;
+  if ((group = h5out_snapshot_group(h, iteration, gname, sizeof gname)) < 0) goto done;
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);

@@ -614,3 +614,30 @@ int h5u_read_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, i
 {
   return h5u_island_rows(f, dset, mem_type, rows, width, buf, 0);
 }
+
+int h5u_pwrite_possible(int size)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return H5U_PARALLEL || size == 1;
+#else
+  (void)size;
+  return 0;
+#endif
+}
+
+int h5u_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at)
+{
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t n = pwrite(fd, p, len, (off_t)at);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO; /* a regular file that takes nothing: no progress */
+    p += n;
+    at += (uint64_t)n;
+    len -= (uint64_t)n;
+  }
+  return 0;
+}

@@ -138,6 +138,17 @@ hid_t h5u_create_dataset_allocated(const struct h5u_file *f, hid_t loc, const ch
  * dataset DSET; reports a failure. */
 int h5u_dataset_offset(const struct h5u_file *f, hid_t dset, uint64_t *offset);
 
+/* Whether this build and host may write datasets' data with pwrite() at
+ * their offsets (the background writers of checkpoints and snapshots): the
+ * files' types are little-endian, and with serial HDF5 only rank 0 may
+ * touch a file, so only a run of SIZE == 1 ranks. */
+int h5u_pwrite_possible(int size);
+
+/* Writes LEN bytes of BUF at offset AT of FD, through short writes and
+ * EINTR; 0, or the errno of the failure (EIO for a write that makes no
+ * progress). */
+int h5u_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at);
+
 /* Opens dataset NAME in LOC; reports a failure. */
 hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name);
 

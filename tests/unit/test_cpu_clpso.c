@@ -136,27 +136,8 @@ static void check_follows(int n, int dims, int64_t T, int migrate)
 {
   struct ipso_config cfg;
   load("rastrigin", dims, n, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, -1, 1};
-  struct backend b;
-  double best[MAX_ITERATIONS];
-  if (backend_cpu_create(&setup, &b) != IPSO_OK) exit(1);
-  b.ops->init(&b);
-  b.ops->step(&b, 1, T - 1, best);
-  if (migrate) {
-    /* Two migrants much better than anything, so tournaments change. */
-    double *pos = calloc(2 * (size_t)dims, sizeof(double)), cost[2] = {0.0, 1e-3};
-    int64_t rep[2];
-    pos[dims] = 0.03125;
-    b.ops->unpack_migrants(&b, 0, 2, pos, cost, rep);
-    CHECK(rep[0] >= 0 && rep[1] >= 0, "migrants refused");
-    free(pos);
-  }
   struct swarm_state a, c;
-  swarm_state_alloc(&a, n, dims);
-  swarm_state_alloc(&c, n, dims);
-  b.ops->save_state(&b, &a);
-  b.ops->step(&b, T, T, best);
-  b.ops->save_state(&b, &c);
+  CHECK(run_around(&cfg, T, migrate, &a, &c), "migrants refused");
 
   int64_t *src = malloc(sizeof(int64_t) * (size_t)n * (size_t)dims);
   int64_t *own = malloc(sizeof(int64_t) * (size_t)n * (size_t)dims);
@@ -185,7 +166,6 @@ static void check_follows(int n, int dims, int64_t T, int migrate)
   free(own);
   swarm_state_free(&a);
   swarm_state_free(&c);
-  b.ops->destroy(&b);
   config_free(&cfg);
 }
 
