@@ -159,6 +159,16 @@ int main(void)
                sep ? ", separable" : "");
       fail += compile(toml, what);
     }
+  /* A user function of the whole row in the one-block kernel (the row read
+   * from memory after the group's barrier). */
+  snprintf(toml, sizeof toml,
+           "[run]\nprecision = \"double\"\n[objective]\nname = \"user\"\ndimensions = 4\n"
+           "lower = -5\nupper = 5\nsource = \"%s\"\nfunction = \"shifted\"\n"
+           "[objective.params]\nshift = [1, 2, 3]\nscale = 0.5\n[swarm]\nparticles = 100\n"
+           "topology = \"global\"\n",
+           src);
+  fail += compile_checked(toml, "one block: user objective (double, whole rows) D=4 N=100",
+                          "resident_block_kernel", "lbest_kernel");
   remove(src);
   rmdir(dir);
   printf("%s\n", fail ? "FAILED" : "passed");
