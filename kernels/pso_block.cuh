@@ -11,8 +11,8 @@
  *
  * Per iteration: the update of the thread's particles with the random
  * words drawn during the previous iteration; a flag when a personal best
- * is not above the best's cost; in a warp with such a particle (rare once
- * the swarm has settled) the exact test of the candidates, their
+ * improved to at most the best's cost; in a warp with such a particle (rare
+ * once the swarm has settled) the exact test of the candidates, their
  * lowest (cost, index) by shuffles into shared memory and the winner's row
  * beside it; the next iteration's random words (they do not depend on the
  * best); one barrier, which also tells whether any warp found a candidate
@@ -161,7 +161,7 @@ __device__ void block_run(swarm_ptrs s, long long first, long long last, block_o
 
   for (long long t = first; t <= last; t++) {
     const int par = (int)(t & 1);
-    bool maybe = false; /* a personal best at most the best's cost */
+    bool maybe = false; /* a personal best improved to at most the best's cost */
 #pragma unroll
     for (int j = 0; j < P; j++) {
 #pragma unroll
@@ -190,7 +190,9 @@ __device__ void block_run(swarm_ptrs s, long long first, long long last, block_o
 #pragma unroll
           for (int k = 0; k < IPSO_V; k++) p[j][c][k] = x[j][c][k];
       }
-      maybe = maybe || pc[j] <= gc;
+      /* Not pc[j] <= gc alone: once the swarm settles, many personal bests
+       * equal the best's cost (at a bound) without being candidates. */
+      maybe = maybe || (improved && f <= gc);
     }
     /* This warp's lowest candidate and its row, or none. A candidate is a
      * particle whose personal best is below the best of t-1 in the order
