@@ -42,7 +42,7 @@ void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m)
   gpu_mapping_set_group(m, G);
 }
 
-void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles)
+void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles, int threads)
 {
   m->blk_threads = m->blk_ppt = 0;
   int G = m->group, E = (dims + G * m->vec - 1) / (G * m->vec) * m->vec;
@@ -50,13 +50,13 @@ void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles)
   /* Registers: 8 elements per thread in blocks of 256 threads, 4 in 512, 2
    * in 1024 (ptxas spills beyond); the fewest threads first (fewer warps to
    * reduce, and as many independent particles per scheduler). */
-  for (int limit = 256; limit <= IPSO_BLK_MAX_THREADS; limit *= 2)
+  for (int limit = threads > 256 ? threads : 256; limit <= IPSO_BLK_MAX_THREADS; limit *= 2)
     for (int P = 1; P * E * limit <= 2048; P *= 2) {
-      long long threads = (particles + P - 1) / P * G;
-      threads = (threads + 31) / 32 * 32;
-      if (threads > limit) continue;
-      if (threads / 32 * m->pitch > IPSO_BLK_MAX_ROW_ELEMENTS) continue;
-      m->blk_threads = (int)threads;
+      long long need = (particles + P - 1) / P * G;
+      need = (need + 31) / 32 * 32;
+      if (need > limit) continue;
+      if (need / 32 * m->pitch > IPSO_BLK_MAX_ROW_ELEMENTS) continue;
+      m->blk_threads = (int)need;
       m->blk_ppt = P;
       return;
     }

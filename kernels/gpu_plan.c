@@ -16,7 +16,8 @@
 /* Strict islands up to this many particle-dimensions run in one block each
  * when they fit one (gpu_mapping_block): one multiprocessor's issue rate
  * against a cluster's or a grid's barrier per iteration (an estimate, to be
- * measured: 2,048 1-D particles are ~0.5 us of one SM's issue slots, the
+ * measured: 2,048 1-D particles are ~1,150 issue cycles of each scheduler
+ * per iteration by the instructions ptxas emits, ~0.6 us; the
  * cluster-resident kernel takes 1.4 us per iteration). */
 #define BLOCK_MAX_ELEMENTS 4096
 
@@ -35,6 +36,8 @@ struct gpu_overrides gpu_overrides_from_env(void)
   o.no_keep = env_is_zero("IPSO_GPU_KEEP");
   o.no_pdl = env_is_zero("IPSO_GPU_PDL");
   o.no_block = env_is_zero("IPSO_GPU_BLOCK");
+  const char *bt = getenv("IPSO_GPU_BLOCK_THREADS");
+  if (bt && (atoi(bt) == 512 || atoi(bt) == 1024)) o.blk_threads = atoi(bt); /* else ignored */
   const char *g = getenv("IPSO_GPU_GROUP");
   if (g && *g) {
     int e = atoi(g);
@@ -51,6 +54,10 @@ const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, siz
   if (o->group) {
     size_t used = strlen(buf);
     snprintf(buf + used, n - used, " IPSO_GPU_GROUP=%d", o->group);
+  }
+  if (o->blk_threads) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, n - used, " IPSO_GPU_BLOCK_THREADS=%d", o->blk_threads);
   }
   if (buf[0] == ' ') memmove(buf, buf + 1, strlen(buf));
   return buf;
@@ -76,7 +83,7 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   /* The one-block kernel is compiled whenever the island fits, whatever the
    * overrides, so that both choices share one program. */
   if (!p->relaxed && !p->ring && p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D)
-    gpu_mapping_block(&p->map, p->dims, p->particles);
+    gpu_mapping_block(&p->map, p->dims, p->particles, o->blk_threads);
   long long ppb = gpu_mapping_ppb(&p->map);
   p->blocks = (int)((p->particles + ppb - 1) / ppb);
   p->mode = GPU_MODE_STREAMING;

@@ -19,6 +19,8 @@ struct gpu_overrides {
   int no_keep;     /* IPSO_GPU_KEEP=0: never the state in registers */
   int no_pdl;      /* IPSO_GPU_PDL=0: plain launches, no programmatic dependent launch */
   int no_block;    /* IPSO_GPU_BLOCK=0: never the one-block kernel (cluster or grid instead) */
+  int blk_threads; /* IPSO_GPU_BLOCK_THREADS=T (512 or 1024): the one-block kernel in
+                      at least T threads (fewer particles per thread) */
   int group;       /* IPSO_GPU_GROUP=G: threads per particle (a power of two up to
                       1024; changes the summation order, hence the last bits) */
 };

@@ -38,7 +38,7 @@ static int compile_checked(const char *toml, const char *what, const char *want,
   /* The one-block kernel where the plan compiles it (gpu_plan_mapping). */
   if (cfg.swarm.sync == IPSO_SYNC_STRICT && cfg.swarm.topology == IPSO_SWARM_GLOBAL &&
       cfg.swarm.kernel == IPSO_KERNEL_QUEUE_LOCK && cfg.objective.dimensions <= IPSO_RESIDENT_MAX_D)
-    gpu_mapping_block(&m, cfg.objective.dimensions, cfg.swarm.particles);
+    gpu_mapping_block(&m, cfg.objective.dimensions, cfg.swarm.particles, 0);
   struct swarm_consts k;
   swarm_consts_build(&cfg, &k);
   char *defines = gpu_kernel_defines(&cfg, &m, &k);

@@ -73,6 +73,17 @@ static void check_block_plans(void)
   gpu_overrides_describe(&o, buf, sizeof buf);
   CHECK(!strcmp(buf, "IPSO_GPU_BLOCK=0"), "overrides '%s'", buf);
   o = none;
+  o.blk_threads = 512;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.map.blk_threads == 512 && b.map.blk_ppt == 4,
+        "IPSO_GPU_BLOCK_THREADS=512: 512 x 4 (%d x %d)", b.map.blk_threads, b.map.blk_ppt);
+  o.blk_threads = 1024;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.map.blk_threads == 1024 && b.map.blk_ppt == 2,
+        "IPSO_GPU_BLOCK_THREADS=1024: 1024 x 2 (%d x %d)", b.map.blk_threads, b.map.blk_ppt);
+  gpu_overrides_describe(&o, buf, sizeof buf);
+  CHECK(!strcmp(buf, "IPSO_GPU_BLOCK_THREADS=1024"), "overrides '%s'", buf);
+  o = none;
   o.no_resident = 1;
   b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
   CHECK(b.mode == GPU_MODE_STREAMING, "IPSO_GPU_RESIDENT=0: one launch per iteration");
