@@ -9,6 +9,10 @@
  * attractor rows that the lbest (exemplar) kernel writes and the step reads). Optionally the CPU
  * backend on the same problems (--cpu), for the GPU/CPU speedup.
  *
+ * A workload whose strict queue-lock row runs block-resident (one block per
+ * island: the 1-D 2,048 swarm) gets a second row without the one-block
+ * kernel (IPSO_GPU_BLOCK=0: cluster-resident), sync column "strict+noblock".
+ *
  * Islands: the 30-D float Rastrigin workload's 65,536 particles as 64
  * islands of 1,024 and 16 of 4,096 in one backend (all islands in one launch
  * per iteration) against one swarm of 65,536, global topology, ring and
@@ -57,21 +61,24 @@ struct variant {
   const char *kernel, *sync;
   int streaming; /* force one launch per iteration (gpu_overrides.no_resident) */
   int topology;  /* 0 global; 1 ring (4 neighbours), labelled "<sync>+ring"; 2 clpso, "+clpso" */
+  int no_block;  /* never the one-block kernel (gpu_overrides.no_block), labelled
+                    "<sync>+noblock"; measured only where the first row ran it */
 };
 static const struct variant variants[] = {
-    {"queue_lock", "strict", 0, 0}, {"queue_lock", "strict", 1, 0}, {"queue_lock", "relaxed", 0, 0},
-    {"queue", "strict", 0, 0},      {"reduction", "strict", 0, 0},  {"queue_lock", "strict", 0, 1},
-    {"queue_lock", "relaxed", 0, 1}};
+    {"queue_lock", "strict", 0, 0, 0},  {"queue_lock", "strict", 1, 0, 0},
+    {"queue_lock", "relaxed", 0, 0, 0}, {"queue", "strict", 0, 0, 0},
+    {"reduction", "strict", 0, 0, 0},   {"queue_lock", "strict", 0, 1, 0},
+    {"queue_lock", "relaxed", 0, 1, 0}, {"queue_lock", "strict", 0, 0, 1}};
 enum { V_QUEUE_LOCK = 0, V_REDUCTION = 4 };
 
 static const char *const topology_names[] = {"global", "ring", "clpso"};
 
-/* The sync column of a variant: the mode, and "+ring" or "+clpso" for those
- * topologies. */
+/* The sync column of a variant: the mode, "+ring" or "+clpso" for those
+ * topologies, "+noblock" without the one-block kernel. */
 static const char *sync_label(const struct variant *v, char *buf, size_t n)
 {
-  snprintf(buf, n, "%s%s%s", v->sync, v->topology ? "+" : "",
-           v->topology ? topology_names[v->topology] : "");
+  snprintf(buf, n, "%s%s%s%s", v->sync, v->topology ? "+" : "",
+           v->topology ? topology_names[v->topology] : "", v->no_block ? "+noblock" : "");
   return buf;
 }
 
@@ -123,15 +130,17 @@ static int make_config(const struct workload *w, const struct variant *v, const 
 
 /* Times ITERATIONS iterations of ISLANDS islands in one backend REPS times
  * (after a warm-up) on the GPU; the median device time in seconds, and the
- * final best of the last run (the best of its islands). */
-static int time_islands(const struct ipso_config *cfg, int islands, int streaming, long iterations,
-                        int reps, double *median, double *spread, double *best_out, char *mapping,
-                        size_t mlen)
+ * final best of the last run (the best of its islands). STREAMING: one
+ * launch per iteration; NO_BLOCK: never the one-block kernel. */
+static int time_islands(const struct ipso_config *cfg, int islands, int streaming, int no_block,
+                        long iterations, int reps, double *median, double *spread, double *best_out,
+                        char *mapping, size_t mlen)
 {
   struct swarm_setup setup = {cfg, 0, islands, 0, islands};
   struct backend b;
   struct gpu_overrides o = gpu_overrides_from_env();
   if (streaming) o.no_resident = 1;
+  if (no_block) o.no_block = 1;
   IPSO_TRY(backend_gpu_create_with(&setup, &o, &b));
   gpu_mapping_of(&b, mapping, mlen);
   double *best = malloc(sizeof(double) * (size_t)iterations * (size_t)islands);
@@ -164,7 +173,8 @@ static int time_islands(const struct ipso_config *cfg, int islands, int streamin
 static int time_gpu(const struct ipso_config *cfg, int streaming, long iterations, int reps,
                     double *median, double *spread, double *best_out, char *mapping, size_t mlen)
 {
-  return time_islands(cfg, 1, streaming, iterations, reps, median, spread, best_out, mapping, mlen);
+  return time_islands(cfg, 1, streaming, 0, iterations, reps, median, spread, best_out, mapping,
+                      mlen);
 }
 
 /* The 30-D float Rastrigin workload's particles as one swarm and as islands
@@ -182,12 +192,12 @@ static int compare_islands(int reps, FILE *csv)
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
       struct workload iw = *w;
       iw.particles = w->particles / rows[r].islands;
-      struct variant v = {"queue_lock", "strict", rows[r].streaming, topo};
+      struct variant v = {"queue_lock", "strict", rows[r].streaming, topo, 0};
       struct ipso_config cfg;
       IPSO_TRY(make_config(&iw, &v, "gpu", &cfg));
       double med = 0, spread = 0, best = 0;
       char mapping[64] = "", label[64];
-      int rc = time_islands(&cfg, rows[r].islands, rows[r].streaming, iterations, reps, &med,
+      int rc = time_islands(&cfg, rows[r].islands, rows[r].streaming, 0, iterations, reps, &med,
                             &spread, &best, mapping, sizeof mapping);
       config_free(&cfg);
       snprintf(label, sizeof label, "%d x %d%s", rows[r].islands, iw.particles,
@@ -347,13 +357,16 @@ int main(int argc, char **argv)
     double es = strcmp(w->precision, "float") ? 8 : 4;
     double bytes = 5.0 * w->particles * (double)w->dims * es * (double)w->iterations;
     double ql = 0, red = 0;
+    int block = 0; /* the first row ran the one-block kernel */
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+      if (variants[v].no_block && !block) continue;
       struct ipso_config cfg;
       if (make_config(w, &variants[v], "gpu", &cfg) != IPSO_OK) return 1;
       double med = 0, spread = 0, best = 0;
       char mapping[64] = "";
-      int rc = time_gpu(&cfg, variants[v].streaming, w->iterations, reps, &med, &spread, &best,
-                        mapping, sizeof mapping);
+      int rc = time_islands(&cfg, 1, variants[v].streaming, variants[v].no_block, w->iterations,
+                            reps, &med, &spread, &best, mapping, sizeof mapping);
+      if (v == V_QUEUE_LOCK && strstr(mapping, "block")) block = 1;
       config_free(&cfg);
       char sync[32];
       sync_label(&variants[v], sync, sizeof sync);

@@ -1,9 +1,11 @@
 #!/bin/bash
-# Nsight Compute profile of the cluster-resident queue-lock kernel on the
-# paper's 1-D workload (cubic, 2,048 particles, double, strict): one launch
-# of the resident kernel (the first segment of iterations), with the
-# speed-of-light, scheduler and warp-state sections, to see what an
-# iteration waits on. Run on the GPU machine after building the gpu preset.
+# Nsight Compute profile of the resident queue-lock kernel on the paper's
+# 1-D workload (cubic, 2,048 particles, double, strict): one launch of the
+# resident kernel the plan picks (the first segment of iterations; the
+# one-block kernel, or with IPSO_GPU_BLOCK=0 in the environment the
+# cluster-resident one), with the speed-of-light, scheduler and warp-state
+# sections, to see what an iteration waits on. Run on the GPU machine after
+# building the gpu preset.
 #
 # Usage: bash bench/profile_cluster.sh [ISLANDPSO] [PARTICLES]
 set -uo pipefail

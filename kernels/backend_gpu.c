@@ -202,7 +202,10 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)all * sizeof(double), g->stream));
   unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_start, g->stream));
-  if (p->mode != GPU_MODE_STREAMING) {
+  if (p->mode == GPU_MODE_BLOCK) {
+    IPSO_CHECK_CUDA(ipso_launch_block(&g->k, islands, (unsigned)p->map.blk_threads, g->s, first,
+                                      last, g->stream));
+  } else if (p->mode != GPU_MODE_STREAMING) {
     IPSO_CHECK_CUDA(ipso_launch_resident(&g->k, p->mode, p->keep, (unsigned)p->res_blocks, block,
                                          g->s, first, last, g->d_bar, g->stream));
   } else {
@@ -332,6 +335,7 @@ const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
   snprintf(buf, n, "G=%d V=%d %s%s", p->map.group, p->map.vec,
            p->mode == GPU_MODE_STREAMING ? "streaming"
            : p->mode == GPU_MODE_CLUSTER ? "cluster"
+           : p->mode == GPU_MODE_BLOCK   ? "block"
                                          : "resident",
            p->keep ? "+regs" : "");
   return buf;

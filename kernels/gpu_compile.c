@@ -144,11 +144,11 @@ static char *full_source(const char *defines, const char *prelude)
 }
 
 /* The headers the kernel source includes, as NVRTC sees them (embedded). */
-enum { IPSO_KERNEL_HEADERS = 3 };
+enum { IPSO_KERNEL_HEADERS = 4 };
 static const char *const ipso_kernel_header_src[IPSO_KERNEL_HEADERS] = {
-    ipso_src_objectives, ipso_src_gpu_abi, ipso_src_pso_device};
+    ipso_src_objectives, ipso_src_gpu_abi, ipso_src_pso_device, ipso_src_pso_block};
 static const char *const ipso_kernel_header_name[IPSO_KERNEL_HEADERS] = {
-    "objectives.h", "gpu_abi.h", "pso_device.cuh"};
+    "objectives.h", "gpu_abi.h", "pso_device.cuh", "pso_block.cuh"};
 
 int gpu_compile_image(const char *defines, const char *prelude, int major, int minor, int user_code,
                       char **image, size_t *size)

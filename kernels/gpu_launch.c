@@ -54,6 +54,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"resident_grid_kernel", resident, &k->res_grid},
                {"resident_cluster_keep_kernel", keep, &k->res_cluster_keep},
                {"resident_grid_keep_kernel", keep, &k->res_grid_keep},
+               {"resident_block_kernel", gpu_plan_block_compiled(p), &k->res_block},
                {"separable_check_kernel", separable, &k->separable_check}};
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     cudaError_t e = lookup(library, table[i].name, table[i].wanted, table[i].k);
@@ -146,6 +147,15 @@ cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mo
   if (keep) kernel = mode == GPU_MODE_CLUSTER ? k->res_cluster_keep : k->res_grid_keep;
   void *args[] = {&s, &first, &last, &d_bar};
   return cudaLaunchKernelExC(&lc, (const void *)kernel, args);
+}
+
+cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, unsigned threads,
+                              struct swarm_ptrs s, long long first, long long last,
+                              cudaStream_t stream)
+{
+  void *args[] = {&s, &first, &last};
+  return cudaLaunchKernel((const void *)k->res_block, grid_of(1, islands), dim3_of(threads), args,
+                          0, stream);
 }
 
 cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned islands,

@@ -21,6 +21,7 @@ struct gpu_kernels {
   cudaKernel_t exemplar; /* clpso topology only */
   cudaKernel_t reduce, init, candidates, select, gather, scatter;
   cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
+  cudaKernel_t res_block; /* one block per island (map.blk_threads > 0) */
   cudaKernel_t separable_check;
 };
 
@@ -64,6 +65,13 @@ cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mo
                                  unsigned grid, unsigned block, struct swarm_ptrs s,
                                  long long first, long long last, unsigned int *d_bar,
                                  cudaStream_t stream);
+
+/* Iterations FIRST..LAST of ISLANDS islands in one launch, one block of
+ * THREADS threads per island (gridDim.y), each island's state in its
+ * block's registers (resident_block_kernel). */
+cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, unsigned threads,
+                              struct swarm_ptrs s, long long first, long long last,
+                              cudaStream_t stream);
 
 /* Iteration 0, and the block candidates after a load or a migration. */
 cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned islands,

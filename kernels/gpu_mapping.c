@@ -38,7 +38,28 @@ void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m)
   }
   m->vec = V;
   m->pitch = (dims + V - 1) / V * V;
+  m->blk_threads = m->blk_ppt = 0;
   gpu_mapping_set_group(m, G);
+}
+
+void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles, int threads)
+{
+  m->blk_threads = m->blk_ppt = 0;
+  int G = m->group, E = (dims + G * m->vec - 1) / (G * m->vec) * m->vec;
+  if (G > 32 || E > IPSO_KEEP_MAX_ELEMENTS || particles < 1) return;
+  /* Registers: 8 elements per thread in blocks of 256 threads, 4 in 512, 2
+   * in 1024 (ptxas spills beyond); the fewest threads first (fewer warps to
+   * reduce, and as many independent particles per scheduler). */
+  for (int limit = threads > 256 ? threads : 256; limit <= IPSO_BLK_MAX_THREADS; limit *= 2)
+    for (int P = 1; P * E * limit <= 2048; P *= 2) {
+      long long need = (particles + P - 1) / P * G;
+      need = (need + 31) / 32 * 32;
+      if (need > limit) continue;
+      if (need / 32 * m->pitch > IPSO_BLK_MAX_ROW_ELEMENTS) continue;
+      m->blk_threads = (int)need;
+      m->blk_ppt = P;
+      return;
+    }
 }
 
 void gpu_mapping_set_group(struct gpu_mapping *m, int group)
@@ -66,14 +87,15 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_USER_SEPARABLE %d\n"
       "#define IPSO_RELAXED %d\n#define IPSO_UNIFORM %d\n#define IPSO_RING %d\n"
       "#define IPSO_RING_K %d\n#define IPSO_CLPSO %d\n#define IPSO_CLPSO_REFRESH %d\n"
-      "#define IPSO_INERTIA_END %d\n",
+      "#define IPSO_INERTIA_END %d\n#define IPSO_BLK_THREADS %d\n#define IPSO_BLK_PPT %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
       m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
       user ? 0 : info->acc1, user ? 0 : info->needs_next, user, user && cfg->objective.separable,
       cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform, cfg->swarm.topology == IPSO_SWARM_RING,
       cfg->swarm.topology == IPSO_SWARM_RING ? cfg->swarm.neighbours : 0,
       cfg->swarm.topology == IPSO_SWARM_CLPSO,
-      cfg->swarm.topology == IPSO_SWARM_CLPSO ? cfg->swarm.refresh : 1, cfg->swarm.has_inertia_end);
+      cfg->swarm.topology == IPSO_SWARM_CLPSO ? cfg->swarm.refresh : 1, cfg->swarm.has_inertia_end,
+      m->blk_threads, m->blk_ppt);
   /* The inertia schedule's ends as exact hexadecimal literals (computed in
    * double, as on the host: inertia_at in kernels/pso_device.cuh). */
   if (cfg->swarm.has_inertia_end)

@@ -14,6 +14,9 @@ struct gpu_mapping {
   int vec;   /* V: coordinates per thread and chunk */
   int pitch; /* row length in elements */
   int block; /* threads per block */
+  /* The one-block kernel (resident_block_kernel; 0: not compiled): threads
+   * of its block, and particles per group of G threads. */
+  int blk_threads, blk_ppt;
 };
 
 #ifdef __cplusplus
@@ -41,6 +44,15 @@ static inline int gpu_mapping_keep_ok(const struct gpu_mapping *m, int dims)
   int chunks = (dims + m->group * m->vec - 1) / (m->group * m->vec);
   return chunks * m->vec <= IPSO_KEEP_MAX_ELEMENTS;
 }
+
+/* Sets M's one-block shape for an island of PARTICLES in D dimensions:
+ * every particle's state in the registers of one block of at most 1024
+ * threads, a group of G threads holding IPSO_BLK_PPT particles (up to 8
+ * elements per thread in 256 threads, 4 in 512, 2 in 1024: the fewest
+ * threads that hold the island, from THREADS on, 0 meaning 256), and its
+ * warps' candidate rows in shared memory. Leaves the shape 0 where the
+ * island does not fit. */
+void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles, int threads);
 
 /* The #define block that specialises the kernel source to CFG with mapping
  * M and per-dimension constants K (malloc'd). */

@@ -13,6 +13,13 @@
 /* Strict swarms up to this many particle-dimensions run grid-resident: the
  * grid barrier costs less than a launch while an iteration is short. */
 #define GRID_RESIDENT_MAX_ELEMENTS (1 << 22)
+/* Strict islands up to this many particle-dimensions run in one block each
+ * when they fit one (gpu_mapping_block): one multiprocessor's issue rate
+ * against a cluster's or a grid's barrier per iteration (an estimate, to be
+ * measured: 2,048 1-D particles are ~1,150 issue cycles of each scheduler
+ * per iteration by the instructions ptxas emits, ~0.6 us; the
+ * cluster-resident kernel takes 1.4 us per iteration). */
+#define BLOCK_MAX_ELEMENTS 4096
 
 /* Whether the variable NAME is set and starts with '0'. */
 static int env_is_zero(const char *name)
@@ -28,6 +35,9 @@ struct gpu_overrides gpu_overrides_from_env(void)
   o.no_resident = env_is_zero("IPSO_GPU_RESIDENT");
   o.no_keep = env_is_zero("IPSO_GPU_KEEP");
   o.no_pdl = env_is_zero("IPSO_GPU_PDL");
+  o.no_block = env_is_zero("IPSO_GPU_BLOCK");
+  const char *bt = getenv("IPSO_GPU_BLOCK_THREADS");
+  if (bt && (atoi(bt) == 512 || atoi(bt) == 1024)) o.blk_threads = atoi(bt); /* else ignored */
   const char *g = getenv("IPSO_GPU_GROUP");
   if (g && *g) {
     int e = atoi(g);
@@ -38,11 +48,16 @@ struct gpu_overrides gpu_overrides_from_env(void)
 
 const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, size_t n)
 {
-  snprintf(buf, n, "%s%s%s", o->no_resident ? " IPSO_GPU_RESIDENT=0" : "",
-           o->no_keep ? " IPSO_GPU_KEEP=0" : "", o->no_pdl ? " IPSO_GPU_PDL=0" : "");
+  snprintf(buf, n, "%s%s%s%s", o->no_resident ? " IPSO_GPU_RESIDENT=0" : "",
+           o->no_keep ? " IPSO_GPU_KEEP=0" : "", o->no_pdl ? " IPSO_GPU_PDL=0" : "",
+           o->no_block ? " IPSO_GPU_BLOCK=0" : "");
   if (o->group) {
     size_t used = strlen(buf);
     snprintf(buf + used, n - used, " IPSO_GPU_GROUP=%d", o->group);
+  }
+  if (o->blk_threads) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, n - used, " IPSO_GPU_BLOCK_THREADS=%d", o->blk_threads);
   }
   if (buf[0] == ' ') memmove(buf, buf + 1, strlen(buf));
   return buf;
@@ -67,6 +82,11 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   gpu_mapping_choose(p->dims, cfg->run.precision == IPSO_FLOAT,
                      cfg->objective.id == IPSO_OBJ_USER && !cfg->objective.separable, &p->map);
   if (o->group) gpu_mapping_set_group(&p->map, o->group);
+  /* The one-block kernel is compiled whenever the island fits, whatever the
+   * overrides, so that both choices share one program. */
+  if (!p->relaxed && !p->ring && !p->clpso && p->variant == GPU_QUEUE_LOCK &&
+      p->dims <= IPSO_RESIDENT_MAX_D)
+    gpu_mapping_block(&p->map, p->dims, p->particles, o->blk_threads);
   long long ppb = gpu_mapping_ppb(&p->map);
   p->blocks = (int)((p->particles + ppb - 1) / ppb);
   p->mode = GPU_MODE_STREAMING;
@@ -86,13 +106,28 @@ int gpu_plan_resident_possible(const struct gpu_plan *p)
           (!p->relaxed && !p->overrides.no_keep && gpu_mapping_keep_ok(&p->map, p->dims)));
 }
 
-/* The resident grid: every block must fit on the GPU at once. */
+int gpu_plan_block_compiled(const struct gpu_plan *p)
+{
+  return p->map.blk_threads > 0;
+}
+
+/* The resident grid: every block must fit on the GPU at once. The one-block
+ * kernel first, where it may run: its blocks (one per island) never wait
+ * for each other, so any number of islands can run in waves. */
 void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
 {
-  p->pdl = dev->major >= 9 && !p->overrides.no_pdl;
+  const struct gpu_overrides *o = &p->overrides;
+  p->pdl = dev->major >= 9 && !o->no_pdl;
   p->mode = GPU_MODE_STREAMING;
   p->keep = 0;
   p->res_blocks = 0;
+  if (gpu_plan_block_compiled(p) && !o->no_resident && !o->no_block && !o->no_keep &&
+      (double)p->particles * p->dims <= BLOCK_MAX_ELEMENTS) {
+    p->mode = GPU_MODE_BLOCK;
+    p->keep = 1;
+    p->res_blocks = 1;
+    return;
+  }
   if (!gpu_plan_resident_possible(p)) return;
   if (p->islands > 1) {
     /* The islands' tiles side by side in one cooperative grid, one tile per
@@ -135,7 +170,7 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
 const char *gpu_plan_mode_name(const struct gpu_plan *p)
 {
   static const char *names[] = {"one launch per iteration", "cluster-resident", "grid-resident",
-                                "grid-resident, relaxed"};
+                                "grid-resident, relaxed", "block-resident"};
   if (p->ring) return "one launch per iteration with the lbest kernel";
   if (p->clpso) return "one launch per iteration with the exemplar kernel";
   return names[p->mode];

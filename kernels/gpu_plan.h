@@ -18,6 +18,9 @@ struct gpu_overrides {
   int no_resident; /* IPSO_GPU_RESIDENT=0: one launch per iteration always */
   int no_keep;     /* IPSO_GPU_KEEP=0: never the state in registers */
   int no_pdl;      /* IPSO_GPU_PDL=0: plain launches, no programmatic dependent launch */
+  int no_block;    /* IPSO_GPU_BLOCK=0: never the one-block kernel (cluster or grid instead) */
+  int blk_threads; /* IPSO_GPU_BLOCK_THREADS=T (512 or 1024): the one-block kernel in
+                      at least T threads (fewer particles per thread) */
   int group;       /* IPSO_GPU_GROUP=G: threads per particle (a power of two up to
                       1024; changes the summation order, hence the last bits) */
 };
@@ -25,12 +28,13 @@ struct gpu_overrides {
 /* How iterations are launched: one launch per iteration (for all the
  * backend's islands at once), or one launch per segment with every block
  * resident (queue-lock kernel; several islands only strict grid-resident
- * with the state in registers). */
+ * with the state in registers, or one block per island). */
 enum gpu_launch_mode {
   GPU_MODE_STREAMING, /* one launch per iteration (two for queue and reduction) */
   GPU_MODE_CLUSTER,   /* strict, the swarm fits one thread-block cluster */
   GPU_MODE_GRID,      /* strict, co-resident grid with a grid barrier */
-  GPU_MODE_RELAXED    /* relaxed, co-resident grid running ahead */
+  GPU_MODE_RELAXED,   /* relaxed, co-resident grid running ahead */
+  GPU_MODE_BLOCK      /* strict, each island in one block, its state in registers */
 };
 
 /* The step kernel that computes the global best. */
@@ -86,6 +90,10 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
 /* Whether the plan may run the resident kernels (then the caller measures
  * their occupancy for gpu_plan_launch). */
 int gpu_plan_resident_possible(const struct gpu_plan *p);
+
+/* Whether the program has the one-block kernel (strict queue-lock, global
+ * topology, an island that fits one block: map.blk_threads). */
+int gpu_plan_block_compiled(const struct gpu_plan *p);
 
 /* The second half: launch mode, resident grid, registers and PDL on a
  * device with facts DEV. */

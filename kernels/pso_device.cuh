@@ -177,13 +177,10 @@ IPSO_HD real inertia_at(long long t)
 #endif
 }
 
-/* The PSO update of one coordinate D with inertia W (same operations as the
- * CPU backend). */
-IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, unsigned int wb, int d,
-                          real w)
+/* The PSO update of one coordinate D with inertia W and the random factors
+ * A = c1 u1 and B = c2 u2 (same operations as the CPU backend). */
+IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, int d, real w)
 {
-  real a = K.c1 * u01(wa);
-  real b = K.c2 * u01(wb);
   real vn = fma(w, v, fma(a, p - x, b * (g - x)));
   real vm = VMAX(d);
   vn = vn > vm ? vm : (vn < -vm ? -vm : vn);
@@ -198,6 +195,14 @@ IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, uns
   }
   x = xn;
   v = vn;
+}
+
+/* The PSO update of one coordinate D with inertia W from the two random
+ * words WA, WB. */
+IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, unsigned int wb, int d,
+                          real w)
+{
+  update_coord_ab(x, v, p, g, K.c1 * u01(wa), K.c2 * u01(wb), d, w);
 }
 
 /* The initial coordinate D from the two words of iteration 0. */
@@ -299,13 +304,13 @@ IPSO_HD real group_combine(real a, bool product, block_shared &sh, int which)
   return a;
 }
 
-/* The sign-adjusted cost of the particle whose new position is ROW (in
+/* The sign-adjusted objective of the particle whose new position is ROW (in
  * global memory; this thread holds its part in XS: chunk c, element k =
  * coordinate (c*G + lane)*V + k). Built-in and separable user objectives
  * are reduced across the group; any other user objective takes the whole
  * row and is evaluated by the group's first thread. ROW is read only after
  * the group's barrier, so every thread's stores to it are visible. */
-IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
+IPSO_HD real group_value(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
 {
 #if IPSO_NEEDS_NEXT || IPSO_USER_ROW
 #if IPSO_G > 32
@@ -342,7 +347,14 @@ IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, b
   if (IPSO_ACC1 != IPSO_ACC_NONE) s1 = group_combine(s1, IPSO_ACC1 == IPSO_ACC_PRODUCT, sh, 1);
   f = IPSO_CAT(IPSO_CAT(obj_, IPSO_OBJ), _final)(s0, s1, IPSO_D, K.prm);
 #endif
-  real cost = (real)(IPSO_SIGN)*f;
+  return (real)(IPSO_SIGN)*f;
+}
+
+/* group_value with NaN taken as +infinity: the cost that is stored and
+ * compared. */
+IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
+{
+  real cost = group_value(xs, row, lane, sh);
   return isnan(cost) ? (real)IPSO_INF : cost;
 }
 

@@ -22,6 +22,8 @@
  *                  iterations of an epoch of exemplars
  *   IPSO_INERTIA_END  1 for an inertia schedule: IPSO_W0 at iteration 0 to
  *                  IPSO_W1 at IPSO_TMAX (exact literals)
+ *   IPSO_BLK_THREADS, IPSO_BLK_PPT  the one-block kernel's threads and
+ *                  particles per group of IPSO_G threads (0: not compiled)
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
  * aligned; the backend's K islands one after the other in every array
@@ -29,7 +31,8 @@
  * The per-iteration kernels run all K islands in one launch, island
  * blockIdx.y (island_ptrs), so small islands fill the GPU together; the
  * resident kernels find the island from blockIdx.x (several islands only
- * grid-resident, one tile per block: gpu_plan.c). Random numbers: cuRAND's Philox4_32_10
+ * grid-resident, one tile per block: gpu_plan.c; the one-block kernel of
+ * pso_block.cuh by blockIdx.y). Random numbers: cuRAND's Philox4_32_10
  * addressed exactly as curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h has
  * the host twin), W = swarm_words_per_iteration(D).
  *
@@ -410,6 +413,12 @@ IPSO_RESIDENT_KERNEL(resident_cluster_keep_kernel, 1, true)
 IPSO_RESIDENT_KERNEL(resident_grid_keep_kernel, 2, true)
 #endif
 
+#endif
+
+/* Strict swarms whose island fits one block (the host sets its shape,
+ * kernels/gpu_mapping.c): resident_block_kernel. */
+#if IPSO_BLK_THREADS > 0 && !IPSO_RELAXED && !IPSO_RING
+#include "pso_block.cuh"
 #endif
 
 /* The global best of iteration T from NSLOTS per-block candidates and the

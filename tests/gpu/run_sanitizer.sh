@@ -2,10 +2,11 @@
 # No out-of-bounds access, race or barrier misuse under compute-sanitizer on
 # small configs: memcheck for every kernel variant and launch mode (built-in
 # objectives and a user objective declared separable),
-# racecheck and synccheck for the fused queue-lock kernels (cluster- and
-# grid-resident, relaxed) and the reduction pair; the ring topology; four
-# islands on one GPU; then the GPU test programs
-# (IPSO_GPU_TEST_PROGRAMS) under all three.
+# racecheck and synccheck for the fused queue-lock kernels (block-, cluster-
+# and grid-resident, relaxed) and the reduction pair; the ring topology;
+# four islands on one GPU (grid-resident, one launch per iteration, and one
+# block per island); then the GPU test programs (IPSO_GPU_TEST_PROGRAMS)
+# under all three.
 . "$(dirname "$0")/gpu_common.sh"
 if ! command -v compute-sanitizer >/dev/null 2>&1; then
   echo "compute-sanitizer not found: skipped"; exit 77
@@ -21,18 +22,35 @@ check() { # check TOOL CONFIG LABEL
 }
 for p in ${IPSO_SANITIZER_PROBLEMS:-cubic:1:300:double rastrigin:30:1333:float sphere:700:9:double user_sep:30:500:float}; do
   IFS=: read -r obj dims parts prec <<<"$p"
-  for variant in queue_lock:strict:1 queue_lock:strict:0 queue_lock:relaxed:1 queue:strict:1 \
-                 reduction:strict:1; do
-    IFS=: read -r kernel sync resident <<<"$variant"
-    export IPSO_GPU_RESIDENT=$resident
-    cfg=$work/$obj-$kernel-$sync-$resident.toml
+  # block=1: the one-block kernel where the island fits one block (cubic
+  # 1-D 300 does); block=0 (IPSO_GPU_BLOCK=0): cluster- or grid-resident.
+  for variant in queue_lock:strict:1:1 queue_lock:strict:1:0 queue_lock:strict:0:1 \
+                 queue_lock:relaxed:1:1 queue:strict:1:1 reduction:strict:1:1; do
+    IFS=: read -r kernel sync resident block <<<"$variant"
+    export IPSO_GPU_RESIDENT=$resident IPSO_GPU_BLOCK=$block
+    cfg=$work/$obj-$kernel-$sync-$resident-$block.toml
+    label="$obj D=$dims $kernel $sync resident=$resident block=$block"
     write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 4
     "$IPSO_BIN" "$cfg" >/dev/null 2>&1 # compile into the cache outside the sanitizer
-    check memcheck "$cfg" "$obj D=$dims $kernel $sync resident=$resident"
-    if [ "$obj" != sphere ] && [ "$obj" != user_sep ] && [ "$variant" != queue:strict:1 ] && [ "$variant" != queue_lock:strict:0 ]; then
-      check racecheck "$cfg" "$obj D=$dims $kernel $sync resident=$resident"
-      check synccheck "$cfg" "$obj D=$dims $kernel $sync resident=$resident"
+    check memcheck "$cfg" "$label"
+    if [ "$obj" != sphere ] && [ "$obj" != user_sep ] && [ "$variant" != queue:strict:1:1 ] && [ "$variant" != queue_lock:strict:0:1 ]; then
+      check racecheck "$cfg" "$label"
+      check synccheck "$cfg" "$label"
     fi
+  done
+done
+export IPSO_GPU_BLOCK=1
+# The one-block kernel over more iterations than a segment of the runs
+# above, with a row of two threads that reads the next coordinate
+# (Rosenbrock 5-D) and with several particles per thread (cubic 1-D 2,048):
+# all three tools.
+for p in rosenbrock:5:200:double cubic:1:2048:double; do
+  IFS=: read -r obj dims parts prec <<<"$p"
+  cfg=$work/block-$obj.toml
+  write_config "$cfg" "$obj" "$dims" "$parts" "$prec" queue_lock strict 60
+  "$IPSO_BIN" "$cfg" >/dev/null 2>&1
+  for tool in memcheck racecheck synccheck; do
+    check "$tool" "$cfg" "block-resident $obj D=$dims N=$parts"
   done
 done
 # The ring topology (lbest kernel before every step): memcheck, racecheck and
@@ -62,20 +80,21 @@ for sync in strict relaxed; do
   done
 done
 # Four islands on one GPU (strict queue-lock grid-resident with the state in
-# registers, and one launch per iteration for all islands; ring) with
-# migration: all three tools.
-for variant in queue_lock:strict:1:global queue_lock:strict:0:global queue_lock:relaxed:1:ring; do
-  IFS=: read -r kernel sync resident topo <<<"$variant"
+# registers, one launch per iteration for all islands, one block per island;
+# ring) with migration: all three tools.
+for variant in queue_lock:strict:1:global:rastrigin:30 queue_lock:strict:0:global:rastrigin:30 \
+               queue_lock:relaxed:1:ring:rastrigin:30 queue_lock:strict:1:global:cubic:1; do
+  IFS=: read -r kernel sync resident topo obj dims <<<"$variant"
   export IPSO_GPU_RESIDENT=$resident
-  cfg=$work/islands-$kernel-$sync-$resident-$topo.toml
-  write_config "$cfg" rastrigin 30 333 float "$kernel" "$sync" 6 5 "swarm.topology=\"$topo\"" \
+  cfg=$work/islands-$kernel-$sync-$resident-$topo-$obj.toml
+  write_config "$cfg" "$obj" "$dims" 333 float "$kernel" "$sync" 6 5 "swarm.topology=\"$topo\"" \
     run.islands=4 migration.interval=3 migration.migrants=2
   "$IPSO_BIN" "$cfg" >/dev/null 2>&1
   for tool in memcheck racecheck synccheck; do
-    check "$tool" "$cfg" "4 islands rastrigin D=30 $kernel $sync resident=$resident $topo"
+    check "$tool" "$cfg" "4 islands $obj D=$dims $kernel $sync resident=$resident $topo"
   done
 done
-export IPSO_GPU_RESIDENT=1
+export IPSO_GPU_RESIDENT=1 IPSO_GPU_TEST_SHORT=1
 # Snapshots and checkpoints written in the background (the state captured
 # on the device in both slots, read back by the writers' threads), and the
 # random migration policies: memcheck.

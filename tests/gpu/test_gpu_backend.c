@@ -111,16 +111,23 @@ static double max_rel(const double *a, const double *b, size_t n, double scale)
 }
 
 /* Strict runs: variants equal, repeatable, and close to (or equal to) the CPU.
- * The queue-lock kernel runs three times: as the backend chooses (with the
+ * The queue-lock kernel runs four times: as the backend chooses (with the
  * overrides of the environment, if any), with one launch per iteration
- * (no_resident), and on the plain paths (no_keep, no_pdl: no state in
- * registers, no programmatic dependent launch). */
+ * (no_resident), on the plain paths (no_keep, no_pdl: no state in
+ * registers, no programmatic dependent launch), and without the one-block
+ * kernel (no_block: cluster- or grid-resident where the plan would run the
+ * island in one block). */
 static void check_problem(const struct problem *p)
 {
-  enum { NV = 5 };
-  const char *kernels[NV] = {"queue_lock", "queue_lock", "queue", "reduction", "queue_lock"};
-  const char *labels[NV] = {"queue_lock", "queue_lock (one launch per iteration)", "queue",
-                            "reduction", "queue_lock (plain paths)"};
+  enum { NV = 6 };
+  const char *kernels[NV] = {"queue_lock", "queue_lock", "queue",
+                             "reduction",  "queue_lock", "queue_lock"};
+  const char *labels[NV] = {"queue_lock",
+                            "queue_lock (one launch per iteration)",
+                            "queue",
+                            "reduction",
+                            "queue_lock (plain paths)",
+                            "queue_lock (IPSO_GPU_BLOCK=0)"};
   const int iters = 3;
   double best[16];
   struct ipso_config cfg;
@@ -142,6 +149,7 @@ static void check_problem(const struct problem *p)
     struct gpu_overrides o = chosen;
     if (v == 1) o.no_resident = 1;
     if (v == 4) o.no_keep = o.no_pdl = 1;
+    if (v == 5) o.no_block = 1;
     CHECK(run(&cfg, &o, iters, &gpu[v], best) == IPSO_OK, "gpu run %s", labels[v]);
     config_free(&cfg);
     const char *what;

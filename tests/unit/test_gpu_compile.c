@@ -36,6 +36,10 @@ static int compile_checked(const char *toml, const char *what, const char *want,
   int user = cfg.objective.id == IPSO_OBJ_USER;
   gpu_mapping_choose(cfg.objective.dimensions, cfg.run.precision == IPSO_FLOAT,
                      user && !cfg.objective.separable, &m);
+  /* The one-block kernel where the plan compiles it (gpu_plan_mapping). */
+  if (cfg.swarm.sync == IPSO_SYNC_STRICT && cfg.swarm.topology == IPSO_SWARM_GLOBAL &&
+      cfg.swarm.kernel == IPSO_KERNEL_QUEUE_LOCK && cfg.objective.dimensions <= IPSO_RESIDENT_MAX_D)
+    gpu_mapping_block(&m, cfg.objective.dimensions, cfg.swarm.particles, 0);
   struct swarm_consts k;
   swarm_consts_build(&cfg, &k);
   char *defines = gpu_kernel_defines(&cfg, &m, &k);
@@ -47,8 +51,8 @@ static int compile_checked(const char *toml, const char *what, const char *want,
     printf("FAIL %s: %s should have %s and not %s\n", what, "the image", want, not );
     rc = IPSO_ERR_RUNTIME;
   }
-  printf("%-4s %-60s G=%-3d V=%d %zu bytes\n", rc == IPSO_OK ? "ok" : "FAIL", what, m.group, m.vec,
-         n);
+  printf("%-4s %-60s G=%-3d V=%d block %4dx%d %zu bytes\n", rc == IPSO_OK ? "ok" : "FAIL", what,
+         m.group, m.vec, m.blk_threads, m.blk_ppt, n);
   free(image);
   free(defines);
   free(prelude);
@@ -126,6 +130,35 @@ int main(void)
                           "topology = \"global\"\ninertia = 0.9\ninertia_end = 0.4\n",
                           "ackley D=30 global, inertia 0.9 -> 0.4", "resident_grid_kernel",
                           "exemplar_kernel");
+  /* The one-block kernel: the paper's 1-D 2,048 (8 particles per thread),
+   * a 1-D island of 300, rows of 2 and 7 coordinates, a row that reads the
+   * next coordinate (Rosenbrock), a float swarm of 8 coordinates per
+   * thread; none for 8,192 1-D particles (too many for one block's
+   * registers), relaxed or a ring. */
+  const struct {
+    const char *obj, *prec, *sync, *topo;
+    int dims, particles, want;
+  } blk[] = {{"cubic", "double", "strict", "global", 1, 2048, 1},
+             {"cubic", "double", "strict", "global", 1, 300, 1},
+             {"cubic", "float", "strict", "global", 1, 8192, 0},
+             {"sphere", "double", "strict", "global", 2, 333, 1},
+             {"target_distance", "double", "strict", "global", 7, 99, 1},
+             {"rosenbrock", "double", "strict", "global", 5, 200, 1},
+             {"rastrigin", "float", "strict", "global", 16, 100, 1},
+             {"cubic", "double", "relaxed", "global", 1, 2048, 0},
+             {"cubic", "double", "strict", "ring", 1, 2048, 0},
+             {"cubic", "double", "strict", "clpso", 1, 2048, 0}};
+  for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
+    snprintf(toml, sizeof toml,
+             "[run]\nprecision = \"%s\"\n[objective]\nname = \"%s\"\ndimensions = %d\n"
+             "[swarm]\nparticles = %d\nsync = \"%s\"\ntopology = \"%s\"\n",
+             blk[b].prec, blk[b].obj, blk[b].dims, blk[b].particles, blk[b].sync, blk[b].topo);
+    snprintf(what, sizeof what, "one block: %s D=%d N=%d %s %s %s", blk[b].obj, blk[b].dims,
+             blk[b].particles, blk[b].prec, blk[b].sync, blk[b].topo);
+    fail += blk[b].want
+                ? compile_checked(toml, what, "resident_block_kernel", "lbest_kernel")
+                : compile_checked(toml, what, "step_queue_lock_kernel", "resident_block_kernel");
+  }
   char dir[] = "/tmp/ipso-gpu-compile-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   char src[256];
@@ -147,6 +180,16 @@ int main(void)
                sep ? ", separable" : "");
       fail += compile(toml, what);
     }
+  /* A user function of the whole row in the one-block kernel (the row read
+   * from memory after the group's barrier). */
+  snprintf(toml, sizeof toml,
+           "[run]\nprecision = \"double\"\n[objective]\nname = \"user\"\ndimensions = 4\n"
+           "lower = -5\nupper = 5\nsource = \"%s\"\nfunction = \"shifted\"\n"
+           "[objective.params]\nshift = [1, 2, 3]\nscale = 0.5\n[swarm]\nparticles = 100\n"
+           "topology = \"global\"\n",
+           src);
+  fail += compile_checked(toml, "one block: user objective (double, whole rows) D=4 N=100",
+                          "resident_block_kernel", "lbest_kernel");
   remove(src);
   rmdir(dir);
   printf("%s\n", fail ? "FAILED" : "passed");

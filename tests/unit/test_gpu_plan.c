@@ -3,7 +3,9 @@
  * state in registers when all their tiles fit the GPU at once, as one swarm
  * of as many particles would; otherwise, and for relaxed, ring, clpso, queue
  * and reduction, one launch per iteration for all islands; the device line
- * names the islands that run together. One island plans as before. */
+ * names the islands that run together. One island plans as before.
+ * Strict queue-lock islands that fit one block run block-resident, unless
+ * an override says otherwise. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,17 +14,19 @@
 
 #include "unit_check.h"
 
-/* The plan for ISLANDS islands of PARTICLES (30-D Rastrigin, float) on an
- * H100-like device (132 SMs, 8 blocks per SM of either resident kernel). */
-static struct gpu_plan plan(int islands, int particles, const char *kernel, const char *sync,
-                            const char *topology, const struct gpu_overrides *o)
+/* The plan for ISLANDS islands of PARTICLES (DIMS-D OBJECTIVE in
+ * PRECISION) on an H100-like device (132 SMs, 8 blocks per SM of either
+ * resident kernel). */
+static struct gpu_plan plan_of(const char *objective, int dims, const char *precision, int islands,
+                               int particles, const char *kernel, const char *sync,
+                               const char *topology, const struct gpu_overrides *o)
 {
   char text[512];
   snprintf(text, sizeof text,
-           "[run]\nprecision = \"float\"\noutput = \"\"\n[objective]\nname = \"rastrigin\"\n"
-           "dimensions = 30\n[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n"
+           "[run]\nprecision = \"%s\"\noutput = \"\"\n[objective]\nname = \"%s\"\n"
+           "dimensions = %d\n[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n"
            "topology = \"%s\"\n",
-           particles, kernel, sync, topology);
+           precision, objective, dims, particles, kernel, sync, topology);
   struct ipso_config cfg;
   struct gpu_plan p;
   memset(&p, 0, sizeof p);
@@ -35,6 +39,80 @@ static struct gpu_plan plan(int islands, int particles, const char *kernel, cons
   gpu_plan_launch(&p, &dev);
   config_free(&cfg);
   return p;
+}
+
+/* 30-D Rastrigin, float. */
+static struct gpu_plan plan(int islands, int particles, const char *kernel, const char *sync,
+                            const char *topology, const struct gpu_overrides *o)
+{
+  return plan_of("rastrigin", 30, "float", islands, particles, kernel, sync, topology, o);
+}
+
+/* The one-block kernel: strict queue-lock islands that fit one block (the
+ * paper's 1-D 2,048 as 8 particles per thread of 256), alone or several;
+ * IPSO_GPU_BLOCK=0 gives the cluster kernel back, IPSO_GPU_RESIDENT=0 one
+ * launch per iteration, IPSO_GPU_KEEP=0 no state in registers; never for
+ * relaxed, a ring, queue or reduction, or an island too large for it. */
+static void check_block_plans(void)
+{
+  struct gpu_overrides none, o;
+  memset(&none, 0, sizeof none);
+  char buf[128];
+  struct gpu_plan b =
+      plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &none);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.keep && b.map.blk_threads == 256 && b.map.blk_ppt == 8,
+        "1-D 2,048: one block of 256 x 8 (mode %d, %d x %d)", b.mode, b.map.blk_threads,
+        b.map.blk_ppt);
+  CHECK(!strcmp(gpu_plan_mode_name(&b), "block-resident"), "mode name '%s'",
+        gpu_plan_mode_name(&b));
+  o = none;
+  o.no_block = 1;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_CLUSTER && b.keep && b.map.blk_threads == 256,
+        "IPSO_GPU_BLOCK=0: cluster-resident in registers, the block kernel still compiled");
+  gpu_overrides_describe(&o, buf, sizeof buf);
+  CHECK(!strcmp(buf, "IPSO_GPU_BLOCK=0"), "overrides '%s'", buf);
+  o = none;
+  o.blk_threads = 512;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.map.blk_threads == 512 && b.map.blk_ppt == 4,
+        "IPSO_GPU_BLOCK_THREADS=512: 512 x 4 (%d x %d)", b.map.blk_threads, b.map.blk_ppt);
+  o.blk_threads = 1024;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.map.blk_threads == 1024 && b.map.blk_ppt == 2,
+        "IPSO_GPU_BLOCK_THREADS=1024: 1024 x 2 (%d x %d)", b.map.blk_threads, b.map.blk_ppt);
+  gpu_overrides_describe(&o, buf, sizeof buf);
+  CHECK(!strcmp(buf, "IPSO_GPU_BLOCK_THREADS=1024"), "overrides '%s'", buf);
+  o = none;
+  o.no_resident = 1;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_STREAMING, "IPSO_GPU_RESIDENT=0: one launch per iteration");
+  o = none;
+  o.no_keep = 1;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_CLUSTER && !b.keep, "IPSO_GPU_KEEP=0: cluster-resident");
+  b = plan_of("cubic", 1, "double", 8, 2048, "queue_lock", "strict", "global", &none);
+  gpu_plan_describe(&b, buf, sizeof buf);
+  CHECK(b.mode == GPU_MODE_BLOCK && !strcmp(buf, "8 islands together, block-resident"),
+        "8 islands of 2,048: block-resident ('%s')", buf);
+  b = plan_of("cubic", 1, "double", 500, 300, "queue_lock", "strict", "global", &none);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.map.blk_threads == 160 && b.map.blk_ppt == 2,
+        "500 islands of 300: block-resident in waves (%d x %d)", b.map.blk_threads, b.map.blk_ppt);
+  b = plan_of("sphere", 2, "double", 1, 333, "queue_lock", "strict", "global", &none);
+  CHECK(b.mode == GPU_MODE_BLOCK, "2-D 333: block-resident");
+  b = plan_of("cubic", 1, "double", 1, 8192, "queue_lock", "strict", "global", &none);
+  CHECK(b.mode != GPU_MODE_BLOCK && b.map.blk_threads == 0, "1-D 8,192: not one block");
+  b = plan_of("rastrigin", 30, "float", 1, 300, "queue_lock", "strict", "global", &none);
+  CHECK(b.mode == GPU_MODE_CLUSTER && b.map.blk_threads == 0, "30-D 300: cluster-resident");
+  const char *other[][3] = {{"queue_lock", "relaxed", "global"},
+                            {"queue_lock", "strict", "ring"},
+                            {"queue", "strict", "global"},
+                            {"reduction", "strict", "global"}};
+  for (int v = 0; v < 4; v++) {
+    b = plan_of("cubic", 1, "double", 1, 2048, other[v][0], other[v][1], other[v][2], &none);
+    CHECK(b.mode != GPU_MODE_BLOCK && b.map.blk_threads == 0, "%s %s %s: no one-block kernel",
+          other[v][0], other[v][1], other[v][2]);
+  }
 }
 
 int main(void)
@@ -87,6 +165,10 @@ int main(void)
         "clpso device line '%s'", buf);
   cl = plan(1, 4096, "queue_lock", "strict", "clpso", &none);
   CHECK(cl.mode == GPU_MODE_STREAMING && !gpu_plan_resident_possible(&cl), "one clpso swarm");
+  /* Nor block-resident where a global island of that size would be. */
+  cl = plan_of("cubic", 1, "double", 4, 300, "queue_lock", "strict", "clpso", &none);
+  CHECK(cl.mode == GPU_MODE_STREAMING && !gpu_plan_block_compiled(&cl),
+        "a clpso island that fits one block is not block-resident");
   struct gpu_plan s = plan(16, 4096, "queue_lock", "strict", "global", &streaming);
   CHECK(s.mode == GPU_MODE_STREAMING, "IPSO_GPU_RESIDENT=0: per iteration");
   s = plan(16, 4096, "queue_lock", "strict", "global", &no_keep);
@@ -94,6 +176,7 @@ int main(void)
   s = plan(1, 4096, "queue_lock", "strict", "global", &none);
   gpu_plan_describe(&s, buf, sizeof buf);
   CHECK(!strcmp(buf, gpu_plan_mode_name(&s)), "one island: the mode alone ('%s')", buf);
+  check_block_plans();
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   return failures ? 1 : 0;
 }
