@@ -209,21 +209,30 @@ static void check_islands(const struct problem *p, int K)
       /* Every island's M best (s == 2) or M drawn (s == 3) personal bests
        * to the next island on the ring, into its worst (drawn) particles. */
       static double pos[NB][8][M * 64], cost[NB][8][M];
-      int64_t idx[M], ref[M], drawn[M], rep[M], rep0[M], rep_block[8][M];
+      int64_t idx[M], ref[8][M], drawn[M], rep[M], rep0[M], rep_block[8][M];
+      /* No more migrants than particles (and distinct draws of them). */
+      const int mc = p->particles < M ? p->particles : M;
+      memset(idx, 0, sizeof idx);
+      memset(drawn, 0, sizeof drawn);
+      memset(rep, 0, sizeof rep);
+      memset(rep0, 0, sizeof rep0);
       for (int m = 0; m < NB; m++) {
         struct backend *x = &b[m];
         for (int k = 0; k < K; k++) {
           if (s == 2) {
-            x->ops->pack_migrants(x, k, M, pos[m][k], cost[m][k], idx);
+            x->ops->pack_migrants(x, k, mc, pos[m][k], cost[m][k], idx);
           } else {
-            migration_draw(21, FIRST + k, last, MIGRATION_DRAW_SELECT, p->particles, M, drawn);
+            CHECK(migration_draw(21, FIRST + k, last, MIGRATION_DRAW_SELECT, p->particles, mc,
+                                 drawn) == IPSO_OK,
+                  "draw");
             memcpy(idx, drawn, sizeof idx);
-            x->ops->pack_chosen(x, k, M, drawn, pos[m][k], cost[m][k]);
+            x->ops->pack_chosen(x, k, mc, drawn, pos[m][k], cost[m][k]);
           }
-          if (m == BLOCK) memcpy(ref, idx, sizeof ref);
+          /* The block-resident backend's, island by island, as the reference. */
+          if (m == BLOCK) memcpy(ref[k], idx, sizeof ref[k]);
           if (m != CPU || p->exact)
-            CHECK(!memcmp(idx, ref, sizeof idx) &&
-                      !memcmp(cost[m][k], cost[BLOCK][k], sizeof cost[m][k]),
+            CHECK(!memcmp(idx, ref[k], sizeof(int64_t) * (size_t)mc) &&
+                      !memcmp(cost[m][k], cost[BLOCK][k], sizeof(double) * (size_t)mc),
                   "%s, %s: island %d's migrants differ (%s)", p->objective, when, k, names[m]);
         }
       }
@@ -232,14 +241,16 @@ static void check_islands(const struct problem *p, int K)
           int from = (k + K - 1) % K;
           /* Every backend takes the block-resident backend's migrants. */
           if (s == 2) {
-            b[m].ops->unpack_migrants(&b[m], k, M, pos[BLOCK][from], cost[BLOCK][from], rep);
+            b[m].ops->unpack_migrants(&b[m], k, mc, pos[BLOCK][from], cost[BLOCK][from], rep);
             if (have_again && m == BLOCK)
-              again.ops->unpack_migrants(&again, k, M, pos[BLOCK][from], cost[BLOCK][from], rep0);
+              again.ops->unpack_migrants(&again, k, mc, pos[BLOCK][from], cost[BLOCK][from], rep0);
           } else {
-            migration_draw(21, FIRST + k, last, MIGRATION_DRAW_REPLACE, p->particles, M, drawn);
-            b[m].ops->unpack_chosen(&b[m], k, M, drawn, pos[BLOCK][from], cost[BLOCK][from], rep);
+            CHECK(migration_draw(21, FIRST + k, last, MIGRATION_DRAW_REPLACE, p->particles, mc,
+                                 drawn) == IPSO_OK,
+                  "draw");
+            b[m].ops->unpack_chosen(&b[m], k, mc, drawn, pos[BLOCK][from], cost[BLOCK][from], rep);
             if (have_again && m == BLOCK)
-              again.ops->unpack_chosen(&again, k, M, drawn, pos[BLOCK][from], cost[BLOCK][from],
+              again.ops->unpack_chosen(&again, k, mc, drawn, pos[BLOCK][from], cost[BLOCK][from],
                                        rep0);
           }
           if (m == BLOCK) memcpy(rep_block[k], rep, sizeof rep);
