@@ -66,6 +66,14 @@ static int allocate(struct gpu_swarm *g)
                        (double)rows / (1 << 30), g->device, cudaGetErrorString(e));
     IPSO_CHECK_CUDA(cudaMemset(g->s.lbest, 0, rows));
   }
+  if (g->plan.ring) {
+    /* Whose personal best each attractor row holds: none yet (-1). */
+    size_t parts = K * (size_t)g->N;
+    IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.lidx, parts * sizeof(long long)));
+    IPSO_CHECK_CUDA(cudaMemset(g->s.lidx, 0xff, parts * sizeof(long long)));
+    IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.pnew, parts));
+    IPSO_CHECK_CUDA(cudaMemset(g->s.pnew, 0, parts));
+  }
   if (g->plan.clpso) IPSO_TRY(upload_learning(g));
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.cost, n));
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.pcost, n));
@@ -109,6 +117,8 @@ struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k)
   v.slot_idx = v.slot_idx + (size_t)k * (size_t)v.slot_stride;
   v.hist = NULL;
   if (v.lbest) v.lbest = (char *)v.lbest + rows * pitch * es;
+  if (v.lidx) v.lidx += rows;
+  if (v.pnew) v.pnew += rows;
   return v;
 }
 
@@ -172,6 +182,17 @@ static void forget_selection(struct gpu_swarm *g)
   g->packed = g->victims = 0;
 }
 
+/* Ring: every personal best may have changed (init, load_state), so the next
+ * lbest_kernel rewrites every attractor row (s.lidx = -1, in the stream's
+ * order). */
+static int forget_attractors(struct gpu_swarm *g)
+{
+  if (!g->s.lidx) return IPSO_OK;
+  size_t bytes = (size_t)g->count * (size_t)g->N * sizeof(long long);
+  IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.lidx, 0xff, bytes, g->stream));
+  return IPSO_OK;
+}
+
 static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
@@ -179,6 +200,7 @@ static int gpu_init(struct backend *b)
   forget_selection(g);
   IPSO_CHECK_CUDA(ipso_launch_init(&g->k, (unsigned)g->plan.blocks, (unsigned)g->count,
                                    (unsigned)g->plan.map.block, g->s, g->stream));
+  IPSO_TRY(forget_attractors(g));
   IPSO_TRY(gpu_recompute_best(g, 0, g->count, 1));
   return read_last_bests(g);
 }
@@ -277,6 +299,7 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
   IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, 0));
   IPSO_TRY(gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, 0));
   forget_selection(g);
+  IPSO_TRY(forget_attractors(g));
   IPSO_TRY(gpu_recompute_best(g, 0, g->count, 0));
   return read_last_bests(g);
 }
@@ -289,7 +312,7 @@ static void gpu_destroy(struct backend *b)
   void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
                  g->s.gpos,    g->s.slot_cost, g->s.slot_idx, g->s.hist, g->d_tables, g->d_sel,
                  g->d_selcost, g->d_buf,       g->d_bufcost,  g->d_bar,  g->d_pick,   g->d_pickcost,
-                 g->s.lbest,   g->d_in,        g->d_learn};
+                 g->s.lbest,   g->s.lidx,      g->s.pnew,     g->d_in,   g->d_learn};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   if (g->h_stage) cudaFreeHost(g->h_stage);

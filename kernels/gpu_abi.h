@@ -67,6 +67,8 @@
     long long *slot_idx;   /* [slot_stride] */                                                     \
     double *hist;          /* [hist_stride] best cost after each iteration of a step */            \
     REAL *lbest;           /* ring: [n * IPSO_PITCH] each particle's attractor (NULL: global) */   \
+    long long *lidx;       /* ring: [n] whose personal best row i of lbest holds (-1: none) */     \
+    unsigned char *pnew;   /* ring: [n] 1: personal best changed since the last lbest pass */      \
     long long slot_stride; /* per-block candidate slots of one island */                           \
     long long hist_stride; /* history entries of one island: the iterations of the step */         \
   }
@@ -112,7 +114,7 @@
                   "global-best slot: fields");                                                     \
   IPSO_ABI_ASSERT(sizeof(T) == IPSO_GB_SLOT_BYTES, "global-best slot: size")
 
-/* The swarm pointers: eleven pointers in the order above, then the two
+/* The swarm pointers: thirteen pointers in the order above, then the two
  * strides. */
 #define IPSO_ABI_CHECK_SWARM_PTRS(T)                                                               \
   IPSO_ABI_ASSERT(sizeof(void *) == IPSO_ABI_PTR, "64-bit pointers");                              \
@@ -123,10 +125,12 @@
                       IPSO_ABI_OFFSET(T, slot_idx) == 8 * IPSO_ABI_PTR &&                          \
                       IPSO_ABI_OFFSET(T, hist) == 9 * IPSO_ABI_PTR &&                              \
                       IPSO_ABI_OFFSET(T, lbest) == 10 * IPSO_ABI_PTR &&                            \
-                      IPSO_ABI_OFFSET(T, slot_stride) == 11 * IPSO_ABI_PTR &&                      \
-                      IPSO_ABI_OFFSET(T, hist_stride) == 12 * IPSO_ABI_PTR,                        \
+                      IPSO_ABI_OFFSET(T, lidx) == 11 * IPSO_ABI_PTR &&                             \
+                      IPSO_ABI_OFFSET(T, pnew) == 12 * IPSO_ABI_PTR &&                             \
+                      IPSO_ABI_OFFSET(T, slot_stride) == 13 * IPSO_ABI_PTR &&                      \
+                      IPSO_ABI_OFFSET(T, hist_stride) == 14 * IPSO_ABI_PTR,                        \
                   "swarm pointers: fields");                                                       \
-  IPSO_ABI_ASSERT(sizeof(T) == 13 * IPSO_ABI_PTR, "swarm pointers: size")
+  IPSO_ABI_ASSERT(sizeof(T) == 15 * IPSO_ABI_PTR, "swarm pointers: size")
 
 #ifdef __CUDACC_RTC__
 IPSO_ABI_CONSTS(ipso_consts, real);

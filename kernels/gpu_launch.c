@@ -96,9 +96,8 @@ cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigne
 cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned islands, unsigned block,
                               int pdl, struct swarm_ptrs s, long long n, cudaStream_t stream)
 {
-  long long warps = block / 32;
   void *args[] = {&s};
-  return launch_pdl(k->lbest, (unsigned)((n + warps - 1) / warps), islands, block, pdl, args,
+  return launch_pdl(k->lbest, (unsigned)((n + block - 1) / block), islands, block, pdl, args,
                     stream);
 }
 

@@ -40,8 +40,9 @@ cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigne
                              unsigned block, int pdl, struct swarm_ptrs s, long long t,
                              long long first, cudaStream_t stream);
 
-/* Ring topology: every particle's attractor row (lbest_kernel), one warp
- * per particle of N per island, with programmatic dependent launch when PDL. */
+/* Ring topology: the particles' attractor rows that changed (lbest_kernel),
+ * one thread per particle of N per island, with programmatic dependent
+ * launch when PDL. */
 cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned islands, unsigned block,
                               int pdl, struct swarm_ptrs s, long long n, cudaStream_t stream);
 

@@ -72,6 +72,8 @@ IPSO_HD swarm_ptrs island_ptrs(swarm_ptrs s, unsigned int k)
   if (s.slot_idx) s.slot_idx += (size_t)k * (size_t)s.slot_stride;
   if (s.hist) s.hist += (size_t)k * (size_t)s.hist_stride;
   if (s.lbest) s.lbest += rows * IPSO_PITCH;
+  if (s.lidx) s.lidx += rows;
+  if (s.pnew) s.pnew += rows;
   return s;
 }
 

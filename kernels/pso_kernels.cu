@@ -49,9 +49,12 @@
  * which lbest_kernel writes before every iteration from the personal bests
  * as the previous kernel left them (complete, at a kernel boundary, in
  * strict and relaxed mode alike), so no step kernel reads a personal-best
- * row that another block may be rewriting. The global best is kept as
- * before (migration, history, result). Only one launch per iteration
- * (gpu_plan.c): the resident kernels are not compiled.
+ * row that another block may be rewriting. It rewrites only the rows whose
+ * neighbourhood best or its personal best changed (s.lidx, s.pnew: the
+ * step kernels mark the personal bests they change, scatter_kernel the
+ * migrants; the host resets s.lidx after init and load_state). The global
+ * best is kept as before (migration, history, result). Only one launch per
+ * iteration (gpu_plan.c): the resident kernels are not compiled.
  *
  * clpso topology: the same, with exemplar_kernel writing the rows. */
 
@@ -93,6 +96,9 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   particle_regs none;
   real pc =
       particle_step<false>(s, island_id(), i, t, attract, lane, active, sh, improved, none, false);
+  /* Ring: whether this particle's personal best changed, for the next
+   * lbest_kernel (which copies only the rows that change). */
+  if (IPSO_RING && active && lane == 0) s.pnew[i] = improved ? 1 : 0;
   if (VARIANT == 2) {
     real c = active ? pc : (real)IPSO_INF;
     long long idx = active ? i : IPSO_NONE;
@@ -142,40 +148,9 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   step<2>(s, t, first);
 }
 
+/* Ring topology: lbest_kernel, which writes the attractor rows. */
 #if IPSO_RING
-/* Ring topology, before each iteration: row i of s.lbest = the personal best
- * of the particle with the lowest (personal-best cost, index) among
- * particles i-k..i+k mod n (the whole swarm if 2k+1 >= n), k = IPSO_RING_K.
- * One warp per particle: its lanes scan the neighbourhood, a shuffle
- * reduction takes the minimum of the total order (so the same particle
- * whatever the order of the scan), and the warp copies the row. Reads only
- * what the previous kernels of the stream completed. */
-extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) lbest_kernel(swarm_ptrs s)
-{
-  pdl_start();
-  s = island_ptrs(s, blockIdx.y);
-  const long long n = K.n, k = IPSO_RING_K;
-  long long i = (long long)blockIdx.x * (IPSO_BLOCK / 32) + threadIdx.x / 32;
-  int lane = threadIdx.x & 31;
-  if (i >= n) return; /* the whole warp: I is the same on its lanes */
-  long long width = 2 * k + 1 >= n ? n : 2 * k + 1;
-  long long first = 2 * k + 1 >= n ? 0 : ((i - k) % n + n) % n;
-  real c = (real)IPSO_INF;
-  long long idx = IPSO_NONE;
-  for (long long o = lane; o < width; o += 32) {
-    long long j = first + o < n ? first + o : first + o - n;
-    real cj = s.pcost[j];
-    if (lex_less(cj, j, c, idx)) c = cj, idx = j;
-  }
-  for (int off = 16; off > 0; off >>= 1) {
-    real oc = __shfl_xor_sync(0xffffffffu, c, off);
-    long long oi = __shfl_xor_sync(0xffffffffu, idx, off);
-    if (lex_less(oc, oi, c, idx)) c = oc, idx = oi;
-  }
-  const real *src = s.p + (size_t)idx * IPSO_PITCH;
-  real *dst = s.lbest + (size_t)i * IPSO_PITCH;
-  for (int d = lane; d < IPSO_D; d += 32) dst[d] = src[d];
-}
+#include "pso_ring.cuh"
 #endif
 
 #if IPSO_CLPSO
@@ -596,7 +571,8 @@ extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int
 
 /* Migrants in: particle IDX[m] (if >= 0) takes BUF row m as position and
  * personal best, COST[m] as cost, and zero velocity; one island (the
- * host's view of it). */
+ * host's view of it). Ring: the new personal best is marked for the next
+ * lbest_kernel (s.pnew), which rewrites the rows that follow it. */
 extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, int count,
                                           const real *buf, const real *cost)
 {
@@ -608,7 +584,10 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
     size_t at = (size_t)i * IPSO_PITCH + d;
     s.x[at] = s.p[at] = buf[e];
     s.v[at] = (real)0;
-    if (d == 0) s.cost[i] = s.pcost[i] = cost[m];
+    if (d == 0) {
+      s.cost[i] = s.pcost[i] = cost[m];
+      if (s.pnew) s.pnew[i] = 1;
+    }
   }
 }
 

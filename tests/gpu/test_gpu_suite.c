@@ -4,7 +4,10 @@
  * costs against the CPU's does not reject equality at the 1% level. Relaxed
  * mode is a different algorithm (particles see fresher bests): it must not
  * be significantly worse. Both swarm topologies (global, and the default
- * ring). Exit 77 without a GPU. */
+ * ring). Before them, the ring's skipped attractor rows (lbest_kernel
+ * rewrites only the rows that change): long runs bit for bit with the CPU
+ * backend across a migration, and with a run that reloads its state every
+ * iteration (every row rewritten). Exit 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,170 @@
 #include "config.h"
 
 enum { SEEDS = 10, ITERATIONS = 400, PARTICLES = 128, DIMS = 30 };
+
+/* A strict ring config: OBJECTIVE in D dimensions, N particles, K
+ * neighbours, kernel variant KERNEL. */
+static void ring_config(const char *objective, const char *precision, int d, int n, int k,
+                        const char *kernel, struct ipso_config *cfg)
+{
+  char text[512];
+  snprintf(text, sizeof text,
+           "[run]\nseed = 17\nprecision = \"%s\"\nmax_iterations = 100\noutput = \"\"\n"
+           "[objective]\nname = \"%s\"\ndimensions = %d\n[swarm]\nparticles = %d\n"
+           "kernel = \"%s\"\nsync = \"strict\"\ntopology = \"ring\"\nneighbours = %d\n",
+           precision, objective, d, n, kernel, k);
+  if (config_load_text(text, "suite ring", 0, NULL, 1, cfg) != IPSO_OK) exit(1);
+}
+
+/* Whether the states A and B of N particles of D coordinates have the same
+ * bits. */
+static int same_state(const struct swarm_state *a, const struct swarm_state *b, int64_t n, int d)
+{
+  size_t rows = (size_t)n * (size_t)d * sizeof(double), costs = (size_t)n * sizeof(double);
+  return !memcmp(a->position, b->position, rows) && !memcmp(a->velocity, b->velocity, rows) &&
+         !memcmp(a->pbest_position, b->pbest_position, rows) && !memcmp(a->cost, b->cost, costs) &&
+         !memcmp(a->pbest_cost, b->pbest_cost, costs);
+}
+
+/* The neighbourhood best of particle I (the CPU backend's ring_best). */
+static int64_t ring_best(const double *pc, int64_t n, int64_t k, int64_t i)
+{
+  int64_t width = 2 * k + 1 >= n ? n : 2 * k + 1;
+  int64_t first = 2 * k + 1 >= n ? 0 : ((i - k) % n + n) % n, arg = first;
+  for (int64_t s = 1; s < width; s++) {
+    int64_t j = (first + s) % n;
+    if (pc[j] < pc[arg] || (pc[j] == pc[arg] && j < arg)) arg = j;
+  }
+  return arg;
+}
+
+/* The attractor rows of N particles that must be rewritten after the
+ * personal bests went from A to B: a new neighbourhood best, or a new
+ * personal best of the same one. */
+static int64_t rows_to_rewrite(const struct swarm_state *a, const struct swarm_state *b, int64_t n,
+                               int k)
+{
+  int64_t rows = 0;
+  size_t d = (size_t)a->dims;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t w0 = ring_best(a->pbest_cost, n, k, i), w1 = ring_best(b->pbest_cost, n, k, i);
+    rows += w0 != w1 || memcmp(a->pbest_position + (size_t)w1 * d,
+                               b->pbest_position + (size_t)w1 * d, d * sizeof(double));
+  }
+  return rows;
+}
+
+/* Two islands of 300 particles in one GPU backend and in the CPU backend,
+ * bit for bit (2-D cubic: one thread per particle), ring k = 2, variant
+ * KERNEL: 60 iterations one at a time, by the end of which the swarms sit
+ * on the bound and few rows change; migrants in (island 0: into its best
+ * particle, which stays its neighbourhoods' best with a new row, and two
+ * others; island 1: over its worst); 60 more iterations. */
+static int check_ring_migration(const char *kernel)
+{
+  enum { K = 2, N = 300, D = 2, T = 60, M = 3 };
+  struct ipso_config cfg;
+  ring_config("cubic", "double", D, N, 2, kernel, &cfg);
+  struct swarm_setup setup = {&cfg, 0, K, 0, K};
+  struct backend g, c;
+  if (backend_gpu_create(&setup, &g) != IPSO_OK || backend_cpu_create(&setup, &c) != IPSO_OK)
+    exit(1);
+  struct swarm_state sg, sc, prev;
+  swarm_state_alloc(&sg, K * N, D);
+  swarm_state_alloc(&sc, K * N, D);
+  swarm_state_alloc(&prev, K * N, D);
+  static double hg[K * T], hc[K * T];
+  int fail = 0;
+  int64_t late = 0;
+  g.ops->init(&g);
+  c.ops->init(&c);
+  for (int t = 1; t <= T && !fail; t++) {
+    c.ops->save_state(&c, &prev);
+    g.ops->step(&g, t, t, hg);
+    c.ops->step(&c, t, t, hc);
+    g.ops->save_state(&g, &sg);
+    c.ops->save_state(&c, &sc);
+    fail = !same_state(&sg, &sc, K * N, D) || memcmp(hg, hc, K * sizeof(double));
+    for (int k = 0; t > T - 10 && k < K; k++) {
+      struct swarm_state a = swarm_state_island(&prev, N, k), b = swarm_state_island(&sc, N, k);
+      late += rows_to_rewrite(&a, &b, N, 2);
+    }
+    if (fail) printf("ring %s: GPU and CPU differ after iteration %d\n", kernel, t);
+  }
+  /* The premise: late rows mostly skipped, but not all. */
+  printf("ring %s: %lld of %d attractor rows to rewrite in iterations %d-%d\n", kernel,
+         (long long)late, 10 * K * N, T - 9, T);
+  fail |= late == 0 || late > 10 * K * N / 4;
+  double pos[M * D], cost[M];
+  int64_t idx[M], rg[M], rc[M];
+  double bp[D];
+  struct island_best best = {0, 0, bp};
+  g.ops->best(&g, 0, &best);
+  idx[0] = best.particle, idx[1] = (best.particle + 1) % N, idx[2] = (best.particle + N / 2) % N;
+  for (int m = 0; m < M; m++) {
+    pos[m * D] = 99.5 - m, pos[m * D + 1] = 100;
+    cost[m] = best.cost - 1 + 0.25 * m; /* better than any personal best */
+  }
+  g.ops->unpack_chosen(&g, 0, M, idx, pos, cost, rg);
+  c.ops->unpack_chosen(&c, 0, M, idx, pos, cost, rc);
+  fail |= memcmp(rg, rc, sizeof rg) || rg[0] != idx[0];
+  g.ops->unpack_migrants(&g, 1, M, pos, cost, rg);
+  c.ops->unpack_migrants(&c, 1, M, pos, cost, rc);
+  fail |= memcmp(rg, rc, sizeof rg) != 0;
+  g.ops->step(&g, T + 1, 2 * T, hg);
+  c.ops->step(&c, T + 1, 2 * T, hc);
+  g.ops->save_state(&g, &sg);
+  c.ops->save_state(&c, &sc);
+  if (!same_state(&sg, &sc, K * N, D) || memcmp(hg, hc, sizeof hg)) {
+    printf("ring %s: GPU and CPU differ after the migration\n", kernel);
+    fail = 1;
+  }
+  g.ops->destroy(&g);
+  c.ops->destroy(&c);
+  swarm_state_free(&sg);
+  swarm_state_free(&sc);
+  swarm_state_free(&prev);
+  config_free(&cfg);
+  return fail;
+}
+
+/* One GPU run of T iterations against one that saves and reloads its state
+ * after every iteration (a load makes the next lbest pass rewrite every
+ * row): the same bits, for rows copied by groups of lanes and for the
+ * lbest kernel's three scans (2k+1 <= 31, the warp's shared core, the
+ * whole ring). */
+static int check_ring_reload(const char *objective, const char *precision, int d, int n, int k)
+{
+  enum { T = 40 };
+  struct ipso_config cfg;
+  ring_config(objective, precision, d, n, k, "queue_lock", &cfg);
+  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
+  struct backend a, b;
+  if (backend_gpu_create(&setup, &a) != IPSO_OK || backend_gpu_create(&setup, &b) != IPSO_OK)
+    exit(1);
+  struct swarm_state sa, sb;
+  swarm_state_alloc(&sa, n, d);
+  swarm_state_alloc(&sb, n, d);
+  static double ha[T], hb[T];
+  a.ops->init(&a);
+  b.ops->init(&b);
+  a.ops->step(&a, 1, T, ha);
+  for (int t = 1; t <= T; t++) {
+    b.ops->step(&b, t, t, hb + t - 1);
+    b.ops->save_state(&b, &sb);
+    b.ops->load_state(&b, &sb);
+  }
+  a.ops->save_state(&a, &sa);
+  int fail = !same_state(&sa, &sb, n, d) || memcmp(ha, hb, sizeof ha);
+  printf("ring k=%d %s D=%d %s N=%d: skipping rows and rewriting all %s\n", k, objective, d,
+         precision, n, fail ? "DIFFER" : "agree");
+  a.ops->destroy(&a);
+  b.ops->destroy(&b);
+  swarm_state_free(&sa);
+  swarm_state_free(&sb);
+  config_free(&cfg);
+  return fail;
+}
 
 struct variant {
   const char *backend, *kernel, *sync;
@@ -87,6 +254,12 @@ int main(void)
                                      {"gpu", "reduction", "strict"}};
   const char *topologies[] = {"global", "ring"};
   int failures = 0;
+  const char *kernels[] = {"queue_lock", "queue", "reduction"};
+  for (int k = 0; k < 3; k++) failures += check_ring_migration(kernels[k]);
+  failures += check_ring_reload("rastrigin", "float", 30, 1000, 4);
+  failures += check_ring_reload("rastrigin", "float", 30, 1000, 20);
+  failures += check_ring_reload("sphere", "double", 120, 41, 20);
+  failures += check_ring_reload("cubic", "double", 1, 333, 3);
   for (size_t k = 0; k < 2 * sizeof suite / sizeof suite[0]; k++) {
     size_t o = k % (sizeof suite / sizeof suite[0]);
     const char *topology = topologies[k / (sizeof suite / sizeof suite[0])];

@@ -108,6 +108,12 @@ int main(void)
              r == 1 ? "relaxed" : "strict");
     fail += compile_checked(toml, what, "lbest_kernel", "resident_grid_kernel");
   }
+  /* A ring of 2k+1 > 32: lbest_kernel's warp scans the shared core. */
+  fail += compile_checked("[run]\nprecision = \"float\"\n[objective]\nname = \"rastrigin\"\n"
+                          "dimensions = 30\n[swarm]\nparticles = 64\ntopology = \"ring\"\n"
+                          "neighbours = 20\n",
+                          "ring k=20 rastrigin D=30 float strict", "lbest_kernel",
+                          "resident_grid_kernel");
   fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n[swarm]\n"
                           "topology = \"global\"\n",
                           "sphere D=30 global", "resident_grid_kernel", "lbest_kernel");
