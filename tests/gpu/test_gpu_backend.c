@@ -21,6 +21,7 @@
 #include "log.h"
 #include "migration.h"
 
+#include "state_compare.h"
 #include "unit_check.h"
 
 struct problem {
@@ -77,16 +78,6 @@ static int run(const struct ipso_config *cfg, const struct gpu_overrides *gpu, i
   return rc;
 }
 
-static int same_bits(const double *a, const double *b, size_t n, size_t *where)
-{
-  for (size_t k = 0; k < n; k++)
-    if (memcmp(&a[k], &b[k], sizeof(double)) != 0) {
-      *where = k;
-      return 0;
-    }
-  return 1;
-}
-
 static int states_equal(const struct swarm_state *a, const struct swarm_state *b, const char **what,
                         size_t *where)
 {
@@ -97,17 +88,6 @@ static int states_equal(const struct swarm_state *a, const struct swarm_state *b
   if (!same_bits(a->cost, b->cost, m, where)) return *what = "cost", 0;
   if (!same_bits(a->pbest_cost, b->pbest_cost, m, where)) return *what = "pbest_cost", 0;
   return 1;
-}
-
-/* Largest difference of A and B relative to SCALE (+ |b|). */
-static double max_rel(const double *a, const double *b, size_t n, double scale)
-{
-  double m = 0;
-  for (size_t k = 0; k < n; k++) {
-    double d = fabs(a[k] - b[k]) / (scale + fabs(b[k]));
-    if (!(d <= m)) m = d;
-  }
-  return m;
 }
 
 /* Strict runs: variants equal, repeatable, and close to (or equal to) the CPU.

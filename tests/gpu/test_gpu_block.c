@@ -21,6 +21,7 @@
 #include "log.h"
 #include "migration.h"
 
+#include "state_compare.h"
 #include "unit_check.h"
 
 struct problem {
@@ -57,27 +58,6 @@ static int create(int which, const struct swarm_setup *setup, struct backend *b)
   if (which == STREAMING) o.no_resident = 1;
   if (which == PLAIN) o.no_keep = o.no_pdl = 1;
   return backend_gpu_create_with(setup, &o, b);
-}
-
-static int same_bits(const double *a, const double *b, size_t n, size_t *where)
-{
-  for (size_t k = 0; k < n; k++)
-    if (memcmp(&a[k], &b[k], sizeof(double)) != 0) {
-      *where = k;
-      return 0;
-    }
-  return 1;
-}
-
-/* Largest difference of A and B relative to SCALE + |b|. */
-static double max_rel(const double *a, const double *b, size_t n, double scale)
-{
-  double m = 0;
-  for (size_t k = 0; k < n; k++) {
-    double d = fabs(a[k] - b[k]) / (scale + fabs(b[k]));
-    if (!(d <= m)) m = d;
-  }
-  return m;
 }
 
 /* States A and B of N particles x D: bit for bit (EXACT), else to rounding

@@ -16,6 +16,7 @@
 #include "backend_cpu.h"
 #include "backend_gpu.h"
 #include "config.h"
+#include "state_compare.h"
 
 enum { SEEDS = 10, ITERATIONS = 400, PARTICLES = 128, DIMS = 30 };
 
@@ -31,16 +32,6 @@ static void ring_config(const char *objective, const char *precision, int d, int
            "kernel = \"%s\"\nsync = \"strict\"\ntopology = \"ring\"\nneighbours = %d\n",
            precision, objective, d, n, kernel, k);
   if (config_load_text(text, "suite ring", 0, NULL, 1, cfg) != IPSO_OK) exit(1);
-}
-
-/* Whether the states A and B of N particles of D coordinates have the same
- * bits. */
-static int same_state(const struct swarm_state *a, const struct swarm_state *b, int64_t n, int d)
-{
-  size_t rows = (size_t)n * (size_t)d * sizeof(double), costs = (size_t)n * sizeof(double);
-  return !memcmp(a->position, b->position, rows) && !memcmp(a->velocity, b->velocity, rows) &&
-         !memcmp(a->pbest_position, b->pbest_position, rows) && !memcmp(a->cost, b->cost, costs) &&
-         !memcmp(a->pbest_cost, b->pbest_cost, costs);
 }
 
 /* The neighbourhood best of particle I (the CPU backend's ring_best). */
@@ -101,7 +92,7 @@ static int check_ring_migration(const char *kernel)
     c.ops->step(&c, t, t, hc);
     g.ops->save_state(&g, &sg);
     c.ops->save_state(&c, &sc);
-    fail = !same_state(&sg, &sc, K * N, D) || memcmp(hg, hc, K * sizeof(double));
+    fail = !same_swarm(&sg, &sc) || memcmp(hg, hc, K * sizeof(double));
     for (int k = 0; t > T - 10 && k < K; k++) {
       struct swarm_state a = swarm_state_island(&prev, N, k), b = swarm_state_island(&sc, N, k);
       late += rows_to_rewrite(&a, &b, N, 2);
@@ -132,7 +123,7 @@ static int check_ring_migration(const char *kernel)
   c.ops->step(&c, T + 1, 2 * T, hc);
   g.ops->save_state(&g, &sg);
   c.ops->save_state(&c, &sc);
-  if (!same_state(&sg, &sc, K * N, D) || memcmp(hg, hc, sizeof hg)) {
+  if (!same_swarm(&sg, &sc) || memcmp(hg, hc, sizeof hg)) {
     printf("ring %s: GPU and CPU differ after the migration\n", kernel);
     fail = 1;
   }
@@ -172,7 +163,7 @@ static int check_ring_reload(const char *objective, const char *precision, int d
     b.ops->load_state(&b, &sb);
   }
   a.ops->save_state(&a, &sa);
-  int fail = !same_state(&sa, &sb, n, d) || memcmp(ha, hb, sizeof ha);
+  int fail = !same_swarm(&sa, &sb) || memcmp(ha, hb, sizeof ha);
   printf("ring k=%d %s D=%d %s N=%d: skipping rows and rewriting all %s\n", k, objective, d,
          precision, n, fail ? "DIFFER" : "agree");
   a.ops->destroy(&a);

@@ -1,5 +1,5 @@
 /* Shared by the CPU backend's unit tests: a run of one island on the CPU
- * backend, and the bitwise comparison of two swarms. */
+ * backend (the comparison of swarms: state_compare.h). */
 #ifndef IPSO_CPU_RUN_H
 #define IPSO_CPU_RUN_H
 
@@ -11,6 +11,7 @@
 
 #include "backend_cpu.h"
 #include "config.h"
+#include "state_compare.h"
 #include "swarm.h"
 
 /* Runs ITERS iterations of CFG's island 0 on THREADS OpenMP threads and
@@ -68,16 +69,6 @@ static inline int run_around(const struct ipso_config *cfg, int64_t T, int migra
   b.ops->destroy(&b);
   free(best);
   return ok;
-}
-
-/* The two swarms are the same, bit for bit. */
-static int same(const struct swarm_state *a, const struct swarm_state *b)
-{
-  size_t n = (size_t)a->particles * (size_t)a->dims * sizeof(double);
-  size_t m = (size_t)a->particles * sizeof(double);
-  return !memcmp(a->position, b->position, n) && !memcmp(a->velocity, b->velocity, n) &&
-         !memcmp(a->pbest_position, b->pbest_position, n) && !memcmp(a->cost, b->cost, m) &&
-         !memcmp(a->pbest_cost, b->pbest_cost, m);
 }
 
 #endif

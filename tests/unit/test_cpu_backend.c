@@ -63,7 +63,7 @@ static void check_threads(const char *objective, int dims, const char *precision
   load(objective, dims, 203, precision, &cfg);
   run(&cfg, 1, 60, &a);
   run(&cfg, 2, 60, &b);
-  CHECK(same(&a, &b), "%s %s: 1 and 2 threads differ", objective, precision);
+  CHECK(same_swarm(&a, &b), "%s %s: 1 and 2 threads differ", objective, precision);
   swarm_state_free(&a);
   swarm_state_free(&b);
   config_free(&cfg);
@@ -251,8 +251,8 @@ static void check_islands(const char *objective, int dims, int particles, const 
       struct swarm_state v = swarm_state_island(&sm, particles, k);
       CHECK(!memcmp(hm + k * T, h1, sizeof h1), "%s %s: island %d's history differs", objective,
             topology, k);
-      CHECK(same(&v, &s1), "%s %s %s, %d threads: island %d's swarm differs after %lld", objective,
-            precision, topology, threads, k, (long long)last);
+      CHECK(same_swarm(&v, &s1), "%s %s %s, %d threads: island %d's swarm differs after %lld",
+            objective, precision, topology, threads, k, (long long)last);
       double pa[dims], pb[dims];
       struct island_best ba = {0, 0, pa}, bb = {0, 0, pb};
       multi.ops->best(&multi, k, &ba);

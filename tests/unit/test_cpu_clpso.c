@@ -177,7 +177,7 @@ static void check_threads(void)
   load("rastrigin", 30, 700, &cfg);
   run(&cfg, 1, 15, &a);
   run(&cfg, 2, 15, &b);
-  CHECK(same(&a, &b), "clpso: 1 and 2 threads differ");
+  CHECK(same_swarm(&a, &b), "clpso: 1 and 2 threads differ");
   swarm_state_free(&a);
   swarm_state_free(&b);
   config_free(&cfg);

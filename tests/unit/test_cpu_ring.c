@@ -132,7 +132,7 @@ static void check_covering_ring(int n, int dims)
   struct swarm_state a, b;
   run(&ring, 1, 80, &a);
   run(&global, 1, 80, &b);
-  CHECK(same(&a, &b), "ring of k = %d on %d particles differs from global", (n - 1) / 2, n);
+  CHECK(same_swarm(&a, &b), "ring of k = %d on %d particles differs from global", (n - 1) / 2, n);
   swarm_state_free(&a);
   swarm_state_free(&b);
   config_free(&ring);
@@ -147,7 +147,7 @@ static void check_threads(void)
   load("rastrigin", 30, 700, "ring", 2, &cfg);
   run(&cfg, 1, 15, &a);
   run(&cfg, 2, 15, &b);
-  CHECK(same(&a, &b), "ring: 1 and 2 threads differ");
+  CHECK(same_swarm(&a, &b), "ring: 1 and 2 threads differ");
   swarm_state_free(&a);
   swarm_state_free(&b);
   config_free(&cfg);
