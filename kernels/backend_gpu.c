@@ -10,6 +10,7 @@
  * The backend's operations are here; the launch plan is in gpu_plan.c, the
  * launchers in gpu_launch.c, the float/double staging in gpu_stage.c. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,7 @@ static void gpu_destroy(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   if (!g) return;
+  cudaSetDevice(g->device); /* the calling thread's (backend_end's thread) */
   gpu_capture_free(g);
   void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
                  g->s.gpos,    g->s.slot_cost, g->s.slot_idx, g->s.hist, g->d_tables, g->d_sel,
@@ -364,11 +366,46 @@ const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
   return buf;
 }
 
+/* cuInit (0.10 s on an H100) on a thread of its own from the process's
+ * start, beside MPI_Init and the config's reading; gpu_device_count()
+ * waits for it. */
+static struct {
+  pthread_t thread;
+  int started;
+} warm;
+
+static void *warm_main(void *arg)
+{
+  (void)arg;
+  int n;
+  cudaGetDeviceCount(&n);
+  return NULL;
+}
+
+void gpu_warm_start(void)
+{
+  if (!warm.started) warm.started = pthread_create(&warm.thread, NULL, warm_main, NULL) == 0;
+}
+
+void gpu_warm_end(void)
+{
+  if (warm.started) pthread_join(warm.thread, NULL);
+  warm.started = 0;
+}
+
 int gpu_device_count(void)
 {
+  gpu_warm_end();
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
   return n;
+}
+
+void gpu_release_device(int device)
+{
+  /* Everything of this process on DEVICE goes: the rank has one device and
+   * one backend on it. The current device is the calling thread's. */
+  if (cudaSetDevice(device) == cudaSuccess) cudaDeviceReset();
 }
 
 const char *gpu_unavailable_reason(void)

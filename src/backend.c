@@ -19,6 +19,34 @@ int backend_gpu_count(void)
 #endif
 }
 
+void backend_warm_start(void)
+{
+#ifdef IPSO_HAVE_CUDA
+  gpu_warm_start();
+#endif
+}
+
+void backend_warm_end(void)
+{
+#ifdef IPSO_HAVE_CUDA
+  gpu_warm_end();
+#endif
+}
+
+void backend_end(struct backend *b)
+{
+  if (!b->ops) return;
+  int gpu = strcmp(b->ops->name, "gpu") == 0, device = b->setup.device;
+  b->ops->destroy(b);
+  b->ops = NULL;
+#ifdef IPSO_HAVE_CUDA
+  if (gpu) gpu_release_device(device);
+#else
+  (void)gpu;
+  (void)device;
+#endif
+}
+
 void backend_share_cores(int ranks_on_node)
 {
   backend_cpu_threads(ranks_on_node);
