@@ -40,7 +40,7 @@ for p in $problems; do
       echo "ok   $obj D=$dims N=$parts $prec $kernel $sync resident=$resident"
     else
       echo "FAIL $obj D=$dims N=$parts $prec $kernel $sync resident=$resident"
-      echo "$out" | tail -5; fail=$((fail + 1))
+      echo "$out" | tail -25; fail=$((fail + 1))
     fi
   done
 done
@@ -62,7 +62,7 @@ for p in $ring_problems; do
       echo "ok   ring k=$k $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
     else
       echo "FAIL ring k=$k $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
-      echo "$out" | tail -5; fail=$((fail + 1))
+      echo "$out" | tail -25; fail=$((fail + 1))
     fi
   done
 done
@@ -83,7 +83,7 @@ for p in $clpso_problems; do
       echo "ok   clpso refresh=$r $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
     else
       echo "FAIL clpso refresh=$r $obj D=$dims N=$parts $prec $kernel $sync pdl=$pdl"
-      echo "$out" | tail -5; fail=$((fail + 1))
+      echo "$out" | tail -25; fail=$((fail + 1))
     fi
   done
 done
@@ -111,7 +111,7 @@ for p in $island_problems; do
       echo "ok   4 islands $obj D=$dims N=$parts $prec $kernel $sync resident=$resident ring=$k"
     else
       echo "FAIL 4 islands $obj D=$dims N=$parts $prec $kernel $sync resident=$resident ring=$k"
-      echo "$out" | tail -5; fail=$((fail + 1))
+      echo "$out" | tail -25; fail=$((fail + 1))
     fi
   done
 done
