@@ -10,7 +10,6 @@
  * The backend's operations are here; the launch plan is in gpu_plan.c, the
  * launchers in gpu_launch.c, the float/double staging in gpu_stage.c. */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,36 +365,8 @@ const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
   return buf;
 }
 
-/* cuInit (0.10 s on an H100) on a thread of its own from the process's
- * start, beside MPI_Init and the config's reading; gpu_device_count()
- * waits for it. */
-static struct {
-  pthread_t thread;
-  int started;
-} warm;
-
-static void *warm_main(void *arg)
-{
-  (void)arg;
-  int n;
-  cudaGetDeviceCount(&n);
-  return NULL;
-}
-
-void gpu_warm_start(void)
-{
-  if (!warm.started) warm.started = pthread_create(&warm.thread, NULL, warm_main, NULL) == 0;
-}
-
-void gpu_warm_end(void)
-{
-  if (warm.started) pthread_join(warm.thread, NULL);
-  warm.started = 0;
-}
-
 int gpu_device_count(void)
 {
-  gpu_warm_end();
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
   return n;

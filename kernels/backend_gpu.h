@@ -20,10 +20,6 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
                             struct backend *b);
 /* Number of CUDA devices visible, 0 if none (or no driver). */
 int gpu_device_count(void);
-/* Starts the driver's initialisation on a thread (gpu_device_count and
- * gpu_warm_end wait for it). */
-void gpu_warm_start(void);
-void gpu_warm_end(void);
 /* Hands DEVICE back to the driver (cudaDeviceReset) once the backend on it
  * is destroyed: the end of the process's work on it. */
 void gpu_release_device(int device);

@@ -70,11 +70,12 @@ IPSO_HD void draw_words(unsigned int isl, int grp, long long t, long long first,
                         unsigned int (&wb)[IPSO_BLK_PPT][IPSO_C][IPSO_V])
 {
   if (IPSO_D == 1) {
-    if (lane != 0) return;
-    if ((t & 1) && t > first) {
+    /* Lane 0 of the group holds the coordinate. An if/else rather than an
+     * early return, which made NVRTC warn of unreachable code below. */
+    if (lane == 0 && (t & 1) && t > first) {
 #pragma unroll
       for (int j = 0; j < IPSO_BLK_PPT; j++) wa[j][0][0] = spare[j].x, wb[j][0][0] = spare[j].y;
-    } else {
+    } else if (lane == 0) {
 #pragma unroll
       for (int j = 0; j < IPSO_BLK_PPT; j++) {
         uint4 r = rng_block(isl, j * IPSO_BLK_GROUPS + grp, t, 0);
@@ -83,25 +84,25 @@ IPSO_HD void draw_words(unsigned int isl, int grp, long long t, long long first,
         spare[j] = make_uint2(r.z, r.w);
       }
     }
-    return;
-  }
+  } else {
 #pragma unroll
-  for (int j = 0; j < IPSO_BLK_PPT; j++)
+    for (int j = 0; j < IPSO_BLK_PPT; j++)
 #pragma unroll
-    for (int c = 0; c < IPSO_C; c++) {
-      int base = (c * IPSO_G + lane) * IPSO_V;
+      for (int c = 0; c < IPSO_C; c++) {
+        int base = (c * IPSO_G + lane) * IPSO_V;
 #pragma unroll
-      for (int k = 0; k < IPSO_V; k += 2) {
-        if (base + k >= IPSO_D) continue;
-        uint4 r = rng_block(isl, j * IPSO_BLK_GROUPS + grp, t, (base + k) / 2);
-        wa[j][c][k] = r.x;
-        wb[j][c][k] = r.y;
-        if (IPSO_V > 1) {
-          wa[j][c][k + 1] = r.z;
-          wb[j][c][k + 1] = r.w;
+        for (int k = 0; k < IPSO_V; k += 2) {
+          if (base + k >= IPSO_D) continue;
+          uint4 r = rng_block(isl, j * IPSO_BLK_GROUPS + grp, t, (base + k) / 2);
+          wa[j][c][k] = r.x;
+          wb[j][c][k] = r.y;
+          if (IPSO_V > 1) {
+            wa[j][c][k + 1] = r.z;
+            wb[j][c][k + 1] = r.w;
+          }
         }
       }
-    }
+  }
 }
 
 /* Iterations FIRST..LAST of island blockIdx.y; the state and the best of

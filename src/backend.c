@@ -19,20 +19,6 @@ int backend_gpu_count(void)
 #endif
 }
 
-void backend_warm_start(void)
-{
-#ifdef IPSO_HAVE_CUDA
-  gpu_warm_start();
-#endif
-}
-
-void backend_warm_end(void)
-{
-#ifdef IPSO_HAVE_CUDA
-  gpu_warm_end();
-#endif
-}
-
 void backend_end(struct backend *b)
 {
   if (!b->ops) return;

@@ -115,12 +115,6 @@ int backend_create(const struct swarm_setup *setup, struct backend *b);
  * the device back to the driver (cudaDeviceReset: what the process's exit
  * would otherwise do last). The end of a run, once nothing reads B. */
 void backend_end(struct backend *b);
-/* Starts the GPU driver's initialisation on a thread of its own, to run
- * beside MPI_Init and the config's reading; backend_gpu_count() and
- * backend_warm_end() wait for it (the process must not exit while it
- * runs). Nothing without CUDA. */
-void backend_warm_start(void);
-void backend_warm_end(void);
 /* Number of usable GPUs (0 without CUDA or without a device). */
 int backend_gpu_count(void);
 /* Shares the node's cores between the ranks on it (CPU backend). */

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
 #include "config.h"
 #include "island_mpi.h"
 #include "check.h"
@@ -281,17 +280,6 @@ static void announce_ready(void)
   if (!f) log_warn("cannot create IPSO_READY_FILE '%s'", path);
 }
 
-/* Whether the command line asks for the CPU backend (--backend cpu, --set
- * run.backend="cpu"): then the GPU driver is not started early. */
-static int cli_wants_cpu(const struct cli *c)
-{
-  int cpu = 0;
-  for (int i = 0; i < c->noverrides; i++)
-    if (strncmp(c->overrides[i], "run.backend", 11) == 0)
-      cpu = strstr(c->overrides[i], "cpu") != NULL;
-  return cpu;
-}
-
 int main(int argc, char **argv)
 {
   timings_begin();
@@ -302,15 +290,8 @@ int main(int argc, char **argv)
   struct cli c;
   int rc = answer_without_mpi(argc, argv, &c);
   if (rc >= 0) return rc;
-  /* The GPU driver's start (0.1 s) beside MPI_Init and the config's
-   * reading; a config that turns out to ask for the CPU backend only
-   * leaves it unused. */
-  if (!cli_wants_cpu(&c)) backend_warm_start();
   int rank = 0, size = 1;
-  if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) {
-    backend_warm_end();
-    return IPSO_ERR_RUNTIME;
-  }
+  if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
   signals_install();
   timings_mark("MPI_Init");
   /* An exit() before main() returns (a user objective's) is a failure. */
@@ -327,7 +308,6 @@ int main(int argc, char **argv)
     watchdog_stop();
   }
   config_free(&cfg);
-  backend_warm_end();
   exit_guard_release();
   if (rc == IPSO_ERR_RUNTIME && size > 1) MPI_Abort(MPI_COMM_WORLD, IPSO_ERR_RUNTIME);
   MPI_Finalize();
