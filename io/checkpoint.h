@@ -68,9 +68,9 @@ int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **b
  * when not NULL, fills the buffer first: the I/O thread calls it before
  * writing, so the run's thread does not wait for the copy (where the
  * caller waits anyway it is called at once). WAIT:
- * the caller commits at once (a stop, the end), so it takes the checksums
- * itself while the I/O thread writes, rather than leaving both to the
- * thread, and returns when they are taken. Where
+ * the caller commits at once with nothing else to do (a stop), so it
+ * takes the checksums itself while the I/O thread writes, rather than
+ * leaving both to the thread, and returns when they are taken. Where
  * the asynchronous path cannot be taken (serial HDF5 on several ranks, a
  * big-endian host) it writes the checkpoint whole with checkpoint_write
  * and nothing is left in flight. IPSO_ERR_RUNTIME with the path and the

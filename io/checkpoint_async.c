@@ -3,9 +3,10 @@
  * allocated (contiguous, never filled), and closes it; then one I/O thread
  * per rank writes the rank's rows of each array with pwrite() at the
  * datasets' offsets, sums each island from the host buffer as it writes
- * and flushes the file to disk. (A checkpoint that the caller waits for,
- * the final one or a stop's, is written by up to WAITED_THREADS threads
- * sharing its pieces while the caller sums.) The thread calls neither HDF5 (not
+ * and flushes the file to disk. (A checkpoint that the caller waits for, a
+ * stop's, is written by up to WAITED_THREADS threads sharing its pieces
+ * while the caller sums; the final one is started as a periodic one, so
+ * that the caller can end the backend meanwhile.) The thread calls neither HDF5 (not
  * thread-safe here) nor MPI (initialised MPI_THREAD_FUNNELED). Once every
  * rank's thread has finished, rank 0 reads the file's structure back (a
  * metadata write that MPI-IO reported as done must be in the file), writes
@@ -43,8 +44,8 @@
  * each piece as it goes. */
 #define PIECE_BYTES (INT64_C(8) << 20)
 
-/* I/O threads of a checkpoint that the caller waits for (the final one, a
- * stop's): they share its pieces, the caller sums. One otherwise. */
+/* I/O threads of a checkpoint that the caller waits for (a stop's): they
+ * share its pieces, the caller sums. One otherwise. */
 #define WAITED_THREADS 4
 
 /* The datasets whose bytes the threads write, then the checksums. */

@@ -162,7 +162,7 @@ static int write_checkpoint(struct solver *s, int how)
 {
   IPSO_TRY(commit_checkpoint(s));
   IPSO_TRY(start_checkpoint(s, how));
-  if (how == CKPT_FINAL) backend_end(&s->b);
+  if (how == CKPT_FINAL && s->ckw) backend_end(&s->b);
   return commit_checkpoint(s);
 }
 
@@ -477,13 +477,13 @@ static int finish(struct solver *s)
                          s->result_island,        g->particle, s->t,
                          evaluations_at(s, s->t), elapsed(s)};
   /* The last checkpoint: the one in flight if it is of this iteration.
-   * The backend is ended as soon as nothing reads it any more (the
-   * snapshot written, the checkpoint's state on the host), beside the
-   * final checkpoint's write where there is one. */
+   * Where one is written now, the backend is ended beside its write (the
+   * snapshot written, the checkpoint's state on the host); otherwise the
+   * process's exit hands the GPU back, which is no slower when nothing
+   * else is left to do. */
   int rc = commit_checkpoint(s);
   if (rc == IPSO_OK && s->out) rc = h5out_snapshot_wait(s->out);
   if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = write_checkpoint(s, CKPT_FINAL);
-  if (rc == IPSO_OK) backend_end(&s->b);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK)
     solver_print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
