@@ -308,7 +308,6 @@ static void gpu_destroy(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   if (!g) return;
-  cudaSetDevice(g->device); /* the calling thread's (backend_end's thread) */
   gpu_capture_free(g);
   void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
                  g->s.gpos,    g->s.slot_cost, g->s.slot_idx, g->s.hist, g->d_tables, g->d_sel,
@@ -328,6 +327,15 @@ static void gpu_destroy(struct backend *b)
   b->impl = NULL;
 }
 
+/* The backend's end: everything of this process on its device goes (the
+ * rank has one device and one backend on it). */
+static void gpu_end(struct backend *b)
+{
+  int device = b->impl ? ((struct gpu_swarm *)b->impl)->device : -1;
+  gpu_destroy(b);
+  if (device >= 0 && cudaSetDevice(device) == cudaSuccess) cudaDeviceReset();
+}
+
 static const struct backend_ops gpu_ops = {
     .name = "gpu",
     .init = gpu_init,
@@ -342,6 +350,7 @@ static const struct backend_ops gpu_ops = {
     .capture_state = gpu_capture,
     .read_captured = gpu_read_captured,
     .destroy = gpu_destroy,
+    .end = gpu_end,
 };
 
 double gpu_last_step_ms(struct backend *b)
@@ -370,13 +379,6 @@ int gpu_device_count(void)
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
   return n;
-}
-
-void gpu_release_device(int device)
-{
-  /* Everything of this process on DEVICE goes: the rank has one device and
-   * one backend on it. The current device is the calling thread's. */
-  if (cudaSetDevice(device) == cudaSuccess) cudaDeviceReset();
 }
 
 const char *gpu_unavailable_reason(void)

@@ -20,9 +20,6 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
                             struct backend *b);
 /* Number of CUDA devices visible, 0 if none (or no driver). */
 int gpu_device_count(void);
-/* Hands DEVICE back to the driver (cudaDeviceReset) once the backend on it
- * is destroyed: the end of the process's work on it. */
-void gpu_release_device(int device);
 /* Why gpu_device_count() is 0, in words. */
 const char *gpu_unavailable_reason(void);
 /* Device time of the launches of the last step() call, by CUDA events (ms). */

@@ -22,15 +22,8 @@ int backend_gpu_count(void)
 void backend_end(struct backend *b)
 {
   if (!b->ops) return;
-  int gpu = strcmp(b->ops->name, "gpu") == 0, device = b->setup.device;
-  b->ops->destroy(b);
+  (b->ops->end ? b->ops->end : b->ops->destroy)(b);
   b->ops = NULL;
-#ifdef IPSO_HAVE_CUDA
-  if (gpu) gpu_release_device(device);
-#else
-  (void)gpu;
-  (void)device;
-#endif
 }
 
 void backend_share_cores(int ranks_on_node)

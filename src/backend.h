@@ -90,6 +90,9 @@ struct backend_ops {
   int (*capture_state)(struct backend *b, int slot, int *captured);
   int (*read_captured)(struct backend *b, int slot, struct swarm_state *s);
   void (*destroy)(struct backend *b);
+  /* Optional (NULL: destroy): destroys B and hands its device back to the
+   * driver, the end of the process's work on it (backend_end). */
+  void (*end)(struct backend *b);
 };
 
 struct backend {
@@ -111,9 +114,9 @@ extern "C" {
 /* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one
  * is usable, else cpu with a notice). The only place that names both. */
 int backend_create(const struct swarm_setup *setup, struct backend *b);
-/* Destroys B (nothing when it is already) and, for the GPU backend, hands
- * the device back to the driver (cudaDeviceReset: what the process's exit
- * would otherwise do last). The end of a run, once nothing reads B. */
+/* Destroys B (nothing when it is already) and hands its device back (the
+ * GPU's: cudaDeviceReset, what the process's exit would otherwise do
+ * last). The end of a run, once nothing reads B. */
 void backend_end(struct backend *b);
 /* Number of usable GPUs (0 without CUDA or without a device). */
 int backend_gpu_count(void);

@@ -477,12 +477,10 @@ static int finish(struct solver *s)
                          s->result_island,        g->particle, s->t,
                          evaluations_at(s, s->t), elapsed(s)};
   /* The last checkpoint: the one in flight if it is of this iteration.
-   * Where one is written now, the backend is ended beside its write (the
-   * snapshot written, the checkpoint's state on the host); otherwise the
-   * process's exit hands the GPU back, which is no slower when nothing
-   * else is left to do. */
+   * Where one is written now, the backend is ended beside its write
+   * (write_checkpoint); otherwise the process's exit hands the GPU back,
+   * which is no slower when nothing else is left to do. */
   int rc = commit_checkpoint(s);
-  if (rc == IPSO_OK && s->out) rc = h5out_snapshot_wait(s->out);
   if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = write_checkpoint(s, CKPT_FINAL);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK)
