@@ -25,7 +25,12 @@
  * and the start-up time of the user version with an empty kernel cache
  * (NVRTC compile) and with the cache filled.
  *
- *   bench_gpu [--reps N] [--only NAME|islands] [--cpu] [--csv FILE] [--user FILE]  */
+ * Migration (--only migration for these rows alone): 64 islands of 1,024
+ * in segments of 10 and 100 iterations, without migration, migrating
+ * through the host and on the device: wall time and kernel time per
+ * iteration.
+ *
+ *   bench_gpu [--reps N] [--only NAME|islands|migration] [--cpu] [--csv FILE] [--user FILE]  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +226,111 @@ static int compare_islands(int reps, FILE *csv)
   return IPSO_OK;
 }
 
+/* What migration costs K islands in one backend: ITERATIONS iterations in
+ * segments of INTERVAL (one step() call each), after each segment nothing
+ * (HOW 0), the migration through the host (1: pack_migrants of every
+ * island, then unpack_migrants from the previous one, as the solver does
+ * where the backend has no migrate_out), or on the device (2: migrate_out,
+ * migrate_in). The medians of REPS runs (after a warm-up) of the wall time
+ * from the first step to the device's end, and of the sum of the steps'
+ * device times (CUDA events), both per iteration. */
+static int time_migration(const struct ipso_config *cfg, int K, int interval, int how,
+                          long iterations, int reps, double *wall, double *kernel)
+{
+  struct swarm_setup setup = {cfg, 0, K, 0, K};
+  struct backend b;
+  struct gpu_overrides o = gpu_overrides_from_env();
+  IPSO_TRY(backend_gpu_create_with(&setup, &o, &b));
+  int M = cfg->migration.migrants, D = cfg->objective.dimensions;
+  double *best = malloc(sizeof(double) * (size_t)interval * (size_t)K);
+  double *pos = malloc(sizeof(double) * (size_t)K * (size_t)M * (size_t)D);
+  double *cost = malloc(sizeof(double) * (size_t)K * (size_t)M);
+  int64_t *idx = malloc(sizeof(int64_t) * (size_t)M);
+  unsigned char *carried = calloc(2 * (size_t)K, 1);
+  double *tw = malloc(sizeof(double) * (size_t)(reps + 1));
+  double *tk = malloc(sizeof(double) * (size_t)(reps + 1));
+  int rc = best && pos && cost && idx && carried && tw && tk ? IPSO_OK
+                                                             : IPSO_FAIL("memory", "out of memory");
+  for (int k = 0; k < K; k++) carried[2 * k] = 1;
+  for (int r = 0; r <= reps && rc == IPSO_OK; r++) {
+    rc = b.ops->init(&b);
+    if (rc == IPSO_OK && cudaDeviceSynchronize() != cudaSuccess) rc = IPSO_FAIL("cuda", "sync");
+    double t0 = wall_seconds(), ksum = 0;
+    for (long first = 1; first <= iterations && rc == IPSO_OK; first += interval) {
+      long last = first + interval - 1 < iterations ? first + interval - 1 : iterations;
+      rc = b.ops->step(&b, first, last, best);
+      ksum += gpu_last_step_ms(&b) * 1e-3;
+      if (how == 1) {
+        for (int k = 0; k < K && rc == IPSO_OK; k++)
+          rc = b.ops->pack_migrants(&b, k, M, pos + (size_t)k * M * D, cost + (size_t)k * M, idx);
+        for (int k = 0; k < K && rc == IPSO_OK; k++) {
+          int from = (k + K - 1) % K;
+          rc = b.ops->unpack_migrants(&b, k, M, pos + (size_t)from * M * D, cost + (size_t)from * M,
+                                      idx);
+        }
+      } else if (how == 2) {
+        rc = b.ops->migrate_out(&b, M, NULL, NULL);
+        if (rc == IPSO_OK) rc = b.ops->migrate_in(&b, M, 1, carried, NULL, NULL);
+      }
+    }
+    if (rc == IPSO_OK && cudaDeviceSynchronize() != cudaSuccess) rc = IPSO_FAIL("cuda", "sync");
+    tw[r] = (wall_seconds() - t0) / (double)iterations;
+    tk[r] = ksum / (double)iterations;
+  }
+  if (rc == IPSO_OK) {
+    /* Run 0 is the warm-up. */
+    qsort(tw + 1, (size_t)reps, sizeof tw[0], cmp_double);
+    qsort(tk + 1, (size_t)reps, sizeof tk[0], cmp_double);
+    *wall = tw[1 + reps / 2];
+    *kernel = tk[1 + reps / 2];
+  }
+  free(best);
+  free(pos);
+  free(cost);
+  free(idx);
+  free(carried);
+  free(tw);
+  free(tk);
+  b.ops->destroy(&b);
+  return rc;
+}
+
+/* 64 islands of 1,024 (the islands rows' global swarm, 2 migrants on a
+ * ring): per iteration, in segments of 10 and of 100 iterations, without
+ * migration, through the host and on the device. */
+static int compare_migration(int reps)
+{
+  const struct workload *w = &workloads[4];
+  struct workload iw = *w;
+  enum { K = 64 };
+  iw.particles = w->particles / K;
+  struct variant v = {"queue_lock", "strict", 0, 0, 0};
+  struct ipso_config cfg;
+  IPSO_TRY(make_config(&iw, &v, "gpu", &cfg));
+  const char *hows[] = {"none", "through the host", "on the device"};
+  const int intervals[] = {10, 100};
+  long iterations = 2000;
+  for (int i = 0; i < 2; i++) {
+    double base = 0;
+    for (int how = 0; how < 3; how++) {
+      double wall = 0, kernel = 0;
+      int rc = time_migration(&cfg, K, intervals[i], how, iterations, reps, &wall, &kernel);
+      if (rc != IPSO_OK) {
+        printf("migration %d x %d every %d, %s: failed\n", K, iw.particles, intervals[i],
+               hows[how]);
+        continue;
+      }
+      if (how == 0) base = wall;
+      printf("migration %d x %d segments of %-3d migration %-17s %8.2f us/iteration wall "
+             "(%.3fx none)  %8.2f us/iteration in kernels\n",
+             K, iw.particles, intervals[i], hows[how], 1e6 * wall, base > 0 ? wall / base : 0,
+             1e6 * kernel);
+    }
+  }
+  config_free(&cfg);
+  return IPSO_OK;
+}
+
 /* Seconds per iteration of the CPU backend on the same problem (all cores). */
 static int time_cpu(const struct workload *w, double *per_iteration)
 {
@@ -322,8 +432,9 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--user") && i + 1 < argc)
       user = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_gpu [--reps N] [--only NAME|islands] [--cpu] [--csv FILE] "
-                      "[--user FILE]\n");
+      fprintf(stderr,
+              "usage: bench_gpu [--reps N] [--only NAME|islands|migration] [--cpu] [--csv FILE] "
+              "[--user FILE]\n");
       return 2;
     }
   }
@@ -353,7 +464,8 @@ int main(int argc, char **argv)
          "time [s]", "spread", "evals/s", "roofline", "best");
   for (size_t k = 0; k < sizeof workloads / sizeof workloads[0]; k++) {
     const struct workload *w = &workloads[k];
-    if (only && (!strstr(w->name, only) || !strcmp(only, "islands"))) continue;
+    if (only && (!strstr(w->name, only) || !strcmp(only, "islands") || !strcmp(only, "migration")))
+      continue;
     double es = strcmp(w->precision, "float") ? 8 : 4;
     double bytes = 5.0 * w->particles * (double)w->dims * es * (double)w->iterations;
     double ql = 0, red = 0;
@@ -397,6 +509,7 @@ int main(int argc, char **argv)
     }
   }
   if ((!only || !strcmp(only, "islands")) && compare_islands(reps, csv) != IPSO_OK) return 1;
+  if ((!only || !strcmp(only, "migration")) && compare_migration(reps) != IPSO_OK) return 1;
   if (csv) fclose(csv);
   if (user && compare_user(user, reps) != IPSO_OK) return 1;
   return 0;

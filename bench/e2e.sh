@@ -36,32 +36,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.6g\n", (v[NR/2]+v[NR/2+1])/2}'; }
-now() { date +%s.%N; }
-
-# run_one CONFIG ARGS...: prints "WALL INRUN" of one process (INRUN "nan" if none).
-run_one() {
-  local t0 t1 inrun
-  t0=$(now)
-  "$bin/islandpso" "$@" >out.log 2>&1
-  local rc=$?
-  t1=$(now)
-  if [ $rc -ne 0 ]; then
-    echo "islandpso $* failed ($rc):" >&2
-    tail -5 out.log >&2
-  fi
-  inrun=$(awk '/^ *time +[0-9.]+ s/ {print $2}' out.log | tail -1)
-  awk -v a="$t0" -v b="$t1" -v r="${inrun:-nan}" 'BEGIN {printf "%.4f %s\n", b - a, r}'
-}
+launch=()
+# shellcheck source=bench/run_lib.sh
+. "$src/bench/run_lib.sh"
 
 # measure LABEL ARGS...: warm-up, then RUNS runs; prints "LABEL WALL INRUN" medians.
 measure() {
   local label=$1
   shift
-  run_one "$@" >/dev/null
-  : >times
-  for _ in $(seq "$runs"); do run_one "$@" >>times; done
-  echo "$label $(awk '{print $1}' times | median) $(awk '{print $2}' times | median)"
+  echo "$label $(run_medians "$@")"
 }
 
 # kernel NAME SYNC: bench_gpu's median for the queue-lock kernel in the

@@ -161,17 +161,31 @@ static int read_best(struct gpu_swarm *g, int k, double *cost, int64_t *idx, dou
   return IPSO_OK;
 }
 
+/* Enqueues the copy of every island's slots (read_slots), and takes every
+ * island's best after iteration g->t from them into last_best once the
+ * stream has done the copy (take_slots). */
+static int read_slots(struct gpu_swarm *g)
+{
+  size_t bytes = (size_t)g->count * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_slots, g->s.gb, bytes, cudaMemcpyDeviceToHost, g->stream));
+  return IPSO_OK;
+}
+
+static void take_slots(struct gpu_swarm *g)
+{
+  int cur = g->plan.relaxed ? 0 : (int)(g->t & 1);
+  for (int k = 0; k < g->count; k++)
+    g->last_best[k] = gpu_slot_cost(&g->h_slots[k * IPSO_GB_SLOTS + cur], g->fl);
+  g->stale = 0;
+}
+
 /* Every island's best after iteration g->t into last_best (one copy of
  * all the slots). */
 static int read_last_bests(struct gpu_swarm *g)
 {
-  int cur = g->plan.relaxed ? 0 : (int)(g->t & 1);
-  size_t bytes = (size_t)g->count * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_slots, g->s.gb, bytes, cudaMemcpyDeviceToHost, g->stream));
+  IPSO_TRY(read_slots(g));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  for (int k = 0; k < g->count; k++)
-    g->last_best[k] = gpu_slot_cost(&g->h_slots[k * IPSO_GB_SLOTS + cur], g->fl);
-  g->stale = 0;
+  take_slots(g);
   return IPSO_OK;
 }
 
@@ -211,7 +225,9 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   const struct gpu_plan *p = &g->plan;
   int64_t n = last - first + 1, all = n * g->count;
   forget_selection(g);
-  if (g->stale) IPSO_TRY(read_last_bests(g));
+  /* After migrants came in: the islands' bests as they start, copied in the
+   * stream's order and taken once it has done the step. */
+  int stale = g->stale;
   if (all > g->hist_cap) {
     IPSO_CHECK_CUDA(cudaFree(g->s.hist));
     g->s.hist = NULL;
@@ -222,6 +238,7 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   g->s.hist_stride = n;
   /* NaN marks an iteration in which nothing improved the best (relaxed). */
   IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)all * sizeof(double), g->stream));
+  if (stale) IPSO_TRY(read_slots(g));
   unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_start, g->stream));
   if (p->mode == GPU_MODE_BLOCK) {
@@ -249,6 +266,7 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   IPSO_CHECK_CUDA(cudaMemcpyAsync(best, g->s.hist, (size_t)all * sizeof(double),
                                   cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  if (stale) take_slots(g);
   for (int k = 0; k < g->count; k++) {
     double *h = best + (size_t)k * (size_t)n;
     for (int64_t j = 0; j < n; j++)
@@ -320,8 +338,9 @@ static void gpu_destroy(struct backend *b)
   if (g->ev_start) cudaEventDestroy(g->ev_start);
   if (g->ev_stop) cudaEventDestroy(g->ev_stop);
   if (g->stream) cudaStreamDestroy(g->stream);
+  gpu_migrate_free(g);
   free(g->last_best);
-  free(g->h_slots);
+  if (g->h_slots) cudaFreeHost(g->h_slots);
   free(g->unpacked);
   free(g);
   b->impl = NULL;
@@ -345,6 +364,9 @@ static const struct backend_ops gpu_ops = {
     .unpack_migrants = gpu_unpack,
     .pack_chosen = gpu_pack_chosen,
     .unpack_chosen = gpu_unpack_chosen,
+    .migrate_out = gpu_migrate_out,
+    .migrate_in = gpu_migrate_in,
+    .migrate_sent = gpu_migrate_sent,
     .save_state = gpu_save,
     .load_state = gpu_load,
     .capture_state = gpu_capture,
@@ -496,9 +518,8 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
                      IPSO_MAX_ISLANDS);
   }
   g->last_best = calloc((size_t)g->count, sizeof *g->last_best);
-  g->h_slots = calloc((size_t)g->count * IPSO_GB_SLOTS, sizeof *g->h_slots);
   g->unpacked = calloc((size_t)g->count, 1);
-  if (!g->last_best || !g->h_slots || !g->unpacked) {
+  if (!g->last_best || !g->unpacked) {
     gpu_destroy(b);
     return IPSO_FAIL("gpu", "out of memory");
   }
@@ -532,6 +553,10 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
              g->plan.keep ? " (state in registers)" : "", forced[0] ? ", overrides " : "", forced);
   }
   if (rc == IPSO_OK) rc = allocate(g);
+  /* Pinned: step() copies the slots after a migration without waiting. */
+  if (rc == IPSO_OK && cudaMallocHost((void **)&g->h_slots, (size_t)g->count * IPSO_GB_SLOTS *
+                                                                sizeof *g->h_slots) != cudaSuccess)
+    rc = IPSO_FAIL("gpu", "cannot allocate pinned host memory");
   if (rc == IPSO_OK)
     rc = gpu_stage_constants(g->prog.library, cfg, g->island, &k, g->D, g->plan.map.pitch, g->fl,
                              &g->d_tables);

@@ -50,6 +50,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"select_kernel", 1, &k->select},
                {"gather_kernel", 1, &k->gather},
                {"scatter_kernel", 1, &k->scatter},
+               {"migrate_kernel", 1, &k->migrate},
                {"resident_cluster_kernel", resident, &k->res_cluster},
                {"resident_grid_kernel", resident, &k->res_grid},
                {"resident_cluster_keep_kernel", keep, &k->res_cluster_keep},
@@ -201,6 +202,18 @@ cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s
   void *args[] = {&s, &d_idx, &count, &d_buf, &d_cost};
   return cudaLaunchKernel((const void *)k->scatter, dim3_of(COPY_GRID), dim3_of(COPY_BLOCK), args,
                           0, stream);
+}
+
+cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, struct swarm_ptrs s,
+                                int islands, int count, int links, int closed, const void *d_msg,
+                                const void *d_mcost, const unsigned char *d_carried,
+                                const long long *d_vidx, const void *d_vcost, int vstride,
+                                int *d_order, void *d_sent, cudaStream_t stream)
+{
+  void *args[] = {&s,         &islands, &count,   &links,   &closed,  &d_msg, &d_mcost,
+                  &d_carried, &d_vidx,  &d_vcost, &vstride, &d_order, &d_sent};
+  return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
+                          args, 0, stream);
 }
 
 cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,

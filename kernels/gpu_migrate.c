@@ -1,8 +1,13 @@
-/* The CUDA backend's migration: the best (migrants out) or worst (victims)
- * personal bests of every island selected, gathered and copied in one go,
- * or those of the particles the solver drew (random policies) gathered one
- * island at a time, and each island's migrants in scattered over its
- * victims, only enqueued. */
+/* The CUDA backend's migration. Through the host (the operations island by
+ * island): the best (migrants out) or worst (victims) personal bests of
+ * every island selected, gathered and copied in one go, or those of the
+ * particles the solver drew (random policies) gathered one island at a
+ * time, and each island's migrants in scattered over its victims, only
+ * enqueued. On the device (migrate_out, migrate_in): every island's
+ * message selected and gathered into device buffers, all islands' merges
+ * and replacements in one launch, only the rank's edge islands' messages
+ * and the neighbouring ranks' ones copied; nothing waits for the device
+ * but the edges' copy. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,10 +109,10 @@ static char *stage_costs(struct gpu_swarm *g, int area, int k, int count)
 }
 
 /* The COUNT best (WORST = 0) or worst personal bests of every island into
- * d_sel and d_selcost (island k's at [k * count]): each block picks from its
- * chunk of its island, then one block per island from the picks. Two
- * launches for all islands. */
-static int select_particles(struct gpu_swarm *g, int worst, int count)
+ * OUT and OUT_COST (island k's at [k * count]; the pick buffers must hold
+ * COUNT per block): each block picks from its chunk of its island, then one
+ * block per island from the picks. Two launches for all islands. */
+static int select_into(struct gpu_swarm *g, int worst, int count, long long *out, void *out_cost)
 {
   unsigned block = (unsigned)g->plan.map.block, islands = (unsigned)g->count;
   int nb = pick_blocks(g);
@@ -116,9 +121,14 @@ static int select_particles(struct gpu_swarm *g, int worst, int count)
                                      pick_chunk(g), g->N, picks, worst, count, g->d_pick,
                                      g->d_pickcost, g->stream));
   IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, islands, block, g->d_pickcost, g->d_pick, picks,
-                                     picks, picks, count, worst, count, g->d_sel, g->d_selcost,
-                                     g->stream));
+                                     picks, picks, count, worst, count, out, out_cost, g->stream));
   return IPSO_OK;
+}
+
+/* The same into d_sel and d_selcost. */
+static int select_particles(struct gpu_swarm *g, int worst, int count)
+{
+  return select_into(g, worst, count, g->d_sel, g->d_selcost);
 }
 
 /* Every island's COUNT best personal bests (rows, costs, indices) into the
@@ -285,4 +295,196 @@ int gpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index,
   for (int m = 0; m < count; m++)
     replaced[m] = migrant_cost(g, cost[m]) < gpu_real_get(vcost, (size_t)m, g->fl) ? index[m] : -1;
   return scatter_in(g, k, count, pos, cost, replaced);
+}
+
+/* The pinned buffer h_mig of the migration on the device: what migrate_out
+ * uploads (the particles drawn to send) and downloads (the edge messages),
+ * and what migrate_in uploads (links, victims drawn, the other ranks'
+ * messages) and downloads (the messages' best costs); parts of K islands
+ * and mcap migrants, each 16-byte aligned. */
+struct mig_layout {
+  size_t select, edge_rows, edge_costs;                           /* migrate_out's */
+  size_t carried, replace, remote_rows, remote_costs, sent, size; /* migrate_in's */
+};
+
+static struct mig_layout mig_layout(const struct gpu_swarm *g, int cap)
+{
+  size_t K = (size_t)g->count, c = (size_t)cap, row = (size_t)g->plan.map.pitch * g->es;
+  struct mig_layout L;
+  size_t at = 0;
+  L.select = at, at += align16(K * c * sizeof(long long));
+  L.edge_rows = at, at += align16(2 * c * row);
+  L.edge_costs = at, at += align16(2 * c * g->es);
+  L.carried = at, at += align16(2 * K);
+  L.replace = at, at += align16(K * 2 * c * sizeof(long long));
+  L.remote_rows = at, at += align16(2 * c * row);
+  L.remote_costs = at, at += align16(2 * c * g->es);
+  L.sent = at, at += align16(K * g->es);
+  L.size = at;
+  return L;
+}
+
+void gpu_migrate_free(struct gpu_swarm *g)
+{
+  void *dev[] = {g->d_msg,   g->d_mcost, g->d_msel,    g->d_vsel,
+                 g->d_vcost, g->d_order, g->d_carried, g->d_sent};
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    if (dev[i]) cudaFree(dev[i]);
+  if (g->h_mig) cudaFreeHost(g->h_mig);
+  for (int i = 0; i < 2; i++)
+    if (g->ev_mig[i]) cudaEventDestroy(g->ev_mig[i]);
+  g->d_msg = g->d_mcost = g->d_vcost = g->d_sent = g->h_mig = NULL;
+  g->d_msel = g->d_vsel = NULL;
+  g->d_order = NULL;
+  g->d_carried = NULL;
+  g->ev_mig[0] = g->ev_mig[1] = NULL;
+  g->mcap = 0;
+  g->sent_pending = 0;
+}
+
+/* Grows the buffers of the migration on the device to messages of COUNT
+ * migrants (and the selection's pick buffers to 2 * COUNT victims). */
+static int reserve_device_migration(struct gpu_swarm *g, int count)
+{
+  IPSO_TRY(gpu_reserve_migrants(g, 2 * count));
+  if (count <= g->mcap) return IPSO_OK;
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  gpu_migrate_free(g);
+  size_t K = (size_t)g->count, c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es;
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_msg, (K + 2) * c * row));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_mcost, (K + 2) * c * g->es));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_msel, K * c * sizeof(long long)));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_vsel, K * 2 * c * sizeof(long long)));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_vcost, K * 2 * c * g->es));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_order, K * 2 * c * sizeof(int)));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_carried, 2 * K));
+  IPSO_CHECK_CUDA(cudaMalloc(&g->d_sent, K * g->es));
+  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_mig, mig_layout(g, count).size));
+  for (int i = 0; i < 2; i++)
+    IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&g->ev_mig[i], cudaEventDisableTiming));
+  g->mcap = count;
+  return IPSO_OK;
+}
+
+int gpu_migrate_out(struct backend *b, int count, const int64_t *select, double *const edge[2])
+{
+  struct gpu_swarm *g = b->impl;
+  IPSO_TRY(reserve_device_migration(g, count));
+  struct mig_layout L = mig_layout(g, g->mcap);
+  char *h = g->h_mig;
+  size_t K = (size_t)g->count, c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es;
+  /* The previous migration's copies from this part are long done (a step
+   * waited for the device since). */
+  IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
+  if (select) {
+    long long *sel = (long long *)(h + L.select);
+    for (size_t i = 0; i < K * c; i++) sel[i] = select[i];
+    IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_msel, sel, K * c * sizeof(long long),
+                                    cudaMemcpyHostToDevice, g->stream));
+    IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg,
+                                       g->d_mcost, g->stream));
+  } else {
+    IPSO_TRY(select_into(g, 0, count, g->d_msel, g->d_mcost));
+    IPSO_CHECK_CUDA(
+        ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg, NULL, g->stream));
+  }
+  if (edge) {
+    const size_t slot[2] = {0, K - 1};
+    for (int e = 0; e < 2; e++) {
+      IPSO_CHECK_CUDA(cudaMemcpyAsync(h + L.edge_rows + (size_t)e * c * row,
+                                      (char *)g->d_msg + slot[e] * c * row, c * row,
+                                      cudaMemcpyDeviceToHost, g->stream));
+      IPSO_CHECK_CUDA(cudaMemcpyAsync(h + L.edge_costs + (size_t)e * c * g->es,
+                                      (char *)g->d_mcost + slot[e] * c * g->es, c * g->es,
+                                      cudaMemcpyDeviceToHost, g->stream));
+    }
+  }
+  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[0], g->stream));
+  g->packed = g->victims = 0;
+  if (!edge) return IPSO_OK;
+  IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
+  for (int e = 0; e < 2; e++) {
+    const char *costs = h + L.edge_costs + (size_t)e * c * g->es;
+    for (size_t m = 0; m < c; m++) edge[e][m] = gpu_real_get(costs, m, g->fl);
+    gpu_rows_from_real(edge[e] + c, h + L.edge_rows + (size_t)e * c * row, g->plan.map.pitch, c,
+                       g->D, g->fl);
+  }
+  return IPSO_OK;
+}
+
+int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,
+                   const int64_t *replace, const double *const remote[2])
+{
+  struct gpu_swarm *g = b->impl;
+  IPSO_TRY(reserve_device_migration(g, count));
+  struct mig_layout L = mig_layout(g, g->mcap);
+  char *h = g->h_mig;
+  int K = g->count;
+  size_t c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es, vs = (size_t)links * c;
+  IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
+  unsigned char *hc = (unsigned char *)h + L.carried;
+  for (int k = 0; k < K; k++)
+    for (int l = 0; l < 2; l++) hc[2 * k + l] = l < links && carried[2 * k + l];
+  IPSO_CHECK_CUDA(
+      cudaMemcpyAsync(g->d_carried, hc, 2 * (size_t)K, cudaMemcpyHostToDevice, g->stream));
+  if (remote) {
+    for (int e = 0; e < 2; e++) {
+      char *costs = h + L.remote_costs + (size_t)e * c * g->es;
+      for (size_t m = 0; m < c; m++) gpu_real_set(costs, m, remote[e][m], g->fl);
+      gpu_rows_to_real(h + L.remote_rows + (size_t)e * c * row, g->plan.map.pitch, remote[e] + c, c,
+                       g->D, g->fl);
+    }
+    /* Slots K and K + 1, side by side as the parts of h_mig. */
+    IPSO_CHECK_CUDA(cudaMemcpyAsync((char *)g->d_msg + (size_t)K * c * row, h + L.remote_rows,
+                                    2 * c * row, cudaMemcpyHostToDevice, g->stream));
+    IPSO_CHECK_CUDA(cudaMemcpyAsync((char *)g->d_mcost + (size_t)K * c * g->es, h + L.remote_costs,
+                                    2 * c * g->es, cudaMemcpyHostToDevice, g->stream));
+  }
+  if (replace) {
+    /* Island k reads the first (links that carry) * COUNT of its part; the
+     * rest are set to particle 0 for the gather. */
+    long long *rep = (long long *)(h + L.replace);
+    for (int k = 0; k < K; k++) {
+      size_t used = (size_t)(hc[2 * k] + hc[2 * k + 1]) * c;
+      for (size_t j = 0; j < vs; j++) rep[k * vs + j] = j < used ? replace[k * vs + j] : 0;
+    }
+    IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_vsel, rep, (size_t)K * vs * sizeof(long long),
+                                    cudaMemcpyHostToDevice, g->stream));
+    IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_vsel, (int)vs, NULL,
+                                       g->d_vcost, g->stream));
+  } else {
+    IPSO_TRY(select_into(g, 1, (int)vs, g->d_vsel, g->d_vcost));
+  }
+  IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
+                                      !remote, g->d_msg, g->d_mcost, g->d_carried, g->d_vsel,
+                                      g->d_vcost, (int)vs, g->d_order, g->d_sent, g->stream));
+  IPSO_CHECK_CUDA(
+      cudaMemcpyAsync(h + L.sent, g->d_sent, (size_t)K * g->es, cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
+  g->sent_pending = 1;
+  /* The islands that took migrants find their best again, in runs. */
+  for (int k = 0; k < K;) {
+    if (!hc[2 * k] && !hc[2 * k + 1]) {
+      k++;
+      continue;
+    }
+    int n = 1;
+    while (k + n < K && (hc[2 * (k + n)] || hc[2 * (k + n) + 1])) n++;
+    IPSO_TRY(gpu_recompute_best(g, k, n, 0));
+    k += n;
+  }
+  g->stale = 1;
+  g->packed = g->victims = 0;
+  return IPSO_OK;
+}
+
+int gpu_migrate_sent(struct backend *b, double *sent)
+{
+  struct gpu_swarm *g = b->impl;
+  if (!g->sent_pending) return IPSO_FAIL("migration", "no migration's costs to read");
+  IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
+  const char *h = (const char *)g->h_mig + mig_layout(g, g->mcap).sent;
+  for (int k = 0; k < g->count; k++) sent[k] = gpu_real_get(h, (size_t)k, g->fl);
+  g->sent_pending = 0;
+  return IPSO_OK;
 }

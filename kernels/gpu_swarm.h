@@ -44,6 +44,21 @@ struct gpu_swarm {
   int victims;           /* victims per island in pinned area 0 (0: none, stale) */
   char *unpacked;        /* [count] island took migrants since the victims were chosen */
   int stale;             /* last_best needs reading (after migrants came in) */
+  /* The migration on the device (gpu_migrate.c: migrate_out, migrate_in),
+   * for messages of up to mcap migrants: */
+  int mcap;
+  void *d_msg;              /* [(count + 2) * mcap * pitch] the messages' rows: every island's
+                               out, then the two from the neighbouring ranks */
+  void *d_mcost;            /* [(count + 2) * mcap] their costs */
+  long long *d_msel;        /* [count * mcap] the particles sent */
+  long long *d_vsel;        /* [count * 2 * mcap] the victims (worst or drawn) */
+  void *d_vcost;            /* [count * 2 * mcap] their personal-best costs */
+  int *d_order;             /* [count * 2 * mcap] migrate_kernel's merge order */
+  unsigned char *d_carried; /* [2 * count] which links carry migrants */
+  void *d_sent;             /* [count] each message's best cost */
+  void *h_mig;              /* pinned: what goes to and comes from the device for it */
+  cudaEvent_t ev_mig[2];    /* after migrate_out's and migrate_in's last copies of h_mig */
+  int sent_pending;         /* a migration's sent costs are on their way to h_mig */
   int64_t hist_cap;
   double *last_best;             /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
@@ -73,7 +88,8 @@ void gpu_capture_free(struct gpu_swarm *g);
 
 /* Grows the migrant buffers to COUNT migrants per island (gpu_migrate.c). */
 int gpu_reserve_migrants(struct gpu_swarm *g, int count);
-/* The backend's migration operations (gpu_migrate.c). */
+/* The backend's migration operations (gpu_migrate.c), and the release of
+ * their buffers. */
 int gpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index);
 int gpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
                int64_t *replaced);
@@ -81,5 +97,10 @@ int gpu_pack_chosen(struct backend *b, int k, int count, const int64_t *index, d
                     double *cost);
 int gpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index, const double *pos,
                       const double *cost, int64_t *replaced);
+int gpu_migrate_out(struct backend *b, int count, const int64_t *select, double *const edge[2]);
+int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,
+                   const int64_t *replace, const double *const remote[2]);
+int gpu_migrate_sent(struct backend *b, double *sent);
+void gpu_migrate_free(struct gpu_swarm *g);
 
 #endif

@@ -591,6 +591,70 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
   }
 }
 
+/* One migration of all the backend's islands on the device, island
+ * blockIdx.x (one block each). Message slot j (rows MSG[j * count *
+ * IPSO_PITCH], costs MCOST[j * count]) is island j's COUNT migrants out for
+ * j < ISLANDS, and with CLOSED = 0 slots ISLANDS and ISLANDS + 1 hold those
+ * of the previous rank's last island and the next rank's first one (CLOSED:
+ * one rank holds the whole ring, which closes here). Island k receives on
+ * link 0 from its previous island and, with LINKS = 2, on link 1 from its
+ * next one, where CARRIED[2k + l]; the migrants of the links that carry,
+ * ordered by (cost, link, slot) as migration_merge orders them, replace
+ * its victims VIDX[k * VSTRIDE + j] (its worst first, or particles drawn)
+ * where the j-th migrant's cost is below VCOST[k * VSTRIDE + j]: position
+ * and personal best (the pitch's padding zero), cost, zero velocity, and
+ * the ring's mark, as scatter_kernel writes. ORDER: [ISLANDS * 2 * count]
+ * scratch. SENT[k]: the best cost of island k's message (the log's). */
+extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
+                                          int closed, const real *msg, const real *mcost,
+                                          const unsigned char *carried, const long long *vidx,
+                                          const real *vcost, int vstride, int *order, real *sent)
+{
+  const int k = (int)blockIdx.x;
+  s = island_ptrs(s, (unsigned)k);
+  const int src[2] = {k > 0 ? k - 1 : (closed ? islands - 1 : islands),
+                      k < islands - 1 ? k + 1 : (closed ? 0 : islands + 1)};
+  int from[2] = {0, 0}, open = 0;
+  for (int l = 0; l < links; l++)
+    if (carried[2 * k + l]) from[open++] = src[l];
+  const int total = open * count;
+  order += (size_t)k * 2 * (size_t)count;
+  vidx += (size_t)k * (size_t)vstride;
+  vcost += (size_t)k * (size_t)vstride;
+  /* Candidate i = o * count + q is slot q of the o-th open link: its place
+   * in the merge is the number of candidates before it in (cost, o, q). */
+  for (int i = threadIdx.x; i < total; i += blockDim.x) {
+    real ci = mcost[(size_t)from[i / count] * count + i % count];
+    int r = 0;
+    for (int j = 0; j < total; j++) {
+      real cj = mcost[(size_t)from[j / count] * count + j % count];
+      r += cj < ci || (cj == ci && j < i);
+    }
+    order[r] = i;
+  }
+  if (threadIdx.x == 0) {
+    real b = mcost[(size_t)k * count];
+    for (int m = 1; m < count; m++)
+      b = mcost[(size_t)k * count + m] < b ? mcost[(size_t)k * count + m] : b;
+    sent[k] = b;
+  }
+  __syncthreads();
+  for (long long e = threadIdx.x; e < (long long)total * IPSO_PITCH; e += blockDim.x) {
+    int j = (int)(e / IPSO_PITCH), d = (int)(e % IPSO_PITCH), i = order[j];
+    size_t slot = (size_t)from[i / count] * count + i % count;
+    real c = mcost[slot];
+    long long v = vidx[j];
+    if (v < 0 || !(c < vcost[j])) continue;
+    size_t at = (size_t)v * IPSO_PITCH + d;
+    s.x[at] = s.p[at] = d < IPSO_D ? msg[slot * IPSO_PITCH + d] : (real)0;
+    s.v[at] = (real)0;
+    if (d == 0) {
+      s.cost[v] = s.pcost[v] = c;
+      if (s.pnew) s.pnew[v] = 1;
+    }
+  }
+}
+
 #if IPSO_USER_SEPARABLE
 /* The start-up check of objective.separable: at each of the N points PTS
  * (rows of IPSO_PITCH), the function of the whole row, the sum of its terms

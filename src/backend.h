@@ -76,6 +76,29 @@ struct backend_ops {
    * is INDEX[i], or -1. */
   int (*unpack_chosen)(struct backend *b, int k, int count, const int64_t *index,
                        const double *position, const double *cost, int64_t *replaced);
+  /* Optional, all three or none (NULL: the solver migrates island by island
+   * with the operations above, through the host): one migration of all K
+   * islands where the swarms are, the same as the solver's through the
+   * operations above.
+   * migrate_out: every island's message of COUNT migrants (laid out as
+   * migration_message_len says): its COUNT best personal bests, or with
+   * SELECT ([K * count]; island k's at [k * count]) those of the particles
+   * drawn. EDGE (NULL where the backend holds the whole ring): island 0's
+   * message into EDGE[0] and island K-1's into EDGE[1], for the other ranks.
+   * migrate_in: island k takes the migrants of its previous island on link
+   * 0 and, with LINKS = 2, of its next one on link 1, on the links where
+   * CARRIED[2k + l], merged as migration_merge merges them; they replace
+   * its worst particles, or with REPLACE ([K * links * count]; island k's
+   * at [k * links * count]) the particles drawn, each only where better, as
+   * unpack_migrants and unpack_chosen replace. REMOTE (NULL where the
+   * backend holds the whole ring, which closes inside it): the messages of
+   * the previous rank's last island and of the next rank's first.
+   * migrate_sent: the best cost of every island's message of the last
+   * migration, into SENT[K] (waits for it). */
+  int (*migrate_out)(struct backend *b, int count, const int64_t *select, double *const edge[2]);
+  int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,
+                    const int64_t *replace, const double *const remote[2]);
+  int (*migrate_sent)(struct backend *b, double *sent);
   /* Copies all K swarms to the host, and back: S holds K * particles rows,
    * island-major (island k's rows are swarm_state_island(S, particles, k)). */
   int (*save_state)(struct backend *b, struct swarm_state *s);

@@ -410,6 +410,9 @@ static int iterate(struct solver *s)
     int64_t hit;
     int done = last == max_it, segment_end = last == end;
     IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit));
+    /* The rank's best after the segment, for the progress line: from the
+     * step's history, not from every island's device (a copy each). */
+    double rank_best = s->seg_min[last - first];
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
@@ -445,9 +448,7 @@ static int iterate(struct solver *s)
         s->ckpt_pending = 1;
       }
     }
-    int which;
-    IPSO_TRY(local_best(s, &which));
-    progress_update(&s->prog, s->t, fitness_of(s, s->best.cost), evaluations_at(s, s->t),
+    progress_update(&s->prog, s->t, fitness_of(s, rank_best), evaluations_at(s, s->t),
                     wall_seconds());
     if (stop) {
       s->stop_signal = signals_pending();
@@ -498,6 +499,9 @@ static void solver_free(struct solver *s)
   free(s->merged);
   free(s->index);
   free(s->replaced);
+  free(s->carried);
+  free(s->drawn);
+  free(s->sent);
   solver_history_free(&s->hist);
   swarm_state_free(&s->state);
   free(s->mlog);

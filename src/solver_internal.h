@@ -45,6 +45,11 @@ struct solver {
                      left and the right rank */
   double *merged; /* [2 * message]: the received migrants in order (costs, positions) */
   int64_t *index, *replaced; /* [2 * migrants] */
+  /* The migration where the swarms are (backend migrate_out/in): */
+  unsigned char *carried; /* [2 * local] whether island k's link l carries migrants */
+  int64_t *drawn;         /* [local * 2 * migrants] the random policies' draws */
+  double *sent;           /* [local] the best cost each island sent */
+  int sent_from;          /* the first migration record waiting for its cost, or -1 */
   struct history hist;
   struct migration_record *mlog;
   int mn, mcap;

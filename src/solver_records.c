@@ -45,9 +45,22 @@ void solver_history_free(struct history *h)
   free(h->wall);
 }
 
+/* The migration records of the last migration on the device get the
+ * costs their islands sent, once the backend has them. */
+static int take_sent(struct solver *s)
+{
+  if (s->sent_from < 0) return IPSO_OK;
+  IPSO_TRY(s->b.ops->migrate_sent(&s->b, s->sent));
+  for (int r = s->sent_from; r < s->mn; r++)
+    s->mlog[r].best_fitness = fitness_of(s, s->sent[s->mlog[r].from - s->first]);
+  s->sent_from = -1;
+  return IPSO_OK;
+}
+
 /* Writes the buffered history rows and migration records to the file. */
 int solver_flush_records(struct solver *s)
 {
+  IPSO_TRY(take_sent(s));
   if (!s->out) {
     s->hist.written += s->hist.n;
     s->hist.n = 0;
@@ -128,6 +141,7 @@ int solver_migration_setup(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
   s->links = migration_links(cfg, s->islands);
+  s->sent_from = -1;
   if (!s->links) return IPSO_OK;
   /* The migration streams address islands below 2^21 (iterations are
    * within them by the config's limit). */
@@ -146,6 +160,13 @@ int solver_migration_setup(struct solver *s)
   s->replaced = malloc(2 * (size_t)m * sizeof(int64_t));
   if (!s->msg || !s->merged || !s->index || !s->replaced)
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
+  if (s->b.ops->migrate_out) {
+    s->carried = malloc(2 * (size_t)s->local);
+    s->drawn = malloc((size_t)s->local * 2 * (size_t)m * sizeof(int64_t));
+    s->sent = malloc((size_t)s->local * sizeof(double));
+    if (!s->carried || !s->drawn || !s->sent)
+      return IPSO_FAIL("migration", "cannot allocate migration buffers");
+  }
   if (s->size == 1) return IPSO_OK;
   return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
 }
@@ -194,16 +215,10 @@ static int unpack_merged(struct solver *s, int k, int total)
  * the rank's own islands the messages are read in place; the rank's last
  * island sends to the next rank and its first to the previous one (mpi/),
  * whether the link carries them or not (the receiver knows). */
-int solver_migrate(struct solver *s)
+/* The migration log's room for every island's records of one migration. */
+static int reserve_log(struct solver *s)
 {
-  int m = s->cfg->migration.migrants, D = s->D, K = s->local;
-  size_t n = (size_t)migration_message_len(m, D);
-  double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
-  watchdog_beat("migrating", s->t);
-  /* Every island's message first: unpacking changes the swarms. */
-  for (int k = 0; k < K; k++) IPSO_TRY(pack_message(s, k, m, s->msg + (size_t)k * n));
-  if (s->rx)
-    IPSO_TRY(ring_exchange(s->rx, s->msg + (size_t)(K - 1) * n, s->msg, remote[0], remote[1]));
+  int K = s->local;
   if (s->mn + K * s->links > s->mcap) {
     int cap = s->mcap ? 2 * s->mcap : 64;
     while (cap < s->mn + K * s->links) cap *= 2;
@@ -212,6 +227,71 @@ int solver_migrate(struct solver *s)
     s->mlog = r;
     s->mcap = cap;
   }
+  return IPSO_OK;
+}
+
+/* The same migration as solver_migrate's through the host, where the
+ * swarms are (the backend's migrate_out and migrate_in): the solver draws
+ * (random policies and migration.probability), the backend selects,
+ * merges and replaces; only the messages of the rank's edge islands come
+ * to the host, for the neighbouring ranks. The records' costs are taken
+ * when the records are written (take_sent). */
+static int migrate_in_backend(struct solver *s)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int m = cfg->migration.migrants, K = s->local, L = s->links;
+  size_t n = (size_t)migration_message_len(m, s->D);
+  const uint64_t seed = cfg->run.seed;
+  IPSO_TRY(take_sent(s));
+  IPSO_TRY(reserve_log(s));
+  if (cfg->migration.select != IPSO_SELECT_BEST)
+    for (int k = 0; k < K; k++)
+      IPSO_TRY(migration_draw(seed, s->first + k, s->t, MIGRATION_DRAW_SELECT, s->N, m,
+                              s->drawn + (size_t)k * (size_t)m));
+  double *edge[2] = {s->msg, s->msg + (size_t)(K - 1) * n};
+  const double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
+  IPSO_TRY(s->b.ops->migrate_out(
+      &s->b, m, cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn, s->rx ? edge : NULL));
+  if (s->rx)
+    IPSO_TRY(ring_exchange(s->rx, edge[1], edge[0], s->msg + (size_t)K * n,
+                           s->msg + (size_t)(K + 1) * n));
+  const double probability = cfg->migration.probability;
+  for (int k = 0; k < K; k++) {
+    int island = s->first + k, src[2], to[2], open = 0;
+    int nsrc = migration_sources(island, s->islands, L, src);
+    for (int l = 0; l < 2; l++) {
+      s->carried[2 * k + l] =
+          l < nsrc && migration_link_carries(seed, src[l], s->t, l, probability);
+      open += s->carried[2 * k + l];
+    }
+    if (open && cfg->migration.policy != IPSO_POLICY_REPLACE_WORST)
+      IPSO_TRY(migration_draw(seed, island, s->t, MIGRATION_DRAW_REPLACE, s->N, open * m,
+                              s->drawn + (size_t)k * (size_t)L * (size_t)m));
+    int ndest = migration_destinations(island, s->islands, L, to);
+    for (int l = 0; l < ndest; l++)
+      if (migration_link_carries(seed, island, s->t, l, probability)) {
+        if (s->sent_from < 0) s->sent_from = s->mn;
+        s->mlog[s->mn++] = (struct migration_record){s->t, island, to[l], NAN};
+      }
+  }
+  IPSO_TRY(s->b.ops->migrate_in(
+      &s->b, m, L, s->carried, cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? NULL : s->drawn,
+      s->rx ? remote : NULL));
+  return IPSO_OK;
+}
+
+int solver_migrate(struct solver *s)
+{
+  int m = s->cfg->migration.migrants, D = s->D, K = s->local;
+  size_t n = (size_t)migration_message_len(m, D);
+  double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
+  watchdog_beat("migrating", s->t);
+  if (s->b.ops->migrate_out) return migrate_in_backend(s);
+  /* Every island's message first: unpacking changes the swarms. */
+  for (int k = 0; k < K; k++) IPSO_TRY(pack_message(s, k, m, s->msg + (size_t)k * n));
+  if (s->rx)
+    IPSO_TRY(ring_exchange(s->rx, s->msg + (size_t)(K - 1) * n, s->msg, remote[0], remote[1]));
+  IPSO_TRY(reserve_log(s));
   const uint64_t seed = s->cfg->run.seed;
   const double probability = s->cfg->migration.probability;
   for (int k = 0; k < K; k++) {

@@ -368,12 +368,87 @@ static struct swarm_state rows_of(const struct swarm_state *s, int particles, in
   return swarm_state_island(s, particles, k);
 }
 
+/* The migration of check_islands, island k taking island k-1's M migrants
+ * on the ring of the K islands (ROUND 1: drawn particles sent and
+ * replaced), on the device (migrate_out, migrate_in): in DEV, which holds
+ * the whole ring, and in HALF[0] and HALF[1] of K/2 islands each, whose
+ * edge messages cross as between two ranks. COST[k] and POS[k]: island
+ * k's message as pack_migrants or pack_chosen gave it. */
+static void migrate_on_device(struct backend *dev, struct backend half[2], int K, int first,
+                              int64_t t, int64_t N, int M, int D, int round, double *const cost[],
+                              double *const pos[])
+{
+  const int H = K / 2;
+  size_t n = (size_t)migration_message_len(M, D);
+  int64_t *sel = malloc(sizeof(int64_t) * (size_t)(K * M));
+  int64_t *rep = malloc(sizeof(int64_t) * (size_t)(K * M));
+  double *edge = malloc(sizeof(double) * 4 * n), *sent = malloc(sizeof(double) * (size_t)K);
+  unsigned char *carried = calloc(2 * (size_t)K, 1);
+  for (int k = 0; k < K; k++) {
+    carried[2 * k] = 1;
+    migration_draw(13, first + k, t, MIGRATION_DRAW_SELECT, N, M, sel + k * M);
+    migration_draw(13, first + k, t, MIGRATION_DRAW_REPLACE, N, M, rep + k * M);
+  }
+  CHECK(dev->ops->migrate_out(dev, M, round ? sel : NULL, NULL) == IPSO_OK, "migrate_out");
+  CHECK(dev->ops->migrate_in(dev, M, 1, carried, round ? rep : NULL, NULL) == IPSO_OK,
+        "migrate_in");
+  CHECK(dev->ops->migrate_sent(dev, sent) == IPSO_OK, "migrate_sent");
+  for (int k = 0; k < K; k++) {
+    double b = cost[k][0];
+    for (int m = 1; m < M; m++) b = cost[k][m] < b ? cost[k][m] : b;
+    CHECK(sent[k] == b, "island %d sent a best of %.17g, its message's is %.17g", k, sent[k], b);
+  }
+  for (int h = 0; h < 2; h++) {
+    double *out[2] = {edge + (size_t)(2 * h) * n, edge + (size_t)(2 * h + 1) * n};
+    CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, out) == IPSO_OK,
+          "migrate_out of half %d", h);
+    for (int e = 0; e < 2; e++) {
+      int k = h * H + (e ? H - 1 : 0);
+      CHECK(!memcmp(out[e], cost[k], sizeof(double) * (size_t)M) &&
+                !memcmp(out[e] + M, pos[k], sizeof(double) * (size_t)(M * D)),
+            "half %d's edge message %d is not island %d's", h, e, k);
+    }
+  }
+  for (int h = 0; h < 2; h++) {
+    const double *in[2] = {edge + (size_t)(2 * (1 - h) + 1) * n, edge + (size_t)(2 * (1 - h)) * n};
+    CHECK(half[h].ops->migrate_in(&half[h], M, 1, carried + 2 * h * H,
+                                  round ? rep + h * H * M : NULL, in) == IPSO_OK,
+          "migrate_in of half %d", h);
+  }
+  free(sel);
+  free(rep);
+  free(edge);
+  free(sent);
+  free(carried);
+}
+
+/* DEV's swarms, and those of HALF[0] and HALF[1] (K/2 islands each)
+ * against SM, the state of K islands of N particles that migrated through
+ * the host, bit for bit (SD, SH: room for their states). */
+static void compare_device(struct backend *dev, struct backend half[2],
+                           const struct swarm_state *sm, struct swarm_state *sd,
+                           struct swarm_state *sh, int K, int64_t N, const char *when)
+{
+  const char *what;
+  size_t where;
+  dev->ops->save_state(dev, sd);
+  CHECK(states_equal(sm, sd, &what, &where),
+        "%s: one backend migrating on the device differs (%s[%zu])", when, what, where);
+  for (int h = 0; h < 2; h++) {
+    half[h].ops->save_state(&half[h], sh);
+    struct swarm_state v = swarm_state_island(sm, (int64_t)K / 2 * N, h);
+    CHECK(states_equal(&v, sh, &what, &where),
+          "%s: half %d migrating on the device differs (%s[%zu])", when, h, what, where);
+  }
+}
+
 /* K islands (global ids FIRST..) in one GPU backend against K GPU backends
  * of one island each (as the plan chooses: resident where it can) and
  * against the CPU backend's K islands: the same bits between the GPU runs
  * (strict, kernel variant KERNEL), the CPU's to rounding (exactly where
- * P->exact); then a migration on the ring of the K islands, more
- * iterations, and save_state/load_state into a new backend. STREAMING: the
+ * P->exact); then a migration on the ring of the K islands (through the
+ * host, and on the device in one backend and in two halves: the same
+ * bits), more iterations, and save_state/load_state into a new backend. STREAMING: the
  * K islands with one launch per iteration even where the plan would run
  * them grid-resident. */
 static void check_islands(const struct problem *p, const char *kernel, int streaming)
@@ -392,8 +467,13 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   if (streaming) together.no_resident = 1;
   const int D = p->dims, N = p->particles;
   struct swarm_setup all = {&cfg, FIRST, ALL, 0, K};
-  struct backend multi, cpu, one[K];
+  struct swarm_setup halves[2] = {{&cfg, FIRST, ALL, 0, K / 2},
+                                  {&cfg, FIRST + K / 2, ALL, 0, K / 2}};
+  struct backend multi, cpu, one[K], dev, half[2];
   int ok = backend_gpu_create_with(&all, &together, &multi) == IPSO_OK;
+  ok = ok && backend_gpu_create_with(&all, &together, &dev) == IPSO_OK;
+  for (int h = 0; h < 2; h++)
+    ok = ok && backend_gpu_create_with(&halves[h], &together, &half[h]) == IPSO_OK;
   ok = ok && backend_cpu_create(&all, &cpu) == IPSO_OK;
   for (int k = 0; ok && k < K; k++) {
     struct swarm_setup s1 = {&cfg, FIRST + k, ALL, 0, 1};
@@ -403,13 +483,17 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   if (!ok) exit(1);
   printf("    %s\n", multi.description);
   multi.ops->init(&multi);
+  dev.ops->init(&dev);
+  for (int h = 0; h < 2; h++) half[h].ops->init(&half[h]);
   cpu.ops->init(&cpu);
   for (int k = 0; k < K; k++) one[k].ops->init(&one[k]);
-  double hm[K * T], hc[K * T], h1[T];
-  struct swarm_state sm, sc, s1;
+  double hm[K * T], hc[K * T], h1[T], hd[K * T];
+  struct swarm_state sm, sc, s1, sd, sh;
   swarm_state_alloc(&sm, (int64_t)K * N, D);
   swarm_state_alloc(&sc, (int64_t)K * N, D);
   swarm_state_alloc(&s1, N, D);
+  swarm_state_alloc(&sd, (int64_t)K * N, D);
+  swarm_state_alloc(&sh, (int64_t)K / 2 * N, D);
   double span = cfg.objective.upper[0] - cfg.objective.lower[0];
   int fl = strcmp(p->precision, "float") == 0;
   double tol_x = fl ? 1e-5 : 1e-12, tol_c = fl ? 1e-4 : 1e-10;
@@ -419,6 +503,16 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
     CHECK(cpu.ops->step(&cpu, first, last, hc) == IPSO_OK, "cpu step");
     multi.ops->save_state(&multi, &sm);
     cpu.ops->save_state(&cpu, &sc);
+    /* The swarms that migrated on the device: the same bits. */
+    CHECK(dev.ops->step(&dev, first, last, hd) == IPSO_OK, "step dev");
+    CHECK(!memcmp(hm, hd, sizeof hm),
+          "round %d: one backend migrating on the device: histories differ", round);
+    for (int h = 0; h < 2; h++) {
+      CHECK(half[h].ops->step(&half[h], first, last, hd) == IPSO_OK, "step half");
+      CHECK(!memcmp(hm + h * (K / 2) * T, hd, sizeof(double) * (K / 2) * T),
+            "round %d: half %d migrating on the device: histories differ", round, h);
+    }
+    compare_device(&dev, half, &sm, &sd, &sh, K, N, "after the steps");
     for (int k = 0; k < K; k++) {
       one[k].ops->step(&one[k], first, last, h1);
       one[k].ops->save_state(&one[k], &s1);
@@ -481,14 +575,26 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
         one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], r1);
         cpu.ops->unpack_migrants(&cpu, k, M, pos[from], cost[from], rc);
       } else {
+        /* Drawn migrants come in the order drawn: merged by cost first, as
+         * the solver merges them. */
+        static double msg[M * (2048 + 1)], mcost[M], mpos[M * 2048];
+        memcpy(msg, cost[from], sizeof(double) * M);
+        memcpy(msg + M, pos[from], sizeof(double) * M * (size_t)D);
+        const double *const msgs[2] = {msg, NULL};
+        CHECK(migration_merge(1, M, D, msgs, mcost, mpos) == IPSO_OK, "merge");
         migration_draw(13, FIRST + k, last, MIGRATION_DRAW_REPLACE, N, M, drawn);
-        multi.ops->unpack_chosen(&multi, k, M, drawn, pos[from], cost[from], rm);
-        one[k].ops->unpack_chosen(&one[k], 0, M, drawn, pos[from], cost[from], r1);
-        cpu.ops->unpack_chosen(&cpu, k, M, drawn, pos[from], cost[from], rc);
+        multi.ops->unpack_chosen(&multi, k, M, drawn, mpos, mcost, rm);
+        one[k].ops->unpack_chosen(&one[k], 0, M, drawn, mpos, mcost, r1);
+        cpu.ops->unpack_chosen(&cpu, k, M, drawn, mpos, mcost, rc);
       }
       CHECK(!memcmp(rm, r1, sizeof rm), "island %d replaced other particles than one island", k);
       if (p->exact) CHECK(!memcmp(rm, rc, sizeof rm), "island %d replaced other particles", k);
     }
+    double *costs[K], *rows[K];
+    for (int k = 0; k < K; k++) costs[k] = cost[k], rows[k] = pos[k];
+    migrate_on_device(&dev, half, K, FIRST, last, N, M, D, round, costs, rows);
+    multi.ops->save_state(&multi, &sm);
+    compare_device(&dev, half, &sm, &sd, &sh, K, N, "after the migration");
   }
   /* save_state of all islands, load_state into a new backend: the same. */
   multi.ops->save_state(&multi, &sm);
@@ -506,6 +612,10 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   CHECK(states_equal(&sm, &sc, &what, &where), "load_state into a new backend: %s[%zu] differs",
         what, where);
   again.ops->destroy(&again);
+  dev.ops->destroy(&dev);
+  for (int h = 0; h < 2; h++) half[h].ops->destroy(&half[h]);
+  swarm_state_free(&sd);
+  swarm_state_free(&sh);
   multi.ops->destroy(&multi);
   cpu.ops->destroy(&cpu);
   for (int k = 0; k < K; k++) one[k].ops->destroy(&one[k]);
