@@ -117,6 +117,14 @@ static int select_into(struct gpu_swarm *g, int worst, int count, long long *out
   unsigned block = (unsigned)g->plan.map.block, islands = (unsigned)g->count;
   int nb = pick_blocks(g);
   long long picks = (long long)nb * count;
+  /* One block's chunk holds the island: its picks are the selection (the
+   * second pass would copy them in the same order). */
+  if (nb == 1) {
+    IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, islands, block, g->s.pcost, NULL, g->N,
+                                       pick_chunk(g), g->N, count, worst, count, out, out_cost,
+                                       g->stream));
+    return IPSO_OK;
+  }
   IPSO_CHECK_CUDA(ipso_launch_select(&g->k, (unsigned)nb, islands, block, g->s.pcost, NULL, g->N,
                                      pick_chunk(g), g->N, picks, worst, count, g->d_pick,
                                      g->d_pickcost, g->stream));
@@ -340,6 +348,7 @@ void gpu_migrate_free(struct gpu_swarm *g)
   g->ev_mig[0] = g->ev_mig[1] = NULL;
   g->mcap = 0;
   g->sent_pending = 0;
+  g->carried_valid = 0;
 }
 
 /* Grows the buffers of the migration on the device to messages of COUNT
@@ -422,11 +431,20 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   int K = g->count;
   size_t c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es, vs = (size_t)links * c;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
+  /* The links that carry: uploaded when they differ from the last ones
+   * (with migration.probability = 1 they never do). */
   unsigned char *hc = (unsigned char *)h + L.carried;
+  int changed = !g->carried_valid;
   for (int k = 0; k < K; k++)
-    for (int l = 0; l < 2; l++) hc[2 * k + l] = l < links && carried[2 * k + l];
-  IPSO_CHECK_CUDA(
-      cudaMemcpyAsync(g->d_carried, hc, 2 * (size_t)K, cudaMemcpyHostToDevice, g->stream));
+    for (int l = 0; l < 2; l++) {
+      unsigned char on = l < links && carried[2 * k + l];
+      changed |= hc[2 * k + l] != on;
+      hc[2 * k + l] = on;
+    }
+  if (changed)
+    IPSO_CHECK_CUDA(
+        cudaMemcpyAsync(g->d_carried, hc, 2 * (size_t)K, cudaMemcpyHostToDevice, g->stream));
+  g->carried_valid = 1;
   if (remote) {
     for (int e = 0; e < 2; e++) {
       char *costs = h + L.remote_costs + (size_t)e * c * g->es;

@@ -59,6 +59,7 @@ struct gpu_swarm {
   void *h_mig;              /* pinned: what goes to and comes from the device for it */
   cudaEvent_t ev_mig[2];    /* after migrate_out's and migrate_in's last copies of h_mig */
   int sent_pending;         /* a migration's sent costs are on their way to h_mig */
+  int carried_valid;        /* d_carried holds h_mig's links (uploaded, unchanged since) */
   int64_t hist_cap;
   double *last_best;             /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
