@@ -300,6 +300,26 @@ int64_t h5out_history_rows(const struct h5out *h)
   return h->history_rows;
 }
 
+/* Sets the extent of every history dataset to ROWS (writers). */
+static int set_history_extent(struct h5out *h, int64_t rows)
+{
+  struct h5u_file *f = &h->f;
+  if (f->writer)
+    for (int c = 0; c < HIST_COLUMNS; c++) {
+      hsize_t dims[2] = {(hsize_t)rows, (hsize_t)h->islands};
+      IPSO_CHECK_H5(f->path, H5Dset_extent(h->history[c], dims), "setting the extent of /%s",
+                    history_specs[c].name);
+    }
+  h->history_extent = rows;
+  return IPSO_OK;
+}
+
+int h5out_reserve_history(struct h5out *h, int64_t rows)
+{
+  IPSO_TRY(h5out_snapshot_wait(h));
+  return rows > h->history_extent ? set_history_extent(h, rows) : IPSO_OK;
+}
+
 int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
                          const double *island_best, const double *global_best,
                          const int64_t *evaluations, const double *wall_seconds)
@@ -339,14 +359,11 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
       for (int t = 0; t < n; t++)
         memcpy(matrix + (size_t)t * islands + (size_t)r * K,
                gathered + ((size_t)r * n + t) * (size_t)K, (size_t)K * sizeof *matrix);
+  if (h->history_rows + n > h->history_extent &&
+      set_history_extent(h, h->history_rows + n) != IPSO_OK)
+    goto done;
   if (f->writer) {
     const void *shared[HIST_COLUMNS] = {iteration, NULL, global_best, evaluations, wall_seconds};
-    hsize_t rows = (hsize_t)(h->history_rows + n);
-    for (int c = 0; c < HIST_COLUMNS; c++) {
-      hsize_t dims[2] = {rows, (hsize_t)islands};
-      IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->history[c], dims), st, done, "extending /%s",
-                         history_specs[c].name);
-    }
     for (int c = 0; c < HIST_COLUMNS; c++) {
       hsize_t start[2] = {(hsize_t)h->history_rows, 0};
       hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), 1};
@@ -592,6 +609,18 @@ int h5out_close(struct h5out *h, int finished)
   if (finished) {
     st = run_clock(h->comm, stamp);
     if (st == IPSO_OK && h->f.writer) st = h5u_write_attr_string(&h->f, h->f.id, "finished", stamp);
+  }
+  /* Rows reserved for a run that ended before it wrote them (a failure:
+   * the solver reserves the rows of the run's last slice, which a stop
+   * completes), cut off last, with one rank only: with parallel HDF5 on
+   * several ranks the shrink left the ranks' closes out of step (a hang in
+   * the close's metadata sync), and such a run's job is aborted anyway
+   * (h5out_abandon). Rows left there are zeros, which a restart's cut-back
+   * drops. */
+  if (h->history_extent > h->history_rows && h->f.size == 1) {
+    int cut = h5out_snapshot_wait(h);
+    if (cut == IPSO_OK) cut = set_history_extent(h, h->history_rows);
+    if (st == IPSO_OK) st = cut;
   }
   /* Every rank goes through the whole (collective) close, failure or not. */
   closed = h5out_release(h);

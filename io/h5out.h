@@ -55,6 +55,14 @@ const char *h5out_started(const struct h5out *h);
 /* History rows in the file (after a reopen: those kept). */
 int64_t h5out_history_rows(const struct h5out *h);
 
+/* Extends the history datasets to ROWS rows ahead of the appends that
+ * will fill them (collective), so that those appends write without
+ * extending: called while the device computes them. Reserve only rows
+ * that will be written: with one rank, rows reserved and never written are
+ * cut off when the file is closed (h5out_close); otherwise, and after a
+ * crash, they stay as zeros, which a restart's cut-back drops. */
+int h5out_reserve_history(struct h5out *h, int64_t rows);
+
 /* Appends N history rows. ITERATION, GLOBAL_BEST, EVALUATIONS and
  * WALL_SECONDS are the same on every rank; ISLAND_BEST [N, K] holds this
  * rank's K island columns (row-major, islands in global order). Fitness

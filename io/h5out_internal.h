@@ -44,6 +44,8 @@ struct h5out {
   hid_t migrations;
   hid_t migration_mem; /* struct migration_record in memory */
   int64_t history_rows;
+  int64_t history_extent; /* rows the history datasets hold: history_rows, or more where rows
+                             were reserved ahead (h5out_reserve_history) */
   int64_t migration_rows;
   char started[32];             /* the root attribute 'started': when the run began */
   struct h5out_snapshots *snap; /* snapshots in the background (h5out_snapshot.c), or NULL */

@@ -141,7 +141,7 @@ static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t in
     }
   }
   IPSO_CHECK_MPI_GOTO(MPI_Bcast(&keep, 1, MPI_INT64_T, 0, h->comm), st, done);
-  h->history_rows = keep;
+  h->history_rows = h->history_extent = keep;
   st = IPSO_OK;
 done:
   free(its);

@@ -97,6 +97,7 @@ static int allocate(struct gpu_swarm *g)
   g->hist_cap = (int64_t)K;
   g->s.hist_stride = 1;
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, K * sizeof(double)));
+  IPSO_CHECK_CUDA(cudaMallocHost((void **)&g->h_hist, K * sizeof(double)));
   return IPSO_OK;
 }
 
@@ -219,7 +220,10 @@ static int gpu_init(struct backend *b)
   return read_last_bests(g);
 }
 
-static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best)
+/* step() in two halves: gpu_step_begin enqueues the iterations and the
+ * copy of their history into the pinned h_hist, gpu_step_end waits for
+ * them (the host works in between). */
+static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
 {
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
@@ -231,7 +235,10 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   if (all > g->hist_cap) {
     IPSO_CHECK_CUDA(cudaFree(g->s.hist));
     g->s.hist = NULL;
+    IPSO_CHECK_CUDA(cudaFreeHost(g->h_hist));
+    g->h_hist = NULL;
     IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, (size_t)all * sizeof(double)));
+    IPSO_CHECK_CUDA(cudaMallocHost((void **)&g->h_hist, (size_t)all * sizeof(double)));
     g->hist_cap = all;
   }
   /* Island k's history at [k * n]: the interface's layout of BEST. */
@@ -263,10 +270,22 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   }
   IPSO_CHECK_CUDA(cudaGetLastError());
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_stop, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(best, g->s.hist, (size_t)all * sizeof(double),
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_hist, g->s.hist, (size_t)all * sizeof(double),
                                   cudaMemcpyDeviceToHost, g->stream));
+  g->step_first = first;
+  g->step_last = last;
+  g->step_stale = stale;
+  return IPSO_OK;
+}
+
+static int gpu_step_end(struct backend *b, double *best)
+{
+  struct gpu_swarm *g = b->impl;
+  const struct gpu_plan *p = &g->plan;
+  int64_t last = g->step_last, n = last - g->step_first + 1;
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  if (stale) take_slots(g);
+  memcpy(best, g->h_hist, (size_t)(n * g->count) * sizeof(double));
+  if (g->step_stale) take_slots(g);
   for (int k = 0; k < g->count; k++) {
     double *h = best + (size_t)k * (size_t)n;
     for (int64_t j = 0; j < n; j++)
@@ -284,6 +303,12 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
       g->last_best[k] = h[n - 1];
   }
   return IPSO_OK;
+}
+
+static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best)
+{
+  IPSO_TRY(gpu_step_begin(b, first, last));
+  return gpu_step_end(b, best);
 }
 
 static int gpu_best(struct backend *b, int k, struct island_best *out)
@@ -341,6 +366,7 @@ static void gpu_destroy(struct backend *b)
   gpu_migrate_free(g);
   free(g->last_best);
   if (g->h_slots) cudaFreeHost(g->h_slots);
+  if (g->h_hist) cudaFreeHost(g->h_hist);
   free(g->unpacked);
   free(g);
   b->impl = NULL;
@@ -359,6 +385,8 @@ static const struct backend_ops gpu_ops = {
     .name = "gpu",
     .init = gpu_init,
     .step = gpu_step,
+    .step_begin = gpu_step_begin,
+    .step_end = gpu_step_end,
     .best = gpu_best,
     .pack_migrants = gpu_pack,
     .unpack_migrants = gpu_unpack,

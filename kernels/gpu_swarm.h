@@ -61,6 +61,9 @@ struct gpu_swarm {
   int sent_pending;         /* a migration's sent costs are on their way to h_mig */
   int carried_valid;        /* d_carried holds h_mig's links (uploaded, unchanged since) */
   int64_t hist_cap;
+  double *h_hist;                /* [hist_cap] pinned: the history a step copies back */
+  int64_t step_first, step_last; /* the step begun (gpu_step_begin) */
+  int step_stale;                /* it began with stale bests (take_slots at its end) */
   double *last_best;             /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */

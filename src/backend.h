@@ -53,6 +53,12 @@ struct backend_ops {
    * island k's best cost after iteration t to best[k * n + (t - FIRST)],
    * n = LAST - FIRST + 1 (with one island: best[t - FIRST]). */
   int (*step)(struct backend *b, int64_t first, int64_t last, double *best);
+  /* Optional, both or neither (NULL: step): step() in two halves, so that
+   * the host works while the device computes. step_begin enqueues
+   * iterations FIRST..LAST; step_end waits for them and writes BEST as
+   * step() does. Between them only host work, no other operation. */
+  int (*step_begin)(struct backend *b, int64_t first, int64_t last);
+  int (*step_end)(struct backend *b, double *best);
   /* Island K's best particle, position included. */
   int (*best)(struct backend *b, int k, struct island_best *out);
   /* Copies island K's COUNT best personal bests (best first; position

@@ -378,6 +378,20 @@ static int take_result(struct solver *s)
   return IPSO_OK;
 }
 
+/* Before the run's last iterations FIRST..LAST complete (on the GPU, while
+ * they are computed): the history rows so far written, and the rows those
+ * iterations add reserved in the output, so that the run's end writes them
+ * without extending the file's datasets (h5out_reserve_history). */
+static int prepare_last_rows(struct solver *s, int64_t first, int64_t last)
+{
+  int64_t hi = s->cfg->output.history_interval;
+  if (!s->out || hi <= 0) return IPSO_OK;
+  IPSO_TRY(solver_flush_records(s));
+  /* The multiples of the interval, and the run's last iteration. */
+  int64_t rows = last / hi - (first - 1) / hi + (last % hi != 0);
+  return h5out_reserve_history(s->out, h5out_history_rows(s->out) + rows);
+}
+
 /* The loop over segments until the end, the target or a stop request.
  * Segments (whose ends are fixed iterations: migration, snapshots,
  * checkpoints, the target check) are computed in slices bounded by time,
@@ -395,7 +409,15 @@ static int iterate(struct solver *s)
     int64_t last = end - s->t > slice ? s->t + slice : end;
     watchdog_beat("computing", s->t);
     double a = wall_seconds();
-    IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
+    /* The host's work for the run's last slice (the GPU's: while it
+     * computes; the CPU's: before). */
+    int halves = s->b.ops->step_begin != NULL;
+    if (halves) IPSO_TRY(s->b.ops->step_begin(&s->b, first, last));
+    if (last == max_it) IPSO_TRY(prepare_last_rows(s, first, last));
+    if (halves)
+      IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
+    else
+      IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
     double b = wall_seconds();
     int64_t n = last - first + 1;
     for (int k = 0; k < s->local; k++)
@@ -589,8 +611,9 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     timings_print("islandpso: start-up (rank 0, seconds since the process started)");
   if (rc == IPSO_OK && !restart) rc = record_start(&s);
   if (rc == IPSO_OK) rc = iterate(&s);
-  if (rc == IPSO_OK) rc = solver_flush_records(&s);
   timings_mark("iterations");
+  if (rc == IPSO_OK) rc = solver_flush_records(&s);
+  timings_mark("the history's last rows written");
   if (rc == IPSO_OK) {
     rc = finish(&s);
     timings_mark("result and final checkpoint");

@@ -79,7 +79,7 @@ void timings_print(const char *title)
     printf("  %-34s %8.3f s  (from /proc, 10 ms resolution)\n", "exec and libraries to main()",
            tm.loaded);
   for (int i = tm.printed; i < tm.n; i++) {
-    printf("  %-34s %8.3f s  (at %.3f s)\n", tm.phase[i], tm.at[i] - prev, base + tm.at[i]);
+    printf("  %-34s %8.4f s  (at %.4f s)\n", tm.phase[i], tm.at[i] - prev, base + tm.at[i]);
     prev = tm.at[i];
   }
   tm.printed = tm.n;
