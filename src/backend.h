@@ -82,10 +82,9 @@ struct backend_ops {
    * is INDEX[i], or -1. */
   int (*unpack_chosen)(struct backend *b, int k, int count, const int64_t *index,
                        const double *position, const double *cost, int64_t *replaced);
-  /* Optional, all three or none (NULL: the solver migrates island by island
-   * with the operations above, through the host): one migration of all K
-   * islands where the swarms are, the same as the solver's through the
-   * operations above.
+  /* One migration of all K islands where the swarms are (the solver's
+   * migration; the CPU's composed of the operations above, island by
+   * island; the GPU's on the device with the same result).
    * migrate_out: every island's message of COUNT migrants (laid out as
    * migration_message_len says): its COUNT best personal bests, or with
    * SELECT ([K * count]; island k's at [k * count]) those of the particles

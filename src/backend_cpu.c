@@ -12,6 +12,7 @@
 #include "backend_cpu.h"
 #include "check.h"
 #include "log.h"
+#include "migration.h"
 #include "objective.h"
 #include "philox.h"
 #include "user_objective.h"
@@ -50,12 +51,24 @@ struct cpu_swarm {
   int64_t gidx;
 };
 
+/* The migration's buffers (cpu_migrate_out, cpu_migrate_in), for
+ * messages of up to cap migrants. */
+struct cpu_migration {
+  int cap;
+  double *msg;               /* [(count + 2) * message]: every island's, then the other ranks' */
+  double *merged;            /* [2 * message]: an island's migrants in, in order */
+  double *sent;              /* [count] the best cost of each island's message */
+  int64_t *index, *replaced; /* [2 * cap] */
+  int have_sent;             /* sent holds a migration's costs */
+};
+
 /* A backend's islands: island k (global id first + k) in isl[k], each with
  * its own arrays, sharing the objective. */
 struct cpu_backend {
   int count;
   struct cpu_swarm *isl;       /* [count] */
   struct user_objective *user; /* a user objective, opened once */
+  struct cpu_migration mig;
 };
 
 /* The 4 random words of dimensions 2k and 2k+1 of one particle at iteration
@@ -162,6 +175,119 @@ static int cpu_unpack_chosen(struct backend *b, int k, int count, const int64_t 
   return IPSO_OK;
 }
 
+static void cpu_migration_free(struct cpu_migration *m)
+{
+  free(m->msg);
+  free(m->merged);
+  free(m->sent);
+  free(m->index);
+  free(m->replaced);
+  memset(m, 0, sizeof *m);
+}
+
+/* The migration's buffers for messages of COUNT migrants. */
+static int cpu_reserve_migration(struct cpu_backend *cb, int count)
+{
+  struct cpu_migration *m = &cb->mig;
+  if (count <= m->cap) return IPSO_OK;
+  cpu_migration_free(m);
+  size_t n = (size_t)migration_message_len(count, cb->isl[0].D);
+  m->msg = malloc((size_t)(cb->count + 2) * n * sizeof(double));
+  m->merged = malloc(2 * n * sizeof(double));
+  m->sent = malloc((size_t)cb->count * sizeof(double));
+  m->index = malloc(2 * (size_t)count * sizeof(int64_t));
+  m->replaced = malloc(2 * (size_t)count * sizeof(int64_t));
+  if (!m->msg || !m->merged || !m->sent || !m->index || !m->replaced) {
+    cpu_migration_free(m);
+    return IPSO_FAIL("migration", "cannot allocate migration buffers");
+  }
+  m->cap = count;
+  return IPSO_OK;
+}
+
+/* Whether cost A beats cost B (NaN counts as +infinity). */
+static int cpu_better(double a, double b)
+{
+  return a < b || (isnan(b) && !isnan(a));
+}
+
+/* The migration where the swarms are (backend.h), on the host: every
+ * island's message packed, then island by island the messages of its links
+ * that carry merged (migration_merge) and unpacked over its worst or drawn
+ * particles. */
+static int cpu_migrate_out(struct backend *b, int count, const int64_t *select,
+                           double *const edge[2])
+{
+  struct cpu_backend *cb = b->impl;
+  struct cpu_migration *m = &cb->mig;
+  IPSO_TRY(cpu_reserve_migration(cb, count));
+  int K = cb->count;
+  size_t n = (size_t)migration_message_len(count, cb->isl[0].D);
+  for (int k = 0; k < K; k++) {
+    double *msg = m->msg + (size_t)k * n;
+    if (select)
+      IPSO_TRY(cpu_pack_chosen(b, k, count, select + (size_t)k * (size_t)count, msg + count, msg));
+    else
+      IPSO_TRY(cpu_pack(b, k, count, msg + count, msg, m->index));
+    m->sent[k] = msg[0];
+    for (int i = 1; i < count; i++)
+      if (cpu_better(msg[i], m->sent[k])) m->sent[k] = msg[i];
+  }
+  m->have_sent = 1;
+  if (edge) {
+    memcpy(edge[0], m->msg, n * sizeof(double));
+    memcpy(edge[1], m->msg + (size_t)(K - 1) * n, n * sizeof(double));
+  }
+  return IPSO_OK;
+}
+
+static int cpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,
+                          const int64_t *replace, const double *const remote[2])
+{
+  struct cpu_backend *cb = b->impl;
+  struct cpu_migration *m = &cb->mig;
+  IPSO_TRY(cpu_reserve_migration(cb, count));
+  int K = cb->count, D = cb->isl[0].D;
+  size_t n = (size_t)migration_message_len(count, D);
+  const double *msg = m->msg;
+  if (remote) {
+    memcpy(m->msg + (size_t)K * n, remote[0], n * sizeof(double));
+    memcpy(m->msg + (size_t)(K + 1) * n, remote[1], n * sizeof(double));
+  }
+  for (int k = 0; k < K; k++) {
+    /* The previous island's message (the previous rank's last island's, or
+     * with the whole ring here the last one's), then the next one's. */
+    const double *from[2] = {k > 0    ? msg + (size_t)(k - 1) * n
+                             : remote ? msg + (size_t)K * n
+                                      : msg + (size_t)(K - 1) * n,
+                             k < K - 1 ? msg + (size_t)(k + 1) * n
+                             : remote  ? msg + (size_t)(K + 1) * n
+                                       : msg};
+    const double *open[2] = {NULL, NULL};
+    int nopen = 0;
+    for (int l = 0; l < links && l < 2; l++)
+      if (carried[2 * k + l]) open[nopen++] = from[l];
+    if (!nopen) continue;
+    int total = nopen * count;
+    double *cost = m->merged, *pos = m->merged + total;
+    IPSO_TRY(migration_merge(nopen, count, D, open, cost, pos));
+    if (replace)
+      IPSO_TRY(cpu_unpack_chosen(b, k, total, replace + (size_t)k * (size_t)links * (size_t)count,
+                                 pos, cost, m->replaced));
+    else
+      IPSO_TRY(cpu_unpack(b, k, total, pos, cost, m->replaced));
+  }
+  return IPSO_OK;
+}
+
+static int cpu_migrate_sent(struct backend *b, double *sent)
+{
+  struct cpu_backend *cb = b->impl;
+  if (!cb->mig.have_sent) return IPSO_FAIL("migration", "no migration's costs to read");
+  memcpy(sent, cb->mig.sent, (size_t)cb->count * sizeof(double));
+  return IPSO_OK;
+}
+
 static int cpu_save(struct backend *b, struct swarm_state *s)
 {
   struct cpu_backend *cb = b->impl;
@@ -201,6 +327,7 @@ static void cpu_destroy(struct backend *b)
     free(c->tables);
   }
   free(cb->isl);
+  cpu_migration_free(&cb->mig);
   user_objective_close(cb->user);
   free(cb);
   b->impl = NULL;
@@ -215,6 +342,9 @@ static const struct backend_ops cpu_ops = {
     .unpack_migrants = cpu_unpack,
     .pack_chosen = cpu_pack_chosen,
     .unpack_chosen = cpu_unpack_chosen,
+    .migrate_out = cpu_migrate_out,
+    .migrate_in = cpu_migrate_in,
+    .migrate_sent = cpu_migrate_sent,
     .save_state = cpu_save,
     .load_state = cpu_load,
     .destroy = cpu_destroy,

@@ -518,9 +518,6 @@ static void solver_free(struct solver *s)
   if (s->b.ops) s->b.ops->destroy(&s->b);
   ring_exchange_free(s->rx);
   free(s->msg);
-  free(s->merged);
-  free(s->index);
-  free(s->replaced);
   free(s->carried);
   free(s->drawn);
   free(s->sent);

@@ -41,11 +41,9 @@ struct solver {
   struct h5out *out;
   struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank */
   int links;                /* migration messages each island receives (migration_links) */
-  double *msg;    /* [(local + 2) * message]: what each island sends, then what came from the
-                     left and the right rank */
-  double *merged; /* [2 * message]: the received migrants in order (costs, positions) */
-  int64_t *index, *replaced; /* [2 * migrants] */
-  /* The migration where the swarms are (backend migrate_out/in): */
+  double *msg;              /* [4 * message]: the rank's first and last islands' messages out, then
+                               what came from the previous and the next rank */
+  /* The migration's draws and log (backend migrate_out/in): */
   unsigned char *carried; /* [2 * local] whether island k's link l carries migrants */
   int64_t *drawn;         /* [local * 2 * migrants] the random policies' draws */
   double *sent;           /* [local] the best cost each island sent */

@@ -154,67 +154,16 @@ int solver_migration_setup(struct solver *s)
                      s->islands, (long long)MIGRATION_STREAM_ISLANDS);
   int m = cfg->migration.migrants;
   size_t n = (size_t)migration_message_len(m, s->D);
-  s->msg = malloc((size_t)(s->local + 2) * n * sizeof(double));
-  s->merged = malloc(2 * n * sizeof(double));
-  s->index = malloc(2 * (size_t)m * sizeof(int64_t));
-  s->replaced = malloc(2 * (size_t)m * sizeof(int64_t));
-  if (!s->msg || !s->merged || !s->index || !s->replaced)
+  s->msg = malloc(4 * n * sizeof(double));
+  s->carried = malloc(2 * (size_t)s->local);
+  s->drawn = malloc((size_t)s->local * 2 * (size_t)m * sizeof(int64_t));
+  s->sent = malloc((size_t)s->local * sizeof(double));
+  if (!s->msg || !s->carried || !s->drawn || !s->sent)
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
-  if (s->b.ops->migrate_out) {
-    s->carried = malloc(2 * (size_t)s->local);
-    s->drawn = malloc((size_t)s->local * 2 * (size_t)m * sizeof(int64_t));
-    s->sent = malloc((size_t)s->local * sizeof(double));
-    if (!s->carried || !s->drawn || !s->sent)
-      return IPSO_FAIL("migration", "cannot allocate migration buffers");
-  }
   if (s->size == 1) return IPSO_OK;
   return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
 }
 
-/* The best cost of a message of M migrants (not the first one where they
- * were drawn at random). */
-static double message_best(const double *msg, int m)
-{
-  double b = msg[0];
-  for (int i = 1; i < m; i++)
-    if (better(msg[i], b)) b = msg[i];
-  return b;
-}
-
-/* Island K's message of M migrants into SEND: its best personal bests, or
- * (select = random) those of M particles drawn from its stream for this
- * iteration. */
-static int pack_message(struct solver *s, int k, int m, double *send)
-{
-  const struct ipso_config *cfg = s->cfg;
-  if (cfg->migration.select == IPSO_SELECT_BEST)
-    return s->b.ops->pack_migrants(&s->b, k, m, send + m, send, s->index);
-  IPSO_TRY(
-      migration_draw(cfg->run.seed, s->first + k, s->t, MIGRATION_DRAW_SELECT, s->N, m, s->index));
-  return s->b.ops->pack_chosen(&s->b, k, m, s->index, send + m, send);
-}
-
-/* Island K takes the TOTAL merged migrants: they replace its worst
- * particles, or (policy = replace_random) TOTAL particles drawn from its
- * stream for this iteration, each only if better. */
-static int unpack_merged(struct solver *s, int k, int total)
-{
-  const struct ipso_config *cfg = s->cfg;
-  const double *cost = s->merged, *pos = s->merged + total;
-  if (cfg->migration.policy == IPSO_POLICY_REPLACE_WORST)
-    return s->b.ops->unpack_migrants(&s->b, k, total, pos, cost, s->replaced);
-  IPSO_TRY(migration_draw(cfg->run.seed, s->first + k, s->t, MIGRATION_DRAW_REPLACE, s->N, total,
-                          s->index));
-  return s->b.ops->unpack_chosen(&s->b, k, total, s->index, pos, cost, s->replaced);
-}
-
-/* Every island sends its best (or drawn) particles to its neighbours on the
- * global ring of islands and replaces its worst (or drawn) particles by
- * what its neighbours sent on the links that carry migrants this time
- * (migration.probability); logs the best it sent on each of them. Between
- * the rank's own islands the messages are read in place; the rank's last
- * island sends to the next rank and its first to the previous one (mpi/),
- * whether the link carries them or not (the receiver knows). */
 /* The migration log's room for every island's records of one migration. */
 static int reserve_log(struct solver *s)
 {
@@ -230,31 +179,36 @@ static int reserve_log(struct solver *s)
   return IPSO_OK;
 }
 
-/* The same migration as solver_migrate's through the host, where the
- * swarms are (the backend's migrate_out and migrate_in): the solver draws
- * (random policies and migration.probability), the backend selects,
- * merges and replaces; only the messages of the rank's edge islands come
- * to the host, for the neighbouring ranks. The records' costs are taken
- * when the records are written (take_sent). */
-static int migrate_in_backend(struct solver *s)
+/* Every island sends its best (or drawn) particles to its neighbours on the
+ * global ring of islands and replaces its worst (or drawn) particles by
+ * what its neighbours sent on the links that carry migrants this time
+ * (migration.probability); logs the best it sent on each of them. The
+ * solver draws (the random policies, the links that carry), the backend
+ * selects, merges and replaces where the swarms are (migrate_out,
+ * migrate_in: the GPU's on the device); only the messages of the rank's
+ * first and last islands come to the host, for the previous and the next
+ * rank (mpi/), whether the link carries them or not (the receiver knows).
+ * The records' costs are taken when the records are written (take_sent). */
+int solver_migrate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
   int m = cfg->migration.migrants, K = s->local, L = s->links;
   size_t n = (size_t)migration_message_len(m, s->D);
   const uint64_t seed = cfg->run.seed;
+  watchdog_beat("migrating", s->t);
   IPSO_TRY(take_sent(s));
   IPSO_TRY(reserve_log(s));
   if (cfg->migration.select != IPSO_SELECT_BEST)
     for (int k = 0; k < K; k++)
       IPSO_TRY(migration_draw(seed, s->first + k, s->t, MIGRATION_DRAW_SELECT, s->N, m,
                               s->drawn + (size_t)k * (size_t)m));
-  double *edge[2] = {s->msg, s->msg + (size_t)(K - 1) * n};
-  const double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
+  /* The first and last islands' messages out, the previous and next
+   * ranks' in. */
+  double *edge[2] = {s->msg, s->msg + n};
+  const double *remote[2] = {s->msg + 2 * n, s->msg + 3 * n};
   IPSO_TRY(s->b.ops->migrate_out(
       &s->b, m, cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn, s->rx ? edge : NULL));
-  if (s->rx)
-    IPSO_TRY(ring_exchange(s->rx, edge[1], edge[0], s->msg + (size_t)K * n,
-                           s->msg + (size_t)(K + 1) * n));
+  if (s->rx) IPSO_TRY(ring_exchange(s->rx, edge[1], edge[0], s->msg + 2 * n, s->msg + 3 * n));
   const double probability = cfg->migration.probability;
   for (int k = 0; k < K; k++) {
     int island = s->first + k, src[2], to[2], open = 0;
@@ -277,51 +231,6 @@ static int migrate_in_backend(struct solver *s)
   IPSO_TRY(s->b.ops->migrate_in(
       &s->b, m, L, s->carried, cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? NULL : s->drawn,
       s->rx ? remote : NULL));
-  return IPSO_OK;
-}
-
-int solver_migrate(struct solver *s)
-{
-  int m = s->cfg->migration.migrants, D = s->D, K = s->local;
-  size_t n = (size_t)migration_message_len(m, D);
-  double *remote[2] = {s->msg + (size_t)K * n, s->msg + (size_t)(K + 1) * n};
-  watchdog_beat("migrating", s->t);
-  if (s->b.ops->migrate_out) return migrate_in_backend(s);
-  /* Every island's message first: unpacking changes the swarms. */
-  for (int k = 0; k < K; k++) IPSO_TRY(pack_message(s, k, m, s->msg + (size_t)k * n));
-  if (s->rx)
-    IPSO_TRY(ring_exchange(s->rx, s->msg + (size_t)(K - 1) * n, s->msg, remote[0], remote[1]));
-  IPSO_TRY(reserve_log(s));
-  const uint64_t seed = s->cfg->run.seed;
-  const double probability = s->cfg->migration.probability;
-  for (int k = 0; k < K; k++) {
-    /* From the left (the previous island), then the right (the next one):
-     * the rank's own islands' messages, or with one rank the other end of
-     * its row of islands. */
-    const double *from[2] = {k > 0   ? s->msg + (size_t)(k - 1) * n
-                             : s->rx ? remote[0]
-                                     : s->msg + (size_t)(K - 1) * n,
-                             k < K - 1 ? s->msg + (size_t)(k + 1) * n
-                             : s->rx   ? remote[1]
-                                       : s->msg};
-    /* The messages of the links that carry migrants, left before right:
-     * sender src[l]'s link l arrives on the receiver's link l. */
-    int island = s->first + k, src[2], to[2], open = 0;
-    const double *carried[2] = {NULL, NULL};
-    int nsrc = migration_sources(island, s->islands, s->links, src);
-    for (int l = 0; l < nsrc; l++)
-      if (migration_link_carries(seed, src[l], s->t, l, probability)) carried[open++] = from[l];
-    int total = open * m;
-    if (open) {
-      IPSO_TRY(migration_merge(open, m, D, carried, s->merged, s->merged + total));
-      IPSO_TRY(unpack_merged(s, k, total));
-    }
-    int ndest = migration_destinations(island, s->islands, s->links, to);
-    double sent = fitness_of(s, message_best(s->msg + (size_t)k * n, m));
-    for (int l = 0; l < ndest; l++)
-      if (migration_link_carries(seed, island, s->t, l, probability))
-        s->mlog[s->mn++] = (struct migration_record){s->t, island, to[l], sent};
-  }
   return IPSO_OK;
 }
 

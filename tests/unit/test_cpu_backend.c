@@ -307,6 +307,97 @@ static void check_islands(const char *objective, int dims, int particles, const 
   config_free(&cfg);
 }
 
+/* The whole migration (migrate_out, migrate_in, migrate_sent) against the
+ * per-island operations as the solver composed them before: 4 islands in
+ * one backend (the ring of the 4 closing inside it, one link each) and in
+ * two backends of 2 whose edge messages cross as between ranks, against 4
+ * islands migrated island by island (pack all, merge each island's
+ * message, unpack); the best and worst (ROUND 0) and drawn particles
+ * (ROUND 1, drawn migrants merged by cost): the same bits, and the log's
+ * costs the best of each message. */
+static void check_whole_migration(const char *precision)
+{
+  enum { K = 4, H = K / 2, N = 40, D = 5, M = 3, T = 6 };
+  struct ipso_config cfg;
+  load("rastrigin", D, N, precision, &cfg);
+  struct swarm_setup all = {&cfg, 2, 8, -1, K};
+  struct swarm_setup halves[2] = {{&cfg, 2, 8, -1, H}, {&cfg, 2 + H, 8, -1, H}};
+  struct backend ref, one, half[2];
+  int ok = backend_cpu_create(&all, &ref) == IPSO_OK && backend_cpu_create(&all, &one) == IPSO_OK;
+  for (int h = 0; h < 2; h++) ok = ok && backend_cpu_create(&halves[h], &half[h]) == IPSO_OK;
+  CHECK(ok, "create the backends");
+  if (!ok) exit(1);
+  struct backend *b4[] = {&ref, &one, &half[0], &half[1]};
+  double best[K * T];
+  for (int i = 0; i < 4; i++) b4[i]->ops->init(b4[i]);
+  enum { n = M * (D + 1) };
+  static double msg[K][n], merged[n], edge[2][2][n], sent[K];
+  int64_t idx[M], rep[M], sel[K * M], drawn[K * M];
+  unsigned char carried[2 * K] = {0};
+  for (int k = 0; k < K; k++) carried[2 * k] = 1;
+  struct swarm_state sr, so, sh;
+  swarm_state_alloc(&sr, (int64_t)K * N, D);
+  swarm_state_alloc(&so, (int64_t)K * N, D);
+  swarm_state_alloc(&sh, (int64_t)H * N, D);
+  for (int round = 0; round < 2; round++) {
+    int64_t first = 1 + round * T, last = first + T - 1;
+    for (int i = 0; i < 4; i++) b4[i]->ops->step(b4[i], first, last, best);
+    for (int k = 0; k < K; k++) {
+      migration_draw(7, 2 + k, last, MIGRATION_DRAW_SELECT, N, M, sel + k * M);
+      migration_draw(7, 2 + k, last, MIGRATION_DRAW_REPLACE, N, M, drawn + k * M);
+      if (round)
+        ref.ops->pack_chosen(&ref, k, M, sel + k * M, msg[k] + M, msg[k]);
+      else
+        ref.ops->pack_migrants(&ref, k, M, msg[k] + M, msg[k], idx);
+    }
+    for (int k = 0; k < K; k++) {
+      const double *from[2] = {msg[(k + K - 1) % K], NULL};
+      CHECK(migration_merge(1, M, D, from, merged, merged + M) == IPSO_OK, "merge");
+      if (round)
+        ref.ops->unpack_chosen(&ref, k, M, drawn + k * M, merged + M, merged, rep);
+      else
+        ref.ops->unpack_migrants(&ref, k, M, merged + M, merged, rep);
+    }
+    CHECK(one.ops->migrate_out(&one, M, round ? sel : NULL, NULL) == IPSO_OK, "migrate_out");
+    CHECK(one.ops->migrate_in(&one, M, 1, carried, round ? drawn : NULL, NULL) == IPSO_OK,
+          "migrate_in");
+    CHECK(one.ops->migrate_sent(&one, sent) == IPSO_OK, "migrate_sent");
+    for (int k = 0; k < K; k++) {
+      double b = msg[k][0];
+      for (int m = 1; m < M; m++) b = msg[k][m] < b ? msg[k][m] : b;
+      CHECK(sent[k] == b, "%s round %d: island %d sent %.17g, its message's best is %.17g",
+            precision, round, k, sent[k], b);
+    }
+    for (int h = 0; h < 2; h++) {
+      double *out[2] = {edge[h][0], edge[h][1]};
+      CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, out) == IPSO_OK,
+            "migrate_out of half %d", h);
+      CHECK(!memcmp(edge[h][0], msg[h * H], sizeof msg[0]) &&
+                !memcmp(edge[h][1], msg[h * H + H - 1], sizeof msg[0]),
+            "%s round %d: half %d's edge messages", precision, round, h);
+    }
+    for (int h = 0; h < 2; h++) {
+      const double *in[2] = {edge[1 - h][1], edge[1 - h][0]};
+      CHECK(half[h].ops->migrate_in(&half[h], M, 1, carried + 2 * h * H,
+                                    round ? drawn + h * H * M : NULL, in) == IPSO_OK,
+            "migrate_in of half %d", h);
+    }
+    ref.ops->save_state(&ref, &sr);
+    one.ops->save_state(&one, &so);
+    CHECK(same_swarm(&sr, &so), "%s round %d: one backend differs", precision, round);
+    for (int h = 0; h < 2; h++) {
+      half[h].ops->save_state(&half[h], &sh);
+      struct swarm_state v = swarm_state_island(&sr, (int64_t)H * N, h);
+      CHECK(same_swarm(&v, &sh), "%s round %d: half %d differs", precision, round, h);
+    }
+  }
+  for (int i = 0; i < 4; i++) b4[i]->ops->destroy(b4[i]);
+  swarm_state_free(&sr);
+  swarm_state_free(&so);
+  swarm_state_free(&sh);
+  config_free(&cfg);
+}
+
 int main(void)
 {
   check_initial_swarm();
@@ -316,6 +407,8 @@ int main(void)
   check_migrants();
   check_chosen("double");
   check_chosen("float");
+  check_whole_migration("double");
+  check_whole_migration("float");
   /* Small islands run in parallel over islands, large ones over particles. */
   for (int threads = 1; threads <= 2; threads++) {
     check_islands("rastrigin", 30, 50, "double", "global", threads);
