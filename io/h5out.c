@@ -300,8 +300,7 @@ int64_t h5out_history_rows(const struct h5out *h)
   return h->history_rows;
 }
 
-/* Sets the extent of every history dataset to ROWS (writers). */
-static int set_history_extent(struct h5out *h, int64_t rows)
+int h5out_set_history_extent(struct h5out *h, int64_t rows)
 {
   struct h5u_file *f = &h->f;
   if (f->writer)
@@ -317,7 +316,7 @@ static int set_history_extent(struct h5out *h, int64_t rows)
 int h5out_reserve_history(struct h5out *h, int64_t rows)
 {
   IPSO_TRY(h5out_snapshot_wait(h));
-  return rows > h->history_extent ? set_history_extent(h, rows) : IPSO_OK;
+  return rows > h->history_extent ? h5out_set_history_extent(h, rows) : IPSO_OK;
 }
 
 int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
@@ -360,7 +359,7 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
         memcpy(matrix + (size_t)t * islands + (size_t)r * K,
                gathered + ((size_t)r * n + t) * (size_t)K, (size_t)K * sizeof *matrix);
   if (h->history_rows + n > h->history_extent &&
-      set_history_extent(h, h->history_rows + n) != IPSO_OK)
+      h5out_set_history_extent(h, h->history_rows + n) != IPSO_OK)
     goto done;
   if (f->writer) {
     const void *shared[HIST_COLUMNS] = {iteration, NULL, global_best, evaluations, wall_seconds};
@@ -619,7 +618,7 @@ int h5out_close(struct h5out *h, int finished)
    * drops. */
   if (h->history_extent > h->history_rows && h->f.size == 1) {
     int cut = h5out_snapshot_wait(h);
-    if (cut == IPSO_OK) cut = set_history_extent(h, h->history_rows);
+    if (cut == IPSO_OK) cut = h5out_set_history_extent(h, h->history_rows);
     if (st == IPSO_OK) st = cut;
   }
   /* Every rank goes through the whole (collective) close, failure or not. */

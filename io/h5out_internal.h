@@ -51,6 +51,10 @@ struct h5out {
   struct h5out_snapshots *snap; /* snapshots in the background (h5out_snapshot.c), or NULL */
 };
 
+/* Sets the extent of every history dataset to ROWS (the writers' HDF5
+ * calls; every rank records it in history_extent). */
+int h5out_set_history_extent(struct h5out *h, int64_t rows);
+
 /* /snapshots/<ITERATION> created afresh (an older one of that name
  * deleted) with its 'iteration' attribute, its name into NAME [LEN];
  * writers only. The open group, or a negative identifier after reporting

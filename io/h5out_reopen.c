@@ -134,11 +134,7 @@ static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t in
     while (keep < rows && its[keep] <= iteration && (keep == 0 || its[keep] > its[keep - 1]))
       keep++;
     if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
-    for (int c = 0; c < HIST_COLUMNS; c++) {
-      hsize_t dims[2] = {(hsize_t)keep, (hsize_t)h->islands};
-      IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->history[c], dims), st, done, "shrinking /%s",
-                         history_specs[c].name);
-    }
+    if (h5out_set_history_extent(h, keep) != IPSO_OK) goto done;
   }
   IPSO_CHECK_MPI_GOTO(MPI_Bcast(&keep, 1, MPI_INT64_T, 0, h->comm), st, done);
   h->history_rows = h->history_extent = keep;

@@ -11,10 +11,17 @@
 #ifndef IPSO_BACKEND_H
 #define IPSO_BACKEND_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "config.h"
 #include "swarm.h"
+
+/* Whether cost A beats cost B (NaN counts as +infinity). */
+static inline int cost_better(double a, double b)
+{
+  return a < b || (isnan(b) && !isnan(a));
+}
 
 /* The best particle of an island. */
 struct island_best {

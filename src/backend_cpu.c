@@ -205,12 +205,6 @@ static int cpu_reserve_migration(struct cpu_backend *cb, int count)
   return IPSO_OK;
 }
 
-/* Whether cost A beats cost B (NaN counts as +infinity). */
-static int cpu_better(double a, double b)
-{
-  return a < b || (isnan(b) && !isnan(a));
-}
-
 /* The migration where the swarms are (backend.h), on the host: every
  * island's message packed, then island by island the messages of its links
  * that carry merged (migration_merge) and unpacked over its worst or drawn
@@ -231,7 +225,7 @@ static int cpu_migrate_out(struct backend *b, int count, const int64_t *select,
       IPSO_TRY(cpu_pack(b, k, count, msg + count, msg, m->index));
     m->sent[k] = msg[0];
     for (int i = 1; i < count; i++)
-      if (cpu_better(msg[i], m->sent[k])) m->sent[k] = msg[i];
+      if (cost_better(msg[i], m->sent[k])) m->sent[k] = msg[i];
   }
   m->have_sent = 1;
   if (edge) {

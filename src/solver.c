@@ -82,7 +82,7 @@ static int local_best(struct solver *s, int *which)
   IPSO_TRY(s->b.ops->best(&s->b, 0, &s->best));
   for (int k = 1; k < s->local; k++) {
     IPSO_TRY(s->b.ops->best(&s->b, k, &ib));
-    if (better(ib.cost, s->best.cost)) {
+    if (cost_better(ib.cost, s->best.cost)) {
       s->best.cost = ib.cost;
       s->best.particle = ib.particle;
       memcpy(s->best.position, ib.position, sizeof(double) * (size_t)s->D);

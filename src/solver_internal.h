@@ -92,12 +92,6 @@ static inline double fitness_of(const struct solver *s, double cost)
   return s->sign * cost;
 }
 
-/* Whether cost A beats cost B (NaN counts as +infinity). */
-static inline int better(double a, double b)
-{
-  return a < b || (isnan(b) && !isnan(a));
-}
-
 /* Objective evaluations of all islands after iteration T. */
 static inline int64_t evaluations_at(const struct solver *s, int64_t t)
 {

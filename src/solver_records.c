@@ -45,8 +45,8 @@ void solver_history_free(struct history *h)
   free(h->wall);
 }
 
-/* The migration records of the last migration on the device get the
- * costs their islands sent, once the backend has them. */
+/* The records of the last migration get the costs their islands sent,
+ * once the backend has them (migrate_sent). */
 static int take_sent(struct solver *s)
 {
   if (s->sent_from < 0) return IPSO_OK;
@@ -93,7 +93,7 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
   for (int64_t k = 0; k < n; k++) {
     double m = s->seg_best[k];
     for (int i = 1; i < s->local; i++)
-      if (better(s->seg_best[i * s->segment + k], m)) m = s->seg_best[i * s->segment + k];
+      if (cost_better(s->seg_best[i * s->segment + k], m)) m = s->seg_best[i * s->segment + k];
     s->seg_min[k] = m;
   }
   /* The rows: multiples of history_interval, and the run's last iteration. */
