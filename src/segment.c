@@ -33,8 +33,13 @@ double segment_slice_budget(double watchdog, double checkpoint_seconds)
 
 int64_t segment_next_slice(int64_t n, double seconds, double budget)
 {
-  double fit = seconds > 0 ? budget / seconds * (double)n : 4.0 * (double)n;
-  if (fit > 4.0 * (double)n) fit = 4.0 * (double)n;
+  /* Beyond 4-fold only while the slice is predicted to take at most a
+   * sixteenth of the budget: a slice that runs 16 times slower than its
+   * first iterations still ends within the budget. */
+  double growth = seconds > 0 ? budget / 16 / seconds : 4.0;
+  if (growth < 4.0) growth = 4.0;
+  double fit = seconds > 0 ? budget / seconds * (double)n : growth * (double)n;
+  if (fit > growth * (double)n) fit = growth * (double)n;
   if (fit > (double)SEGMENT_MAX_ITERATIONS) fit = SEGMENT_MAX_ITERATIONS;
   return fit < 1 ? 1 : (int64_t)fit;
 }

@@ -40,7 +40,9 @@ int64_t segment_end(const struct segment_plan *p, int64_t t);
 double segment_slice_budget(double watchdog, double checkpoint_seconds);
 
 /* The next slice's length after N iterations took SECONDS (the slowest
- * rank's): as many as fit BUDGET, growing at most 4-fold at a time, within
+ * rank's): as many as fit BUDGET, growing at most 4-fold at a time unless
+ * the longer slice is predicted to take at most BUDGET / 16 (so a fast run
+ * waits for the host a few times, not once per 4-fold step), within
  * [1, SEGMENT_MAX_ITERATIONS]. */
 int64_t segment_next_slice(int64_t n, double seconds, double budget);
 

@@ -141,8 +141,14 @@ static void test_slices(void)
   CHECK(segment_slice_budget(0, 0) == 1.0, "no watchdog, no timed checkpoints: 1 s");
   CHECK(segment_slice_budget(2, 0) == 0.5, "watchdog 2 s: 0.5 s");
   CHECK(segment_slice_budget(600, 1.2) == 0.3, "checkpoints every 1.2 s: 0.3 s");
-  CHECK(segment_next_slice(1, 0.001, 1.0) == 4, "fast: grows 4-fold at most, got %lld",
+  CHECK(segment_next_slice(1, 0.001, 1.0) == 62, "fast: up to a sixteenth of the budget, got %lld",
         (long long)segment_next_slice(1, 0.001, 1.0));
+  CHECK(segment_next_slice(10, 0.01, 1.0) == 62, "a sixteenth of the budget, got %lld",
+        (long long)segment_next_slice(10, 0.01, 1.0));
+  CHECK(segment_next_slice(10, 0.05, 1.0) == 40, "past a sixteenth: 4-fold at most, got %lld",
+        (long long)segment_next_slice(10, 0.05, 1.0));
+  CHECK(segment_next_slice(1, 32e-6, 1.0) == 1953, "a 32 us iteration: 1,953, got %lld",
+        (long long)segment_next_slice(1, 32e-6, 1.0));
   CHECK(segment_next_slice(100, 0.5, 1.0) == 200, "half the budget: doubles, got %lld",
         (long long)segment_next_slice(100, 0.5, 1.0));
   CHECK(segment_next_slice(100, 10.0, 1.0) == 10, "10x over budget: a tenth, got %lld",
