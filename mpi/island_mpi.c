@@ -78,12 +78,6 @@ int island_agree(MPI_Comm comm, int status)
   return worst;
 }
 
-int island_or(MPI_Comm comm, int flags, int *all)
-{
-  IPSO_CHECK_MPI(MPI_Allreduce(&flags, all, 1, MPI_INT, MPI_BOR, comm));
-  return IPSO_OK;
-}
-
 int island_min(MPI_Comm comm, double *values, int n)
 {
   IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm));

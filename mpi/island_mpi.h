@@ -32,9 +32,6 @@ static inline int island_device_for(int local_rank, int devices)
  * fails gets IPSO_ERR_RUNTIME. */
 int island_agree(MPI_Comm comm, int status);
 
-/* Bitwise OR of FLAGS over all ranks. */
-int island_or(MPI_Comm comm, int flags, int *all);
-
 /* Elementwise minimum of N doubles over all ranks, in place. */
 int island_min(MPI_Comm comm, double *values, int n);
 

@@ -32,7 +32,7 @@
 #include "timings.h"
 
 /* Stop reasons agreed between ranks at a segment end (bit flags). */
-enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4, CHECKPOINT_WRITING = 8 };
+enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4, CHECKPOINT_WRITING = 8, FLAG_BITS = 4 };
 
 static double elapsed(const struct solver *s)
 {
@@ -354,7 +354,7 @@ static int record_start(struct solver *s)
   }
   int64_t hit;
   double now = wall_seconds();
-  IPSO_TRY(solver_record_segment(s, 0, 0, now, now, 0, &hit));
+  IPSO_TRY(solver_record_segment(s, 0, 0, now, now, 0, &hit, NULL, 0));
   if (hit >= 0) s->target_iteration = hit;
   if (s->out && s->cfg->output.snapshot_interval > 0) IPSO_TRY(write_snapshot(s));
   if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
@@ -425,13 +425,20 @@ static int iterate(struct solver *s)
     s->segment_cost = b - a;
     s->t = last;
     watchdog_beat("recording history", s->t);
-    /* The slowest rank's time sets everyone's next slice. */
-    double slowest = -(b - a);
-    IPSO_TRY(island_min(s->comm, &slowest, 1));
-    slice = segment_next_slice(last - first + 1, -slowest, budget);
+    /* One reduction over the ranks at the slice's end: the history rows
+     * and the target (solver_record_segment), the slowest rank's time,
+     * which sets everyone's next slice, and the stop flags, each 0 or -1,
+     * whose minimum is their OR. */
+    double ride[1 + FLAG_BITS];
+    int mine = local_flags(s), flags = 0;
+    ride[0] = -(b - a);
+    for (int i = 0; i < FLAG_BITS; i++) ride[1 + i] = mine >> i & 1 ? -1.0 : 0.0;
     int64_t hit;
     int done = last == max_it, segment_end = last == end;
-    IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit));
+    IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit, ride, 1 + FLAG_BITS));
+    slice = segment_next_slice(last - first + 1, -ride[0], budget);
+    for (int i = 0; i < FLAG_BITS; i++)
+      if (ride[1 + i] < 0) flags |= 1 << i;
     /* The rank's best after the segment, for the progress line: from the
      * step's history, not from every island's device (a copy each). */
     double rank_best = s->seg_min[last - first];
@@ -440,8 +447,6 @@ static int iterate(struct solver *s)
     if (done || reached) IPSO_TRY(take_result(s));
     if (s->links && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(solver_migrate(s));
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
-    int flags;
-    IPSO_TRY(island_or(s->comm, local_flags(s), &flags));
     if (s->out && cfg->output.snapshot_interval > 0 && s->t % cfg->output.snapshot_interval == 0)
       IPSO_TRY(write_snapshot(s));
     int stop = flags & (STOP_SIGNAL | STOP_TIME);
@@ -449,7 +454,7 @@ static int iterate(struct solver *s)
       /* The run ends here: its last iteration gets a history row. */
       for (int k = 0; k < s->local; k++)
         s->seg_best[k * s->segment] = s->seg_best[k * s->segment + (last - first)];
-      IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit));
+      IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit, NULL, 0));
     }
     /* Every rank's I/O thread has finished: the checkpoint in flight is
      * committed, without waiting. */
@@ -588,7 +593,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     s.seg_best = malloc(sizeof(double) * (size_t)s.segment * (size_t)s.local);
     s.step_best = malloc(sizeof(double) * (size_t)s.segment * (size_t)s.local);
     s.seg_min = malloc(sizeof(double) * (size_t)s.segment);
-    s.row_cost = malloc(sizeof(double) * (size_t)(s.segment + 1));
+    s.row_cost = malloc(sizeof(double) * (size_t)(s.segment + 1 + SOLVER_RIDE));
     s.best.position = malloc(sizeof(double) * (size_t)s.D);
     s.result.position = malloc(sizeof(double) * (size_t)s.D);
     s.scratch = malloc(sizeof(double) * (size_t)s.D);

@@ -60,7 +60,7 @@ struct solver {
   double *seg_best;  /* [local, segment] each island's best cost after each iteration */
   double *step_best; /* [local * segment] what step() wrote: [local, iterations of the call] */
   double *seg_min;   /* [segment] the rank's best of them */
-  double *row_cost;  /* [segment + 1] scratch for the rows' global minimum */
+  double *row_cost;  /* [segment + 1 + SOLVER_RIDE] scratch for the rows' global minimum */
   double sign;       /* cost = sign * fitness */
   int64_t N, segment;
   int D;
@@ -111,7 +111,10 @@ void solver_history_free(struct history *h);
 int solver_flush_records(struct solver *s);
 /* Adds history rows for iterations FIRST..LAST (solver_records.c says more). */
 int solver_record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
-                          double seg_stop, int final, int64_t *target_hit);
+                          double seg_stop, int final, int64_t *target_hit, double *ride,
+                          int nride);
+/* The most values that ride along with solver_record_segment's reduction. */
+#define SOLVER_RIDE 8
 /* Allocates the migration buffers and connects the ranks' ring. */
 int solver_migration_setup(struct solver *s);
 /* One migration of every island of the rank on the global ring. */

@@ -82,9 +82,12 @@ int solver_flush_records(struct solver *s)
 
 /* Adds history rows for iterations FIRST..LAST whose island bests are
  * s->seg_best; returns in *TARGET_HIT the first iteration (over all
- * islands) that reached the target, or -1. Collective. */
+ * islands) that reached the target, or -1. Collective: one reduction, which
+ * also takes the minimum over all ranks of RIDE[0..nride) in place (the
+ * solver's other values of a segment end ride along). */
 int solver_record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
-                          double seg_stop, int final, int64_t *target_hit)
+                          double seg_stop, int final, int64_t *target_hit, double *ride,
+                          int nride)
 {
   const struct ipso_config *cfg = s->cfg;
   int64_t hi = cfg->output.history_interval, n = last - first + 1;
@@ -111,7 +114,9 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
       }
   }
   s->row_cost[rows] = hit;
-  IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1));
+  for (int i = 0; i < nride; i++) s->row_cost[rows + 1 + i] = ride[i];
+  IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1 + nride));
+  for (int i = 0; i < nride; i++) ride[i] = s->row_cost[rows + 1 + i];
   *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
   if (rows == 0) return IPSO_OK;
   /* The reduction above runs with or without rows (the target check); the
