@@ -1,8 +1,9 @@
 #!/bin/bash
 # One session on the GPU machine: build with the gpu preset, run the
 # gpu-labelled tests and the benchmark. Logs and CSV under $OUT (or ./out).
-# Usage (from the checkout root): bash bench/gpu_session.sh [tests|bench|e2e|all] [bench args...]
-# (e2e: bench/e2e.sh, the wall, in-run and kernel-only times of the configs)
+# Usage (from the checkout root): bash bench/gpu_session.sh [tests|bench|e2e|two|all] [bench args...]
+# (e2e: bench/e2e.sh, the wall, in-run and kernel-only times of the configs;
+# two: bench/two_gpus.sh, 1 rank x 64 islands against 2 ranks x 32 on two GPUs)
 set -uo pipefail
 what=${1:-all}
 shift || true
@@ -22,6 +23,9 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   build-gpu/bench_gpu --csv "$out/bench.csv" "$@" 2>&1 | tee "$out/bench.log" || status=1
+fi
+if [ "$what" = two ]; then
+  bash bench/two_gpus.sh --bin build-gpu --runs "${IPSO_E2E_RUNS:-5}" "$@" 2>"$out/two.err" | tee "$out/two.md" || status=1
 fi
 if [ "$what" = e2e ] || [ "$what" = all ]; then
   bash bench/e2e.sh --bin build-gpu --runs "${IPSO_E2E_RUNS:-5}" 2>"$out/e2e.err" | tee "$out/e2e.md" || status=1

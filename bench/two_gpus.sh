@@ -1,0 +1,92 @@
+#!/bin/bash
+# Islands on two GPUs (issue: an archipelago on every GPU, point 5): 64
+# islands x 1,024 particles of 30-D Rastrigin in float (the global-best
+# swarm of configs/rastrigin_30d_float.toml), strict.
+#
+# 1. The same result: 1 rank x 64 islands on one GPU against 2 ranks x 32
+#    islands on two GPUs, migration every 10 iterations (best/worst, and the
+#    random policies with migration.probability), HDF5 output compared value
+#    for value (tests/lib/h5compare.py).
+# 2. The time: in-run time per iteration (the summary's `time` / iterations,
+#    median of --runs runs after a warm-up, checkpoints off) of 1 rank x 32
+#    islands (one GPU), 2 ranks x 32 islands (two GPUs) and 1 rank x 64
+#    islands (one GPU), with migration off, every 100 and every 10.
+#
+#   bash bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N]
+#
+# DIR holds islandpso (default build-gpu). Markdown on stdout.
+set -uo pipefail
+runs=5
+bindir=build-gpu
+iterations=2000
+while [ $# -gt 0 ]; do
+  case $1 in
+  --runs) runs=$2; shift ;;
+  --bin) bindir=$2; shift ;;
+  --iterations) iterations=$2; shift ;;
+  *) echo "usage: bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N]" >&2; exit 2 ;;
+  esac
+  shift
+done
+src=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "$bindir" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+ngpu=$(nvidia-smi -L | wc -l)
+if [ "$ngpu" -lt 2 ]; then
+  echo "two_gpus: $ngpu GPU(s) visible; two are needed" >&2
+  exit 77
+fi
+echo "two_gpus: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x$ngpu"
+mpi=(mpirun --bind-to none --oversubscribe)
+[ "$(id -u)" -ne 0 ] || mpi+=(--allow-run-as-root)
+# shellcheck source=bench/run_lib.sh
+. "$src/bench/run_lib.sh"
+config=$src/configs/rastrigin_30d_float.toml
+common=(--backend gpu --overwrite --set swarm.particles=1024 --set 'output.checkpoint=""')
+
+echo
+echo "## Same result: 1 rank x 64 islands (one GPU) and 2 ranks x 32 (two GPUs)"
+echo
+status=0
+for policy in best random; do
+  extra=(--set migration.interval=10 --set run.max_iterations=500 --set output.snapshot_interval=250)
+  [ "$policy" = random ] && extra+=(--set 'migration.select="random"' \
+    --set 'migration.policy="replace_random"' --set migration.probability=0.7 \
+    --set migration.topology='"bidirectional_ring"' --set migration.migrants=3)
+  mkdir -p "one-$policy" "two-$policy"
+  (cd "one-$policy" && CUDA_VISIBLE_DEVICES=0 "$bin/islandpso" "$config" "${common[@]}" \
+    --set run.islands=64 "${extra[@]}" >run.log 2>&1) || { echo "1 x 64 ($policy) failed"; tail -5 "one-$policy/run.log"; status=1; }
+  (cd "two-$policy" && "${mpi[@]}" -np 2 "$bin/islandpso" "$config" "${common[@]}" \
+    --set run.islands=64 "${extra[@]}" >run.log 2>&1) || { echo "2 x 32 ($policy) failed"; tail -5 "two-$policy/run.log"; status=1; }
+  grep -E "island (0|32) \(rank" "two-$policy/run.log" | sed 's/^/    /'
+  if python3 "$src/tests/lib/h5compare.py" "one-$policy/rastrigin_30d_float.h5" \
+    "two-$policy/rastrigin_30d_float.h5" >cmp.txt 2>&1; then
+    echo "- $policy migration: identical files ($(grep -E 'best fitness' "one-$policy/run.log" | sed 's/^ *//'))"
+  else
+    echo "- $policy migration: FILES DIFFER"
+    head -20 cmp.txt
+    status=1
+  fi
+done
+
+echo
+echo "## Time per iteration ($iterations iterations, medians of $runs runs, in-run time)"
+echo
+echo "| migration | 1 rank x 32 (1 GPU) | 2 ranks x 32 (2 GPUs) | 2 x 32 / 1 x 32 | 1 rank x 64 (1 GPU) | 2 x 32 / (1 x 64 / 2) |"
+echo "|---|---:|---:|---:|---:|---:|"
+for interval in 0 100 10; do
+  args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=$interval)
+  launch=(env CUDA_VISIBLE_DEVICES=0)
+  read -r _ r1 < <(run_medians "${args[@]}" --set run.islands=32)
+  read -r _ r64 < <(run_medians "${args[@]}" --set run.islands=64)
+  launch=("${mpi[@]}" -np 2)
+  read -r _ r2 < <(run_medians "${args[@]}" --set run.islands=64)
+  label=$([ "$interval" = 0 ] && echo "off" || echo "every $interval")
+  us() { awk -v r="$1" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}'; }
+  printf "| %s | %s | %s | %s | %s | %s |\n" "$label" "$(us "$r1")" "$(us "$r2")" \
+    "$(awk -v a="$r2" -v b="$r1" 'BEGIN {printf "%.3f", a / b}')" "$(us "$r64")" \
+    "$(awk -v a="$r2" -v b="$r64" 'BEGIN {printf "%.3f", a / (b / 2)}')"
+done
+exit $status
