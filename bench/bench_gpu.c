@@ -269,7 +269,7 @@ static int time_migration(const struct ipso_config *cfg, int K, int interval, in
                                       idx);
         }
       } else if (how == 2) {
-        rc = b.ops->migrate_out(&b, M, NULL, NULL);
+        rc = b.ops->migrate_out(&b, M, NULL, M, NULL);
         if (rc == IPSO_OK) rc = b.ops->migrate_in(&b, M, 1, carried, NULL, NULL);
       }
     }

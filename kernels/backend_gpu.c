@@ -194,7 +194,7 @@ static int read_last_bests(struct gpu_swarm *g)
  * (they moved, or were reloaded). */
 static void forget_selection(struct gpu_swarm *g)
 {
-  g->packed = g->victims = 0;
+  g->packed = g->victims = g->vpre = 0;
 }
 
 /* Ring: every personal best may have changed (init, load_state), so the next

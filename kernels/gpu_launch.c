@@ -188,9 +188,9 @@ cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsig
 
 cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, void *d_cost,
-                               cudaStream_t stream)
+                               void *d_edge_rows, void *d_edge_cost, cudaStream_t stream)
 {
-  void *args[] = {&s, &d_idx, &count, &d_buf, &d_cost};
+  void *args[] = {&s, &d_idx, &count, &d_buf, &d_cost, &d_edge_rows, &d_edge_cost};
   return cudaLaunchKernel((const void *)k->gather, grid_of(COPY_GRID, islands), dim3_of(COPY_BLOCK),
                           args, 0, stream);
 }
@@ -205,13 +205,15 @@ cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s
 }
 
 cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, struct swarm_ptrs s,
-                                int islands, int count, int links, int closed, const void *d_msg,
-                                const void *d_mcost, const unsigned char *d_carried,
+                                int islands, int count, int links, int closed, void *d_msg,
+                                void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
-                                int *d_order, void *d_sent, cudaStream_t stream)
+                                int *d_order, void *d_sent, const void *d_rmsg,
+                                const void *d_rcost, cudaStream_t stream)
 {
-  void *args[] = {&s,         &islands, &count,   &links,   &closed,  &d_msg, &d_mcost,
-                  &d_carried, &d_vidx,  &d_vcost, &vstride, &d_order, &d_sent};
+  void *args[] = {&s,       &islands, &count,   &links,  &closed, &d_msg,
+                  &d_mcost, &d_carried, &d_vidx, &d_vcost, &vstride, &d_order,
+                  &d_sent,  &d_rmsg,  &d_rcost};
   return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
                           args, 0, stream);
 }

@@ -92,19 +92,21 @@ cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsig
 
 /* Migrants out: personal-best rows D_IDX[y * count ..] of each of ISLANDS
  * islands into D_BUF (island y's COUNT rows after island y-1's; NULL: no
- * rows) and their personal-best costs into D_COST (NULL: none); in: rows
- * of D_BUF and costs D_COST into the particles D_IDX (those >= 0) of one
- * island (S: its view). */
+ * rows) and their personal-best costs into D_COST (NULL: none), the first
+ * and the last island's also into D_EDGE_ROWS and D_EDGE_COST (NULL: none;
+ * mapped host memory: gather_kernel says how); in: rows of D_BUF and costs
+ * D_COST into the particles D_IDX (those >= 0) of one island (S: its view). */
 cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, void *d_cost,
-                               cudaStream_t stream);
+                               void *d_edge_rows, void *d_edge_cost, cudaStream_t stream);
 /* One migration of all ISLANDS islands of S on the device (migrate_kernel,
  * one block of BLOCK threads per island; its arguments as there). */
 cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, struct swarm_ptrs s,
-                                int islands, int count, int links, int closed, const void *d_msg,
-                                const void *d_mcost, const unsigned char *d_carried,
+                                int islands, int count, int links, int closed, void *d_msg,
+                                void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
-                                int *d_order, void *d_sent, cudaStream_t stream);
+                                int *d_order, void *d_sent, const void *d_rmsg,
+                                const void *d_rcost, cudaStream_t stream);
 
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
                                 const long long *d_idx, int count, const void *d_buf,

@@ -5,9 +5,12 @@
  * time, and each island's migrants in scattered over its victims, only
  * enqueued. On the device (migrate_out, migrate_in): every island's
  * message selected and gathered into device buffers, all islands' merges
- * and replacements in one launch, only the rank's edge islands' messages
- * and the neighbouring ranks' ones copied; nothing waits for the device
- * but the edges' copy. */
+ * and replacements in one launch; the rank's edge islands' messages are
+ * written by the gather into mapped host memory, and the neighbouring
+ * ranks' ones read from there by the islands that take them, so no copy
+ * stands between the kernels and MPI; nothing waits for the device but
+ * the edges, and while the host waits for them and exchanges them the
+ * device chooses the victims. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,7 +151,7 @@ static int pack_all(struct gpu_swarm *g, int count)
   if (g->packed == count) return IPSO_OK;
   IPSO_TRY(select_particles(g, 0, count));
   IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)g->count, g->s, g->d_sel, count, g->d_buf,
-                                     NULL, g->stream));
+                                     NULL, NULL, NULL, g->stream));
   size_t n = (size_t)g->count * (size_t)count;
   size_t rows = n * (size_t)g->plan.map.pitch * g->es;
   IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_rows(g, 0, 0, count), g->d_buf, rows,
@@ -270,7 +273,7 @@ static int gather_chosen(struct gpu_swarm *g, int k, int count, const int64_t *i
   IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_sel + at, idx, (size_t)count * sizeof(long long),
                                   cudaMemcpyHostToDevice, g->stream));
   IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, 1, gpu_island_view(g, k), g->d_sel + at, count,
-                                     rows ? d_buf : NULL, d_cost, g->stream));
+                                     rows ? d_buf : NULL, d_cost, NULL, NULL, g->stream));
   if (rows)
     IPSO_CHECK_CUDA(cudaMemcpyAsync(stage_rows(g, 0, k, count), d_buf, n_rows,
                                     cudaMemcpyDeviceToHost, g->stream));
@@ -305,11 +308,12 @@ int gpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index,
   return scatter_in(g, k, count, pos, cost, replaced);
 }
 
-/* The pinned buffer h_mig of the migration on the device: what migrate_out
- * uploads (the particles drawn to send) and downloads (the edge messages),
- * and what migrate_in uploads (links, victims drawn, the other ranks'
- * messages) and downloads (the messages' best costs); parts of K islands
- * and mcap migrants, each 16-byte aligned. */
+/* The pinned, mapped buffer h_mig of the migration on the device: what
+ * migrate_out uploads (the particles drawn to send) and the gather writes
+ * (the edge messages), and what migrate_in uploads (links, victims drawn),
+ * what migrate_kernel reads (the other ranks' messages) and what comes
+ * back (the messages' best costs); parts of K islands and mcap migrants,
+ * each 16-byte aligned. */
 struct mig_layout {
   size_t select, edge_rows, edge_costs;                           /* migrate_out's */
   size_t carried, replace, remote_rows, remote_costs, sent, size; /* migrate_in's */
@@ -342,6 +346,8 @@ void gpu_migrate_free(struct gpu_swarm *g)
   for (int i = 0; i < 2; i++)
     if (g->ev_mig[i]) cudaEventDestroy(g->ev_mig[i]);
   g->d_msg = g->d_mcost = g->d_vcost = g->d_sent = g->h_mig = NULL;
+  g->d_hmig = NULL;
+  g->vpre = 0;
   g->d_msel = g->d_vsel = NULL;
   g->d_order = NULL;
   g->d_carried = NULL;
@@ -368,14 +374,18 @@ static int reserve_device_migration(struct gpu_swarm *g, int count)
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_order, K * 2 * c * sizeof(int)));
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_carried, 2 * K));
   IPSO_CHECK_CUDA(cudaMalloc(&g->d_sent, K * g->es));
-  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_mig, mig_layout(g, count).size));
+  /* Mapped: the edge islands' messages are written, and the other ranks'
+   * read, by the kernels themselves (no copies between them and MPI). */
+  IPSO_CHECK_CUDA(cudaHostAlloc(&g->h_mig, mig_layout(g, count).size, cudaHostAllocMapped));
+  IPSO_CHECK_CUDA(cudaHostGetDevicePointer((void **)&g->d_hmig, g->h_mig, 0));
   for (int i = 0; i < 2; i++)
     IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&g->ev_mig[i], cudaEventDisableTiming));
   g->mcap = count;
   return IPSO_OK;
 }
 
-int gpu_migrate_out(struct backend *b, int count, const int64_t *select, double *const edge[2])
+int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,
+                    double *const edge[2])
 {
   struct gpu_swarm *g = b->impl;
   IPSO_TRY(reserve_device_migration(g, count));
@@ -385,31 +395,30 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, double 
   /* The previous migration's copies from this part are long done (a step
    * waited for the device since). */
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
+  /* The edge islands' messages straight into h_mig (mapped) by the gather. */
+  void *erows = edge ? g->d_hmig + L.edge_rows : NULL;
+  void *ecost = edge ? g->d_hmig + L.edge_costs : NULL;
   if (select) {
     long long *sel = (long long *)(h + L.select);
     for (size_t i = 0; i < K * c; i++) sel[i] = select[i];
     IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_msel, sel, K * c * sizeof(long long),
                                     cudaMemcpyHostToDevice, g->stream));
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg,
-                                       g->d_mcost, g->stream));
+                                       g->d_mcost, erows, ecost, g->stream));
   } else {
     IPSO_TRY(select_into(g, 0, count, g->d_msel, g->d_mcost));
-    IPSO_CHECK_CUDA(
-        ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg, NULL, g->stream));
-  }
-  if (edge) {
-    const size_t slot[2] = {0, K - 1};
-    for (int e = 0; e < 2; e++) {
-      IPSO_CHECK_CUDA(cudaMemcpyAsync(h + L.edge_rows + (size_t)e * c * row,
-                                      (char *)g->d_msg + slot[e] * c * row, c * row,
-                                      cudaMemcpyDeviceToHost, g->stream));
-      IPSO_CHECK_CUDA(cudaMemcpyAsync(h + L.edge_costs + (size_t)e * c * g->es,
-                                      (char *)g->d_mcost + slot[e] * c * g->es, c * g->es,
-                                      cudaMemcpyDeviceToHost, g->stream));
-    }
+    IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg, NULL,
+                                       erows, ecost, g->stream));
   }
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[0], g->stream));
   g->packed = g->victims = 0;
+  /* The victims now, for migrate_in: the device chooses them while the
+   * host waits for the edges and exchanges them with the other ranks. */
+  g->vpre = 0;
+  if (victims > 0 && victims <= 2 * count) {
+    IPSO_TRY(select_into(g, 1, victims, g->d_vsel, g->d_vcost));
+    g->vpre = victims;
+  }
   if (!edge) return IPSO_OK;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
   for (int e = 0; e < 2; e++) {
@@ -446,17 +455,14 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
         cudaMemcpyAsync(g->d_carried, hc, 2 * (size_t)K, cudaMemcpyHostToDevice, g->stream));
   g->carried_valid = 1;
   if (remote) {
+    /* Slots K and K + 1, side by side as the parts of h_mig, which the
+     * islands that take them read there (migrate_kernel). */
     for (int e = 0; e < 2; e++) {
       char *costs = h + L.remote_costs + (size_t)e * c * g->es;
       for (size_t m = 0; m < c; m++) gpu_real_set(costs, m, remote[e][m], g->fl);
       gpu_rows_to_real(h + L.remote_rows + (size_t)e * c * row, g->plan.map.pitch, remote[e] + c, c,
                        g->D, g->fl);
     }
-    /* Slots K and K + 1, side by side as the parts of h_mig. */
-    IPSO_CHECK_CUDA(cudaMemcpyAsync((char *)g->d_msg + (size_t)K * c * row, h + L.remote_rows,
-                                    2 * c * row, cudaMemcpyHostToDevice, g->stream));
-    IPSO_CHECK_CUDA(cudaMemcpyAsync((char *)g->d_mcost + (size_t)K * c * g->es, h + L.remote_costs,
-                                    2 * c * g->es, cudaMemcpyHostToDevice, g->stream));
   }
   if (replace) {
     /* Island k reads the first (links that carry) * COUNT of its part; the
@@ -469,13 +475,16 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_vsel, rep, (size_t)K * vs * sizeof(long long),
                                     cudaMemcpyHostToDevice, g->stream));
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_vsel, (int)vs, NULL,
-                                       g->d_vcost, g->stream));
-  } else {
+                                       g->d_vcost, NULL, NULL, g->stream));
+  } else if (g->vpre != (int)vs) {
     IPSO_TRY(select_into(g, 1, (int)vs, g->d_vsel, g->d_vcost));
   }
-  IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
-                                      !remote, g->d_msg, g->d_mcost, g->d_carried, g->d_vsel,
-                                      g->d_vcost, (int)vs, g->d_order, g->d_sent, g->stream));
+  g->vpre = 0;
+  IPSO_CHECK_CUDA(ipso_launch_migrate(
+      &g->k, (unsigned)g->plan.map.block, g->s, K, count, links, !remote, g->d_msg, g->d_mcost,
+      g->d_carried, g->d_vsel, g->d_vcost, (int)vs, g->d_order, g->d_sent,
+      remote ? g->d_hmig + L.remote_rows : NULL, remote ? g->d_hmig + L.remote_costs : NULL,
+      g->stream));
   IPSO_CHECK_CUDA(
       cudaMemcpyAsync(h + L.sent, g->d_sent, (size_t)K * g->es, cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));

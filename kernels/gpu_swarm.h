@@ -56,7 +56,9 @@ struct gpu_swarm {
   int *d_order;             /* [count * 2 * mcap] migrate_kernel's merge order */
   unsigned char *d_carried; /* [2 * count] which links carry migrants */
   void *d_sent;             /* [count] each message's best cost */
-  void *h_mig;              /* pinned: what goes to and comes from the device for it */
+  void *h_mig;              /* pinned, mapped: what goes to and comes from the device for it */
+  char *d_hmig;             /* h_mig as the device addresses it */
+  int vpre;                 /* victims per island migrate_out chose in d_vsel (0: none) */
   cudaEvent_t ev_mig[2];    /* after migrate_out's and migrate_in's last copies of h_mig */
   int sent_pending;         /* a migration's sent costs are on their way to h_mig */
   int carried_valid;        /* d_carried holds h_mig's links (uploaded, unchanged since) */
@@ -101,7 +103,8 @@ int gpu_pack_chosen(struct backend *b, int k, int count, const int64_t *index, d
                     double *cost);
 int gpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index, const double *pos,
                       const double *cost, int64_t *replaced);
-int gpu_migrate_out(struct backend *b, int count, const int64_t *select, double *const edge[2]);
+int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,
+                    double *const edge[2]);
 int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,
                    const int64_t *replace, const double *const remote[2]);
 int gpu_migrate_sent(struct backend *b, double *sent);

@@ -553,19 +553,29 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 /* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out;
  * BUF NULL: none) and, when COST is not NULL, their personal-best costs
  * into COST, for island blockIdx.y: its indices at IDX[y * count], its rows
- * at BUF[y * count * IPSO_PITCH], its costs at COST[y * count]. */
+ * at BUF[y * count * IPSO_PITCH], its costs at COST[y * count]. EDGE_ROWS
+ * (NULL: none; host memory mapped for the device): the first island's rows
+ * also into message 0 of EDGE_ROWS and its personal-best costs into
+ * EDGE_COST, the last island's (of gridDim.y) into message 1, each message
+ * COUNT rows, for the other ranks without a copy. */
 extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int count, real *buf,
-                                         real *cost)
+                                         real *cost, real *edge_rows, real *edge_cost)
 {
   s = island_ptrs(s, blockIdx.y);
   idx += (size_t)blockIdx.y * (size_t)count;
   if (buf) buf += (size_t)blockIdx.y * (size_t)count * IPSO_PITCH;
   if (cost) cost += (size_t)blockIdx.y * (size_t)count;
+  const bool first = edge_rows && blockIdx.y == 0, last = edge_rows && blockIdx.y == gridDim.y - 1;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
        e < (long long)count * IPSO_PITCH; e += (long long)gridDim.x * blockDim.x) {
     long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
-    if (buf) buf[e] = s.p[(size_t)idx[m] * IPSO_PITCH + d];
+    real r = s.p[(size_t)idx[m] * IPSO_PITCH + d];
+    if (buf) buf[e] = r;
     if (cost && d == 0) cost[m] = s.pcost[idx[m]];
+    if (first) edge_rows[e] = r;
+    if (last) edge_rows[(size_t)count * IPSO_PITCH + e] = r;
+    if (d == 0 && first) edge_cost[m] = s.pcost[idx[m]];
+    if (d == 0 && last) edge_cost[count + m] = s.pcost[idx[m]];
   }
 }
 
@@ -604,11 +614,15 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
  * where the j-th migrant's cost is below VCOST[k * VSTRIDE + j]: position
  * and personal best (the pitch's padding zero), cost, zero velocity, and
  * the ring's mark, as scatter_kernel writes. ORDER: [ISLANDS * 2 * count]
- * scratch. SENT[k]: the best cost of island k's message (the log's). */
+ * scratch. SENT[k]: the best cost of island k's message (the log's).
+ * RMSG, RCOST (NULL: slots ISLANDS and ISLANDS + 1 are filled already): the
+ * other ranks' two messages, copied into those slots by the islands that
+ * take them. */
 extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
-                                          int closed, const real *msg, const real *mcost,
+                                          int closed, real *msg, real *mcost,
                                           const unsigned char *carried, const long long *vidx,
-                                          const real *vcost, int vstride, int *order, real *sent)
+                                          const real *vcost, int vstride, int *order, real *sent,
+                                          const real *rmsg, const real *rcost)
 {
   const int k = (int)blockIdx.x;
   s = island_ptrs(s, (unsigned)k);
@@ -618,6 +632,22 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
   for (int l = 0; l < links; l++)
     if (carried[2 * k + l]) from[open++] = src[l];
   const int total = open * count;
+  /* The other ranks' messages this island takes (RMSG, RCOST: host memory
+   * mapped for the device, slots ISLANDS and ISLANDS + 1 there at 0 and 1)
+   * into their slots here, read once and in parallel; only this block
+   * reads them. */
+  if (rmsg) {
+    for (int o = 0; o < open; o++) {
+      const int q = from[o];
+      if (q < islands) continue;
+      const size_t at = (size_t)(q - islands) * count;
+      for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
+        msg[(size_t)q * count * IPSO_PITCH + e] = rmsg[at * IPSO_PITCH + e];
+      for (int m = threadIdx.x; m < count; m += blockDim.x)
+        mcost[(size_t)q * count + m] = rcost[at + m];
+    }
+    __syncthreads();
+  }
   order += (size_t)k * 2 * (size_t)count;
   vidx += (size_t)k * (size_t)vstride;
   vcost += (size_t)k * (size_t)vstride;

@@ -97,6 +97,9 @@ struct backend_ops {
    * SELECT ([K * count]; island k's at [k * count]) those of the particles
    * drawn. EDGE (NULL where the backend holds the whole ring): island 0's
    * message into EDGE[0] and island K-1's into EDGE[1], for the other ranks.
+   * VICTIMS > 0 (with REPLACE NULL and LINKS * COUNT = VICTIMS in the
+   * migrate_in that follows): the backend may choose every island's worst
+   * now, while the host exchanges the edges (the result is the same).
    * migrate_in: island k takes the migrants of its previous island on link
    * 0 and, with LINKS = 2, of its next one on link 1, on the links where
    * CARRIED[2k + l], merged as migration_merge merges them; they replace
@@ -107,7 +110,8 @@ struct backend_ops {
    * the previous rank's last island and of the next rank's first.
    * migrate_sent: the best cost of every island's message of the last
    * migration, into SENT[K] (waits for it). */
-  int (*migrate_out)(struct backend *b, int count, const int64_t *select, double *const edge[2]);
+  int (*migrate_out)(struct backend *b, int count, const int64_t *select, int victims,
+                     double *const edge[2]);
   int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,
                     const int64_t *replace, const double *const remote[2]);
   int (*migrate_sent)(struct backend *b, double *sent);

@@ -209,9 +209,10 @@ static int cpu_reserve_migration(struct cpu_backend *cb, int count)
  * island's message packed, then island by island the messages of its links
  * that carry merged (migration_merge) and unpacked over its worst or drawn
  * particles. */
-static int cpu_migrate_out(struct backend *b, int count, const int64_t *select,
+static int cpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,
                            double *const edge[2])
 {
+  (void)victims; /* chosen in cpu_migrate_in */
   struct cpu_backend *cb = b->impl;
   struct cpu_migration *m = &cb->mig;
   IPSO_TRY(cpu_reserve_migration(cb, count));

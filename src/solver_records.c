@@ -211,8 +211,12 @@ int solver_migrate(struct solver *s)
    * ranks' in. */
   double *edge[2] = {s->msg, s->msg + n};
   const double *remote[2] = {s->msg + 2 * n, s->msg + 3 * n};
-  IPSO_TRY(s->b.ops->migrate_out(
-      &s->b, m, cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn, s->rx ? edge : NULL));
+  /* With the worst replaced, the backend may choose them while the edges
+   * are exchanged. */
+  int victims = cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? L * m : 0;
+  IPSO_TRY(s->b.ops->migrate_out(&s->b, m,
+                                 cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn,
+                                 victims, s->rx ? edge : NULL));
   if (s->rx) IPSO_TRY(ring_exchange(s->rx, edge[1], edge[0], s->msg + 2 * n, s->msg + 3 * n));
   const double probability = cfg->migration.probability;
   for (int k = 0; k < K; k++) {

@@ -389,7 +389,10 @@ static void migrate_on_device(struct backend *dev, struct backend half[2], int K
     migration_draw(13, first + k, t, MIGRATION_DRAW_SELECT, N, M, sel + k * M);
     migration_draw(13, first + k, t, MIGRATION_DRAW_REPLACE, N, M, rep + k * M);
   }
-  CHECK(dev->ops->migrate_out(dev, M, round ? sel : NULL, NULL) == IPSO_OK, "migrate_out");
+  /* The worst replaced: the victims chosen in migrate_out (DEV, HALF[0])
+   * and in migrate_in (HALF[1]) alike. */
+  CHECK(dev->ops->migrate_out(dev, M, round ? sel : NULL, round ? 0 : M, NULL) == IPSO_OK,
+        "migrate_out");
   CHECK(dev->ops->migrate_in(dev, M, 1, carried, round ? rep : NULL, NULL) == IPSO_OK,
         "migrate_in");
   CHECK(dev->ops->migrate_sent(dev, sent) == IPSO_OK, "migrate_sent");
@@ -400,7 +403,8 @@ static void migrate_on_device(struct backend *dev, struct backend half[2], int K
   }
   for (int h = 0; h < 2; h++) {
     double *out[2] = {edge + (size_t)(2 * h) * n, edge + (size_t)(2 * h + 1) * n};
-    CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, out) == IPSO_OK,
+    CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL,
+                                   round || h ? 0 : M, out) == IPSO_OK,
           "migrate_out of half %d", h);
     for (int e = 0; e < 2; e++) {
       int k = h * H + (e ? H - 1 : 0);

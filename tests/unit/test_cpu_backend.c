@@ -358,7 +358,7 @@ static void check_whole_migration(const char *precision)
       else
         ref.ops->unpack_migrants(&ref, k, M, merged + M, merged, rep);
     }
-    CHECK(one.ops->migrate_out(&one, M, round ? sel : NULL, NULL) == IPSO_OK, "migrate_out");
+    CHECK(one.ops->migrate_out(&one, M, round ? sel : NULL, 0, NULL) == IPSO_OK, "migrate_out");
     CHECK(one.ops->migrate_in(&one, M, 1, carried, round ? drawn : NULL, NULL) == IPSO_OK,
           "migrate_in");
     CHECK(one.ops->migrate_sent(&one, sent) == IPSO_OK, "migrate_sent");
@@ -370,7 +370,7 @@ static void check_whole_migration(const char *precision)
     }
     for (int h = 0; h < 2; h++) {
       double *out[2] = {edge[h][0], edge[h][1]};
-      CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, out) == IPSO_OK,
+      CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, 0, out) == IPSO_OK,
             "migrate_out of half %d", h);
       CHECK(!memcmp(edge[h][0], msg[h * H], sizeof msg[0]) &&
                 !memcmp(edge[h][1], msg[h * H + H - 1], sizeof msg[0]),
