@@ -419,6 +419,8 @@ static int iterate(struct solver *s)
     else
       IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
     double b = wall_seconds();
+    s->loop[LOOP_DEVICE] += b - a;
+    s->slices++;
     int64_t n = last - first + 1;
     for (int k = 0; k < s->local; k++)
       memcpy(s->seg_best + k * s->segment, s->step_best + k * n, sizeof(double) * (size_t)n);
@@ -436,6 +438,8 @@ static int iterate(struct solver *s)
     int64_t hit;
     int done = last == max_it, segment_end = last == end;
     IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit, ride, 1 + FLAG_BITS));
+    double c = wall_seconds();
+    s->loop[LOOP_RECORD] += c - b;
     slice = segment_next_slice(last - first + 1, -ride[0], budget);
     for (int i = 0; i < FLAG_BITS; i++)
       if (ride[1 + i] < 0) flags |= 1 << i;
@@ -445,8 +449,17 @@ static int iterate(struct solver *s)
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
-    if (s->links && segment_end && s->t % cfg->migration.interval == 0) IPSO_TRY(solver_migrate(s));
+    double d = wall_seconds();
+    s->loop[LOOP_OUTPUT] += d - c;
+    if (s->links && segment_end && s->t % cfg->migration.interval == 0) {
+      IPSO_TRY(solver_migrate(s));
+      if (!s->migrations++) s->first_migration = wall_seconds() - d;
+    }
+    double e = wall_seconds();
+    s->loop[LOOP_MIGRATE] += e - d;
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
+    double f = wall_seconds();
+    s->loop[LOOP_OTHER] += f - e;
     if (s->out && cfg->output.snapshot_interval > 0 && s->t % cfg->output.snapshot_interval == 0)
       IPSO_TRY(write_snapshot(s));
     int stop = flags & (STOP_SIGNAL | STOP_TIME);
@@ -475,8 +488,11 @@ static int iterate(struct solver *s)
         s->ckpt_pending = 1;
       }
     }
+    double g = wall_seconds();
+    s->loop[LOOP_OUTPUT] += g - f;
     progress_update(&s->prog, s->t, fitness_of(s, rank_best), evaluations_at(s, s->t),
                     wall_seconds());
+    s->loop[LOOP_OTHER] += wall_seconds() - g;
     if (stop) {
       s->stop_signal = signals_pending();
       progress_finish(&s->prog);
@@ -486,6 +502,26 @@ static int iterate(struct solver *s)
   }
   progress_finish(&s->prog);
   return IPSO_OK;
+}
+
+/* Where the iterations' time went on rank 0's host (--timings). */
+static void print_loop(const struct solver *s)
+{
+  static const char *what[LOOP_PHASES] = {
+      "slices: launched and waited for", "history rows, reduction over ranks",
+      "migrations", "snapshots, checkpoints, result", "progress and the rest"};
+  double all = 0;
+  for (int i = 0; i < LOOP_PHASES; i++) all += s->loop[i];
+  printf("islandpso: the iterations (rank 0; %lld slices, %lld migrations)\n",
+         (long long)s->slices, (long long)s->migrations);
+  printf("  %-34s %8.4f s\n", "iteration 0 (history row, checks)", s->start_row);
+  for (int i = 0; i < LOOP_PHASES; i++) {
+    int64_t per = i == LOOP_MIGRATE ? s->migrations : s->slices;
+    printf("  %-34s %8.4f s  %5.1f%%  %8.1f us each\n", what[i], s->loop[i],
+           all > 0 ? 100 * s->loop[i] / all : 0.0, per > 0 ? 1e6 * s->loop[i] / (double)per : 0.0);
+  }
+  if (s->migrations)
+    printf("  %-34s %8.1f us\n", "of the migrations, the first", 1e6 * s->first_migration);
 }
 
 /* The end of a completed run: global best, result, summary, checkpoint. */
@@ -612,8 +648,10 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (rc == IPSO_OK && opt->timings && s.rank == 0)
     timings_print("islandpso: start-up (rank 0, seconds since the process started)");
   if (rc == IPSO_OK && !restart) rc = record_start(&s);
+  s.start_row = wall_seconds() - s.t0;
   if (rc == IPSO_OK) rc = iterate(&s);
   timings_mark("iterations");
+  if (opt->timings && s.rank == 0) print_loop(&s);
   if (rc == IPSO_OK) rc = solver_flush_records(&s);
   timings_mark("the history's last rows written");
   if (rc == IPSO_OK) {

@@ -29,6 +29,16 @@ struct history {
   double *island, *global, *wall; /* island: [cap, width] */
 };
 
+/* Where the iterations' time goes on the host (--timings). */
+enum loop_phase {
+  LOOP_DEVICE,   /* the slices: launched and waited for (the CPU's: computed) */
+  LOOP_RECORD,   /* the slices' history rows and the one reduction over the ranks */
+  LOOP_MIGRATE,  /* the migrations (with the exchange between ranks) */
+  LOOP_OUTPUT,   /* snapshots, checkpoints, the result on the run's path */
+  LOOP_OTHER,    /* the rest: progress, checks, commits */
+  LOOP_PHASES
+};
+
 /* A rank's part of the run: its islands, their output and migration. */
 struct solver {
   MPI_Comm comm;
@@ -68,6 +78,9 @@ struct solver {
   int64_t target_iteration; /* first iteration an island reached the target, or -1 */
   double elapsed0;          /* run time of earlier invocations (restart) */
   double t0;                /* wall_seconds() when this invocation started iterating */
+  double loop[LOOP_PHASES]; /* seconds in each phase of the iterations (--timings) */
+  int64_t slices, migrations;
+  double first_migration, start_row; /* seconds: the first migration, iteration 0's row */
   double deadline;          /* wall_seconds() by which to stop, or 0 */
   double last_checkpoint, checkpoint_cost, segment_cost;
   struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */

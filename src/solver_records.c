@@ -13,6 +13,7 @@
 #include "objective.h"
 #include "runtime.h"
 #include "solver_internal.h"
+#include "timings.h"
 
 /* Makes room for NEED more rows in the history buffer. */
 static int history_reserve(struct history *h, int64_t need)
@@ -166,7 +167,14 @@ int solver_migration_setup(struct solver *s)
   if (!s->msg || !s->carried || !s->drawn || !s->sent)
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
   if (s->size == 1) return IPSO_OK;
-  return ring_exchange_create(s->comm, n, s->links == 2, &s->rx);
+  IPSO_TRY(ring_exchange_create(s->comm, n, s->links == 2, &s->rx));
+  /* A first exchange (of nothing the run reads) now: the connections
+   * between neighbouring ranks are set up at start-up, not inside the
+   * run's first migration. */
+  memset(s->msg, 0, 4 * n * sizeof(double));
+  IPSO_TRY(ring_exchange(s->rx, s->msg + n, s->msg, s->msg + 2 * n, s->msg + 3 * n));
+  timings_mark("migration ring connected");
+  return IPSO_OK;
 }
 
 /* The migration log's room for every island's records of one migration. */
