@@ -591,6 +591,10 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_USER && cfg->objective.separable)
     rc = check_separable(g);
   if (rc == IPSO_OK) rc = gpu_reserve_migrants(g, 1);
+  /* The migration's buffers now rather than in the run's first migration
+   * (their pinned, mapped part alone takes a fraction of a millisecond). */
+  if (rc == IPSO_OK && cfg->migration.interval > 0 && cfg->migration.migrants > 0)
+    rc = gpu_reserve_device_migration(g, cfg->migration.migrants);
   timings_mark("GPU allocation and constants");
   swarm_consts_free(&k);
   if (rc == IPSO_OK && g->prog.compile_seconds > 0 && setup->island == 0)

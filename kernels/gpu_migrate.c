@@ -359,7 +359,7 @@ void gpu_migrate_free(struct gpu_swarm *g)
 
 /* Grows the buffers of the migration on the device to messages of COUNT
  * migrants (and the selection's pick buffers to 2 * COUNT victims). */
-static int reserve_device_migration(struct gpu_swarm *g, int count)
+int gpu_reserve_device_migration(struct gpu_swarm *g, int count)
 {
   IPSO_TRY(gpu_reserve_migrants(g, 2 * count));
   if (count <= g->mcap) return IPSO_OK;
@@ -388,7 +388,7 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
                     double *const edge[2])
 {
   struct gpu_swarm *g = b->impl;
-  IPSO_TRY(reserve_device_migration(g, count));
+  IPSO_TRY(gpu_reserve_device_migration(g, count));
   struct mig_layout L = mig_layout(g, g->mcap);
   char *h = g->h_mig;
   size_t K = (size_t)g->count, c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es;
@@ -434,7 +434,7 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
                    const int64_t *replace, const double *const remote[2])
 {
   struct gpu_swarm *g = b->impl;
-  IPSO_TRY(reserve_device_migration(g, count));
+  IPSO_TRY(gpu_reserve_device_migration(g, count));
   struct mig_layout L = mig_layout(g, g->mcap);
   char *h = g->h_mig;
   int K = g->count;

@@ -94,6 +94,9 @@ void gpu_capture_free(struct gpu_swarm *g);
 
 /* Grows the migrant buffers to COUNT migrants per island (gpu_migrate.c). */
 int gpu_reserve_migrants(struct gpu_swarm *g, int count);
+/* Grows the buffers of the migration on the device to messages of COUNT
+ * migrants (and the selection's to 2 * COUNT victims). */
+int gpu_reserve_device_migration(struct gpu_swarm *g, int count);
 /* The backend's migration operations (gpu_migrate.c), and the release of
  * their buffers. */
 int gpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index);
