@@ -19,7 +19,7 @@ struct gpu_kernels {
   cudaKernel_t step;     /* the plan's variant */
   cudaKernel_t lbest;    /* ring topology only */
   cudaKernel_t exemplar; /* clpso topology only */
-  cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate;
+  cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate, emigrate;
   cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
   cudaKernel_t res_block; /* one block per island (map.blk_threads > 0) */
   cudaKernel_t separable_check;
@@ -99,14 +99,23 @@ cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsig
 cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, void *d_cost,
                                void *d_edge_rows, void *d_edge_cost, cudaStream_t stream);
+/* Every island's message out, and with VICTIMS > 0 its victims, in one
+ * launch of ISLANDS blocks of BLOCK threads (emigrate_kernel; its
+ * arguments as there). */
+cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
+                                 struct swarm_ptrs s, int count, long long *d_sel,
+                                 void *d_sel_cost, void *d_msg, void *d_edge_rows,
+                                 void *d_edge_cost, int victims, long long *d_vsel, void *d_vcost,
+                                 cudaStream_t stream);
 /* One migration of all ISLANDS islands of S on the device (migrate_kernel,
- * one block of BLOCK threads per island; its arguments as there). */
+ * one block of BLOCK threads per island, the new bests of iteration T of
+ * the islands that took migrants included; its arguments as there). */
 cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, struct swarm_ptrs s,
                                 int islands, int count, int links, int closed, void *d_msg,
                                 void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
                                 int *d_order, void *d_sent, const void *d_rmsg,
-                                const void *d_rcost, cudaStream_t stream);
+                                const void *d_rcost, long long t, cudaStream_t stream);
 
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
                                 const long long *d_idx, int count, const void *d_buf,

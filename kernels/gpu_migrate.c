@@ -395,6 +395,7 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   /* The previous migration's copies from this part are long done (a step
    * waited for the device since). */
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
+  g->vpre = 0;
   /* The edge islands' messages straight into h_mig (mapped) by the gather. */
   void *erows = edge ? g->d_hmig + L.edge_rows : NULL;
   void *ecost = edge ? g->d_hmig + L.edge_costs : NULL;
@@ -405,6 +406,14 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
                                     cudaMemcpyHostToDevice, g->stream));
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg,
                                        g->d_mcost, erows, ecost, g->stream));
+  } else if (pick_blocks(g) == 1) {
+    /* Each island fits one block's selection: its message, and without
+     * edges to wait for its victims too, in one launch. */
+    int v = !edge && victims > 0 && victims <= 2 * count ? victims : 0;
+    IPSO_CHECK_CUDA(ipso_launch_emigrate(&g->k, (unsigned)K, (unsigned)g->plan.map.block, g->s,
+                                         count, g->d_msel, g->d_mcost, g->d_msg, erows, ecost, v,
+                                         g->d_vsel, g->d_vcost, g->stream));
+    if (v) victims = 0, g->vpre = v;
   } else {
     IPSO_TRY(select_into(g, 0, count, g->d_msel, g->d_mcost));
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg, NULL,
@@ -414,7 +423,6 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   g->packed = g->victims = 0;
   /* The victims now, for migrate_in: the device chooses them while the
    * host waits for the edges and exchanges them with the other ranks. */
-  g->vpre = 0;
   if (victims > 0 && victims <= 2 * count) {
     IPSO_TRY(select_into(g, 1, victims, g->d_vsel, g->d_vcost));
     g->vpre = victims;
@@ -484,22 +492,13 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
       &g->k, (unsigned)g->plan.map.block, g->s, K, count, links, !remote, g->d_msg, g->d_mcost,
       g->d_carried, g->d_vsel, g->d_vcost, (int)vs, g->d_order, g->d_sent,
       remote ? g->d_hmig + L.remote_rows : NULL, remote ? g->d_hmig + L.remote_costs : NULL,
-      g->stream));
+      (long long)g->t, g->stream));
   IPSO_CHECK_CUDA(
       cudaMemcpyAsync(h + L.sent, g->d_sent, (size_t)K * g->es, cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
   g->sent_pending = 1;
-  /* The islands that took migrants find their best again, in runs. */
-  for (int k = 0; k < K;) {
-    if (!hc[2 * k] && !hc[2 * k + 1]) {
-      k++;
-      continue;
-    }
-    int n = 1;
-    while (k + n < K && (hc[2 * (k + n)] || hc[2 * (k + n) + 1])) n++;
-    IPSO_TRY(gpu_recompute_best(g, k, n, 0));
-    k += n;
-  }
+  /* The islands that took migrants found their best again in
+   * migrate_kernel. */
   g->stale = 1;
   g->packed = g->victims = 0;
   return IPSO_OK;

@@ -506,20 +506,13 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm
  * launch over the blocks' picks select the swarm's COUNT best or worst.
  * Island blockIdx.y's entries start at IN_STRIDE * y, its picks at
  * OUT_STRIDE * y (all islands' selections in one launch). */
-extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
-    select_kernel(const real *cost, const long long *index, long long n, long long chunk,
-                  long long in_stride, long long out_stride, int worst, int count, long long *out,
-                  real *out_cost)
+/* select_kernel's work for one block: the COUNT picks of the entries
+ * [LO, HI) into OUT[m] and OUT_COST[m] (thread 0 writes them; the block's
+ * threads see them after its last barrier). LAST_C, LAST_I: shared. */
+__device__ void select_block(const real *cost, const long long *index, long long lo, long long hi,
+                             int worst, int count, long long *out, real *out_cost,
+                             block_shared &sh, real &last_c, long long &last_i)
 {
-  __shared__ block_shared sh;
-  __shared__ real last_c;
-  __shared__ long long last_i;
-  /* Island blockIdx.y's entries and picks. */
-  cost += (size_t)blockIdx.y * (size_t)in_stride;
-  if (index) index += (size_t)blockIdx.y * (size_t)in_stride;
-  out += (size_t)blockIdx.y * (size_t)out_stride;
-  out_cost += (size_t)blockIdx.y * (size_t)out_stride;
-  long long lo = (long long)blockIdx.x * chunk, hi = lo + chunk < n ? lo + chunk : n;
   if (threadIdx.x == 0) last_i = -1;
   __syncthreads();
   for (int m = 0; m < count; m++) {
@@ -542,12 +535,66 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     if (threadIdx.x == 0) {
       long long win = kid_best == IPSO_NONE ? -1 : (worst ? -kid_best : kid_best);
       real wc = worst ? -c : c;
-      out[(long long)blockIdx.x * count + m] = win;
-      out_cost[(long long)blockIdx.x * count + m] = win < 0 ? (real)IPSO_INF : wc;
+      out[m] = win;
+      out_cost[m] = win < 0 ? (real)IPSO_INF : wc;
       if (win >= 0) last_c = wc, last_i = win;
     }
     __syncthreads();
   }
+}
+
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    select_kernel(const real *cost, const long long *index, long long n, long long chunk,
+                  long long in_stride, long long out_stride, int worst, int count, long long *out,
+                  real *out_cost)
+{
+  __shared__ block_shared sh;
+  __shared__ real last_c;
+  __shared__ long long last_i;
+  /* Island blockIdx.y's entries and picks. */
+  cost += (size_t)blockIdx.y * (size_t)in_stride;
+  if (index) index += (size_t)blockIdx.y * (size_t)in_stride;
+  out += (size_t)blockIdx.y * (size_t)out_stride;
+  out_cost += (size_t)blockIdx.y * (size_t)out_stride;
+  long long lo = (long long)blockIdx.x * chunk, hi = lo + chunk < n ? lo + chunk : n;
+  select_block(cost, index, lo, hi, worst, count, out + (long long)blockIdx.x * count,
+               out_cost + (long long)blockIdx.x * count, sh, last_c, last_i);
+}
+
+/* Every island's message out in one block (island blockIdx.x) where the
+ * island fits one selection chunk: its COUNT best personal bests as
+ * select_kernel picks them (into SEL, SEL_COST at [k * count]), their rows
+ * as gather_kernel copies them (into MSG at [k * count * IPSO_PITCH], the
+ * first and last island's also into EDGE_ROWS and EDGE_COST, mapped host
+ * memory, NULL: none), then with VICTIMS > 0 its VICTIMS worst (into VSEL,
+ * VCOST at [k * victims]). The same picks as select_kernel and the same
+ * rows as gather_kernel, in one launch instead of three. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    emigrate_kernel(swarm_ptrs s, int count, long long *sel, real *sel_cost, real *msg,
+                    real *edge_rows, real *edge_cost, int victims, long long *vsel, real *vcost)
+{
+  __shared__ block_shared sh;
+  __shared__ real last_c;
+  __shared__ long long last_i;
+  const int k = (int)blockIdx.x;
+  s = island_ptrs(s, (unsigned)k);
+  sel += (size_t)k * (size_t)count;
+  sel_cost += (size_t)k * (size_t)count;
+  msg += (size_t)k * (size_t)count * IPSO_PITCH;
+  select_block(s.pcost, NULL, 0, K.n, 0, count, sel, sel_cost, sh, last_c, last_i);
+  const bool first = edge_rows && k == 0, last = edge_rows && k == (int)gridDim.x - 1;
+  for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x) {
+    long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
+    real r = s.p[(size_t)sel[m] * IPSO_PITCH + d];
+    msg[e] = r;
+    if (first) edge_rows[e] = r;
+    if (last) edge_rows[(size_t)count * IPSO_PITCH + e] = r;
+    if (d == 0 && first) edge_cost[m] = s.pcost[sel[m]];
+    if (d == 0 && last) edge_cost[count + m] = s.pcost[sel[m]];
+  }
+  if (victims > 0)
+    select_block(s.pcost, NULL, 0, K.n, 1, victims, vsel + (size_t)k * (size_t)victims,
+                 vcost + (size_t)k * (size_t)victims, sh, last_c, last_i);
 }
 
 /* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out;
@@ -617,12 +664,13 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
  * scratch. SENT[k]: the best cost of island k's message (the log's).
  * RMSG, RCOST (NULL: slots ISLANDS and ISLANDS + 1 are filled already): the
  * other ranks' two messages, copied into those slots by the islands that
- * take them. */
+ * take them. T: the iteration, whose best slot an island that took
+ * migrants sets anew. Blocks of IPSO_BLOCK threads. */
 extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
                                           int closed, real *msg, real *mcost,
                                           const unsigned char *carried, const long long *vidx,
                                           const real *vcost, int vstride, int *order, real *sent,
-                                          const real *rmsg, const real *rcost)
+                                          const real *rmsg, const real *rcost, long long t)
 {
   const int k = (int)blockIdx.x;
   s = island_ptrs(s, (unsigned)k);
@@ -682,6 +730,43 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
       s.cost[v] = s.pcost[v] = c;
       if (s.pnew) s.pnew[v] = 1;
     }
+  }
+  /* An island that took migrants finds its best again, as candidates_kernel
+   * and reduce_kernel with fresh = 1 find it (the same lowest (cost,
+   * particle) of the personal bests, an exact minimum in any order): into
+   * slot T & 1 with its position, the other slot emptied, the history's
+   * entry of iteration T (the step of T + 1 writes over it). */
+  if (total == 0) return;
+  __shared__ block_shared sh;
+  __shared__ long long win;
+  __syncthreads();
+  real c = (real)IPSO_INF;
+  long long idx = IPSO_NONE;
+  for (long long i = threadIdx.x; i < K.n; i += blockDim.x) {
+    real pc = s.pcost[i];
+    if (lex_less(pc, i, c, idx)) c = pc, idx = i;
+  }
+  block_lexmin(c, idx, sh);
+  const int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
+  if (threadIdx.x == 0) {
+    win = idx;
+    if (!IPSO_RELAXED) {
+      s.gb[prev].cost = (real)IPSO_INF;
+      s.gb[prev].idx = IPSO_NONE;
+      s.gb[prev].tag = -1;
+      s.gb[prev].hint = ~0ull;
+    }
+  }
+  __syncthreads();
+  const real *row = s.p + (size_t)win * IPSO_PITCH;
+  real *dst = s.gpos + (size_t)cur * IPSO_PITCH;
+  for (int d = threadIdx.x; d < IPSO_D; d += blockDim.x) dst[d] = row[d];
+  if (threadIdx.x == 0) {
+    s.gb[cur].cost = c;
+    s.gb[cur].idx = win;
+    s.gb[cur].hint = ~0ull;
+    s.gb[cur].tag = t;
+    if (s.hist) s.hist[0] = (double)c;
   }
 }
 
