@@ -396,6 +396,38 @@ IPSO_RESIDENT_KERNEL(resident_grid_keep_kernel, 2, true)
 #include "pso_block.cuh"
 #endif
 
+/* The island's best of iteration T, (C, IDX) as block_lexmin left them in
+ * thread 0, into slot T & 1 (slot 0 relaxed) with its position (the
+ * winner's personal best: nothing writes personal bests meanwhile) and the
+ * history's entry T - FIRST. FRESH (after a reload or a migration, strict):
+ * the other slot may hold a best that is no longer in the swarm: it is
+ * marked empty, so that no candidate is compared with it. WIN: shared. */
+__device__ void set_best(swarm_ptrs &s, real c, long long idx, long long t, long long first,
+                         int fresh, long long &win)
+{
+  const int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
+  if (threadIdx.x == 0) {
+    win = idx;
+    if (fresh && !IPSO_RELAXED) {
+      s.gb[prev].cost = (real)IPSO_INF;
+      s.gb[prev].idx = IPSO_NONE;
+      s.gb[prev].tag = -1;
+      s.gb[prev].hint = ~0ull;
+    }
+  }
+  __syncthreads();
+  const real *src = s.p + (size_t)win * IPSO_PITCH;
+  real *dst = s.gpos + (size_t)cur * IPSO_PITCH;
+  for (int d = threadIdx.x; d < IPSO_D; d += blockDim.x) dst[d] = src[d];
+  if (threadIdx.x == 0) {
+    s.gb[cur].cost = c;
+    s.gb[cur].idx = win;
+    s.gb[cur].hint = ~0ull; /* the swarm may have changed: no offer stands */
+    s.gb[cur].tag = t;
+    if (s.hist) s.hist[t - first] = (double)c;
+  }
+}
+
 /* The global best of iteration T from NSLOTS per-block candidates and the
  * best of T-1 (slot (t-1)&1, unless FRESH: then from the slots alone); one
  * block per island. Writes slot t&1 (position copied) and hist[t - first]. */
@@ -406,7 +438,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   s = island_ptrs(s, blockIdx.y);
   __shared__ block_shared sh;
   __shared__ long long win;
-  int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
+  const int prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
   real c = (real)IPSO_INF;
   long long idx = IPSO_NONE;
   if (!fresh && threadIdx.x == 0) c = s.gb[prev].cost, idx = s.gb[prev].idx;
@@ -414,31 +446,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     if (s.slot_idx[k] >= 0 && lex_less(s.slot_cost[k], s.slot_idx[k], c, idx))
       c = s.slot_cost[k], idx = s.slot_idx[k];
   block_lexmin(c, idx, sh);
-  if (threadIdx.x == 0) {
-    win = idx;
-    /* After a reload or a migration the other slot may hold a best that is
-     * no longer in the swarm: mark it empty, so that no candidate is
-     * compared with it. */
-    if (fresh && !IPSO_RELAXED) {
-      s.gb[prev].cost = (real)IPSO_INF;
-      s.gb[prev].idx = IPSO_NONE;
-      s.gb[prev].tag = -1;
-      s.gb[prev].hint = ~0ull;
-    }
-  }
-  __syncthreads();
-  /* The winner's personal best is its position: copy it (stable: nothing
-   * writes personal bests during this kernel). */
-  const real *src = s.p + (size_t)win * IPSO_PITCH;
-  real *dst = s.gpos + (size_t)cur * IPSO_PITCH;
-  for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = src[d];
-  if (threadIdx.x == 0) {
-    s.gb[cur].cost = c;
-    s.gb[cur].idx = win;
-    s.gb[cur].hint = ~0ull; /* the swarm may have changed: no offer stands */
-    s.gb[cur].tag = t;
-    if (s.hist) s.hist[t - first] = (double)c;
-  }
+  set_best(s, c, idx, t, first, fresh, win);
 }
 
 /* Iteration 0: initial positions and velocities, costs, personal bests, and
@@ -747,27 +755,7 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
     if (lex_less(pc, i, c, idx)) c = pc, idx = i;
   }
   block_lexmin(c, idx, sh);
-  const int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
-  if (threadIdx.x == 0) {
-    win = idx;
-    if (!IPSO_RELAXED) {
-      s.gb[prev].cost = (real)IPSO_INF;
-      s.gb[prev].idx = IPSO_NONE;
-      s.gb[prev].tag = -1;
-      s.gb[prev].hint = ~0ull;
-    }
-  }
-  __syncthreads();
-  const real *row = s.p + (size_t)win * IPSO_PITCH;
-  real *dst = s.gpos + (size_t)cur * IPSO_PITCH;
-  for (int d = threadIdx.x; d < IPSO_D; d += blockDim.x) dst[d] = row[d];
-  if (threadIdx.x == 0) {
-    s.gb[cur].cost = c;
-    s.gb[cur].idx = win;
-    s.gb[cur].hint = ~0ull;
-    s.gb[cur].tag = t;
-    if (s.hist) s.hist[0] = (double)c;
-  }
+  set_best(s, c, idx, t, t, 1, win);
 }
 
 #if IPSO_USER_SEPARABLE
