@@ -206,10 +206,9 @@ cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s
 }
 
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
-                                 struct swarm_ptrs s, int count, long long *d_sel,
-                                 void *d_sel_cost, void *d_msg, void *d_edge_rows,
-                                 void *d_edge_cost, int victims, long long *d_vsel, void *d_vcost,
-                                 cudaStream_t stream)
+                                 struct swarm_ptrs s, int count, long long *d_sel, void *d_sel_cost,
+                                 void *d_msg, void *d_edge_rows, void *d_edge_cost, int victims,
+                                 long long *d_vsel, void *d_vcost, cudaStream_t stream)
 {
   void *args[] = {&s,           &count,       &d_sel,   &d_sel_cost, &d_msg,
                   &d_edge_rows, &d_edge_cost, &victims, &d_vsel,     &d_vcost};
@@ -221,12 +220,11 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 int islands, int count, int links, int closed, void *d_msg,
                                 void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
-                                int *d_order, void *d_sent, const void *d_rmsg,
-                                const void *d_rcost, long long t, cudaStream_t stream)
+                                int *d_order, void *d_sent, const void *d_rmsg, const void *d_rcost,
+                                long long t, cudaStream_t stream)
 {
-  void *args[] = {&s,       &islands, &count,   &links,  &closed, &d_msg,
-                  &d_mcost, &d_carried, &d_vidx, &d_vcost, &vstride, &d_order,
-                  &d_sent,  &d_rmsg,  &d_rcost, &t};
+  void *args[] = {&s,      &islands, &count,   &links,   &closed, &d_msg,  &d_mcost, &d_carried,
+                  &d_vidx, &d_vcost, &vstride, &d_order, &d_sent, &d_rmsg, &d_rcost, &t};
   return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
                           args, 0, stream);
 }

@@ -103,10 +103,9 @@ cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, st
  * launch of ISLANDS blocks of BLOCK threads (emigrate_kernel; its
  * arguments as there). */
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
-                                 struct swarm_ptrs s, int count, long long *d_sel,
-                                 void *d_sel_cost, void *d_msg, void *d_edge_rows,
-                                 void *d_edge_cost, int victims, long long *d_vsel, void *d_vcost,
-                                 cudaStream_t stream);
+                                 struct swarm_ptrs s, int count, long long *d_sel, void *d_sel_cost,
+                                 void *d_msg, void *d_edge_rows, void *d_edge_cost, int victims,
+                                 long long *d_vsel, void *d_vcost, cudaStream_t stream);
 /* One migration of all ISLANDS islands of S on the device (migrate_kernel,
  * one block of BLOCK threads per island, the new bests of iteration T of
  * the islands that took migrants included; its arguments as there). */
@@ -114,8 +113,8 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 int islands, int count, int links, int closed, void *d_msg,
                                 void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
-                                int *d_order, void *d_sent, const void *d_rmsg,
-                                const void *d_rcost, long long t, cudaStream_t stream);
+                                int *d_order, void *d_sent, const void *d_rmsg, const void *d_rcost,
+                                long long t, cudaStream_t stream);
 
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
                                 const long long *d_idx, int count, const void *d_buf,

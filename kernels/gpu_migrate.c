@@ -409,11 +409,10 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   } else if (pick_blocks(g) == 1) {
     /* Each island fits one block's selection: its message, and without
      * edges to wait for its victims too, in one launch. */
-    int v = !edge && victims > 0 && victims <= 2 * count ? victims : 0;
+    g->vpre = !edge && victims > 0 && victims <= 2 * count ? victims : 0;
     IPSO_CHECK_CUDA(ipso_launch_emigrate(&g->k, (unsigned)K, (unsigned)g->plan.map.block, g->s,
-                                         count, g->d_msel, g->d_mcost, g->d_msg, erows, ecost, v,
-                                         g->d_vsel, g->d_vcost, g->stream));
-    if (v) victims = 0, g->vpre = v;
+                                         count, g->d_msel, g->d_mcost, g->d_msg, erows, ecost,
+                                         g->vpre, g->d_vsel, g->d_vcost, g->stream));
   } else {
     IPSO_TRY(select_into(g, 0, count, g->d_msel, g->d_mcost));
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg, NULL,
@@ -423,7 +422,7 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   g->packed = g->victims = 0;
   /* The victims now, for migrate_in: the device chooses them while the
    * host waits for the edges and exchanges them with the other ranks. */
-  if (victims > 0 && victims <= 2 * count) {
+  if (!g->vpre && victims > 0 && victims <= 2 * count) {
     IPSO_TRY(select_into(g, 1, victims, g->d_vsel, g->d_vcost));
     g->vpre = victims;
   }
@@ -488,11 +487,11 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     IPSO_TRY(select_into(g, 1, (int)vs, g->d_vsel, g->d_vcost));
   }
   g->vpre = 0;
-  IPSO_CHECK_CUDA(ipso_launch_migrate(
-      &g->k, (unsigned)g->plan.map.block, g->s, K, count, links, !remote, g->d_msg, g->d_mcost,
-      g->d_carried, g->d_vsel, g->d_vcost, (int)vs, g->d_order, g->d_sent,
-      remote ? g->d_hmig + L.remote_rows : NULL, remote ? g->d_hmig + L.remote_costs : NULL,
-      (long long)g->t, g->stream));
+  IPSO_CHECK_CUDA(
+      ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links, !remote,
+                          g->d_msg, g->d_mcost, g->d_carried, g->d_vsel, g->d_vcost, (int)vs,
+                          g->d_order, g->d_sent, remote ? g->d_hmig + L.remote_rows : NULL,
+                          remote ? g->d_hmig + L.remote_costs : NULL, (long long)g->t, g->stream));
   IPSO_CHECK_CUDA(
       cudaMemcpyAsync(h + L.sent, g->d_sent, (size_t)K * g->es, cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));

@@ -504,16 +504,6 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm
   if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
 }
 
-/* The COUNT best (WORST = 0) or worst (WORST = 1) of N entries in the order
- * (cost, particle), or its reverse. Each block takes the entries
- * [blockIdx.x * CHUNK, +CHUNK) and writes its picks, in order, to
- * OUT[blockIdx.x * COUNT + m] and OUT_COST (particle -1: fewer entries than
- * COUNT); one pass per pick, each the next in the order after the previous.
- * INDEX gives the particle of each entry (NULL: the entry number), -1 entries
- * are skipped: so one launch over the personal bests and one single-block
- * launch over the blocks' picks select the swarm's COUNT best or worst.
- * Island blockIdx.y's entries start at IN_STRIDE * y, its picks at
- * OUT_STRIDE * y (all islands' selections in one launch). */
 /* select_kernel's work for one block: the COUNT picks of the entries
  * [LO, HI) into OUT[m] and OUT_COST[m] (thread 0 writes them; the block's
  * threads see them after its last barrier). LAST_C, LAST_I: shared. */
@@ -551,6 +541,16 @@ __device__ void select_block(const real *cost, const long long *index, long long
   }
 }
 
+/* The COUNT best (WORST = 0) or worst (WORST = 1) of N entries in the order
+ * (cost, particle), or its reverse. Each block takes the entries
+ * [blockIdx.x * CHUNK, +CHUNK) and writes its picks, in order, to
+ * OUT[blockIdx.x * COUNT + m] and OUT_COST (particle -1: fewer entries than
+ * COUNT); one pass per pick, each the next in the order after the previous.
+ * INDEX gives the particle of each entry (NULL: the entry number), -1 entries
+ * are skipped: so one launch over the personal bests and one single-block
+ * launch over the blocks' picks select the swarm's COUNT best or worst.
+ * Island blockIdx.y's entries start at IN_STRIDE * y, its picks at
+ * OUT_STRIDE * y (all islands' selections in one launch). */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     select_kernel(const real *cost, const long long *index, long long n, long long chunk,
                   long long in_stride, long long out_stride, int worst, int count, long long *out,
@@ -567,6 +567,20 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   long long lo = (long long)blockIdx.x * chunk, hi = lo + chunk < n ? lo + chunk : n;
   select_block(cost, index, lo, hi, worst, count, out + (long long)blockIdx.x * count,
                out_cost + (long long)blockIdx.x * count, sh, last_c, last_i);
+}
+
+/* A migrant's element E (row M, coordinate D, value R, personal-best cost
+ * PC) of an edge island into the other ranks' messages in mapped host
+ * memory: message 0 for the rank's FIRST island, 1 for its LAST (both
+ * where one island is both), each COUNT rows (gather_kernel,
+ * emigrate_kernel). */
+__device__ void edge_out(real *edge_rows, real *edge_cost, bool first, bool last, int count,
+                         long long e, long long m, long long d, real r, real pc)
+{
+  if (first) edge_rows[e] = r;
+  if (last) edge_rows[(size_t)count * IPSO_PITCH + e] = r;
+  if (d == 0 && first) edge_cost[m] = pc;
+  if (d == 0 && last) edge_cost[count + m] = pc;
 }
 
 /* Every island's message out in one block (island blockIdx.x) where the
@@ -595,10 +609,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
     real r = s.p[(size_t)sel[m] * IPSO_PITCH + d];
     msg[e] = r;
-    if (first) edge_rows[e] = r;
-    if (last) edge_rows[(size_t)count * IPSO_PITCH + e] = r;
-    if (d == 0 && first) edge_cost[m] = s.pcost[sel[m]];
-    if (d == 0 && last) edge_cost[count + m] = s.pcost[sel[m]];
+    if (first || last) edge_out(edge_rows, edge_cost, first, last, count, e, m, d, r, sel_cost[m]);
   }
   if (victims > 0)
     select_block(s.pcost, NULL, 0, K.n, 1, victims, vsel + (size_t)k * (size_t)victims,
@@ -627,10 +638,8 @@ extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int
     real r = s.p[(size_t)idx[m] * IPSO_PITCH + d];
     if (buf) buf[e] = r;
     if (cost && d == 0) cost[m] = s.pcost[idx[m]];
-    if (first) edge_rows[e] = r;
-    if (last) edge_rows[(size_t)count * IPSO_PITCH + e] = r;
-    if (d == 0 && first) edge_cost[m] = s.pcost[idx[m]];
-    if (d == 0 && last) edge_cost[count + m] = s.pcost[idx[m]];
+    if (first || last)
+      edge_out(edge_rows, edge_cost, first, last, count, e, m, d, r, s.pcost[idx[m]]);
   }
 }
 

@@ -202,6 +202,15 @@ static int check_invariants(struct solver *s)
   return IPSO_OK;
 }
 
+/* Adds the time since *SINCE to the iterations' PHASE (--timings) and
+ * restarts the clock. */
+static void lap(struct solver *s, enum loop_phase phase, double *since)
+{
+  double now = wall_seconds();
+  s->loop[phase] += now - *since;
+  *since = now;
+}
+
 /* Stop flags seen by this rank at a segment end. */
 static int local_flags(struct solver *s)
 {
@@ -418,8 +427,8 @@ static int iterate(struct solver *s)
       IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
     else
       IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
-    double b = wall_seconds();
-    s->loop[LOOP_DEVICE] += b - a;
+    double b = wall_seconds(), at = a;
+    lap(s, LOOP_DEVICE, &at);
     s->slices++;
     int64_t n = last - first + 1;
     for (int k = 0; k < s->local; k++)
@@ -431,6 +440,7 @@ static int iterate(struct solver *s)
      * and the target (solver_record_segment), the slowest rank's time,
      * which sets everyone's next slice, and the stop flags, each 0 or -1,
      * whose minimum is their OR. */
+    _Static_assert(1 + FLAG_BITS <= SOLVER_RIDE, "the slice's values ride along");
     double ride[1 + FLAG_BITS];
     int mine = local_flags(s), flags = 0;
     ride[0] = -(b - a);
@@ -438,8 +448,7 @@ static int iterate(struct solver *s)
     int64_t hit;
     int done = last == max_it, segment_end = last == end;
     IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit, ride, 1 + FLAG_BITS));
-    double c = wall_seconds();
-    s->loop[LOOP_RECORD] += c - b;
+    lap(s, LOOP_RECORD, &at);
     slice = segment_next_slice(last - first + 1, -ride[0], budget);
     for (int i = 0; i < FLAG_BITS; i++)
       if (ride[1 + i] < 0) flags |= 1 << i;
@@ -449,17 +458,14 @@ static int iterate(struct solver *s)
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
-    double d = wall_seconds();
-    s->loop[LOOP_OUTPUT] += d - c;
+    lap(s, LOOP_OUTPUT, &at);
     if (s->links && segment_end && s->t % cfg->migration.interval == 0) {
       IPSO_TRY(solver_migrate(s));
-      if (!s->migrations++) s->first_migration = wall_seconds() - d;
+      if (!s->migrations++) s->first_migration = wall_seconds() - at;
     }
-    double e = wall_seconds();
-    s->loop[LOOP_MIGRATE] += e - d;
+    lap(s, LOOP_MIGRATE, &at);
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
-    double f = wall_seconds();
-    s->loop[LOOP_OTHER] += f - e;
+    lap(s, LOOP_OTHER, &at);
     if (s->out && cfg->output.snapshot_interval > 0 && s->t % cfg->output.snapshot_interval == 0)
       IPSO_TRY(write_snapshot(s));
     int stop = flags & (STOP_SIGNAL | STOP_TIME);
@@ -488,11 +494,9 @@ static int iterate(struct solver *s)
         s->ckpt_pending = 1;
       }
     }
-    double g = wall_seconds();
-    s->loop[LOOP_OUTPUT] += g - f;
-    progress_update(&s->prog, s->t, fitness_of(s, rank_best), evaluations_at(s, s->t),
-                    wall_seconds());
-    s->loop[LOOP_OTHER] += wall_seconds() - g;
+    lap(s, LOOP_OUTPUT, &at);
+    progress_update(&s->prog, s->t, fitness_of(s, rank_best), evaluations_at(s, s->t), at);
+    lap(s, LOOP_OTHER, &at);
     if (stop) {
       s->stop_signal = signals_pending();
       progress_finish(&s->prog);
@@ -508,12 +512,12 @@ static int iterate(struct solver *s)
 static void print_loop(const struct solver *s)
 {
   static const char *what[LOOP_PHASES] = {
-      "slices: launched and waited for", "history rows, reduction over ranks",
-      "migrations", "snapshots, checkpoints, result", "progress and the rest"};
+      "slices: launched and waited for", "history rows, reduction over ranks", "migrations",
+      "snapshots, checkpoints, result", "progress and the rest"};
   double all = 0;
   for (int i = 0; i < LOOP_PHASES; i++) all += s->loop[i];
-  printf("islandpso: the iterations (rank 0; %lld slices, %lld migrations)\n",
-         (long long)s->slices, (long long)s->migrations);
+  printf("islandpso: the iterations (rank 0; %lld slices, %lld migrations)\n", (long long)s->slices,
+         (long long)s->migrations);
   printf("  %-34s %8.4f s\n", "iteration 0 (history row, checks)", s->start_row);
   for (int i = 0; i < LOOP_PHASES; i++) {
     int64_t per = i == LOOP_MIGRATE ? s->migrations : s->slices;

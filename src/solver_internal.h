@@ -31,11 +31,11 @@ struct history {
 
 /* Where the iterations' time goes on the host (--timings). */
 enum loop_phase {
-  LOOP_DEVICE,   /* the slices: launched and waited for (the CPU's: computed) */
-  LOOP_RECORD,   /* the slices' history rows and the one reduction over the ranks */
-  LOOP_MIGRATE,  /* the migrations (with the exchange between ranks) */
-  LOOP_OUTPUT,   /* snapshots, checkpoints, the result on the run's path */
-  LOOP_OTHER,    /* the rest: progress, checks, commits */
+  LOOP_DEVICE,  /* the slices: launched and waited for (the CPU's: computed) */
+  LOOP_RECORD,  /* the slices' history rows and the one reduction over the ranks */
+  LOOP_MIGRATE, /* the migrations (with the exchange between ranks) */
+  LOOP_OUTPUT,  /* snapshots, checkpoints, the result on the run's path */
+  LOOP_OTHER,   /* the rest: progress, checks, commits */
   LOOP_PHASES
 };
 
@@ -81,7 +81,7 @@ struct solver {
   double loop[LOOP_PHASES]; /* seconds in each phase of the iterations (--timings) */
   int64_t slices, migrations;
   double first_migration, start_row; /* seconds: the first migration, iteration 0's row */
-  double deadline;          /* wall_seconds() by which to stop, or 0 */
+  double deadline;                   /* wall_seconds() by which to stop, or 0 */
   double last_checkpoint, checkpoint_cost, segment_cost;
   struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */
   int64_t ckpt_iteration;              /* of the checkpoint in flight or last written, or -1 */
@@ -124,8 +124,7 @@ void solver_history_free(struct history *h);
 int solver_flush_records(struct solver *s);
 /* Adds history rows for iterations FIRST..LAST (solver_records.c says more). */
 int solver_record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
-                          double seg_stop, int final, int64_t *target_hit, double *ride,
-                          int nride);
+                          double seg_stop, int final, int64_t *target_hit, double *ride, int nride);
 /* The most values that ride along with solver_record_segment's reduction. */
 #define SOLVER_RIDE 8
 /* Allocates the migration buffers and connects the ranks' ring. */

@@ -87,8 +87,7 @@ int solver_flush_records(struct solver *s)
  * also takes the minimum over all ranks of RIDE[0..nride) in place (the
  * solver's other values of a segment end ride along). */
 int solver_record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
-                          double seg_stop, int final, int64_t *target_hit, double *ride,
-                          int nride)
+                          double seg_stop, int final, int64_t *target_hit, double *ride, int nride)
 {
   const struct ipso_config *cfg = s->cfg;
   int64_t hi = cfg->output.history_interval, n = last - first + 1;

@@ -403,8 +403,8 @@ static void migrate_on_device(struct backend *dev, struct backend half[2], int K
   }
   for (int h = 0; h < 2; h++) {
     double *out[2] = {edge + (size_t)(2 * h) * n, edge + (size_t)(2 * h + 1) * n};
-    CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL,
-                                   round || h ? 0 : M, out) == IPSO_OK,
+    CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, round || h ? 0 : M,
+                                   out) == IPSO_OK,
           "migrate_out of half %d", h);
     for (int e = 0; e < 2; e++) {
       int k = h * H + (e ? H - 1 : 0);

@@ -370,7 +370,8 @@ static void check_whole_migration(const char *precision)
     }
     for (int h = 0; h < 2; h++) {
       double *out[2] = {edge[h][0], edge[h][1]};
-      CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, 0, out) == IPSO_OK,
+      CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, 0, out) ==
+                IPSO_OK,
             "migrate_out of half %d", h);
       CHECK(!memcmp(edge[h][0], msg[h * H], sizeof msg[0]) &&
                 !memcmp(edge[h][1], msg[h * H + H - 1], sizeof msg[0]),
