@@ -272,6 +272,7 @@ static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_stop, g->stream));
   IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_hist, g->s.hist, (size_t)all * sizeof(double),
                                   cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_hist, g->stream));
   g->step_first = first;
   g->step_last = last;
   g->step_stale = stale;
@@ -283,7 +284,8 @@ static int gpu_step_end(struct backend *b, double *best)
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
   int64_t last = g->step_last, n = last - g->step_first + 1;
-  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  /* The history, not what the stream holds after it (a migrate_out). */
+  IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_hist));
   memcpy(best, g->h_hist, (size_t)(n * g->count) * sizeof(double));
   if (g->step_stale) take_slots(g);
   for (int k = 0; k < g->count; k++) {
@@ -362,6 +364,7 @@ static void gpu_destroy(struct backend *b)
   if (g->prog.library) cudaLibraryUnload(g->prog.library);
   if (g->ev_start) cudaEventDestroy(g->ev_start);
   if (g->ev_stop) cudaEventDestroy(g->ev_stop);
+  if (g->ev_hist) cudaEventDestroy(g->ev_hist);
   if (g->stream) cudaStreamDestroy(g->stream);
   gpu_migrate_free(g);
   free(g->last_best);
@@ -393,6 +396,7 @@ static const struct backend_ops gpu_ops = {
     .pack_chosen = gpu_pack_chosen,
     .unpack_chosen = gpu_unpack_chosen,
     .migrate_out = gpu_migrate_out,
+    .migrate_edges = gpu_migrate_edges,
     .migrate_in = gpu_migrate_in,
     .migrate_sent = gpu_migrate_sent,
     .save_state = gpu_save,
@@ -560,6 +564,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = cudaEventCreate(&g->ev_start);
   if (e == cudaSuccess) e = cudaEventCreate(&g->ev_stop);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g->ev_hist, cudaEventDisableTiming);
   if (e != cudaSuccess)
     rc = IPSO_FAIL("cuda", "cannot use GPU %d: %s", g->device, cudaGetErrorString(e));
   timings_mark("GPU context");

@@ -9,8 +9,9 @@
  * written by the gather into mapped host memory, and the neighbouring
  * ranks' ones read from there by the islands that take them, so no copy
  * stands between the kernels and MPI; nothing waits for the device but
- * the edges, and while the host waits for them and exchanges them the
- * device chooses the victims. */
+ * the edges (migrate_edges), and the solver enqueues migrate_out right
+ * behind the iterations, so the device selects the messages and the
+ * victims while the host reads the iterations' history. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -391,7 +392,7 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   IPSO_TRY(gpu_reserve_device_migration(g, count));
   struct mig_layout L = mig_layout(g, g->mcap);
   char *h = g->h_mig;
-  size_t K = (size_t)g->count, c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es;
+  size_t K = (size_t)g->count, c = (size_t)count;
   /* The previous migration's copies from this part are long done (a step
    * waited for the device since). */
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
@@ -407,9 +408,9 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg,
                                        g->d_mcost, erows, ecost, g->stream));
   } else if (pick_blocks(g) == 1) {
-    /* Each island fits one block's selection: its message, and without
-     * edges to wait for its victims too, in one launch. */
-    g->vpre = !edge && victims > 0 && victims <= 2 * count ? victims : 0;
+    /* Each island fits one block's selection: its message and its victims
+     * in one launch. */
+    g->vpre = victims > 0 && victims <= 2 * count ? victims : 0;
     IPSO_CHECK_CUDA(ipso_launch_emigrate(&g->k, (unsigned)K, (unsigned)g->plan.map.block, g->s,
                                          count, g->d_msel, g->d_mcost, g->d_msg, erows, ecost,
                                          g->vpre, g->d_vsel, g->d_vcost, g->stream));
@@ -426,14 +427,30 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
     IPSO_TRY(select_into(g, 1, victims, g->d_vsel, g->d_vcost));
     g->vpre = victims;
   }
-  if (!edge) return IPSO_OK;
+  /* The host reads the edges in migrate_edges: nothing waits here, so the
+   * solver may enqueue this behind the iterations and read their history
+   * first. */
+  g->edge[0] = edge ? edge[0] : NULL;
+  g->edge[1] = edge ? edge[1] : NULL;
+  g->edge_count = count;
+  return IPSO_OK;
+}
+
+int gpu_migrate_edges(struct backend *b)
+{
+  struct gpu_swarm *g = b->impl;
+  if (!g->edge[0]) return IPSO_OK;
+  struct mig_layout L = mig_layout(g, g->mcap);
+  const char *h = g->h_mig;
+  size_t c = (size_t)g->edge_count, row = (size_t)g->plan.map.pitch * g->es;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
   for (int e = 0; e < 2; e++) {
     const char *costs = h + L.edge_costs + (size_t)e * c * g->es;
-    for (size_t m = 0; m < c; m++) edge[e][m] = gpu_real_get(costs, m, g->fl);
-    gpu_rows_from_real(edge[e] + c, h + L.edge_rows + (size_t)e * c * row, g->plan.map.pitch, c,
+    for (size_t m = 0; m < c; m++) g->edge[e][m] = gpu_real_get(costs, m, g->fl);
+    gpu_rows_from_real(g->edge[e] + c, h + L.edge_rows + (size_t)e * c * row, g->plan.map.pitch, c,
                        g->D, g->fl);
   }
+  g->edge[0] = g->edge[1] = NULL;
   return IPSO_OK;
 }
 

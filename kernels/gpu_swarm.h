@@ -60,8 +60,10 @@ struct gpu_swarm {
   char *d_hmig;             /* h_mig as the device addresses it */
   int vpre;                 /* victims per island migrate_out chose in d_vsel (0: none) */
   cudaEvent_t ev_mig[2];    /* after migrate_out's and migrate_in's last copies of h_mig */
-  int sent_pending;         /* a migration's sent costs are on their way to h_mig */
-  int carried_valid;        /* d_carried holds h_mig's links (uploaded, unchanged since) */
+  double *edge[2];   /* where migrate_edges writes the last migrate_out's edges (NULL: none) */
+  int edge_count;    /* their migrants */
+  int sent_pending;  /* a migration's sent costs are on their way to h_mig */
+  int carried_valid; /* d_carried holds h_mig's links (uploaded, unchanged since) */
   int64_t hist_cap;
   double *h_hist;                /* [hist_cap] pinned: the history a step copies back */
   int64_t step_first, step_last; /* the step begun (gpu_step_begin) */
@@ -69,6 +71,7 @@ struct gpu_swarm {
   double *last_best;             /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
+  cudaEvent_t ev_hist;           /* after the copy of its history (step_end waits for it) */
   /* The captured states (gpu_capture.c), one per slot (enum capture_slot):
    * a dense device copy of x, v, p, cost, pcost taken in the stream's
    * order, read by another thread through its own stream and pinned
@@ -108,6 +111,7 @@ int gpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index,
                       const double *cost, int64_t *replaced);
 int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,
                     double *const edge[2]);
+int gpu_migrate_edges(struct backend *b);
 int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,
                    const int64_t *replace, const double *const remote[2]);
 int gpu_migrate_sent(struct backend *b, double *sent);

@@ -63,7 +63,9 @@ struct backend_ops {
   /* Optional, both or neither (NULL: step): step() in two halves, so that
    * the host works while the device computes. step_begin enqueues
    * iterations FIRST..LAST; step_end waits for them and writes BEST as
-   * step() does. Between them only host work, no other operation. */
+   * step() does. Between them only host work and a migrate_out (enqueued
+   * after the iterations: the migration at their end, while the host reads
+   * their history). */
   int (*step_begin)(struct backend *b, int64_t first, int64_t last);
   int (*step_end)(struct backend *b, double *best);
   /* Island K's best particle, position included. */
@@ -96,7 +98,8 @@ struct backend_ops {
    * migration_message_len says): its COUNT best personal bests, or with
    * SELECT ([K * count]; island k's at [k * count]) those of the particles
    * drawn. EDGE (NULL where the backend holds the whole ring): island 0's
-   * message into EDGE[0] and island K-1's into EDGE[1], for the other ranks.
+   * message into EDGE[0] and island K-1's into EDGE[1], for the other ranks,
+   * there once migrate_edges has returned (at once where it is NULL).
    * VICTIMS > 0 (with REPLACE NULL and LINKS * COUNT = VICTIMS in the
    * migrate_in that follows): the backend may choose every island's worst
    * now, while the host exchanges the edges (the result is the same).
@@ -112,6 +115,9 @@ struct backend_ops {
    * migration, into SENT[K] (waits for it). */
   int (*migrate_out)(struct backend *b, int count, const int64_t *select, int victims,
                      double *const edge[2]);
+  /* Optional (NULL: migrate_out wrote the edges at once): waits for the
+   * EDGE messages of the last migrate_out. */
+  int (*migrate_edges)(struct backend *b);
   int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,
                     const int64_t *replace, const double *const remote[2]);
   int (*migrate_sent)(struct backend *b, double *sent);

@@ -421,12 +421,20 @@ static int iterate(struct solver *s)
     /* The host's work for the run's last slice (the GPU's: while it
      * computes; the CPU's: before). */
     int halves = s->b.ops->step_begin != NULL;
-    if (halves) IPSO_TRY(s->b.ops->step_begin(&s->b, first, last));
+    /* A migration after the slice: its messages out enqueued behind it
+     * (the GPU selects them while the host reads the history). */
+    int migrating = s->links && last == end && last % cfg->migration.interval == 0;
+    if (halves) {
+      IPSO_TRY(s->b.ops->step_begin(&s->b, first, last));
+      if (migrating) IPSO_TRY(solver_migrate_out(s, last));
+    }
     if (last == max_it) IPSO_TRY(prepare_last_rows(s, first, last));
-    if (halves)
+    if (halves) {
       IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
-    else
+    } else {
       IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
+      if (migrating) IPSO_TRY(solver_migrate_out(s, last));
+    }
     double b = wall_seconds(), at = a;
     lap(s, LOOP_DEVICE, &at);
     s->slices++;
@@ -459,8 +467,8 @@ static int iterate(struct solver *s)
     int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
     lap(s, LOOP_OUTPUT, &at);
-    if (s->links && segment_end && s->t % cfg->migration.interval == 0) {
-      IPSO_TRY(solver_migrate(s));
+    if (migrating) {
+      IPSO_TRY(solver_migrate_in(s));
       if (!s->migrations++) s->first_migration = wall_seconds() - at;
     }
     lap(s, LOOP_MIGRATE, &at);
@@ -647,6 +655,12 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
       rc = IPSO_FAIL("memory", "out of memory");
     for (int k = 0; rc == IPSO_OK && k < s.local; k++)
       rc = invariants_create(cfg, s.b.exact, s.N, &s.inv[k]);
+  }
+  /* The iterations' time starts when every rank is ready (a rank's later
+   * start-up is start-up, not the first slice's). */
+  if (rc == IPSO_OK && s.size > 1) {
+    int mrc = MPI_Barrier(comm);
+    if (mrc != MPI_SUCCESS) rc = ipso_mpi_fail("MPI_Barrier", mrc, __FILE__, __LINE__);
   }
   s.t0 = wall_seconds();
   if (rc == IPSO_OK && opt->timings && s.rank == 0)

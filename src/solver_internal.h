@@ -129,8 +129,11 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
 #define SOLVER_RIDE 8
 /* Allocates the migration buffers and connects the ranks' ring. */
 int solver_migration_setup(struct solver *s);
-/* One migration of every island of the rank on the global ring. */
-int solver_migrate(struct solver *s);
+/* One migration of every island of the rank on the global ring, after
+ * iteration T, in two halves: the messages out (enqueued, right after the
+ * iterations up to T are), then, with s->t = T, the migrants in. */
+int solver_migrate_out(struct solver *s, int64_t t);
+int solver_migrate_in(struct solver *s);
 /* Prints every island's device from rank 0. */
 int solver_report_devices(struct solver *s);
 /* Prints the final summary (rank 0). */

@@ -200,31 +200,47 @@ static int reserve_log(struct solver *s)
  * migrate_in: the GPU's on the device); only the messages of the rank's
  * first and last islands come to the host, for the previous and the next
  * rank (mpi/), whether the link carries them or not (the receiver knows).
- * The records' costs are taken when the records are written (take_sent). */
-int solver_migrate(struct solver *s)
+ * The records' costs are taken when the records are written (take_sent).
+ * In two halves: solver_migrate_out enqueues the messages out of the
+ * migration after iteration T (the GPU's right behind the iterations,
+ * before the host reads their history), and solver_migrate_in, once s->t
+ * is T, exchanges the edges and takes the migrants in. */
+int solver_migrate_out(struct solver *s, int64_t t)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int m = cfg->migration.migrants, K = s->local, L = s->links;
+  size_t n = (size_t)migration_message_len(m, s->D);
+  watchdog_beat("migrating", s->t);
+  IPSO_TRY(take_sent(s));
+  IPSO_TRY(reserve_log(s));
+  if (cfg->migration.select != IPSO_SELECT_BEST)
+    for (int k = 0; k < K; k++)
+      IPSO_TRY(migration_draw(cfg->run.seed, s->first + k, t, MIGRATION_DRAW_SELECT, s->N, m,
+                              s->drawn + (size_t)k * (size_t)m));
+  /* The first and last islands' messages out, for the previous and next
+   * ranks. */
+  double *edge[2] = {s->msg, s->msg + n};
+  /* With the worst replaced, the backend may choose them now. */
+  int victims = cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? L * m : 0;
+  return s->b.ops->migrate_out(&s->b, m,
+                               cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn, victims,
+                               s->rx ? edge : NULL);
+}
+
+int solver_migrate_in(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
   int m = cfg->migration.migrants, K = s->local, L = s->links;
   size_t n = (size_t)migration_message_len(m, s->D);
   const uint64_t seed = cfg->run.seed;
   watchdog_beat("migrating", s->t);
-  IPSO_TRY(take_sent(s));
-  IPSO_TRY(reserve_log(s));
-  if (cfg->migration.select != IPSO_SELECT_BEST)
-    for (int k = 0; k < K; k++)
-      IPSO_TRY(migration_draw(seed, s->first + k, s->t, MIGRATION_DRAW_SELECT, s->N, m,
-                              s->drawn + (size_t)k * (size_t)m));
   /* The first and last islands' messages out, the previous and next
    * ranks' in. */
-  double *edge[2] = {s->msg, s->msg + n};
   const double *remote[2] = {s->msg + 2 * n, s->msg + 3 * n};
-  /* With the worst replaced, the backend may choose them while the edges
-   * are exchanged. */
-  int victims = cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? L * m : 0;
-  IPSO_TRY(s->b.ops->migrate_out(&s->b, m,
-                                 cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn,
-                                 victims, s->rx ? edge : NULL));
-  if (s->rx) IPSO_TRY(ring_exchange(s->rx, edge[1], edge[0], s->msg + 2 * n, s->msg + 3 * n));
+  if (s->rx) {
+    if (s->b.ops->migrate_edges) IPSO_TRY(s->b.ops->migrate_edges(&s->b));
+    IPSO_TRY(ring_exchange(s->rx, s->msg + n, s->msg, s->msg + 2 * n, s->msg + 3 * n));
+  }
   const double probability = cfg->migration.probability;
   for (int k = 0; k < K; k++) {
     int island = s->first + k, src[2], to[2], open = 0;
@@ -244,10 +260,9 @@ int solver_migrate(struct solver *s)
         s->mlog[s->mn++] = (struct migration_record){s->t, island, to[l], NAN};
       }
   }
-  IPSO_TRY(s->b.ops->migrate_in(
-      &s->b, m, L, s->carried, cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? NULL : s->drawn,
-      s->rx ? remote : NULL));
-  return IPSO_OK;
+  return s->b.ops->migrate_in(&s->b, m, L, s->carried,
+                              cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? NULL : s->drawn,
+                              s->rx ? remote : NULL);
 }
 
 /* Prints every island's device, in global island order, from rank 0 (with

@@ -406,6 +406,8 @@ static void migrate_on_device(struct backend *dev, struct backend half[2], int K
     CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, round || h ? 0 : M,
                                    out) == IPSO_OK,
           "migrate_out of half %d", h);
+    CHECK(!half[h].ops->migrate_edges || half[h].ops->migrate_edges(&half[h]) == IPSO_OK,
+          "migrate_edges of half %d", h);
     for (int e = 0; e < 2; e++) {
       int k = h * H + (e ? H - 1 : 0);
       CHECK(!memcmp(out[e], cost[k], sizeof(double) * (size_t)M) &&
