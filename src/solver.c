@@ -532,8 +532,12 @@ static void print_loop(const struct solver *s)
     printf("  %-34s %8.4f s  %5.1f%%  %8.1f us each\n", what[i], s->loop[i],
            all > 0 ? 100 * s->loop[i] / all : 0.0, per > 0 ? 1e6 * s->loop[i] / (double)per : 0.0);
   }
-  if (s->migrations)
+  if (s->migrations) {
     printf("  %-34s %8.1f us\n", "of the migrations, the first", 1e6 * s->first_migration);
+    if (s->rx)
+      printf("  %-34s %8.1f us each\n", "of the migrations, edges exchanged",
+             1e6 * s->exchange_seconds / (double)s->migrations);
+  }
 }
 
 /* The end of a completed run: global best, result, summary, checkpoint. */

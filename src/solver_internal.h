@@ -81,6 +81,7 @@ struct solver {
   double loop[LOOP_PHASES]; /* seconds in each phase of the iterations (--timings) */
   int64_t slices, migrations;
   double first_migration, start_row; /* seconds: the first migration, iteration 0's row */
+  double exchange_seconds;  /* of the migrations: the edges waited for and exchanged */
   double deadline;                   /* wall_seconds() by which to stop, or 0 */
   double last_checkpoint, checkpoint_cost, segment_cost;
   struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */

@@ -238,8 +238,10 @@ int solver_migrate_in(struct solver *s)
    * ranks' in. */
   const double *remote[2] = {s->msg + 2 * n, s->msg + 3 * n};
   if (s->rx) {
+    double t0 = wall_seconds();
     if (s->b.ops->migrate_edges) IPSO_TRY(s->b.ops->migrate_edges(&s->b));
     IPSO_TRY(ring_exchange(s->rx, s->msg + n, s->msg, s->msg + 2 * n, s->msg + 3 * n));
+    s->exchange_seconds += wall_seconds() - t0;
   }
   const double probability = cfg->migration.probability;
   for (int k = 0; k < K; k++) {
