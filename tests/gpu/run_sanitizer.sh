@@ -5,8 +5,9 @@
 # racecheck and synccheck for the fused queue-lock kernels (block-, cluster-
 # and grid-resident, relaxed) and the reduction pair; the ring topology;
 # four islands on one GPU (grid-resident, one launch per iteration, and one
-# block per island); then the GPU test programs (IPSO_GPU_TEST_PROGRAMS)
-# under all three.
+# block per island); two ranks of four islands sharing the GPU (the edges
+# through mapped host memory); then the GPU test programs
+# (IPSO_GPU_TEST_PROGRAMS) under all three.
 . "$(dirname "$0")/gpu_common.sh"
 if ! command -v compute-sanitizer >/dev/null 2>&1; then
   echo "compute-sanitizer not found: skipped"; exit 77
@@ -92,6 +93,30 @@ for variant in queue_lock:strict:1:global:rastrigin:30 queue_lock:strict:0:globa
   "$IPSO_BIN" "$cfg" >/dev/null 2>&1
   for tool in memcheck racecheck synccheck; do
     check "$tool" "$cfg" "4 islands $obj D=$dims $kernel $sync resident=$resident $topo"
+  done
+done
+# Two ranks of 4 islands each sharing the GPU: the edge islands' messages
+# written into mapped host memory together with the victims (one launch),
+# read by the host after the history, and the other rank's read by the
+# islands that take them; best/worst and the random policies on a
+# bidirectional ring: all three tools, each rank under its own sanitizer.
+for policy in best random; do
+  extra=()
+  [ "$policy" = random ] && extra=('migration.select="random"' 'migration.policy="replace_random"' \
+    'migration.topology="bidirectional_ring"' migration.probability=0.7)
+  cfg=$work/ranks-$policy.toml
+  write_config "$cfg" rastrigin 30 333 float queue_lock strict 12 5 run.islands=8 \
+    migration.interval=3 migration.migrants=2 "${extra[@]}"
+  "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 2 "$IPSO_BIN" "$cfg" >/dev/null 2>&1
+  for tool in memcheck racecheck synccheck; do
+    n=$((n + 1))
+    label="$tool 2 ranks x 4 islands, $policy migration"
+    if out=$("$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 2 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$IPSO_BIN" "$cfg" 2>&1); then
+      echo "ok   $label"
+    else
+      echo "FAIL $label"; echo "$out" | grep -v "^islandpso" | head -20; fail=$((fail + 1))
+    fi
   done
 done
 export IPSO_GPU_RESIDENT=1 IPSO_GPU_TEST_SHORT=1
