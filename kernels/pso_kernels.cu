@@ -40,8 +40,10 @@
  * t reads slot (t-1)&1 (complete: it was written by the previous launch) and
  * improves slot t&1 under that slot's lock, so every particle sees the best
  * of t-1 and the result is the same on every run. The first block to take
- * the lock in iteration t copies the previous best forward; block 0 always
- * does, so slot t&1 holds the best of t after every launch. In relaxed mode
+ * the lock in iteration t copies the previous best forward; one block of
+ * every island always does (block 0 of a single island; with several, the
+ * block of linear index k for island k, in the grid's first wave), so slot
+ * t&1 holds the best of t after every launch. In relaxed mode
  * one slot is read live (without the lock, as the paper's enhanced variant
  * does) and written under the lock.
  *
@@ -68,6 +70,7 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
 {
   __shared__ block_shared sh;
   pdl_start();
+  const swarm_ptrs all = s;
   s = island_ptrs(s, blockIdx.y);
   int lane = threadIdx.x % IPSO_G;
   long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
@@ -126,8 +129,22 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   real bc;
   long long bi;
   if (threadIdx.x == 0) queue_best(sh, bc, bi);
-  publish_queue_lock(s, t, cur, gc, gi, g, bc, bi, !IPSO_RELAXED && blockIdx.x == 0, sh,
+  /* The copy forward (strict): with one island, block 0 with its own
+   * candidate; with several, island k's by the block of linear index k,
+   * which the GPU starts in its first wave, so that no island's copy waits
+   * for a block of the grid's last wave (island k's block 0 is there for
+   * the last islands: measured in BENCHMARKS.md). */
+  const bool several = gridDim.y > 1;
+  publish_queue_lock(s, t, cur, gc, gi, g, bc, bi, !IPSO_RELAXED && !several && blockIdx.x == 0, sh,
                      s.hist + (t - first));
+  const unsigned int linear = blockIdx.x + gridDim.x * blockIdx.y;
+  if (!IPSO_RELAXED && several && linear < gridDim.y) {
+    __syncthreads();
+    const swarm_ptrs o = island_ptrs(all, linear);
+    publish_queue_lock(o, t, cur, o.gb[prev].cost, o.gb[prev].idx,
+                       o.gpos + (size_t)prev * IPSO_PITCH, (real)IPSO_INF, -1, true, sh,
+                       o.hist + (t - first));
+  }
 }
 
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
@@ -508,8 +525,8 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm
  * [LO, HI) into OUT[m] and OUT_COST[m] (thread 0 writes them; the block's
  * threads see them after its last barrier). LAST_C, LAST_I: shared. */
 __device__ void select_block(const real *cost, const long long *index, long long lo, long long hi,
-                             int worst, int count, long long *out, real *out_cost,
-                             block_shared &sh, real &last_c, long long &last_i)
+                             int worst, int count, long long *out, real *out_cost, block_shared &sh,
+                             real &last_c, long long &last_i)
 {
   if (threadIdx.x == 0) last_i = -1;
   __syncthreads();
