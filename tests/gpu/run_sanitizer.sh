@@ -13,9 +13,10 @@ if ! command -v compute-sanitizer >/dev/null 2>&1; then
   echo "compute-sanitizer not found: skipped"; exit 77
 fi
 fail=0 n=0
+launch=() # a launcher for check (mpirun and its options), or none
 check() { # check TOOL CONFIG LABEL
   n=$((n + 1))
-  if out=$(compute-sanitizer --tool "$1" --error-exitcode 9 "$IPSO_BIN" "$2" 2>&1); then
+  if out=$("${launch[@]}" compute-sanitizer --tool "$1" --error-exitcode 9 "$IPSO_BIN" "$2" 2>&1); then
     echo "ok   $1 $3"
   else
     echo "FAIL $1 $3"; echo "$out" | grep -v "^islandpso" | head -20; fail=$((fail + 1))
@@ -107,17 +108,12 @@ for policy in best random; do
   cfg=$work/ranks-$policy.toml
   write_config "$cfg" rastrigin 30 333 float queue_lock strict 12 5 run.islands=8 \
     migration.interval=3 migration.migrants=2 "${extra[@]}"
-  "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 2 "$IPSO_BIN" "$cfg" >/dev/null 2>&1
+  launch=("$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 2)
+  "${launch[@]}" "$IPSO_BIN" "$cfg" >/dev/null 2>&1
   for tool in memcheck racecheck synccheck; do
-    n=$((n + 1))
-    label="$tool 2 ranks x 4 islands, $policy migration"
-    if out=$("$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 2 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-      "$IPSO_BIN" "$cfg" 2>&1); then
-      echo "ok   $label"
-    else
-      echo "FAIL $label"; echo "$out" | grep -v "^islandpso" | head -20; fail=$((fail + 1))
-    fi
+    check "$tool" "$cfg" "2 ranks x 4 islands, $policy migration"
   done
+  launch=()
 done
 export IPSO_GPU_RESIDENT=1 IPSO_GPU_TEST_SHORT=1
 # Snapshots and checkpoints written in the background (the state captured
