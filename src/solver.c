@@ -418,18 +418,23 @@ static int iterate(struct solver *s)
     int64_t last = end - s->t > slice ? s->t + slice : end;
     watchdog_beat("computing", s->t);
     double a = wall_seconds();
-    /* The host's work for the run's last slice, and a migration's
-     * messages out after it, enqueued behind it (the GPU's: while it
-     * computes and selects them; the CPU's: after). */
+    /* The host's work for the run's last slice (the GPU's: while it
+     * computes; the CPU's: before). */
     int halves = s->b.ops->step_begin != NULL;
+    /* A migration after the slice: its messages out enqueued behind it
+     * (the GPU selects them while the host reads the history). */
     int migrating = s->links && last == end && last % cfg->migration.interval == 0;
-    if (halves)
+    if (halves) {
       IPSO_TRY(s->b.ops->step_begin(&s->b, first, last));
-    else
-      IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
-    if (migrating) IPSO_TRY(solver_migrate_out(s, last));
+      if (migrating) IPSO_TRY(solver_migrate_out(s, last));
+    }
     if (last == max_it) IPSO_TRY(prepare_last_rows(s, first, last));
-    if (halves) IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
+    if (halves) {
+      IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
+    } else {
+      IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
+      if (migrating) IPSO_TRY(solver_migrate_out(s, last));
+    }
     double b = wall_seconds(), at = a;
     lap(s, LOOP_DEVICE, &at);
     s->slices++;
