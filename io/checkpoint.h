@@ -96,6 +96,16 @@ int checkpoint_commit(struct checkpoint_writer *w);
 /* Seconds the I/O thread of the last committed checkpoint took. */
 double checkpoint_writer_seconds(const struct checkpoint_writer *w);
 
+/* Where the I/O threads of the last committed checkpoint spent their time,
+ * in seconds summed over the THREADS threads (--timings): filling the
+ * buffer (the copy from the GPU), the checksums, the writes (pwrite and the
+ * start of their write-back) and the flush (fsync) of the last thread. */
+struct checkpoint_phases {
+  double fill, sums, writes, flush;
+  int threads;
+};
+void checkpoint_writer_phases(const struct checkpoint_writer *w, struct checkpoint_phases *p);
+
 /* Reads checkpoint PATH into this rank's islands S (allocated here, the
  * islands one after the other) and INFO; any number of ranks that divides
  * the island count reads a checkpoint of the same islands.

@@ -82,6 +82,7 @@ struct checkpoint_writer {
   int err;        /* errno of the failed step, or 0 */
   char what[256]; /* the failed step */
   double t_start, t_end, seconds;
+  struct checkpoint_phases phases; /* summed by the threads under lock */
 };
 
 static double now_seconds(void)
@@ -150,6 +151,12 @@ double checkpoint_writer_seconds(const struct checkpoint_writer *w)
   return w ? w->seconds : 0;
 }
 
+void checkpoint_writer_phases(const struct checkpoint_writer *w, struct checkpoint_phases *p)
+{
+  memset(p, 0, sizeof *p);
+  if (w) *p = w->phases;
+}
+
 /* Records the failed step of a thread (the first one). */
 static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -177,11 +184,15 @@ static void *job_run(void *arg)
   struct checkpoint_writer *w = me->w;
   const struct swarm_state *s = &w->buf;
   uint64_t piece = 0;
+  struct checkpoint_phases mine_t = {0, 0, 0, 0, 1};
+  double t0 = now_seconds(), t1;
   int e;
   if (w->fill.fn && w->fill.fn(w->fill.ctx, &w->buf) != IPSO_OK) {
     job_fail(w, EIO, "copying the state to the host");
     goto out;
   }
+  t1 = now_seconds();
+  mine_t.fill = t1 - t0;
   if (w->thread_sums)
     for (int k = 0; k < w->K; k++) w->sums[k] = FNV_OFFSET;
   for (int a = 0; a < STATE_ARRAYS; a++) {
@@ -201,9 +212,13 @@ static void *job_run(void *arg)
           job_fail(w, ECANCELED, "stopped");
           goto out;
         }
-        if (w->thread_sums)
+        if (w->thread_sums) {
           w->sums[k] = checkpoint_fnv1a_doubles(w->sums[k], (const double *)(mine + off),
                                                 (int64_t)(len / sizeof(double)), CHECKSUM_WORDS);
+          t0 = now_seconds();
+          mine_t.sums += t0 - t1;
+          t1 = t0;
+        }
         if ((e = h5u_pwrite_all(w->fd, mine + off, len, base + off)) != 0) {
           job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
                    base + off + len);
@@ -214,19 +229,31 @@ static void *job_run(void *arg)
          * (advisory: fsync reports what fails). */
         sync_file_range(w->fd, (off_t)(base + off), (off_t)len, SYNC_FILE_RANGE_WRITE);
 #endif
+        t0 = now_seconds();
+        mine_t.writes += t0 - t1;
+        t1 = t0;
         if (w->delay_ms > 0) {
           struct timespec ts = {w->delay_ms / 1000, (w->delay_ms % 1000) * 1000000L};
           nanosleep(&ts, NULL);
+          t1 = now_seconds();
         }
       }
     }
   }
 out:
+  pthread_mutex_lock(&w->lock);
+  w->phases.fill += mine_t.fill;
+  w->phases.sums += mine_t.sums;
+  w->phases.writes += mine_t.writes;
+  pthread_mutex_unlock(&w->lock);
   if (atomic_fetch_add(&w->finished, 1) + 1 < w->threads) return NULL;
   struct stat sb;
   if (!atomic_load(&w->failed)) {
-    if (fsync(w->fd) != 0)
-      job_fail(w, errno, "flushing to disk");
+    t0 = now_seconds();
+    int synced = fsync(w->fd) == 0 ? 0 : errno;
+    w->phases.flush = now_seconds() - t0;
+    if (synced)
+      job_fail(w, synced, "flushing to disk");
     else if (fstat(w->fd, &sb) != 0)
       job_fail(w, errno, "examining");
     else if ((uint64_t)sb.st_size < w->file_end)
@@ -343,6 +370,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   atomic_store(&w->finished, 0);
   w->iteration = info->iteration;
   w->thread_sums = !wait;
+  memset(&w->phases, 0, sizeof w->phases);
   if (fill && fill->fn && !wait) w->fill = *fill;
   int want = wait ? (w->cores < WAITED_THREADS ? w->cores : WAITED_THREADS) : 1;
   w->t_start = now_seconds();
@@ -351,6 +379,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
   w->threads = want;
+  w->phases.threads = want;
   w->started = 0;
   for (int j = 0; j < want; j++) {
     w->thread[j].w = w;

@@ -135,6 +135,7 @@ static int start_checkpoint(struct solver *s, int how)
     IPSO_TRY(s->b.ops->capture_state(&s->b, CAPTURE_CHECKPOINT, &captured));
   }
   if (!captured) IPSO_TRY(fetch_state_into(s, buf));
+  if (how == CKPT_FINAL) timings_mark("final checkpoint: state to host");
   struct state_fill fill = {read_captured, s};
   watchdog_beat("writing a checkpoint", s->t);
   struct checkpoint_info info = {
@@ -162,8 +163,13 @@ static int write_checkpoint(struct solver *s, int how)
 {
   IPSO_TRY(commit_checkpoint(s));
   IPSO_TRY(start_checkpoint(s, how));
-  if (how == CKPT_FINAL && s->ckw) backend_end(&s->b);
-  return commit_checkpoint(s);
+  if (how != CKPT_FINAL) return commit_checkpoint(s);
+  timings_mark("final checkpoint: file created");
+  if (s->ckw) backend_end(&s->b);
+  timings_mark("final checkpoint: backend ended");
+  int rc = commit_checkpoint(s);
+  timings_mark("final checkpoint: written, renamed");
+  return rc;
 }
 
 /* The snapshot's fill (h5out.h): the capture taken by write_snapshot. */
@@ -540,6 +546,20 @@ static void print_loop(const struct solver *s)
   }
 }
 
+/* Where the I/O threads of the last checkpoint went (--timings). */
+static void print_last_checkpoint(const struct solver *s)
+{
+  struct checkpoint_phases p;
+  checkpoint_writer_phases(s->ckw, &p);
+  if (!p.threads) return;
+  printf("islandpso: the last checkpoint's I/O (rank 0, %d thread%s, seconds summed over them)\n",
+         p.threads, p.threads > 1 ? "s" : "");
+  printf("  %-34s %8.4f s\n", "state copied from the GPU", p.fill);
+  printf("  %-34s %8.4f s\n", "checksums", p.sums);
+  printf("  %-34s %8.4f s\n", "writes", p.writes);
+  printf("  %-34s %8.4f s\n", "flush to disk (fsync)", p.flush);
+}
+
 /* The end of a completed run: global best, result, summary, checkpoint. */
 static int finish(struct solver *s)
 {
@@ -679,6 +699,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (rc == IPSO_OK) {
     rc = finish(&s);
     timings_mark("result and final checkpoint");
+    if (opt->timings && s.rank == 0) print_last_checkpoint(&s);
   } else if (rc == IPSO_STOPPED) {
     if (s.rank == 0) {
       const char *why = s.stop_signal ? strsignal(s.stop_signal) : "the time limit";
