@@ -17,8 +17,10 @@
  *                      lengths [P] int64
  *   /position, /velocity, /pbest_position  [islands*N, D] float64
  *   /cost, /pbest_cost [islands*N] float64, costs (lower is better)
- *   /checksum          [islands] uint64, FNV-1a of each island's rows of the
- *                      five arrays above, in that order
+ *   /checksum          [islands] uint64, each island's checksum over its rows
+ *                      of the five arrays above, in that order
+ *                      (checkpoint_internal.h: FNV-1a per piece, then over
+ *                      the pieces)
  *
  * Rows are island-major in global island order: island i owns rows
  * i*N .. (i+1)*N - 1, wherever it ran (rank r writes the rows of its
@@ -63,13 +65,27 @@ uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum c
   return h;
 }
 
+uint64_t checkpoint_piece_sum(const double *x, int64_t n)
+{
+  return checkpoint_fnv1a_doubles(FNV_OFFSET, x, n, CHECKSUM_WORDS);
+}
+
+uint64_t checkpoint_sum_array(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
+{
+  if (k != CHECKSUM_PIECES) return checkpoint_fnv1a_doubles(h, x, n, k);
+  for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS)
+    h = checkpoint_fold_piece(
+        h, checkpoint_piece_sum(x + at, n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS));
+  return h;
+}
+
 /* The checksum of one island: its rows of the five arrays, in file order. */
 uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k)
 {
   uint64_t h = FNV_OFFSET;
   for (int a = 0; a < STATE_ARRAYS; a++)
-    h = checkpoint_fnv1a_doubles(h, state_array_data(&state_arrays[a], s),
-                                 s->particles * state_array_width(&state_arrays[a], s->dims), k);
+    h = checkpoint_sum_array(h, state_array_data(&state_arrays[a], s),
+                             s->particles * state_array_width(&state_arrays[a], s->dims), k);
   return h;
 }
 
@@ -230,7 +246,7 @@ static int write_file(struct h5u_file *f, const struct ipso_config *cfg,
   if (f->writer) {
     hsize_t dims[1] = {(hsize_t)islands};
     hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? islands : 0), 0};
-    dset = h5u_create_dataset(f, f->id, "checksum", H5T_STD_U64LE, 1, dims, 0, CHECKSUM_UNITS_WORDS,
+    dset = h5u_create_dataset(f, f->id, "checksum", H5T_STD_U64LE, 1, dims, 0, CHECKSUM_UNITS_PIECES,
                               "checksum of each island's rows of position, velocity, "
                               "pbest_position, cost and pbest_cost, in that order");
     if (dset < 0 || h5u_write(f, dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto done;
@@ -285,7 +301,7 @@ static int read_back(const char *tmp, int islands, int64_t particles, int dims,
       if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
           H5Dread(dset, state_array_mem_type(sa), mspace, fspace, H5P_DEFAULT, buf) < 0)
         goto hdf5_failed;
-      h[i] = checkpoint_fnv1a_doubles(h[i], buf, particles * cols, CHECKSUM_WORDS);
+      h[i] = checkpoint_sum_array(h[i], buf, particles * cols, CHECKSUM_PIECES);
     }
     H5Sclose(mspace);
     H5Sclose(fspace);
@@ -424,7 +440,7 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
   }
   for (int k = 0; k < K; k++) {
     struct swarm_state v = swarm_state_island(s, N, k);
-    mine[k] = checkpoint_island_checksum(&v, CHECKSUM_WORDS);
+    mine[k] = checkpoint_island_checksum(&v, CHECKSUM_PIECES);
   }
   rc = MPI_Gather(mine, K, MPI_UINT64_T, sums, K, MPI_UINT64_T, 0, comm);
   free(mine);

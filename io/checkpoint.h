@@ -39,11 +39,11 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
                      const struct checkpoint_info *info, const struct swarm_state *s);
 
 /* Asynchronous checkpoints (checkpoint_async.c). The state is copied into
- * the writer's host buffer, checkpoint_start creates the temporary file
- * with HDF5 (every attribute written, every dataset allocated) and hands
- * the rank's rows to the rank's I/O thread, which writes them with
- * pwrite() at the datasets' offsets, sums each island and flushes the file
- * to disk, while the run goes on; checkpoint_commit waits for the thread,
+ * the writer's host buffer (or read by the I/O threads from a capture),
+ * checkpoint_start creates the temporary file with HDF5 (every attribute
+ * written, every dataset allocated) and hands the rank's rows to the rank's
+ * I/O threads, which write them with pwrite() at the datasets' offsets,
+ * sum them and flush the file to disk, while the run goes on; checkpoint_commit waits for the thread,
  * and once every rank's thread has finished writes the checksums and makes
  * the file the checkpoint (temporary name, flush, rename, previous kept).
  * At most one checkpoint is in flight. The thread calls neither HDF5 nor
@@ -64,19 +64,32 @@ void checkpoint_writer_free(struct checkpoint_writer *w);
  * is in flight. */
 int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **buf);
 
+/* How the caller of checkpoint_start goes on. */
+enum checkpoint_mode {
+  CHECKPOINT_BACKGROUND, /* the run goes on: one I/O thread, so the run keeps its cores */
+  CHECKPOINT_WAIT,       /* the caller commits at once (a stop): the buffer filled
+                            first, several threads */
+  CHECKPOINT_LAST        /* the run's end: several threads; the caller may end the
+                            backend once checkpoint_wait_read returns */
+};
+
 /* Starts writing a checkpoint of the buffer with INFO (collective); FILL,
- * when not NULL, fills the buffer first: the I/O thread calls it before
- * writing, so the run's thread does not wait for the copy (where the
- * caller waits anyway it is called at once). WAIT:
- * the caller commits at once with nothing else to do (a stop), so it
- * takes the checksums itself while the I/O thread writes, rather than
- * leaving both to the thread, and returns when they are taken. Where
- * the asynchronous path cannot be taken (serial HDF5 on several ranks, a
- * big-endian host) it writes the checkpoint whole with checkpoint_write
- * and nothing is left in flight. IPSO_ERR_RUNTIME with the path and the
- * reason on failure, leaving the previous checkpoint in place. */
-int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info, int wait,
-                     const struct state_fill *fill);
+ * when not NULL, fills it instead: the I/O threads read the state through
+ * FILL->piece (no host copy of the state at all) where it is given, else
+ * call FILL->fn before writing, so the run's thread does not wait for the
+ * copy (with CHECKPOINT_WAIT it is called at once). The threads sum each
+ * piece as they write it. Where the asynchronous path cannot be taken
+ * (serial HDF5 on several ranks, a big-endian host) it writes the
+ * checkpoint whole with checkpoint_write and nothing is left in flight.
+ * IPSO_ERR_RUNTIME with the path and the reason on failure, leaving the
+ * previous checkpoint in place. */
+int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info,
+                     enum checkpoint_mode mode, const struct state_fill *fill);
+
+/* Returns once this rank's I/O threads have read and written every piece
+ * of the checkpoint in flight (or failed): FILL is not called any more,
+ * only the flush is left. */
+void checkpoint_wait_read(struct checkpoint_writer *w);
 
 /* Whether a checkpoint was started and not yet committed (the same on every
  * rank). */

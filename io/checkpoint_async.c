@@ -1,12 +1,13 @@
 /* Asynchronous checkpoints (checkpoint.h): the main thread creates the
  * temporary file with HDF5, every attribute written and every dataset
- * allocated (contiguous, never filled), and closes it; then one I/O thread
- * per rank writes the rank's rows of each array with pwrite() at the
- * datasets' offsets, sums each island from the host buffer as it writes
- * and flushes the file to disk. (A checkpoint that the caller waits for, a
- * stop's, is written by up to WAITED_THREADS threads sharing its pieces
- * while the caller sums; the final one is started as a periodic one, so
- * that the caller can end the backend meanwhile.) The thread calls neither HDF5 (not
+ * allocated (contiguous, never filled), and closes it; then the rank's I/O
+ * threads write the rank's rows of each array with pwrite() at the
+ * datasets' offsets, in pieces of STATE_PIECE_ELEMENTS (the i-th of n
+ * threads takes every n-th piece), each piece read from the host buffer or
+ * straight from the backend's capture (state_fill.piece) and summed as it
+ * is written, and the last thread to finish flushes the file to disk. A
+ * periodic checkpoint has one thread (the run keeps its cores); a stop's
+ * and the run's last have up to IO_THREADS. The threads call neither HDF5 (not
  * thread-safe here) nor MPI (initialised MPI_THREAD_FUNNELED). Once every
  * rank's thread has finished, rank 0 reads the file's structure back (a
  * metadata write that MPI-IO reported as done must be in the file), writes
@@ -40,13 +41,9 @@
 #include "log.h"
 #include "state_arrays.h"
 
-/* Bytes one pwrite() moves; the thread sums and starts the write-back of
- * each piece as it goes. */
-#define PIECE_BYTES (INT64_C(8) << 20)
-
-/* I/O threads of a checkpoint that the caller waits for (a stop's): they
- * share its pieces, the caller sums. One otherwise. */
-#define WAITED_THREADS 4
+/* I/O threads of a checkpoint that the caller waits for (a stop's, the
+ * run's last): they share its pieces. One otherwise. */
+#define IO_THREADS STATE_PIECE_READERS
 
 /* The datasets whose bytes the threads write, then the checksums. */
 #define CK_DATASETS (STATE_ARRAYS + 1)
@@ -57,9 +54,8 @@ struct checkpoint_writer {
   int rank, size, islands, K; /* K islands on this rank */
   int64_t N;                  /* particles per island */
   int dims;
-  int async;       /* the pwrite path can be taken */
-  int thread_sums; /* the I/O thread takes the checksums (else the caller, while it writes) */
-  int cores;       /* online */
+  int async; /* the pwrite path can be taken */
+  int cores; /* online */
   char tmp[IPSO_PATH_MAX], prev[IPSO_PATH_MAX];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS: tests only */
@@ -72,13 +68,15 @@ struct checkpoint_writer {
     struct checkpoint_writer *w;
     int index;
     pthread_t id;
-  } thread[WAITED_THREADS];
+  } thread[IO_THREADS];
   pthread_mutex_t lock; /* err and what */
   int fd;
   uint64_t offset[CK_DATASETS]; /* of each dataset's data in the file */
   uint64_t file_end;            /* the end of the last dataset's data */
   uint64_t *sums;               /* [K] this rank's islands' checksums */
-  atomic_int done, cancel, failed, finished;
+  int64_t pieces;               /* of one island, all arrays */
+  uint64_t *piece_sums;         /* [K * pieces] their sums, in file order */
+  atomic_int done, cancel, failed, finished, read;
   int err;        /* errno of the failed step, or 0 */
   char what[256]; /* the failed step */
   double t_start, t_end, seconds;
@@ -118,7 +116,13 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
     free(w);
     return IPSO_FAIL("checkpoint", "checkpoint path '%s' is too long", path);
   }
-  if (!(w->sums = malloc((size_t)w->K * sizeof *w->sums))) {
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    int64_t n = w->N * state_array_width(&state_arrays[a], w->dims);
+    w->pieces += (n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS;
+  }
+  if (!(w->sums = malloc((size_t)w->K * sizeof *w->sums)) ||
+      !(w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums))) {
+    free(w->sums);
     free(w);
     return IPSO_FAIL("checkpoint", "out of memory");
   }
@@ -175,8 +179,9 @@ static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
 }
 
 /* An I/O thread: its share of this rank's rows of each array (island by
- * island, in pieces: every n-th piece of n threads), with one thread each
- * island's checksum over them in file order; the last to finish flushes
+ * island, in pieces: every n-th piece of n threads), each piece read (from
+ * the capture, or the buffer once filled), summed and written; the last
+ * thread to finish folds the pieces' sums into the islands' and flushes
  * the file to disk. */
 static void *job_run(void *arg)
 {
@@ -187,39 +192,46 @@ static void *job_run(void *arg)
   struct checkpoint_phases mine_t = {0, 0, 0, 0, 1};
   double t0 = now_seconds(), t1;
   int e;
-  if (w->fill.fn && w->fill.fn(w->fill.ctx, &w->buf) != IPSO_OK) {
+  if (!w->fill.piece && w->fill.fn && w->fill.fn(w->fill.ctx, &w->buf) != IPSO_OK) {
     job_fail(w, EIO, "copying the state to the host");
     goto out;
   }
   t1 = now_seconds();
   mine_t.fill = t1 - t0;
-  if (w->thread_sums)
-    for (int k = 0; k < w->K; k++) w->sums[k] = FNV_OFFSET;
-  for (int a = 0; a < STATE_ARRAYS; a++) {
+  for (int a = 0, first_piece = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
-    const int64_t width = state_array_width(sa, w->dims);
-    const uint64_t block = (uint64_t)(w->N * width) * sizeof(double);
+    const int64_t width = state_array_width(sa, w->dims), n = w->N * width;
+    const uint64_t block = (uint64_t)n * sizeof(double);
     const char *data = (const char *)state_array_data(sa, s);
+    const int pieces = (int)((n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS);
     for (int k = 0; k < w->K; k++) {
       const uint64_t island = (uint64_t)w->rank * (uint64_t)w->K + (uint64_t)k;
       const uint64_t base = w->offset[a] + island * block;
-      const char *mine = data + (uint64_t)k * block;
-      for (uint64_t off = 0; off < block; off += PIECE_BYTES) {
-        uint64_t len = block - off < (uint64_t)PIECE_BYTES ? block - off : (uint64_t)PIECE_BYTES;
+      for (int p = 0; p < pieces; p++) {
+        const int64_t at = (int64_t)p * STATE_PIECE_ELEMENTS;
+        const int64_t count = n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
+        const uint64_t off = (uint64_t)at * sizeof(double), len = (uint64_t)count * sizeof(double);
+        const double *src = (const double *)(data + (uint64_t)k * block + off);
         if (piece++ % (uint64_t)w->threads != (uint64_t)me->index) continue;
         if (atomic_load(&w->failed)) goto out;
         if (atomic_load_explicit(&w->cancel, memory_order_relaxed)) {
           job_fail(w, ECANCELED, "stopped");
           goto out;
         }
-        if (w->thread_sums) {
-          w->sums[k] = checkpoint_fnv1a_doubles(w->sums[k], (const double *)(mine + off),
-                                                (int64_t)(len / sizeof(double)), CHECKSUM_WORDS);
+        if (w->fill.piece) {
+          if (w->fill.piece(w->fill.ctx, me->index, a, (int64_t)k * n + at, count, &src) != IPSO_OK) {
+            job_fail(w, EIO, "copying %s to the host", sa->name);
+            goto out;
+          }
           t0 = now_seconds();
-          mine_t.sums += t0 - t1;
+          mine_t.fill += t0 - t1;
           t1 = t0;
         }
-        if ((e = h5u_pwrite_all(w->fd, mine + off, len, base + off)) != 0) {
+        w->piece_sums[(int64_t)k * w->pieces + first_piece + p] = checkpoint_piece_sum(src, count);
+        t0 = now_seconds();
+        mine_t.sums += t0 - t1;
+        t1 = t0;
+        if ((e = h5u_pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
           job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
                    base + off + len);
           goto out;
@@ -239,6 +251,7 @@ static void *job_run(void *arg)
         }
       }
     }
+    first_piece += pieces;
   }
 out:
   pthread_mutex_lock(&w->lock);
@@ -246,9 +259,15 @@ out:
   w->phases.sums += mine_t.sums;
   w->phases.writes += mine_t.writes;
   pthread_mutex_unlock(&w->lock);
+  atomic_fetch_add_explicit(&w->read, 1, memory_order_release);
   if (atomic_fetch_add(&w->finished, 1) + 1 < w->threads) return NULL;
   struct stat sb;
   if (!atomic_load(&w->failed)) {
+    for (int k = 0; k < w->K; k++) {
+      w->sums[k] = FNV_OFFSET;
+      for (int64_t p = 0; p < w->pieces; p++)
+        w->sums[k] = checkpoint_fold_piece(w->sums[k], w->piece_sums[(int64_t)k * w->pieces + p]);
+    }
     t0 = now_seconds();
     int synced = fsync(w->fd) == 0 ? 0 : errno;
     w->phases.flush = now_seconds() - t0;
@@ -263,6 +282,15 @@ out:
   w->t_end = now_seconds();
   atomic_store_explicit(&w->done, 1, memory_order_release);
   return NULL;
+}
+
+void checkpoint_wait_read(struct checkpoint_writer *w)
+{
+  if (!w || !w->in_flight) return;
+  while (atomic_load_explicit(&w->read, memory_order_acquire) < w->threads) {
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+  }
 }
 
 /* Creates the temporary file with HDF5 (writers, collective with parallel
@@ -299,7 +327,7 @@ static int create_file(struct checkpoint_writer *w, const struct checkpoint_info
   }
   hsize_t n[1] = {(hsize_t)w->islands};
   dsets[STATE_ARRAYS] = h5u_create_dataset_allocated(
-      &f, f.id, "checksum", H5T_STD_U64LE, 1, n, CHECKSUM_UNITS_WORDS,
+      &f, f.id, "checksum", H5T_STD_U64LE, 1, n, CHECKSUM_UNITS_PIECES,
       "checksum of each island's rows of position, velocity, pbest_position, cost and "
       "pbest_cost, in that order");
   if (dsets[STATE_ARRAYS] < 0) goto done;
@@ -323,17 +351,36 @@ done:
   return st;
 }
 
-int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info, int wait,
-                     const struct state_fill *fill)
+/* Fills the buffer on the caller's thread, whole or piece by piece. */
+static int fill_now(struct checkpoint_writer *w, const struct state_fill *fill)
 {
+  if (fill->fn) return fill->fn(fill->ctx, &w->buf);
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const int64_t n = (int64_t)w->K * w->N * state_array_width(&state_arrays[a], w->dims);
+    double *to = state_array_data(&state_arrays[a], &w->buf);
+    for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS) {
+      const int64_t count = n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
+      const double *from;
+      IPSO_TRY(fill->piece(fill->ctx, 0, a, at, count, &from));
+      memcpy(to + at, from, (size_t)count * sizeof(double));
+    }
+  }
+  return IPSO_OK;
+}
+
+int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info,
+                     enum checkpoint_mode mode, const struct state_fill *fill)
+{
+  const int wait = mode == CHECKPOINT_WAIT;
   const char *path = w->cfg->output.checkpoint;
   int st = IPSO_OK, rc;
   if (w->in_flight) return IPSO_FAIL("checkpoint", "'%s': a checkpoint is already in flight", path);
   if (!w->buf.position) return IPSO_FAIL("checkpoint", "'%s': nothing to write", path);
   memset(&w->fill, 0, sizeof w->fill);
+  if (fill && !fill->fn && !fill->piece) fill = NULL;
   /* Filled now where the caller waits anyway (one thread fills, then any
    * number write). */
-  if (fill && fill->fn && (wait || !w->async)) IPSO_TRY(fill->fn(fill->ctx, &w->buf));
+  if (fill && (wait || !w->async)) IPSO_TRY(fill_now(w, fill));
   if (!w->async) return checkpoint_write(w->comm, w->cfg, info, &w->buf);
   if (w->rank == 0) st = checkpoint_directory_writable(path);
   st = island_agree(w->comm, st);
@@ -368,11 +415,11 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   atomic_store(&w->cancel, 0);
   atomic_store(&w->failed, 0);
   atomic_store(&w->finished, 0);
+  atomic_store(&w->read, 0);
   w->iteration = info->iteration;
-  w->thread_sums = !wait;
   memset(&w->phases, 0, sizeof w->phases);
-  if (fill && fill->fn && !wait) w->fill = *fill;
-  int want = wait ? (w->cores < WAITED_THREADS ? w->cores : WAITED_THREADS) : 1;
+  if (fill && !wait) w->fill = *fill;
+  int want = mode == CHECKPOINT_BACKGROUND ? 1 : w->cores < IO_THREADS ? w->cores : IO_THREADS;
   w->t_start = now_seconds();
   /* Signals stay with the main thread (the stop flags are its business). */
   sigset_t all, old;
@@ -388,6 +435,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
     if (rc != 0) {
       /* The missing threads count as finished, and failed. */
       job_fail(w, rc, "starting I/O thread %d", j);
+      atomic_fetch_add(&w->read, want - j);
       if (atomic_fetch_add(&w->finished, want - j) + (want - j) == want) {
         w->t_end = now_seconds();
         atomic_store_explicit(&w->done, 1, memory_order_release);
@@ -398,12 +446,6 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   w->in_flight = 1;
-  /* The caller would only wait: it sums while the thread writes. */
-  if (wait)
-    for (int k = 0; k < w->K; k++) {
-      struct swarm_state v = swarm_state_island(&w->buf, w->N, k);
-      w->sums[k] = checkpoint_island_checksum(&v, CHECKSUM_WORDS);
-    }
   return IPSO_OK;
 }
 
@@ -530,5 +572,6 @@ void checkpoint_writer_free(struct checkpoint_writer *w)
   swarm_state_free(&w->buf);
   pthread_mutex_destroy(&w->lock);
   free(w->sums);
+  free(w->piece_sums);
   free(w);
 }

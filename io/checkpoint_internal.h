@@ -14,16 +14,34 @@
 #define PARAM_NAME_BYTES 64
 
 /* How the checksums of a checkpoint are computed, as its 'checksum'
- * dataset's units say: 64-bit FNV-1a over each double's 64 bits as one
- * word (since 0.1.0's identity checks; 10x faster), or byte by byte in
- * little-endian order (older checkpoints, units "FNV-1a"). Both give the
+ * dataset's units say. Written now: in pieces, each of an island's arrays
+ * is cut into pieces of STATE_PIECE_ELEMENTS doubles from its start, each
+ * piece is summed on its own (64-bit FNV-1a over each double's 64 bits as
+ * one word), and the island's checksum is the same hash over its pieces'
+ * sums, in file order (arrays in order, pieces in order), so that several
+ * threads can sum one island. Older checkpoints: one FNV-1a over all the
+ * island's words in file order (units "FNV-1a over 64-bit words"), or byte
+ * by byte in little-endian order (units "FNV-1a"). Every kind gives the
  * same sum on any host. */
-enum checksum_kind { CHECKSUM_BYTES, CHECKSUM_WORDS };
+enum checksum_kind { CHECKSUM_BYTES, CHECKSUM_WORDS, CHECKSUM_PIECES };
 #define CHECKSUM_UNITS_BYTES "FNV-1a"
 #define CHECKSUM_UNITS_WORDS "FNV-1a over 64-bit words"
+#define CHECKSUM_UNITS_PIECES "FNV-1a over 64-bit words, per 2^20-word piece, then over the pieces"
 
-/* Continues the hash H over N doubles. */
+/* Continues the hash H over N doubles (CHECKSUM_BYTES or CHECKSUM_WORDS). */
 uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k);
+
+/* The sum of one piece (CHECKSUM_PIECES), and a piece's sum folded into an
+ * island's checksum H. */
+uint64_t checkpoint_piece_sum(const double *x, int64_t n);
+static inline uint64_t checkpoint_fold_piece(uint64_t h, uint64_t piece)
+{
+  return (h ^ piece) * FNV_PRIME;
+}
+
+/* Continues island checksum H over one of the island's arrays, X (N
+ * doubles: all the island's elements of that array). */
+uint64_t checkpoint_sum_array(uint64_t h, const double *x, int64_t n, enum checksum_kind k);
 
 /* The checksum of one island: its rows of the state arrays, in file order. */
 uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k);

@@ -507,11 +507,12 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
     return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
   }
   /* The checksums' algorithm, by the units of the dataset (older files:
-   * byte by byte). */
+   * over all the words, or byte by byte). */
   int kind = CHECKSUM_WORDS;
   if (f.writer) {
     char *units = h5u_read_attr_string(sums_dset, "units");
     if (units && !strcmp(units, CHECKSUM_UNITS_BYTES)) kind = CHECKSUM_BYTES;
+    if (units && !strcmp(units, CHECKSUM_UNITS_PIECES)) kind = CHECKSUM_PIECES;
     free(units);
   }
   rc = MPI_Bcast(&kind, 1, MPI_INT, 0, comm);

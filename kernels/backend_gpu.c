@@ -403,6 +403,7 @@ static const struct backend_ops gpu_ops = {
     .load_state = gpu_load,
     .capture_state = gpu_capture,
     .read_captured = gpu_read_captured,
+    .read_captured_piece = gpu_read_captured_piece,
     .destroy = gpu_destroy,
     .end = gpu_end,
 };

@@ -1,12 +1,14 @@
-/* The state of all K swarms captured on the device for a checkpoint
- * written in the background: gpu_capture() copies it, dense, into a second
- * device buffer in the stream's order (a device-to-device copy at memory
- * speed: 377 MB in about a quarter of a millisecond on an H100) and
- * returns; the iterations go on. gpu_read_captured(), called by the
- * checkpoint's I/O thread, copies that buffer to the host on a stream of
- * its own, through a pinned buffer of CAPTURE_CHUNK bytes, and converts it
- * to the host's doubles. The run's thread never waits for the copy to the
- * host. */
+/* The state of all K swarms captured on the device for a checkpoint or a
+ * snapshot written in the background: gpu_capture() copies it, dense, into
+ * a second device buffer in the stream's order (a device-to-device copy at
+ * memory speed: 377 MB in about a quarter of a millisecond on an H100) and
+ * returns; the iterations go on. gpu_read_captured(), called by a
+ * snapshot's I/O thread, copies that buffer to the host on a stream of its
+ * own, through a pinned buffer of CAPTURE_CHUNK bytes, and converts it to
+ * the host's doubles; gpu_read_captured_piece(), called by a checkpoint's
+ * I/O threads, reads one piece into a pinned buffer of the calling
+ * reader's, from which the thread sums and writes it (no host copy of the
+ * state). The run's thread never waits for the copy to the host. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,10 +105,47 @@ int gpu_read_captured(struct backend *b, int slot, struct swarm_state *st)
   return IPSO_OK;
 }
 
+int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, int64_t first,
+                            int64_t n, const double **data)
+{
+  struct gpu_swarm *g = b->impl;
+  struct gpu_capture *c = &g->capture[slot];
+  size_t rows, costs;
+  capture_sizes(g, &rows, &costs);
+  const size_t off[5] = {0, rows, 2 * rows, 3 * rows, 3 * rows + costs};
+  const size_t bytes[5] = {rows, rows, rows, costs, costs};
+  if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 5 || first < 0 ||
+      n < 0 || n > STATE_PIECE_ELEMENTS || (size_t)(first + n) * g->es > bytes[array] || !c->d)
+    return IPSO_FAIL("gpu", "reading elements %lld..%lld of captured array %d: out of range",
+                     (long long)first, (long long)(first + n), array);
+  struct gpu_capture_reader *r = &c->reader[reader];
+  /* The runtime's current device is per thread. */
+  IPSO_CHECK_CUDA(cudaSetDevice(g->device));
+  if (!r->out)
+    IPSO_CHECK_CUDA(cudaMallocHost((void **)&r->out, (size_t)STATE_PIECE_ELEMENTS * sizeof(double)));
+  if (g->fl && !r->raw)
+    IPSO_CHECK_CUDA(cudaMallocHost(&r->raw, (size_t)STATE_PIECE_ELEMENTS * g->es));
+  if (!r->stream) IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
+  IPSO_CHECK_CUDA(cudaStreamWaitEvent(r->stream, c->taken, 0));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->fl ? r->raw : (void *)r->out,
+                                  (const char *)c->d + off[array] + (size_t)first * g->es,
+                                  (size_t)n * g->es, cudaMemcpyDeviceToHost, r->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(r->stream));
+  if (g->fl) gpu_rows_from_real(r->out, r->raw, 1, (size_t)n, 1, 1);
+  *data = r->out;
+  return IPSO_OK;
+}
+
 void gpu_capture_free(struct gpu_swarm *g)
 {
   for (int k = 0; k < CAPTURE_SLOTS; k++) {
     struct gpu_capture *c = &g->capture[k];
+    for (int j = 0; j < STATE_PIECE_READERS; j++) {
+      struct gpu_capture_reader *r = &c->reader[j];
+      if (r->stream) cudaStreamDestroy(r->stream);
+      if (r->out) cudaFreeHost(r->out);
+      if (r->raw) cudaFreeHost(r->raw);
+    }
     if (c->d) cudaFree(c->d);
     if (c->taken) cudaEventDestroy(c->taken);
     if (c->stream) cudaStreamDestroy(c->stream);

@@ -75,12 +75,18 @@ struct gpu_swarm {
   /* The captured states (gpu_capture.c), one per slot (enum capture_slot):
    * a dense device copy of x, v, p, cost, pcost taken in the stream's
    * order, read by another thread through its own stream and pinned
-   * buffer. */
+   * buffer, or in pieces by several threads, each through a stream and
+   * pinned buffers of its own (allocated by that thread on first use). */
   struct gpu_capture {
     void *d;
     void *h_bounce;
     cudaStream_t stream;
     cudaEvent_t taken;
+    struct gpu_capture_reader {
+      cudaStream_t stream;
+      double *out; /* [STATE_PIECE_ELEMENTS] pinned */
+      void *raw;   /* [STATE_PIECE_ELEMENTS] floats, pinned (float swarms) */
+    } reader[STATE_PIECE_READERS];
   } capture[CAPTURE_SLOTS];
   int capture_failed; /* no memory for one: captures are not offered */
 };
@@ -93,6 +99,8 @@ int gpu_recompute_best(struct gpu_swarm *g, int first, int count, int from_init)
 /* The backend's state capture (gpu_capture.c), and its release. */
 int gpu_capture(struct backend *b, int slot, int *captured);
 int gpu_read_captured(struct backend *b, int slot, struct swarm_state *st);
+int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, int64_t first,
+                            int64_t n, const double **data);
 void gpu_capture_free(struct gpu_swarm *g);
 
 /* Grows the migrant buffers to COUNT migrants per island (gpu_migrate.c). */

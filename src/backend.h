@@ -52,6 +52,7 @@ struct backend;
  * background writer, so a snapshot and a checkpoint can be in flight. */
 enum capture_slot { CAPTURE_CHECKPOINT, CAPTURE_SNAPSHOT, CAPTURE_SLOTS };
 
+
 struct backend_ops {
   const char *name;
   /* Allocates the swarms and initialises them (iteration 0). */
@@ -134,6 +135,11 @@ struct backend_ops {
    * the one before it in its slot, which must not be being read. */
   int (*capture_state)(struct backend *b, int slot, int *captured);
   int (*read_captured)(struct backend *b, int slot, struct swarm_state *s);
+  /* Optional (with capture_state): a piece of capture SLOT, read by thread
+   * READER (each reader its own buffer, all of them at once):
+   * state_fill.piece's contract (swarm.h). */
+  int (*read_captured_piece)(struct backend *b, int slot, int reader, int array, int64_t first,
+                             int64_t n, const double **data);
   void (*destroy)(struct backend *b);
   /* Optional (NULL: destroy): destroys B and hands its device back to the
    * driver, the end of the process's work on it (backend_end). */

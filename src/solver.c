@@ -107,42 +107,49 @@ static int commit_checkpoint(struct solver *s)
   return IPSO_OK;
 }
 
-/* How start_checkpoint is waited for: not (periodic checkpoints), by the
- * caller at once (a stop), or at the end of the run: the state copied to
- * the host, the I/O thread writes it while this thread ends the backend
- * (the GPU's memory freed and its context handed back, 0.07 s on an H100
- * that the process's exit would otherwise spend after everything else). */
-enum { CKPT_BACKGROUND, CKPT_WAIT, CKPT_FINAL };
+/* The checkpoint's pieces (checkpoint.h): read by its I/O threads from the
+ * capture taken by start_checkpoint. */
+static int read_captured_piece(void *ctx, int reader, int array, int64_t first, int64_t n,
+                               const double **data)
+{
+  struct solver *s = ctx;
+  return s->b.ops->read_captured_piece(&s->b, CAPTURE_CHECKPOINT, reader, array, first, n, data);
+}
 
 /* Starts the checkpoint of iteration s->t (collective): the records and the
- * output flushed, the state copied into the writer's buffer, the file
- * created; the rank's I/O thread writes it while the run goes on. No
- * checkpoint may be in flight. HOW: CKPT_*. */
-static int start_checkpoint(struct solver *s, int how)
+ * output flushed, the state captured on the device or copied into the
+ * writer's buffer, the file created; the rank's I/O threads write it while
+ * the run goes on. No checkpoint may be in flight. MODE: how the caller
+ * goes on (checkpoint.h): a periodic checkpoint's run, a stop that waits
+ * at once, or the end of the run, which ends the backend meanwhile (the
+ * GPU's memory freed and its context handed back, 0.06-0.07 s on an H100
+ * that the process's exit would otherwise spend after everything else). */
+static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
 {
-  int wait = how == CKPT_WAIT;
   double t = wall_seconds();
   IPSO_TRY(solver_flush_records(s));
   if (s->out) IPSO_TRY(h5out_flush(s->out));
   if (!s->ckw) return IPSO_OK; /* checkpoints switched off */
   struct swarm_state *buf;
   IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
-  /* A checkpoint written in the background takes the state without
-   * waiting for its copy to the host where the backend can (the GPU's). */
+  /* A checkpoint that is not waited for at once takes the state without
+   * waiting for its copy to the host where the backend can (the GPU's):
+   * its I/O threads read it, piece by piece where the backend offers. */
   int captured = 0;
-  if (how == CKPT_BACKGROUND && s->b.ops->capture_state) {
+  if (mode != CHECKPOINT_WAIT && s->b.ops->capture_state) {
     watchdog_beat("capturing the swarm", s->t);
     IPSO_TRY(s->b.ops->capture_state(&s->b, CAPTURE_CHECKPOINT, &captured));
   }
   if (!captured) IPSO_TRY(fetch_state_into(s, buf));
-  if (how == CKPT_FINAL) timings_mark("final checkpoint: state to host");
-  struct state_fill fill = {read_captured, s};
+  if (mode == CHECKPOINT_LAST) timings_mark("final checkpoint: state taken");
+  struct state_fill fill = {read_captured, s,
+                            s->b.ops->read_captured_piece ? read_captured_piece : NULL};
   watchdog_beat("writing a checkpoint", s->t);
   struct checkpoint_info info = {
       s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration, s->hist.written, "", ""};
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
-  IPSO_TRY(checkpoint_start(s->ckw, &info, wait, captured ? &fill : NULL));
+  IPSO_TRY(checkpoint_start(s->ckw, &info, mode, captured ? &fill : NULL));
   s->ckpt_iteration = s->t;
   s->ckpt_pending = 0;
   s->last_checkpoint = wall_seconds();
@@ -158,17 +165,23 @@ static int start_checkpoint(struct solver *s, int how)
 }
 
 /* A checkpoint of iteration s->t, written before returning: the one in
- * flight is committed first (stop signals, the time limit, the end). */
-static int write_checkpoint(struct solver *s, int how)
+ * flight is committed first (stop signals, the time limit, the end). At
+ * the end the backend is ended once the I/O threads have read the state
+ * from it, while the file is flushed. */
+static int write_checkpoint(struct solver *s, enum checkpoint_mode mode)
 {
   IPSO_TRY(commit_checkpoint(s));
-  IPSO_TRY(start_checkpoint(s, how));
-  if (how != CKPT_FINAL) return commit_checkpoint(s);
+  IPSO_TRY(start_checkpoint(s, mode));
+  if (mode != CHECKPOINT_LAST) return commit_checkpoint(s);
   timings_mark("final checkpoint: file created");
-  if (s->ckw) backend_end(&s->b);
-  timings_mark("final checkpoint: backend ended");
+  if (s->ckw) {
+    checkpoint_wait_read(s->ckw);
+    timings_mark("final checkpoint: read and written");
+    backend_end(&s->b);
+    timings_mark("final checkpoint: backend ended");
+  }
   int rc = commit_checkpoint(s);
-  timings_mark("final checkpoint: written, renamed");
+  timings_mark("final checkpoint: flushed, renamed");
   return rc;
 }
 
@@ -192,7 +205,7 @@ static int write_snapshot(struct solver *s)
   if (s->b.ops->capture_state)
     IPSO_TRY(s->b.ops->capture_state(&s->b, CAPTURE_SNAPSHOT, &captured));
   if (!captured) IPSO_TRY(fetch_state_into(s, buf));
-  struct state_fill fill = {read_captured_snapshot, s};
+  struct state_fill fill = {read_captured_snapshot, s, NULL};
   return h5out_snapshot_start(s->out, s->t, s->sign, captured ? &fill : NULL);
 }
 
@@ -496,12 +509,12 @@ static int iterate(struct solver *s)
     int periodic =
         cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0;
     if (stop) {
-      IPSO_TRY(write_checkpoint(s, CKPT_WAIT));
+      IPSO_TRY(write_checkpoint(s, CHECKPOINT_WAIT));
     } else if ((flags & CHECKPOINT_DUE) || periodic || (s->ckpt_pending && segment_end)) {
       /* A periodic checkpoint never waits for the writer: while it is busy
        * the checkpoint is deferred to the next segment end. */
       if (!checkpoint_in_flight(s->ckw)) {
-        IPSO_TRY(start_checkpoint(s, CKPT_BACKGROUND));
+        IPSO_TRY(start_checkpoint(s, CHECKPOINT_BACKGROUND));
       } else {
         /* One deferred checkpoint stands for all that fall due meanwhile. */
         if (!s->ckpt_pending || periodic) s->ckpt_deferred++;
@@ -581,7 +594,7 @@ static int finish(struct solver *s)
    * (write_checkpoint); otherwise the process's exit hands the GPU back,
    * which is no slower when nothing else is left to do. */
   int rc = commit_checkpoint(s);
-  if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = write_checkpoint(s, CKPT_FINAL);
+  if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = write_checkpoint(s, CHECKPOINT_LAST);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK)
     solver_print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);

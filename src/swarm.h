@@ -36,12 +36,25 @@ extern "C" {
 
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
 
-/* A copy of the state into BUF that the caller does not wait for: FN(CTX,
- * BUF) is called by the I/O thread of a checkpoint or a snapshot (the GPU's
- * captured state read back to the host). */
+/* The unit in which a checkpoint's state is read from a capture, summed
+ * and written: pieces of this many elements of one array of one island
+ * (8 MiB of doubles), counted from the start of the island's rows. */
+#define STATE_PIECE_ELEMENTS ((int64_t)1 << 20)
+/* Threads that may read pieces at once (state_fill.piece's READER). */
+#define STATE_PIECE_READERS 4
+
+/* A copy of the state that the caller does not wait for (the GPU's captured
+ * state read back to the host), made by the I/O threads of a checkpoint or
+ * a snapshot: FN(CTX, BUF) copies all of it into BUF; PIECE, where not
+ * NULL, reads elements FIRST .. FIRST + N - 1 (N <= STATE_PIECE_ELEMENTS)
+ * of state array ARRAY (the order of state_arrays; the rank's islands one
+ * after the other) as doubles into a buffer that thread READER owns until
+ * its next call (0 .. STATE_PIECE_READERS - 1), pointed to by *DATA, so
+ * the state needs no host copy. */
 struct state_fill {
   int (*fn)(void *ctx, struct swarm_state *buf);
   void *ctx;
+  int (*piece)(void *ctx, int reader, int array, int64_t first, int64_t n, const double **data);
 };
 void swarm_state_free(struct swarm_state *s);
 

@@ -608,7 +608,7 @@ static void write_run(const struct ipso_config *cfg)
   struct swarm_state *buf = NULL;
   expect_status(h5out_snapshot_buffer(h, &buf), IPSO_OK, "snapshot buffer");
   struct slow_fill sf = {pthread_self(), 0, 0, 0};
-  struct state_fill fill = {fill_slowly, &sf};
+  struct state_fill fill = {fill_slowly, &sf, NULL};
   expect_status(h5out_snapshot_start(h, 10, -1.0, &fill), IPSO_OK, "snapshot 10 started");
   /* The result is written after the snapshot's thread has finished. */
   expect_status(h5out_write_result(h, &first), IPSO_OK, "result");
@@ -742,6 +742,178 @@ static void expect_read(MPI_Comm comm, const char *path, const struct ipso_confi
   int st = checkpoint_read(comm, path, c, &info, &s);
   CHECK(st == want, "%s: status %d, expected %d", what, st, want);
   if (st == IPSO_OK) swarm_state_free(&s);
+}
+
+/* A checkpoint's pieces read by several threads at once (state_fill.piece),
+ * as the GPU's capture is read: each reader copies into a buffer of its
+ * own and the writer sums and writes from there. */
+struct piece_source {
+  const struct swarm_state *s;
+  double *scratch[STATE_PIECE_READERS];
+  int calls[STATE_PIECE_READERS];
+};
+
+static int read_piece(void *ctx, int reader, int array, int64_t first, int64_t n,
+                      const double **data)
+{
+  struct piece_source *src = ctx;
+  const double *from[5] = {src->s->position, src->s->velocity, src->s->pbest_position,
+                           src->s->cost, src->s->pbest_cost};
+  if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 5 || n < 1 ||
+      n > STATE_PIECE_ELEMENTS)
+    return IPSO_ERR_RUNTIME;
+  memcpy(src->scratch[reader], from[array] + first, (size_t)n * sizeof(double));
+  src->calls[reader]++;
+  *data = src->scratch[reader];
+  return IPSO_OK;
+}
+
+/* 64-bit FNV-1a over N doubles taken as 64-bit words (written out here
+ * again, apart from the writer's, from the format's description). */
+static uint64_t fnv_words(uint64_t h, const double *x, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t w;
+    memcpy(&w, &x[i], sizeof w);
+    h = (h ^ w) * UINT64_C(0x100000001b3);
+  }
+  return h;
+}
+
+/* An island's checksum as the file's units say: in pieces (or over all its
+ * words at once, the older kind). */
+static uint64_t island_sum(const struct swarm_state *s, int pieces)
+{
+  const uint64_t offset = UINT64_C(0xcbf29ce484222325);
+  const int64_t nd = s->particles * s->dims;
+  const double *arr[5] = {s->position, s->velocity, s->pbest_position, s->cost, s->pbest_cost};
+  const int64_t len[5] = {nd, nd, nd, s->particles, s->particles};
+  uint64_t h = offset;
+  for (int a = 0; a < 5; a++) {
+    if (!pieces) {
+      h = fnv_words(h, arr[a], len[a]);
+      continue;
+    }
+    for (int64_t at = 0; at < len[a]; at += STATE_PIECE_ELEMENTS) {
+      int64_t n = len[a] - at < STATE_PIECE_ELEMENTS ? len[a] - at : STATE_PIECE_ELEMENTS;
+      h = (h ^ fnv_words(offset, arr[a] + at, n)) * UINT64_C(0x100000001b3);
+    }
+  }
+  return h;
+}
+
+/* Replaces every island's checksum in PATH by SUM (each rank's own
+ * island's) and the dataset's units by UNITS (collective; rank 0 writes). */
+static void rewrite_checksum(const char *path, uint64_t sum, const char *units)
+{
+  uint64_t *all = malloc((size_t)size * sizeof *all);
+  MPI_Gather(&sum, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (rank != 0) {
+    free(all);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return;
+  }
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t dset = file >= 0 ? H5Dopen2(file, "checksum", H5P_DEFAULT) : -1;
+  hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = -1;
+  int ok = dset >= 0 && H5Dwrite(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0 &&
+           H5Tset_size(type, strlen(units)) >= 0 && H5Adelete(dset, "units") >= 0 &&
+           (attr = H5Acreate2(dset, "units", type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+           H5Awrite(attr, type, units) >= 0;
+  CHECK(ok, "rewriting the checksum of '%s'", path);
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  H5Tclose(type);
+  if (dset >= 0) H5Dclose(dset);
+  if (file >= 0) H5Fclose(file);
+  free(all);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Rank 0: island 0's checksum and the checksum dataset's units in PATH. */
+static uint64_t stored_checksum(const char *path, char *units, size_t len)
+{
+  uint64_t sum = 0;
+  hsize_t islands[1] = {(hsize_t)size};
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t dset = file >= 0 ? H5Dopen2(file, "checksum", H5P_DEFAULT) : -1;
+  uint64_t *all =
+      dset >= 0 ? read_dataset(file, "checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, islands)
+                : NULL;
+  char *u = dset >= 0 ? string_attribute(dset, "units") : NULL;
+  CHECK(all && u, "reading the checksums of '%s'", path);
+  if (all) sum = all[0];
+  snprintf(units, len, "%s", u ? u : "");
+  free(all);
+  free(u);
+  if (dset >= 0) H5Dclose(dset);
+  if (file >= 0) H5Fclose(file);
+  return sum;
+}
+
+/* A checkpoint of several pieces per array, written by the run's last
+ * checkpoint's threads from a piece reader: it reads back bit for bit; its
+ * checksums are the format's (recomputed here); a checkpoint summed the
+ * older way (over all the words) is still read, and a wrong sum refused. */
+static void test_checkpoint_pieces(const struct ipso_config *cfg)
+{
+  struct ipso_config c = *cfg;
+  /* 2 pieces of each row array (1.2 M elements), 1 of each cost array. */
+  c.swarm.particles = 400000;
+  struct checkpoint_info info = {77, 7700, 3.5, -1, 10, "2026-01-01T00:00:00Z", "0123456789abcdef"},
+                         got;
+  struct swarm_state s, back, *buf;
+  struct checkpoint_writer *w = NULL;
+  struct piece_source src = {&s, {NULL}, {0}};
+  const char *path = c.output.checkpoint;
+  char units[128] = "";
+  CHECK(swarm_state_alloc(&s, c.swarm.particles, DIMS) == IPSO_OK, "allocating a swarm");
+  fill_state(&s, rank, 77);
+  for (int r = 0; r < STATE_PIECE_READERS; r++)
+    src.scratch[r] = malloc((size_t)STATE_PIECE_ELEMENTS * sizeof(double));
+  expect_status(checkpoint_writer_create(MPI_COMM_WORLD, &c, &w), IPSO_OK, "writer");
+  if (!w) return;
+  expect_status(checkpoint_writer_buffer(w, &buf), IPSO_OK, "writer's buffer");
+  struct state_fill fill = {NULL, &src, read_piece};
+  expect_status(checkpoint_start(w, &info, CHECKPOINT_LAST, &fill), IPSO_OK, "start, pieces");
+  checkpoint_wait_read(w);
+  expect_status(checkpoint_commit(w), IPSO_OK, "commit, pieces");
+  int readers = 0, calls = 0;
+  for (int r = 0; r < STATE_PIECE_READERS; r++) {
+    readers += src.calls[r] > 0;
+    calls += src.calls[r];
+  }
+  /* 3 x 2 + 2 pieces, each read once; on the asynchronous path by every
+   * I/O thread (one per core, up to STATE_PIECE_READERS), else by one. */
+  CHECK(calls == 8, "%d pieces read, want 8", calls);
+  struct checkpoint_phases ph;
+  checkpoint_writer_phases(w, &ph);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int want = ph.threads ? (cores < STATE_PIECE_READERS ? (int)cores : STATE_PIECE_READERS) : 1;
+  CHECK(readers == want && (!ph.threads || ph.threads == want),
+        "%d readers, %d threads for %ld cores, want %d", readers, ph.threads, cores, want);
+  int st = checkpoint_read(MPI_COMM_WORLD, path, &c, &got, &back);
+  expect_status(st, IPSO_OK, "reading a checkpoint of pieces");
+  if (st == IPSO_OK) {
+    CHECK(got.iteration == 77 && same_state(&s, &back), "the pieces read back differ");
+    swarm_state_free(&back);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    uint64_t sum = stored_checksum(path, units, sizeof units);
+    CHECK(sum == island_sum(&s, 1), "island 0's checksum %016" PRIx64 ", recomputed %016" PRIx64,
+          sum, island_sum(&s, 1));
+    CHECK(strstr(units, "piece") != NULL, "units '%s'", units);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  rewrite_checksum(path, island_sum(&s, 0), "FNV-1a over 64-bit words");
+  expect_read(MPI_COMM_WORLD, path, &c, IPSO_OK, "a checkpoint summed over all the words");
+  MPI_Barrier(MPI_COMM_WORLD);
+  rewrite_checksum(path, island_sum(&s, 1), "FNV-1a over 64-bit words");
+  expect_read(MPI_COMM_WORLD, path, &c, IPSO_ERR_USAGE, "a sum of the wrong kind");
+  checkpoint_writer_free(w);
+  for (int r = 0; r < STATE_PIECE_READERS; r++) free(src.scratch[r]);
+  swarm_state_free(&s);
 }
 
 /* Checkpoints: round trip, .prev, and every refusal. */
@@ -898,7 +1070,7 @@ static void test_snapshot_failure(const struct ipso_config *cfg, const char *dir
   struct swarm_state *buf = NULL;
   expect_status(h5out_snapshot_buffer(h, &buf), IPSO_OK, "snapshot buffer");
   struct slow_fill sf = {pthread_self(), 0, 0, rank == size - 1};
-  struct state_fill fill = {fill_slowly, &sf};
+  struct state_fill fill = {fill_slowly, &sf, NULL};
   expect_status(h5out_snapshot_start(h, 3, 1.0, &fill), IPSO_OK, "failing snapshot started");
   expect_status(h5out_flush(h), IPSO_ERR_RUNTIME, "flush after a failed snapshot");
   expect_status(h5out_close(h, 0), IPSO_OK, "close after a failed snapshot");
@@ -952,6 +1124,7 @@ int main(int argc, char **argv)
   test_refusals(&cfg, dir);
   test_reopen(&cfg, dir);
   test_checkpoint(&cfg, dir);
+  test_checkpoint_pieces(&cfg);
   test_snapshot_failure(&cfg, dir);
 
   clean(dir, argc > 1 ? "run.h5" : NULL);
