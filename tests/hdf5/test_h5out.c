@@ -911,6 +911,20 @@ static void test_checkpoint_pieces(const struct ipso_config *cfg)
   MPI_Barrier(MPI_COMM_WORLD);
   rewrite_checksum(path, island_sum(&s, 1), "FNV-1a over 64-bit words");
   expect_read(MPI_COMM_WORLD, path, &c, IPSO_ERR_USAGE, "a sum of the wrong kind");
+  /* A periodic checkpoint reads each piece as it writes it (one thread). */
+  fill_state(&s, rank, 78);
+  info.iteration = 78;
+  memset(src.calls, 0, sizeof src.calls);
+  expect_status(checkpoint_start(w, &info, CHECKPOINT_BACKGROUND, &fill), IPSO_OK,
+                "start, pieces in the background");
+  expect_status(checkpoint_commit(w), IPSO_OK, "commit, pieces in the background");
+  CHECK(src.calls[0] == 8, "%d pieces read in the background, want 8", src.calls[0]);
+  st = checkpoint_read(MPI_COMM_WORLD, path, &c, &got, &back);
+  expect_status(st, IPSO_OK, "reading a periodic checkpoint of pieces");
+  if (st == IPSO_OK) {
+    CHECK(got.iteration == 78 && same_state(&s, &back), "the periodic pieces read back differ");
+    swarm_state_free(&back);
+  }
   checkpoint_writer_free(w);
   for (int r = 0; r < STATE_PIECE_READERS; r++) free(src.scratch[r]);
   swarm_state_free(&s);
