@@ -98,9 +98,17 @@ int checkpoint_in_flight(const struct checkpoint_writer *w);
 /* Whether this rank's I/O thread is still writing (does not block). */
 int checkpoint_writing(const struct checkpoint_writer *w);
 
-/* Waits for this rank's I/O thread, agrees with every rank on the outcome
- * and commits the checkpoint (collective; nothing to do when none is in
- * flight). A failed write (a short write, ENOSPC, EROFS, EIO, a failed
+/* Waits for this rank's I/O threads and agrees with every rank on their
+ * outcome (collective; nothing to do when none is in flight or it was
+ * joined already): a failed write is reported as by checkpoint_commit, the
+ * temporary file removed, and nothing is left in flight. What the caller
+ * must have on disk before the checkpoint is renamed into place (the
+ * output) is flushed between this and checkpoint_commit. */
+int checkpoint_join(struct checkpoint_writer *w);
+
+/* Waits for this rank's I/O threads (checkpoint_join, if not yet), agrees
+ * with every rank on the outcome and commits the checkpoint (collective;
+ * nothing to do when none is in flight). A failed write (a short write, ENOSPC, EROFS, EIO, a failed
  * fsync) on any rank is reported by that rank with the path and errno's
  * text and returns IPSO_ERR_RUNTIME on every rank, the temporary file
  * removed and the previous checkpoint in place. */

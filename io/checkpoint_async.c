@@ -76,6 +76,7 @@ struct checkpoint_writer {
   uint64_t *sums;               /* [K] this rank's islands' checksums */
   int64_t pieces;               /* of one island, all arrays */
   uint64_t *piece_sums;         /* [K * pieces] their sums, in file order */
+  int joined; /* checkpoint_join returned: only the commit is left */
   atomic_int done, cancel, failed, finished, read;
   int err;        /* errno of the failed step, or 0 */
   char what[256]; /* the failed step */
@@ -534,17 +535,31 @@ static int close_file(struct checkpoint_writer *w, int status)
   return status;
 }
 
+int checkpoint_join(struct checkpoint_writer *w)
+{
+  if (!w || !w->in_flight || w->joined) return IPSO_OK;
+  int st = join(w);
+  w->joined = 1;
+  if (w->rank != 0) st = close_file(w, st);
+  st = island_agree(w->comm, st);
+  if (st != IPSO_OK) {
+    w->in_flight = w->joined = 0;
+    close_file(w, IPSO_OK);
+    if (w->rank == 0) unlink(w->tmp);
+  }
+  return st;
+}
+
 int checkpoint_commit(struct checkpoint_writer *w)
 {
   uint64_t *all = NULL;
-  int st, rc;
+  int st = IPSO_OK, rc;
   if (!w || !w->in_flight) return IPSO_OK;
-  st = join(w);
-  w->in_flight = 0;
-  if (w->rank != 0) st = close_file(w, st);
-  st = island_agree(w->comm, st);
-  if (st == IPSO_OK && w->rank == 0 && !(all = malloc((size_t)w->islands * sizeof *all)))
+  IPSO_TRY(checkpoint_join(w));
+  w->in_flight = w->joined = 0;
+  if (w->rank == 0 && !(all = malloc((size_t)w->islands * sizeof *all)))
     st = IPSO_FAIL("checkpoint", "out of memory");
+  st = island_agree(w->comm, st);
   if (st == IPSO_OK) {
     rc = MPI_Gather(w->sums, w->K, MPI_UINT64_T, all, w->K, MPI_UINT64_T, 0, w->comm);
     if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);

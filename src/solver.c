@@ -92,13 +92,30 @@ static int local_best(struct solver *s, int *which)
   return IPSO_OK;
 }
 
-/* Waits for the checkpoint in flight, if any, and commits it (collective). */
+/* Waits for the checkpoint in flight, if any, flushes the output and
+ * commits the checkpoint (collective). */
 static int commit_checkpoint(struct solver *s)
 {
   if (!checkpoint_in_flight(s->ckw)) return IPSO_OK;
   watchdog_beat("finishing a checkpoint", s->t);
   double t = wall_seconds();
+  /* The output holds every history row the checkpoint counts (written at
+   * its start) on disk before the checkpoint is renamed into place: the
+   * output's flush (an fsync, 40-50 ms on a busy file system) comes here,
+   * once the checkpoint's own writes succeeded, rather than at its start,
+   * so that it leaves the run's path where the commit does (a short run's
+   * only checkpoint is committed at its end). */
+  IPSO_TRY(checkpoint_join(s->ckw));
+  if (s->out) IPSO_TRY(h5out_flush(s->out));
   IPSO_TRY(checkpoint_commit(s->ckw));
+  if (s->ckpt_started <= SOLVER_CKPT_LOG) {
+    struct ckpt_timing *c = &s->ckpt_log[s->ckpt_started - 1];
+    struct checkpoint_phases p;
+    checkpoint_writer_phases(s->ckw, &p);
+    c->write = checkpoint_writer_seconds(s->ckw);
+    c->commit = wall_seconds() - t;
+    c->threads = p.threads;
+  }
   s->ckpt_written++;
   s->ckpt_path_seconds += wall_seconds() - t;
   /* What writing one costs when it must be waited for (the time limit's
@@ -116,10 +133,10 @@ static int read_captured_piece(void *ctx, int reader, int array, int64_t first, 
   return s->b.ops->read_captured_piece(&s->b, CAPTURE_CHECKPOINT, reader, array, first, n, data);
 }
 
-/* Starts the checkpoint of iteration s->t (collective): the records and the
- * output flushed, the state captured on the device or copied into the
- * writer's buffer, the file created; the rank's I/O threads write it while
- * the run goes on. No checkpoint may be in flight. MODE: how the caller
+/* Starts the checkpoint of iteration s->t (collective): the records written
+ * to the output (flushed to disk at the commit), the state captured on the
+ * device or copied into the writer's buffer, the file created; the rank's
+ * I/O threads write it while the run goes on. No checkpoint may be in flight. MODE: how the caller
  * goes on (checkpoint.h): a periodic checkpoint's run, a stop that waits
  * at once, or the end of the run, which ends the backend meanwhile (the
  * GPU's memory freed and its context handed back, 0.06-0.07 s on an H100
@@ -128,8 +145,14 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
 {
   double t = wall_seconds();
   IPSO_TRY(solver_flush_records(s));
-  if (s->out) IPSO_TRY(h5out_flush(s->out));
-  if (!s->ckw) return IPSO_OK; /* checkpoints switched off */
+  if (!s->ckw) { /* checkpoints switched off: a stop's output flushed */
+    if (s->out) IPSO_TRY(h5out_flush(s->out));
+    return IPSO_OK;
+  }
+  struct ckpt_timing *log = s->ckpt_started < SOLVER_CKPT_LOG ? &s->ckpt_log[s->ckpt_started] : NULL;
+  s->ckpt_started++;
+  double t1 = wall_seconds(), t2;
+  if (log) *log = (struct ckpt_timing){s->t, t1 - t, 0, 0, 0, 0, 1};
   struct swarm_state *buf;
   IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
   /* A checkpoint that is not waited for at once takes the state without
@@ -142,6 +165,8 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
   }
   if (!captured) IPSO_TRY(fetch_state_into(s, buf));
   if (mode == CHECKPOINT_LAST) timings_mark("final checkpoint: state taken");
+  t2 = wall_seconds();
+  if (log) log->take = t2 - t1;
   struct state_fill fill = {read_captured, s,
                             s->b.ops->read_captured_piece ? read_captured_piece : NULL};
   watchdog_beat("writing a checkpoint", s->t);
@@ -150,6 +175,7 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
   IPSO_TRY(checkpoint_start(s->ckw, &info, mode, captured ? &fill : NULL));
+  if (log) log->create = wall_seconds() - t2;
   s->ckpt_iteration = s->t;
   s->ckpt_pending = 0;
   s->last_checkpoint = wall_seconds();
@@ -559,10 +585,19 @@ static void print_loop(const struct solver *s)
   }
 }
 
-/* Where the I/O threads of the last checkpoint went (--timings). */
+/* Where the checkpoints' time went, and the I/O threads' of the last one
+ * (--timings). */
 static void print_last_checkpoint(const struct solver *s)
 {
   struct checkpoint_phases p;
+  if (s->ckpt_started) printf("islandpso: the checkpoints (rank 0, milliseconds)\n");
+  for (int i = 0; i < s->ckpt_started && i < SOLVER_CKPT_LOG; i++) {
+    const struct ckpt_timing *c = &s->ckpt_log[i];
+    printf("  iteration %lld: flush %.1f, state %.1f, file and start %.1f; written in %.1f by %d "
+           "thread%s; commit %.1f\n",
+           (long long)c->iteration, 1e3 * c->flush, 1e3 * c->take, 1e3 * c->create,
+           1e3 * c->write, c->threads, c->threads == 1 ? "" : "s", 1e3 * c->commit);
+  }
   checkpoint_writer_phases(s->ckw, &p);
   if (!p.threads) return;
   printf("islandpso: the last checkpoint's I/O (rank 0, %d thread%s, seconds summed over them)\n",

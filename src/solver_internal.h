@@ -40,6 +40,9 @@ enum loop_phase {
 };
 
 /* A rank's part of the run: its islands, their output and migration. */
+/* Checkpoints whose times --timings prints. */
+#define SOLVER_CKPT_LOG 8
+
 struct solver {
   MPI_Comm comm;
   int rank, size;
@@ -92,6 +95,16 @@ struct solver {
                                           while the writer was busy */
   double ckpt_begun, ckpt_start_cost;  /* when the one in flight began; its cost to the run */
   double ckpt_path_seconds; /* this invocation's time in checkpoints on the main thread */
+  /* The first checkpoints started (--timings): iteration; the main
+   * thread's time to flush the output, take the state (capture or copy),
+   * create the file and start the threads, and to commit; the I/O
+   * threads' time and number. */
+  struct ckpt_timing {
+    int64_t iteration;
+    double flush, take, create, write, commit;
+    int threads;
+  } ckpt_log[SOLVER_CKPT_LOG];
+  int ckpt_started;
   double history_seconds;   /* this invocation's time recording and writing history rows */
   int stop_signal;
   struct invariants **inv;             /* [local] --check-invariants */
