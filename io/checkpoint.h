@@ -59,12 +59,6 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
  * its temporary file is left for the next checkpoint to overwrite. */
 void checkpoint_writer_free(struct checkpoint_writer *w);
 
-/* Allocates the host buffer and touches its pages on a thread of its own,
- * while the run goes on, so that the run's last checkpoint can read the
- * state into it at memory speed before ending the backend (a first touch
- * of 377 MB costs about 0.1 s); checkpoint_writer_buffer waits for it. */
-int checkpoint_writer_prepare(struct checkpoint_writer *w);
-
 /* The host buffer to copy the rank's islands into before checkpoint_start
  * (allocated on the first call); it must not be touched while a checkpoint
  * is in flight. */

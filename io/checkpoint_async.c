@@ -76,12 +76,7 @@ struct checkpoint_writer {
   uint64_t *sums;               /* [K] this rank's islands' checksums */
   int64_t pieces;               /* of one island, all arrays */
   uint64_t *piece_sums;         /* [K * pieces] their sums, in file order */
-  int joined;   /* checkpoint_join returned: only the commit is left */
-  int prefetch; /* pass 0 of job_run: the pieces read into the buffer first */
-  /* The buffer allocated and its pages touched by a thread of its own
-   * while the run goes on (checkpoint_writer_prepare). */
-  pthread_t prep;
-  int prep_started, prep_status, prepared;
+  int joined; /* checkpoint_join returned: only the commit is left */
   atomic_int done, cancel, failed, finished, read;
   int err;        /* errno of the failed step, or 0 */
   char what[256]; /* the failed step */
@@ -136,47 +131,8 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   return IPSO_OK;
 }
 
-/* The buffer allocated and every page of it touched. */
-static void *prep_run(void *arg)
-{
-  struct checkpoint_writer *w = arg;
-  w->prep_status = swarm_state_alloc(&w->buf, (int64_t)w->K * w->N, w->dims);
-  if (w->prep_status == IPSO_OK)
-    for (int a = 0; a < STATE_ARRAYS; a++) {
-      const struct state_array *sa = &state_arrays[a];
-      size_t n = (size_t)((int64_t)w->K * w->N * state_array_width(sa, w->dims));
-      memset(state_array_data(sa, &w->buf), 0, n * sizeof(double));
-    }
-  return NULL;
-}
-
-int checkpoint_writer_prepare(struct checkpoint_writer *w)
-{
-  if (!w || w->buf.position || w->prep_started || !w->async) return IPSO_OK;
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
-  int rc = pthread_create(&w->prep, NULL, prep_run, w);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (rc != 0) return IPSO_FAIL("checkpoint", "cannot start a thread: %s", strerror(rc));
-  w->prep_started = 1;
-  return IPSO_OK;
-}
-
-/* Joins the buffer's preparation, if started; its outcome. */
-static int prep_join(struct checkpoint_writer *w)
-{
-  if (!w->prep_started) return IPSO_OK;
-  pthread_join(w->prep, NULL);
-  w->prep_started = 0;
-  if (w->prep_status != IPSO_OK) return w->prep_status;
-  w->prepared = 1;
-  return IPSO_OK;
-}
-
 int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **buf)
 {
-  IPSO_TRY(prep_join(w));
   if (w->in_flight)
     return IPSO_FAIL("checkpoint", "'%s': the buffer of a checkpoint in flight was asked for",
                      w->cfg->output.checkpoint);
@@ -233,93 +189,78 @@ static void *job_run(void *arg)
   const struct job_thread *me = arg;
   struct checkpoint_writer *w = me->w;
   const struct swarm_state *s = &w->buf;
+  uint64_t piece = 0;
   struct checkpoint_phases mine_t = {0, 0, 0, 0, 1};
   double t0 = now_seconds(), t1;
-  int e, counted = 0;
+  int e;
   if (!w->fill.piece && w->fill.fn && w->fill.fn(w->fill.ctx, &w->buf) != IPSO_OK) {
     job_fail(w, EIO, "copying the state to the host");
     goto out;
   }
   t1 = now_seconds();
   mine_t.fill = t1 - t0;
-  /* Pass 0 (the run's last checkpoint, read from a capture): every piece
-   * copied into the buffer, so that the caller can end the backend while
-   * pass 1 sums and writes them; otherwise pass 1 alone, each piece read
-   * (from the capture, or the buffer) as it is written. */
-  for (int pass = w->prefetch ? 0 : 1; pass < 2; pass++) {
-    uint64_t piece = 0;
-    for (int a = 0, first_piece = 0; a < STATE_ARRAYS; a++) {
-      const struct state_array *sa = &state_arrays[a];
-      const int64_t width = state_array_width(sa, w->dims), n = w->N * width;
-      const uint64_t block = (uint64_t)n * sizeof(double);
-      char *data = (char *)state_array_data(sa, s);
-      const int pieces = (int)((n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS);
-      for (int k = 0; k < w->K; k++) {
-        const uint64_t island = (uint64_t)w->rank * (uint64_t)w->K + (uint64_t)k;
-        const uint64_t base = w->offset[a] + island * block;
-        for (int p = 0; p < pieces; p++) {
-          const int64_t at = (int64_t)p * STATE_PIECE_ELEMENTS;
-          const int64_t count = n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
-          const uint64_t off = (uint64_t)at * sizeof(double), len = (uint64_t)count * sizeof(double);
-          char *mine = data + (uint64_t)k * block + off;
-          const double *src = (const double *)mine;
-          if (piece++ % (uint64_t)w->threads != (uint64_t)me->index) continue;
-          if (atomic_load(&w->failed)) goto out;
-          if (atomic_load_explicit(&w->cancel, memory_order_relaxed)) {
-            job_fail(w, ECANCELED, "stopped");
+  for (int a = 0, first_piece = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    const int64_t width = state_array_width(sa, w->dims), n = w->N * width;
+    const uint64_t block = (uint64_t)n * sizeof(double);
+    const char *data = (const char *)state_array_data(sa, s);
+    const int pieces = (int)((n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS);
+    for (int k = 0; k < w->K; k++) {
+      const uint64_t island = (uint64_t)w->rank * (uint64_t)w->K + (uint64_t)k;
+      const uint64_t base = w->offset[a] + island * block;
+      for (int p = 0; p < pieces; p++) {
+        const int64_t at = (int64_t)p * STATE_PIECE_ELEMENTS;
+        const int64_t count = n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
+        const uint64_t off = (uint64_t)at * sizeof(double), len = (uint64_t)count * sizeof(double);
+        const double *src = (const double *)(data + (uint64_t)k * block + off);
+        if (piece++ % (uint64_t)w->threads != (uint64_t)me->index) continue;
+        if (atomic_load(&w->failed)) goto out;
+        if (atomic_load_explicit(&w->cancel, memory_order_relaxed)) {
+          job_fail(w, ECANCELED, "stopped");
+          goto out;
+        }
+        if (w->fill.piece) {
+          if (w->fill.piece(w->fill.ctx, me->index, a, (int64_t)k * n + at, count, &src) != IPSO_OK) {
+            job_fail(w, EIO, "copying %s to the host", sa->name);
             goto out;
           }
-          if (w->fill.piece && (pass == 0 || !w->prefetch)) {
-            if (w->fill.piece(w->fill.ctx, me->index, a, (int64_t)k * n + at, count, &src) !=
-                IPSO_OK) {
-              job_fail(w, EIO, "copying %s to the host", sa->name);
-              goto out;
-            }
-            if (pass == 0) memcpy(mine, src, len);
-            t0 = now_seconds();
-            mine_t.fill += t0 - t1;
-            t1 = t0;
-            if (pass == 0) continue;
-          }
-          w->piece_sums[(int64_t)k * w->pieces + first_piece + p] = checkpoint_piece_sum(src, count);
           t0 = now_seconds();
-          mine_t.sums += t0 - t1;
+          mine_t.fill += t0 - t1;
           t1 = t0;
-          if ((e = h5u_pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
-            job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
-                     base + off + len);
-            goto out;
-          }
+        }
+        w->piece_sums[(int64_t)k * w->pieces + first_piece + p] = checkpoint_piece_sum(src, count);
+        t0 = now_seconds();
+        mine_t.sums += t0 - t1;
+        t1 = t0;
+        if ((e = h5u_pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
+          job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
+                   base + off + len);
+          goto out;
+        }
 #ifdef SYNC_FILE_RANGE_WRITE
-          /* Start the write-back now, so that the fsync below waits less
-           * (advisory: fsync reports what fails). */
-          sync_file_range(w->fd, (off_t)(base + off), (off_t)len, SYNC_FILE_RANGE_WRITE);
+        /* Start the write-back now, so that the fsync below waits less
+         * (advisory: fsync reports what fails). */
+        sync_file_range(w->fd, (off_t)(base + off), (off_t)len, SYNC_FILE_RANGE_WRITE);
 #endif
-          t0 = now_seconds();
-          mine_t.writes += t0 - t1;
-          t1 = t0;
-          if (w->delay_ms > 0) {
-            struct timespec ts = {w->delay_ms / 1000, (w->delay_ms % 1000) * 1000000L};
-            nanosleep(&ts, NULL);
-            t1 = now_seconds();
-          }
+        t0 = now_seconds();
+        mine_t.writes += t0 - t1;
+        t1 = t0;
+        if (w->delay_ms > 0) {
+          struct timespec ts = {w->delay_ms / 1000, (w->delay_ms % 1000) * 1000000L};
+          nanosleep(&ts, NULL);
+          t1 = now_seconds();
         }
       }
-      first_piece += pieces;
     }
-    if (pass == 0) {
-      atomic_fetch_add_explicit(&w->read, 1, memory_order_release);
-      counted = 1;
-    }
+    first_piece += pieces;
   }
 out:
-  /* This thread reads nothing more (also when it failed). */
-  if (!counted) atomic_fetch_add_explicit(&w->read, 1, memory_order_release);
   pthread_mutex_lock(&w->lock);
   w->phases.fill += mine_t.fill;
   w->phases.sums += mine_t.sums;
   w->phases.writes += mine_t.writes;
   pthread_mutex_unlock(&w->lock);
+  atomic_fetch_add_explicit(&w->read, 1, memory_order_release);
   if (atomic_fetch_add(&w->finished, 1) + 1 < w->threads) return NULL;
   struct stat sb;
   if (!atomic_load(&w->failed)) {
@@ -479,9 +420,6 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   w->iteration = info->iteration;
   memset(&w->phases, 0, sizeof w->phases);
   if (fill && !wait) w->fill = *fill;
-  /* Read first where the buffer's pages are in place: a first touch of
-   * them costs more than streaming the pieces. */
-  w->prefetch = mode == CHECKPOINT_LAST && w->fill.piece && w->prepared;
   int want = mode == CHECKPOINT_BACKGROUND ? 1 : w->cores < IO_THREADS ? w->cores : IO_THREADS;
   w->t_start = now_seconds();
   /* Signals stay with the main thread (the stop flags are its business). */
@@ -640,7 +578,6 @@ int checkpoint_commit(struct checkpoint_writer *w)
 void checkpoint_writer_free(struct checkpoint_writer *w)
 {
   if (!w) return;
-  prep_join(w);
   atomic_store(&w->cancel, 1);
   for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
   if (w->fd >= 0) close(w->fd);

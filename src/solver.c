@@ -722,11 +722,6 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
       rc = IPSO_FAIL("memory", "out of memory");
   }
   if (rc == IPSO_OK && cfg->output.checkpoint[0]) rc = checkpoint_writer_create(comm, cfg, &s.ckw);
-  /* Where the backend's state is read piece by piece (the GPU's), the
-   * checkpoints' host buffer is made ready while the run goes on, for the
-   * run's last checkpoint (checkpoint_writer_prepare). */
-  if (rc == IPSO_OK && s.ckw && s.b.ops && s.b.ops->read_captured_piece)
-    rc = checkpoint_writer_prepare(s.ckw);
   if (rc == IPSO_OK && opt->check_invariants) {
     if (!(s.inv = calloc((size_t)s.local, sizeof *s.inv)))
       rc = IPSO_FAIL("memory", "out of memory");

@@ -873,9 +873,6 @@ static void test_checkpoint_pieces(const struct ipso_config *cfg)
     src.scratch[r] = malloc((size_t)STATE_PIECE_ELEMENTS * sizeof(double));
   expect_status(checkpoint_writer_create(MPI_COMM_WORLD, &c, &w), IPSO_OK, "writer");
   if (!w) return;
-  /* The buffer prepared beforehand, so the last checkpoint reads every
-   * piece into it first (the GPU's path). */
-  expect_status(checkpoint_writer_prepare(w), IPSO_OK, "preparing the buffer");
   expect_status(checkpoint_writer_buffer(w, &buf), IPSO_OK, "writer's buffer");
   struct state_fill fill = {NULL, &src, read_piece};
   expect_status(checkpoint_start(w, &info, CHECKPOINT_LAST, &fill), IPSO_OK, "start, pieces");
