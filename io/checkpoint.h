@@ -43,10 +43,11 @@ int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
  * checkpoint_start creates the temporary file with HDF5 (every attribute
  * written, every dataset allocated) and hands the rank's rows to the rank's
  * I/O threads, which write them with pwrite() at the datasets' offsets,
- * sum them and flush the file to disk, while the run goes on; checkpoint_commit waits for the thread,
- * and once every rank's thread has finished writes the checksums and makes
- * the file the checkpoint (temporary name, flush, rename, previous kept).
- * At most one checkpoint is in flight. The thread calls neither HDF5 nor
+ * sum them and flush the file to disk, while the run goes on;
+ * checkpoint_join waits for the threads, and checkpoint_commit, once every
+ * rank's threads have finished, writes the checksums and makes the file
+ * the checkpoint (temporary name, flush, rename, previous kept). At most
+ * one checkpoint is in flight. The threads call neither HDF5 nor
  * MPI: only the caller's (main) thread does. */
 struct checkpoint_writer;
 
@@ -108,8 +109,8 @@ int checkpoint_join(struct checkpoint_writer *w);
 
 /* Waits for this rank's I/O threads (checkpoint_join, if not yet), agrees
  * with every rank on the outcome and commits the checkpoint (collective;
- * nothing to do when none is in flight). A failed write (a short write, ENOSPC, EROFS, EIO, a failed
- * fsync) on any rank is reported by that rank with the path and errno's
+ * nothing to do when none is in flight). A failed write (a short write,
+ * ENOSPC, EROFS, EIO, a failed fsync) on any rank is reported by that rank with the path and errno's
  * text and returns IPSO_ERR_RUNTIME on every rank, the temporary file
  * removed and the previous checkpoint in place. */
 int checkpoint_commit(struct checkpoint_writer *w);

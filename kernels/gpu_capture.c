@@ -26,6 +26,18 @@ static void capture_sizes(const struct gpu_swarm *g, size_t *rows, size_t *costs
   *costs = n * g->es;
 }
 
+/* Where each of the five arrays (x, v, p, cost, pcost) starts in a capture
+ * and its bytes. */
+static void capture_layout(const struct gpu_swarm *g, size_t off[5], size_t bytes[5])
+{
+  size_t rows, costs;
+  capture_sizes(g, &rows, &costs);
+  for (int a = 0; a < 5; a++) {
+    bytes[a] = a < 3 ? rows : costs;
+    off[a] = a == 0 ? 0 : off[a - 1] + bytes[a - 1];
+  }
+}
+
 /* Slot C's buffer, stream and event, on first use; 0 when the device has
  * no memory for another copy of the state (the caller then copies
  * synchronously). */
@@ -78,12 +90,10 @@ int gpu_read_captured(struct backend *b, int slot, struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
   struct gpu_capture *c = &g->capture[slot];
-  size_t rows, costs;
-  capture_sizes(g, &rows, &costs);
+  size_t off[5], bytes[5];
+  capture_layout(g, off, bytes);
   const char *d = c->d;
   double *dst[5] = {st->position, st->velocity, st->pbest_position, st->cost, st->pbest_cost};
-  size_t off[5] = {0, rows, 2 * rows, 3 * rows, 3 * rows + costs};
-  size_t bytes[5] = {rows, rows, rows, costs, costs};
   /* The runtime's current device is per thread. */
   IPSO_CHECK_CUDA(cudaSetDevice(g->device));
   IPSO_CHECK_CUDA(cudaStreamWaitEvent(c->stream, c->taken, 0));
@@ -110,10 +120,8 @@ int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, 
 {
   struct gpu_swarm *g = b->impl;
   struct gpu_capture *c = &g->capture[slot];
-  size_t rows, costs;
-  capture_sizes(g, &rows, &costs);
-  const size_t off[5] = {0, rows, 2 * rows, 3 * rows, 3 * rows + costs};
-  const size_t bytes[5] = {rows, rows, rows, costs, costs};
+  size_t off[5], bytes[5];
+  capture_layout(g, off, bytes);
   if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 5 || first < 0 ||
       n < 0 || n > STATE_PIECE_ELEMENTS || (size_t)(first + n) * g->es > bytes[array] || !c->d)
     return IPSO_FAIL("gpu", "reading elements %lld..%lld of captured array %d: out of range",

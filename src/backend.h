@@ -52,7 +52,6 @@ struct backend;
  * background writer, so a snapshot and a checkpoint can be in flight. */
 enum capture_slot { CAPTURE_CHECKPOINT, CAPTURE_SNAPSHOT, CAPTURE_SLOTS };
 
-
 struct backend_ops {
   const char *name;
   /* Allocates the swarms and initialises them (iteration 0). */

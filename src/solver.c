@@ -136,11 +136,12 @@ static int read_captured_piece(void *ctx, int reader, int array, int64_t first, 
 /* Starts the checkpoint of iteration s->t (collective): the records written
  * to the output (flushed to disk at the commit), the state captured on the
  * device or copied into the writer's buffer, the file created; the rank's
- * I/O threads write it while the run goes on. No checkpoint may be in flight. MODE: how the caller
- * goes on (checkpoint.h): a periodic checkpoint's run, a stop that waits
- * at once, or the end of the run, which ends the backend meanwhile (the
- * GPU's memory freed and its context handed back, 0.06-0.07 s on an H100
- * that the process's exit would otherwise spend after everything else). */
+ * I/O threads write it while the run goes on. No checkpoint may be in
+ * flight. MODE: how the caller goes on (checkpoint.h): a periodic
+ * checkpoint's run, a stop that waits at once, or the end of the run,
+ * which ends the backend meanwhile (the GPU's memory freed and its context
+ * handed back, 0.06-0.07 s on an H100 that the process's exit would
+ * otherwise spend after everything else). */
 static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
 {
   double t = wall_seconds();

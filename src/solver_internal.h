@@ -39,10 +39,10 @@ enum loop_phase {
   LOOP_PHASES
 };
 
-/* A rank's part of the run: its islands, their output and migration. */
 /* Checkpoints whose times --timings prints. */
 #define SOLVER_CKPT_LOG 8
 
+/* A rank's part of the run: its islands, their output and migration. */
 struct solver {
   MPI_Comm comm;
   int rank, size;
