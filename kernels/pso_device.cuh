@@ -468,11 +468,21 @@ IPSO_HD void block_lexmin(real &c, long long &i, block_shared &sh)
 }
 
 /* Spins for the lock with a short back-off, so waiting blocks do not flood
- * the L2 slice that holds it while the owner works. */
+ * the L2 slice that holds it while the owner works. The compare-and-swap
+ * has acquire semantics, which order the holder's reads after it; a fence
+ * here would also wait for every store the thread has in flight (its
+ * particles' rows). */
 IPSO_HD void lock_acquire(int *lock)
 {
-  while (atomicCAS(lock, 0, 1) != 0) __nanosleep(100);
-  __threadfence();
+  int old;
+  for (;;) {
+    asm volatile("atom.acquire.gpu.global.cas.b32 %0, [%1], 0, 1;"
+                 : "=r"(old)
+                 : "l"(lock)
+                 : "memory");
+    if (old == 0) return;
+    __nanosleep(100);
+  }
 }
 
 IPSO_HD void lock_release(int *lock)
@@ -542,13 +552,20 @@ IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real 
   } else {
     for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = gprev_pos[d];
   }
-  __threadfence();
+  /* Relaxed: the live readers take the slot without the lock, so the row
+   * goes out before the cost and the cost before the tag. Strict: the slot
+   * of iteration t is read only by its lock's holders (cost, index, tag:
+   * ordered by the lock's release and acquire) and, the row too, after the
+   * kernel's end or the resident kernels' barrier, whose release covers
+   * the block's writes; the fences would only lengthen the chain that
+   * every publishing block waits on (BENCHMARKS.md). */
+  if (IPSO_RELAXED) __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
     volatile gbest_slot *vs = slot;
     vs->cost = sh.q_cost[0];
     vs->idx = sh.q_idx[0];
-    __threadfence();
+    if (IPSO_RELAXED) __threadfence();
     vs->tag = t;
     if (hist_slot) *hist_slot = (double)sh.q_cost[0];
     lock_release(&slot->lock);
