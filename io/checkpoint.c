@@ -74,8 +74,7 @@ uint64_t checkpoint_sum_array(uint64_t h, const double *x, int64_t n, enum check
 {
   if (k != CHECKSUM_PIECES) return checkpoint_fnv1a_doubles(h, x, n, k);
   for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS)
-    h = checkpoint_fold_piece(
-        h, checkpoint_piece_sum(x + at, n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS));
+    h = checkpoint_fold_piece(h, checkpoint_piece_sum(x + at, state_piece_length(n, at)));
   return h;
 }
 

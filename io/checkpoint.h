@@ -110,9 +110,9 @@ int checkpoint_join(struct checkpoint_writer *w);
 /* Waits for this rank's I/O threads (checkpoint_join, if not yet), agrees
  * with every rank on the outcome and commits the checkpoint (collective;
  * nothing to do when none is in flight). A failed write (a short write,
- * ENOSPC, EROFS, EIO, a failed fsync) on any rank is reported by that rank with the path and errno's
- * text and returns IPSO_ERR_RUNTIME on every rank, the temporary file
- * removed and the previous checkpoint in place. */
+ * ENOSPC, EROFS, EIO, a failed fsync) on any rank is reported by that rank
+ * with the path and errno's text and returns IPSO_ERR_RUNTIME on every
+ * rank, the temporary file removed and the previous checkpoint in place. */
 int checkpoint_commit(struct checkpoint_writer *w);
 
 /* Seconds the I/O thread of the last committed checkpoint took. */

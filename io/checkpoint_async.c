@@ -119,7 +119,7 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   }
   for (int a = 0; a < STATE_ARRAYS; a++) {
     int64_t n = w->N * state_array_width(&state_arrays[a], w->dims);
-    w->pieces += (n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS;
+    w->pieces += state_pieces(n);
   }
   if (!(w->sums = malloc((size_t)w->K * sizeof *w->sums)) ||
       !(w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums))) {
@@ -204,13 +204,13 @@ static void *job_run(void *arg)
     const int64_t width = state_array_width(sa, w->dims), n = w->N * width;
     const uint64_t block = (uint64_t)n * sizeof(double);
     const char *data = (const char *)state_array_data(sa, s);
-    const int pieces = (int)((n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS);
+    const int pieces = (int)state_pieces(n);
     for (int k = 0; k < w->K; k++) {
       const uint64_t island = (uint64_t)w->rank * (uint64_t)w->K + (uint64_t)k;
       const uint64_t base = w->offset[a] + island * block;
       for (int p = 0; p < pieces; p++) {
         const int64_t at = (int64_t)p * STATE_PIECE_ELEMENTS;
-        const int64_t count = n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
+        const int64_t count = state_piece_length(n, at);
         const uint64_t off = (uint64_t)at * sizeof(double), len = (uint64_t)count * sizeof(double);
         const double *src = (const double *)(data + (uint64_t)k * block + off);
         if (piece++ % (uint64_t)w->threads != (uint64_t)me->index) continue;
@@ -220,7 +220,8 @@ static void *job_run(void *arg)
           goto out;
         }
         if (w->fill.piece) {
-          if (w->fill.piece(w->fill.ctx, me->index, a, (int64_t)k * n + at, count, &src) != IPSO_OK) {
+          const int64_t first = (int64_t)k * n + at;
+          if (w->fill.piece(w->fill.ctx, me->index, a, first, count, &src) != IPSO_OK) {
             job_fail(w, EIO, "copying %s to the host", sa->name);
             goto out;
           }
@@ -360,7 +361,7 @@ static int fill_now(struct checkpoint_writer *w, const struct state_fill *fill)
     const int64_t n = (int64_t)w->K * w->N * state_array_width(&state_arrays[a], w->dims);
     double *to = state_array_data(&state_arrays[a], &w->buf);
     for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS) {
-      const int64_t count = n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
+      const int64_t count = state_piece_length(n, at);
       const double *from;
       IPSO_TRY(fill->piece(fill->ctx, 0, a, at, count, &from));
       memcpy(to + at, from, (size_t)count * sizeof(double));

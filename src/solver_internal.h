@@ -96,9 +96,10 @@ struct solver {
   double ckpt_begun, ckpt_start_cost;  /* when the one in flight began; its cost to the run */
   double ckpt_path_seconds; /* this invocation's time in checkpoints on the main thread */
   /* The first checkpoints started (--timings): iteration; the main
-   * thread's time to flush the output, take the state (capture or copy),
-   * create the file and start the threads, and to commit; the I/O
-   * threads' time and number. */
+   * thread's time to write the buffered records to the output ("flush";
+   * the output's own flush to disk is part of the commit), take the state
+   * (capture or copy), create the file and start the threads, and to
+   * commit; the I/O threads' time and number. */
   struct ckpt_timing {
     int64_t iteration;
     double flush, take, create, write, commit;

@@ -40,6 +40,15 @@ int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
  * and written: pieces of this many elements of one array of one island
  * (8 MiB of doubles), counted from the start of the island's rows. */
 #define STATE_PIECE_ELEMENTS ((int64_t)1 << 20)
+/* The pieces of N elements, and the length of the one that starts at AT. */
+static inline int64_t state_pieces(int64_t n)
+{
+  return (n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS;
+}
+static inline int64_t state_piece_length(int64_t n, int64_t at)
+{
+  return n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
+}
 /* Threads that may read pieces at once (state_fill.piece's READER). */
 #define STATE_PIECE_READERS 4
 
