@@ -276,6 +276,7 @@ static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
   g->step_first = first;
   g->step_last = last;
   g->step_stale = stale;
+  g->step_pending = 1;
   return IPSO_OK;
 }
 
@@ -294,6 +295,10 @@ static int gpu_step_end(struct backend *b, double *best)
       if (isnan(h[j])) h[j] = j ? h[j - 1] : g->last_best[k];
   }
   g->t = last;
+  g->step_pending = 0;
+  /* A migration enqueued behind the step changed the bests since. */
+  if (g->stale_after_step) g->stale = 1;
+  g->stale_after_step = 0;
   /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the
    * best after the last iteration is the slot itself. */
   if (p->relaxed) IPSO_TRY(read_last_bests(g));
@@ -353,6 +358,7 @@ static void gpu_destroy(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   if (!g) return;
+  gpu_mailbox_attach(b, 0, NULL);
   gpu_capture_free(g);
   void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
                  g->s.gpos,    g->s.slot_cost, g->s.slot_idx, g->s.hist, g->d_tables, g->d_sel,
@@ -399,6 +405,8 @@ static const struct backend_ops gpu_ops = {
     .migrate_edges = gpu_migrate_edges,
     .migrate_in = gpu_migrate_in,
     .migrate_sent = gpu_migrate_sent,
+    .mailbox_bytes = gpu_mailbox_bytes,
+    .mailbox_attach = gpu_mailbox_attach,
     .save_state = gpu_save,
     .load_state = gpu_load,
     .capture_state = gpu_capture,

@@ -73,6 +73,25 @@
     long long hist_stride; /* history entries of one island: the iterations of the step */         \
   }
 
+/* The edge islands' messages between the devices of one node's ranks,
+ * without the host (migrate_kernel): each rank's region of node-shared host
+ * memory, mapped for every rank's device, holds its two flags per message
+ * and two slots of messages (by the migration's parity); a rank writes only
+ * its own region. OUT_ROWS NULL: no mailbox. */
+#define IPSO_ABI_MAILBOX(NAME, REAL, U64)                                                          \
+  struct NAME {                                                                                    \
+    REAL *out_rows;         /* this rank's slot of the migration: message 0 (island 0's, for the   \
+                               previous rank), then 1 (island K-1's, for the next), COUNT rows */  \
+    REAL *out_cost;         /* [2 * count] their costs */                                          \
+    U64 *ready;             /* this rank's [2]: the migration whose message 0 / 1 is in place */   \
+    U64 *taken;             /* this rank's [2]: the last migration whose message on link 0 / 1     \
+                               it has read (or passed over) */                                     \
+    const U64 *taken_by[2]; /* the previous rank's taken[1], the next rank's taken[0]: what has   \
+                               been read of message 0 / 1 (NULL: nobody reads it) */               \
+    const U64 *ready_in[2]; /* the previous rank's ready[1], the next rank's ready[0] */           \
+    unsigned long long seq; /* the migration's number, from 1 */                                  \
+  }
+
 #ifdef __CUDACC_RTC__
 /* NVRTC has neither offsetof nor __builtin_offsetof; __INTADDR__ is the
  * constant-address builtin of its front end (EDG), on which EDG's own
@@ -132,6 +151,15 @@
                   "swarm pointers: fields");                                                       \
   IPSO_ABI_ASSERT(sizeof(T) == 15 * IPSO_ABI_PTR, "swarm pointers: size")
 
+/* The mailbox: nine 8-byte fields in the order above. */
+#define IPSO_ABI_CHECK_MAILBOX(T)                                                                  \
+  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, out_rows) == 0 && IPSO_ABI_OFFSET(T, ready) == 2 * IPSO_ABI_PTR && \
+                      IPSO_ABI_OFFSET(T, taken_by) == 4 * IPSO_ABI_PTR &&                          \
+                      IPSO_ABI_OFFSET(T, ready_in) == 6 * IPSO_ABI_PTR &&                          \
+                      IPSO_ABI_OFFSET(T, seq) == 8 * IPSO_ABI_PTR,                                 \
+                  "mailbox: fields");                                                              \
+  IPSO_ABI_ASSERT(sizeof(T) == 9 * IPSO_ABI_PTR, "mailbox: size")
+
 #ifdef __CUDACC_RTC__
 IPSO_ABI_CONSTS(ipso_consts, real);
 IPSO_ABI_GBEST_SLOT(gbest_slot, real);
@@ -139,6 +167,8 @@ IPSO_ABI_SWARM_PTRS(swarm_ptrs, real, gbest_slot);
 IPSO_ABI_CHECK_CONSTS(ipso_consts, real);
 IPSO_ABI_CHECK_GBEST_SLOT(gbest_slot);
 IPSO_ABI_CHECK_SWARM_PTRS(swarm_ptrs);
+IPSO_ABI_MAILBOX(mailbox, real, unsigned long long);
+IPSO_ABI_CHECK_MAILBOX(mailbox);
 #else
 IPSO_ABI_CONSTS(ipso_consts_f, float);
 IPSO_ABI_CONSTS(ipso_consts_d, double);
@@ -150,6 +180,8 @@ IPSO_ABI_CHECK_CONSTS(struct ipso_consts_d, double);
 IPSO_ABI_CHECK_GBEST_SLOT(struct gbest_slot_f);
 IPSO_ABI_CHECK_GBEST_SLOT(struct gbest_slot_d);
 IPSO_ABI_CHECK_SWARM_PTRS(struct swarm_ptrs);
+IPSO_ABI_MAILBOX(mailbox, void, unsigned long long);
+IPSO_ABI_CHECK_MAILBOX(struct mailbox);
 #endif
 
 #endif

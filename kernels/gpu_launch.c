@@ -220,11 +220,14 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 int islands, int count, int links, int closed, void *d_msg,
                                 void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
-                                int *d_order, void *d_sent, const void *d_rmsg, const void *d_rcost,
-                                long long t, cudaStream_t stream)
+                                int *d_order, void *d_sent, const void *const d_rmsg[2],
+                                const void *const d_rcost[2], struct mailbox mb, long long t,
+                                cudaStream_t stream)
 {
-  void *args[] = {&s,      &islands, &count,   &links,   &closed, &d_msg,  &d_mcost, &d_carried,
-                  &d_vidx, &d_vcost, &vstride, &d_order, &d_sent, &d_rmsg, &d_rcost, &t};
+  const void *rmsg0 = d_rmsg[0], *rcost0 = d_rcost[0], *rmsg1 = d_rmsg[1], *rcost1 = d_rcost[1];
+  void *args[] = {&s,       &islands, &count,   &links,  &closed,  &d_msg,  &d_mcost,
+                  &d_carried, &d_vidx, &d_vcost, &vstride, &d_order, &d_sent, &rmsg0,
+                  &rcost0,  &rmsg1,   &rcost1,  &mb,     &t};
   return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
                           args, 0, stream);
 }

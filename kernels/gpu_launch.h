@@ -113,8 +113,9 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 int islands, int count, int links, int closed, void *d_msg,
                                 void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
-                                int *d_order, void *d_sent, const void *d_rmsg, const void *d_rcost,
-                                long long t, cudaStream_t stream);
+                                int *d_order, void *d_sent, const void *const d_rmsg[2],
+                                const void *const d_rcost[2], struct mailbox mb, long long t,
+                                cudaStream_t stream);
 
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
                                 const long long *d_idx, int count, const void *d_buf,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "log.h"
 #include "gpu_swarm.h"
 
 /* Entries per block in the first selection pass. */
@@ -385,6 +386,94 @@ int gpu_reserve_device_migration(struct gpu_swarm *g, int count)
   return IPSO_OK;
 }
 
+/* The mailbox (struct mailbox, kernels/gpu_abi.h): a rank's region holds
+ * its flags, ready[2] at 0 and taken[2] at MAILBOX_TAKEN, then from
+ * MAILBOX_FLAGS two slots (the migration's parity), each the rows of
+ * messages 0 and 1 (mb_count rows each, of the device's pitch and
+ * precision) and then their costs, each part 16-byte aligned. */
+#define MAILBOX_TAKEN 64
+#define MAILBOX_FLAGS 128
+
+static size_t mailbox_rows(const struct gpu_swarm *g)
+{
+  return align16(2 * (size_t)g->mb_count * (size_t)g->plan.map.pitch * g->es);
+}
+
+static size_t mailbox_slot(const struct gpu_swarm *g)
+{
+  return mailbox_rows(g) + align16(2 * (size_t)g->mb_count * g->es);
+}
+
+/* Where migration SEQ's slot starts in a region. */
+static size_t mailbox_slot_at(const struct gpu_swarm *g, unsigned long long seq)
+{
+  return MAILBOX_FLAGS + (size_t)(seq & 1) * mailbox_slot(g);
+}
+
+/* The kernel's view of the mailbox for migration SEQ on LINKS links. */
+static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned long long seq)
+{
+  struct mailbox mb;
+  size_t at = mailbox_slot_at(g, seq);
+  unsigned long long *own = (unsigned long long *)g->mb_own;
+  const unsigned long long *prev = (const unsigned long long *)g->mb_prev;
+  const unsigned long long *next = (const unsigned long long *)g->mb_next;
+  const size_t taken = MAILBOX_TAKEN / sizeof *own;
+  mb.out_rows = g->mb_own + at;
+  mb.out_cost = g->mb_own + at + mailbox_rows(g);
+  mb.ready = own;
+  mb.taken = own + taken;
+  /* Message 0 goes to the previous rank's link 1 (a second link only),
+   * message 1 to the next rank's link 0. */
+  mb.taken_by[0] = links == 2 ? prev + taken + 1 : NULL;
+  mb.taken_by[1] = next + taken;
+  mb.ready_in[0] = prev + 1;
+  mb.ready_in[1] = next;
+  mb.seq = seq;
+  return mb;
+}
+
+size_t gpu_mailbox_bytes(struct backend *b, int count)
+{
+  struct gpu_swarm *g = b->impl;
+  int was = g->mb_count;
+  g->mb_count = count;
+  size_t bytes = MAILBOX_FLAGS + 2 * mailbox_slot(g);
+  g->mb_count = was;
+  return bytes;
+}
+
+int gpu_mailbox_attach(struct backend *b, int count, const struct edge_mailbox *mb)
+{
+  struct gpu_swarm *g = b->impl;
+  if (g->mb_registered) cudaHostUnregister(g->mb_registered);
+  g->mb_registered = NULL;
+  g->mb_own = g->mb_prev = g->mb_next = NULL;
+  g->mb_count = g->mb_links = 0;
+  g->mb_seq = 0;
+  if (!mb) return IPSO_OK;
+  IPSO_TRY(gpu_reserve_device_migration(g, count));
+  cudaError_t e = cudaHostRegister(mb->window, mb->window_bytes,
+                                   cudaHostRegisterMapped | cudaHostRegisterPortable);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    log_warn("the GPU cannot map the node's shared memory (%s): the edge islands' migrants go "
+             "through the host",
+             cudaGetErrorString(e));
+    return IPSO_ERR_RUNTIME;
+  }
+  g->mb_registered = mb->window;
+  void *d[3];
+  void *h[3] = {mb->own, mb->prev, mb->next};
+  for (int i = 0; i < 3; i++) IPSO_CHECK_CUDA(cudaHostGetDevicePointer(&d[i], h[i], 0));
+  g->mb_own = d[0];
+  g->mb_prev = d[1];
+  g->mb_next = d[2];
+  g->mb_count = count;
+  g->mb_links = mb->links;
+  return IPSO_OK;
+}
+
 int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,
                     double *const edge[2])
 {
@@ -397,7 +486,9 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
    * waited for the device since). */
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
   g->vpre = 0;
-  /* The edge islands' messages straight into h_mig (mapped) by the gather. */
+  /* The edge islands' messages straight into h_mig (mapped) by the gather;
+   * with the mailbox, migrate_kernel posts them from d_msg. */
+  if (g->mb_own) edge = NULL;
   void *erows = edge ? g->d_hmig + L.edge_rows : NULL;
   void *ecost = edge ? g->d_hmig + L.edge_costs : NULL;
   if (select) {
@@ -464,6 +555,27 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   int K = g->count;
   size_t c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es, vs = (size_t)links * c;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
+  /* The other ranks' messages: where the host put them, or in the
+   * neighbours' regions of the mailbox. */
+  const void *rmsg[2] = {NULL, NULL}, *rcost[2] = {NULL, NULL};
+  struct mailbox mb;
+  memset(&mb, 0, sizeof mb);
+  if (g->mb_own) {
+    if (count != g->mb_count)
+      return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
+                       g->mb_count);
+    mb = mailbox_of(g, links, ++g->mb_seq);
+    size_t at = mailbox_slot_at(g, mb.seq);
+    rmsg[0] = g->mb_prev + at + c * row; /* the previous rank's message 1 */
+    rcost[0] = g->mb_prev + at + mailbox_rows(g) + c * g->es;
+    rmsg[1] = g->mb_next + at; /* the next rank's message 0 */
+    rcost[1] = g->mb_next + at + mailbox_rows(g);
+  } else if (remote) {
+    rmsg[0] = g->d_hmig + L.remote_rows;
+    rmsg[1] = g->d_hmig + L.remote_rows + c * row;
+    rcost[0] = g->d_hmig + L.remote_costs;
+    rcost[1] = g->d_hmig + L.remote_costs + c * g->es;
+  }
   /* The links that carry: uploaded when they differ from the last ones
    * (with migration.probability = 1 they never do). */
   unsigned char *hc = (unsigned char *)h + L.carried;
@@ -504,18 +616,21 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     IPSO_TRY(select_into(g, 1, (int)vs, g->d_vsel, g->d_vcost));
   }
   g->vpre = 0;
-  IPSO_CHECK_CUDA(
-      ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links, !remote,
-                          g->d_msg, g->d_mcost, g->d_carried, g->d_vsel, g->d_vcost, (int)vs,
-                          g->d_order, g->d_sent, remote ? g->d_hmig + L.remote_rows : NULL,
-                          remote ? g->d_hmig + L.remote_costs : NULL, (long long)g->t, g->stream));
+  /* The iteration of the migration: the step's end where the solver
+   * enqueues the migration behind a step it has not waited for. */
+  long long t = g->step_pending ? (long long)g->step_last : (long long)g->t;
+  IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
+                                      !rmsg[0], g->d_msg, g->d_mcost, g->d_carried, g->d_vsel,
+                                      g->d_vcost, (int)vs, g->d_order, g->d_sent, rmsg, rcost, mb,
+                                      t, g->stream));
   IPSO_CHECK_CUDA(
       cudaMemcpyAsync(h + L.sent, g->d_sent, (size_t)K * g->es, cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
   g->sent_pending = 1;
   /* The islands that took migrants found their best again in
-   * migrate_kernel. */
+   * migrate_kernel (after the step's end, where one is pending). */
   g->stale = 1;
+  if (g->step_pending) g->stale_after_step = 1;
   g->packed = g->victims = 0;
   return IPSO_OK;
 }

@@ -64,10 +64,19 @@ struct gpu_swarm {
   int edge_count;    /* their migrants */
   int sent_pending;  /* a migration's sent costs are on their way to h_mig */
   int carried_valid; /* d_carried holds h_mig's links (uploaded, unchanged since) */
+  /* The mailbox of the node's ranks (gpu_mailbox_attach; mb_own NULL:
+   * none): their regions as the device addresses them, the host range
+   * registered for it, and the migrations so far. */
+  char *mb_own, *mb_prev, *mb_next;
+  void *mb_registered;
+  int mb_count, mb_links;
+  unsigned long long mb_seq;
   int64_t hist_cap;
   double *h_hist;                /* [hist_cap] pinned: the history a step copies back */
   int64_t step_first, step_last; /* the step begun (gpu_step_begin) */
   int step_stale;                /* it began with stale bests (take_slots at its end) */
+  int step_pending;              /* it has not ended (gpu_step_end): the stream is at step_last */
+  int stale_after_step;          /* migrants came in behind it: stale once it has ended */
   double *last_best;             /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
@@ -123,6 +132,8 @@ int gpu_migrate_edges(struct backend *b);
 int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,
                    const int64_t *replace, const double *const remote[2]);
 int gpu_migrate_sent(struct backend *b, double *sent);
+size_t gpu_mailbox_bytes(struct backend *b, int count);
+int gpu_mailbox_attach(struct backend *b, int count, const struct edge_mailbox *mb);
 void gpu_migrate_free(struct gpu_swarm *g);
 
 #endif

@@ -682,6 +682,47 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
   }
 }
 
+/* A flag in host memory mapped for the device, read and written in the
+ * order of the whole system (the other ranks' devices read and write the
+ * node-shared region). */
+__device__ unsigned long long ld_acquire_sys(const unsigned long long *p)
+{
+  unsigned long long v;
+  asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ void st_release_sys(unsigned long long *p, unsigned long long v)
+{
+  asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* Thread 0: spins until *FLAG reaches AT_LEAST. */
+__device__ void wait_for(const unsigned long long *flag, unsigned long long at_least)
+{
+  while (ld_acquire_sys(flag) < at_least) __nanosleep(32);
+}
+
+/* The block of an edge island posts its message (ROWS, COST: its slot of
+ * MSG) as message E of the mailbox: once its reader has read the message
+ * this slot held two migrations ago, the rows and costs are written, and
+ * then the flag, after a fence of the whole system. */
+__device__ void post_edge(const mailbox &mb, int e, const real *rows, const real *cost, int count)
+{
+  if (!mb.taken_by[e]) return;
+  if (threadIdx.x == 0 && mb.seq > 2) wait_for(mb.taken_by[e], mb.seq - 2);
+  __syncthreads();
+  real *out = mb.out_rows + (size_t)e * count * IPSO_PITCH;
+  for (long long i = threadIdx.x; i < (long long)count * IPSO_PITCH; i += blockDim.x)
+    out[i] = rows[i];
+  for (int m = threadIdx.x; m < count; m += blockDim.x) mb.out_cost[(size_t)e * count + m] = cost[m];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    st_release_sys(mb.ready + e, mb.seq);
+  }
+}
+
 /* One migration of all the backend's islands on the device, island
  * blockIdx.x (one block each). Message slot j (rows MSG[j * count *
  * IPSO_PITCH], costs MCOST[j * count]) is island j's COUNT migrants out for
@@ -696,15 +737,22 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
  * and personal best (the pitch's padding zero), cost, zero velocity, and
  * the ring's mark, as scatter_kernel writes. ORDER: [ISLANDS * 2 * count]
  * scratch. SENT[k]: the best cost of island k's message (the log's).
- * RMSG, RCOST (NULL: slots ISLANDS and ISLANDS + 1 are filled already): the
- * other ranks' two messages, copied into those slots by the islands that
- * take them. T: the iteration, whose best slot an island that took
- * migrants sets anew. Blocks of IPSO_BLOCK threads. */
+ * RMSG0, RCOST0 and RMSG1, RCOST1 (NULL: slots ISLANDS and ISLANDS + 1 are
+ * filled already): the other ranks' two messages, the previous rank's and
+ * the next rank's, copied into those slots by the islands that take them.
+ * MB (mailbox.out_rows NULL: none): the ranks' devices exchange the edge
+ * messages themselves through node-shared host memory, RMSG0.. pointing
+ * into the neighbours' regions: island 0 and island ISLANDS - 1 post
+ * theirs (post_edge) before they wait for the neighbours' (wait_for),
+ * and mark what they have read. T: the iteration, whose best slot an
+ * island that took migrants sets anew. Blocks of IPSO_BLOCK threads. */
 extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
                                           int closed, real *msg, real *mcost,
                                           const unsigned char *carried, const long long *vidx,
                                           const real *vcost, int vstride, int *order, real *sent,
-                                          const real *rmsg, const real *rcost, long long t)
+                                          const real *rmsg0, const real *rcost0,
+                                          const real *rmsg1, const real *rcost1, mailbox mb,
+                                          long long t)
 {
   const int k = (int)blockIdx.x;
   s = island_ptrs(s, (unsigned)k);
@@ -718,17 +766,33 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
    * mapped for the device, slots ISLANDS and ISLANDS + 1 there at 0 and 1)
    * into their slots here, read once and in parallel; only this block
    * reads them. */
-  if (rmsg) {
+  if (mb.out_rows) {
+    if (k == 0) post_edge(mb, 0, msg, mcost, count);
+    if (k == islands - 1)
+      post_edge(mb, 1, msg + (size_t)k * count * IPSO_PITCH, mcost + (size_t)k * count, count);
+  }
+  if (rmsg0) {
     for (int o = 0; o < open; o++) {
       const int q = from[o];
       if (q < islands) continue;
-      const size_t at = (size_t)(q - islands) * count;
+      const int l = q - islands; /* 0: the previous rank's, 1: the next rank's */
+      if (mb.out_rows) {
+        if (threadIdx.x == 0) wait_for(mb.ready_in[l], mb.seq);
+        __syncthreads();
+      }
+      const real *rm = l ? rmsg1 : rmsg0, *rc = l ? rcost1 : rcost0;
       for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
-        msg[(size_t)q * count * IPSO_PITCH + e] = rmsg[at * IPSO_PITCH + e];
+        msg[(size_t)q * count * IPSO_PITCH + e] = __ldcv(rm + e);
       for (int m = threadIdx.x; m < count; m += blockDim.x)
-        mcost[(size_t)q * count + m] = rcost[at + m];
+        mcost[(size_t)q * count + m] = __ldcv(rc + m);
     }
     __syncthreads();
+    /* Read (or passed over, where the link does not carry this time): the
+     * neighbour may fill this slot again, two migrations on. */
+    if (mb.out_rows && threadIdx.x == 0) {
+      if (k == 0) st_release_sys(mb.taken, mb.seq);
+      if (k == islands - 1 && links == 2) st_release_sys(mb.taken + 1, mb.seq);
+    }
   }
   order += (size_t)k * 2 * (size_t)count;
   vidx += (size_t)k * (size_t)vstride;

@@ -61,6 +61,19 @@ int ring_exchange(struct ring_exchange *rx, const double *to_right, const double
 int ring_exchange_neighbours(const struct ring_exchange *rx, int to[2]);
 void ring_exchange_free(struct ring_exchange *rx);
 
+/* Memory every rank of a node maps: REGION bytes for each rank (rounded up
+ * to pages), rank r's at node_shared_region(ns, r), zero at the start.
+ * Collective. *OUT is NULL (and IPSO_OK returned) where the ranks of COMM
+ * do not all share one node or the node cannot give the memory (no POSIX
+ * shared memory): the caller goes on without it. */
+struct node_shared;
+
+int node_shared_create(MPI_Comm comm, size_t region, struct node_shared **out);
+void *node_shared_region(const struct node_shared *ns, int rank);
+/* The whole mapping: every rank's region. */
+void *node_shared_base(const struct node_shared *ns, size_t *bytes);
+void node_shared_free(struct node_shared *ns);
+
 #ifdef __cplusplus
 }
 #endif

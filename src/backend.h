@@ -48,6 +48,16 @@ static inline int swarm_setup_count(const struct swarm_setup *setup)
 
 struct backend;
 
+/* Node-shared host memory for the edge islands' messages
+ * (backend_ops.mailbox_attach): one region per rank of the node, in one
+ * mapping. */
+struct edge_mailbox {
+  void *window; /* every rank's region */
+  size_t window_bytes;
+  void *own, *prev, *next; /* this rank's region and its neighbours' on the ring */
+  int links;               /* 1: messages go to the next rank only; 2: both ways */
+};
+
 /* The capture slots (backend_ops.capture_state): one per kind of
  * background writer, so a snapshot and a checkpoint can be in flight. */
 enum capture_slot { CAPTURE_CHECKPOINT, CAPTURE_SNAPSHOT, CAPTURE_SLOTS };
@@ -121,6 +131,18 @@ struct backend_ops {
   int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,
                     const int64_t *replace, const double *const remote[2]);
   int (*migrate_sent)(struct backend *b, double *sent);
+  /* Optional, both or neither (NULL: the edges go through the host, EDGE
+   * and REMOTE above): where every rank runs on one node, the devices
+   * exchange the edge islands' messages themselves. mailbox_bytes: the
+   * bytes of one rank's region for messages of COUNT migrants;
+   * mailbox_attach: from now on migrate_out and migrate_in take EDGE and
+   * REMOTE NULL, island 0 and K-1 post their messages in MB's OWN region and
+   * the islands that take the neighbours' read them in PREV and NEXT, in
+   * the device's order (nothing waits for the host); the ranks' i-th
+   * migrate_in calls pair up. MB NULL: detaches (the host's way again). A
+   * failure leaves the backend detached. */
+  size_t (*mailbox_bytes)(struct backend *b, int count);
+  int (*mailbox_attach)(struct backend *b, int count, const struct edge_mailbox *mb);
   /* Copies all K swarms to the host, and back: S holds K * particles rows,
    * island-major (island k's rows are swarm_state_island(S, particles, k)). */
   int (*save_state)(struct backend *b, struct swarm_state *s);

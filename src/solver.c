@@ -468,11 +468,18 @@ static int iterate(struct solver *s)
      * computes; the CPU's: before). */
     int halves = s->b.ops->step_begin != NULL;
     /* A migration after the slice: its messages out enqueued behind it
-     * (the GPU selects them while the host reads the history). */
+     * (the GPU selects them while the host reads the history), and where
+     * no host takes part in it (one rank, or the devices' mailbox) and
+     * nothing before it reads the islands (the result, a target's stop)
+     * the migrants in too, so that the device goes on from the
+     * migration to the next slice while the host records this one. */
     int migrating = s->links && last == end && last % cfg->migration.interval == 0;
+    int ahead = migrating && halves && (s->size == 1 || s->node) && last != max_it &&
+                !cfg->run.has_target && cfg->swarm.sync == IPSO_SYNC_STRICT;
     if (halves) {
       IPSO_TRY(s->b.ops->step_begin(&s->b, first, last));
       if (migrating) IPSO_TRY(solver_migrate_out(s, last));
+      if (ahead) IPSO_TRY(solver_migrate_in(s, last));
     }
     if (last == max_it) IPSO_TRY(prepare_last_rows(s, first, last));
     if (halves) {
@@ -514,7 +521,7 @@ static int iterate(struct solver *s)
     if (done || reached) IPSO_TRY(take_result(s));
     lap(s, LOOP_OUTPUT, &at);
     if (migrating) {
-      IPSO_TRY(solver_migrate_in(s));
+      if (!ahead) IPSO_TRY(solver_migrate_in(s, s->t));
       if (!s->migrations++) s->first_migration = wall_seconds() - at;
     }
     lap(s, LOOP_MIGRATE, &at);
@@ -643,6 +650,7 @@ static void solver_free(struct solver *s)
   checkpoint_remove_wait();
   if (s->b.ops) s->b.ops->destroy(&s->b);
   ring_exchange_free(s->rx);
+  node_shared_free(s->node); /* after the backend, which maps it */
   free(s->msg);
   free(s->carried);
   free(s->drawn);

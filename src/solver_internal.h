@@ -52,7 +52,9 @@ struct solver {
   const struct solver_options *opt;
   struct backend b; /* the rank's islands, one backend (island k: global id first + k) */
   struct h5out *out;
-  struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank */
+  struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank, or where
+                               the devices exchange the edges (node) */
+  struct node_shared *node; /* the mailbox's memory where they do (backend mailbox_attach) */
   int links;                /* migration messages each island receives (migration_links) */
   double *msg;              /* [4 * message]: the rank's first and last islands' messages out, then
                                what came from the previous and the next rank */
@@ -148,7 +150,7 @@ int solver_migration_setup(struct solver *s);
  * iteration T, in two halves: the messages out (enqueued, right after the
  * iterations up to T are), then, with s->t = T, the migrants in. */
 int solver_migrate_out(struct solver *s, int64_t t);
-int solver_migrate_in(struct solver *s);
+int solver_migrate_in(struct solver *s, int64_t t);
 /* Prints every island's device from rank 0. */
 int solver_report_devices(struct solver *s);
 /* Prints the final summary (rank 0). */

@@ -140,6 +140,36 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
   return IPSO_OK;
 }
 
+/* Where every rank runs on one node and the backend can, the devices
+ * exchange the edge islands' messages themselves through node-shared
+ * memory (backend mailbox_attach), so that a migration between ranks
+ * waits for neither host nor MPI; otherwise (or with
+ * IPSO_MIGRATION_MAILBOX=0) they go through the host and MPI. Collective. */
+static int mailbox_setup(struct solver *s)
+{
+  const struct backend_ops *ops = s->b.ops;
+  const char *env = getenv("IPSO_MIGRATION_MAILBOX");
+  int can = ops->mailbox_attach && !(env && strcmp(env, "0") == 0);
+  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_MIN, s->comm));
+  if (!can) return IPSO_OK;
+  int m = s->cfg->migration.migrants;
+  IPSO_TRY(node_shared_create(s->comm, ops->mailbox_bytes(&s->b, m), &s->node));
+  if (!s->node) return IPSO_OK;
+  struct edge_mailbox mb = {NULL, 0, node_shared_region(s->node, s->rank),
+                            node_shared_region(s->node, (s->rank + s->size - 1) % s->size),
+                            node_shared_region(s->node, (s->rank + 1) % s->size), s->links};
+  mb.window = node_shared_base(s->node, &mb.window_bytes);
+  int rc = ops->mailbox_attach(&s->b, m, &mb);
+  if (island_agree(s->comm, rc == IPSO_OK ? IPSO_OK : IPSO_ERR_RUNTIME) != IPSO_OK) {
+    ops->mailbox_attach(&s->b, m, NULL);
+    node_shared_free(s->node);
+    s->node = NULL;
+    return IPSO_OK;
+  }
+  timings_mark("migration mailbox mapped");
+  return IPSO_OK;
+}
+
 /* Allocates the migration buffers and connects the ranks' ring (when
  * islands migrate, and more than one rank runs them). */
 int solver_migration_setup(struct solver *s)
@@ -166,6 +196,8 @@ int solver_migration_setup(struct solver *s)
   if (!s->msg || !s->carried || !s->drawn || !s->sent)
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
   if (s->size == 1) return IPSO_OK;
+  IPSO_TRY(mailbox_setup(s));
+  if (s->node) return IPSO_OK;
   IPSO_TRY(ring_exchange_create(s->comm, n, s->links == 2, &s->rx));
   /* A first exchange (of nothing the run reads) now: the connections
    * between neighbouring ranks are set up at start-up, not inside the
@@ -199,12 +231,14 @@ static int reserve_log(struct solver *s)
  * selects, merges and replaces where the swarms are (migrate_out,
  * migrate_in: the GPU's on the device); only the messages of the rank's
  * first and last islands come to the host, for the previous and the next
- * rank (mpi/), whether the link carries them or not (the receiver knows).
- * The records' costs are taken when the records are written (take_sent).
- * In two halves: solver_migrate_out enqueues the messages out of the
- * migration after iteration T (the GPU's right behind the iterations,
- * before the host reads their history), and solver_migrate_in, once s->t
- * is T, exchanges the edges and takes the migrants in. */
+ * rank (mpi/), whether the link carries them or not (the receiver knows),
+ * unless the devices exchange them (mailbox_setup). The records' costs are
+ * taken when the records are written (take_sent). In two halves:
+ * solver_migrate_out enqueues the messages out of the migration after
+ * iteration T (the GPU's right behind the iterations, before the host
+ * reads their history), and solver_migrate_in exchanges the edges and
+ * takes the migrants in: once s->t is T, or where nothing of it waits for
+ * the host, right behind solver_migrate_out (solver.c, iterate). */
 int solver_migrate_out(struct solver *s, int64_t t)
 {
   const struct ipso_config *cfg = s->cfg;
@@ -227,13 +261,13 @@ int solver_migrate_out(struct solver *s, int64_t t)
                                s->rx ? edge : NULL);
 }
 
-int solver_migrate_in(struct solver *s)
+int solver_migrate_in(struct solver *s, int64_t t)
 {
   const struct ipso_config *cfg = s->cfg;
   int m = cfg->migration.migrants, K = s->local, L = s->links;
   size_t n = (size_t)migration_message_len(m, s->D);
   const uint64_t seed = cfg->run.seed;
-  watchdog_beat("migrating", s->t);
+  watchdog_beat("migrating", t);
   /* The first and last islands' messages out, the previous and next
    * ranks' in. */
   const double *remote[2] = {s->msg + 2 * n, s->msg + 3 * n};
@@ -249,17 +283,17 @@ int solver_migrate_in(struct solver *s)
     int nsrc = migration_sources(island, s->islands, L, src);
     for (int l = 0; l < 2; l++) {
       s->carried[2 * k + l] =
-          l < nsrc && migration_link_carries(seed, src[l], s->t, l, probability);
+          l < nsrc && migration_link_carries(seed, src[l], t, l, probability);
       open += s->carried[2 * k + l];
     }
     if (open && cfg->migration.policy != IPSO_POLICY_REPLACE_WORST)
-      IPSO_TRY(migration_draw(seed, island, s->t, MIGRATION_DRAW_REPLACE, s->N, open * m,
+      IPSO_TRY(migration_draw(seed, island, t, MIGRATION_DRAW_REPLACE, s->N, open * m,
                               s->drawn + (size_t)k * (size_t)L * (size_t)m));
     int ndest = migration_destinations(island, s->islands, L, to);
     for (int l = 0; l < ndest; l++)
-      if (migration_link_carries(seed, island, s->t, l, probability)) {
+      if (migration_link_carries(seed, island, t, l, probability)) {
         if (s->sent_from < 0) s->sent_from = s->mn;
-        s->mlog[s->mn++] = (struct migration_record){s->t, island, to[l], NAN};
+        s->mlog[s->mn++] = (struct migration_record){t, island, to[l], NAN};
       }
   }
   return s->b.ops->migrate_in(&s->b, m, L, s->carried,
