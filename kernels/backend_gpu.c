@@ -94,10 +94,16 @@ static int allocate(struct gpu_swarm *g)
       cudaMalloc((void **)&g->s.slot_idx, K * (size_t)g->plan.blocks * sizeof(long long)));
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_bar, 2 * sizeof(unsigned int)));
   IPSO_CHECK_CUDA(cudaMemset(g->d_bar, 0, 2 * sizeof(unsigned int)));
-  g->hist_cap = (int64_t)K;
   g->s.hist_stride = 1;
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, K * sizeof(double)));
-  IPSO_CHECK_CUDA(cudaMallocHost((void **)&g->h_hist, K * sizeof(double)));
+  for (int i = 0; i < GPU_STEPS; i++) {
+    struct gpu_step *st = &g->steps[i];
+    st->hist_cap = (int64_t)K;
+    IPSO_CHECK_CUDA(cudaMalloc((void **)&st->d_hist, K * sizeof(double)));
+    IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_hist, K * sizeof(double)));
+    IPSO_CHECK_CUDA(
+        cudaMallocHost((void **)&st->h_slots, K * IPSO_GB_SLOTS * sizeof *st->h_slots));
+  }
+  g->s.hist = g->steps[0].d_hist;
   return IPSO_OK;
 }
 
@@ -162,31 +168,31 @@ static int read_best(struct gpu_swarm *g, int k, double *cost, int64_t *idx, dou
   return IPSO_OK;
 }
 
-/* Enqueues the copy of every island's slots (read_slots), and takes every
- * island's best after iteration g->t from them into last_best once the
- * stream has done the copy (take_slots). */
-static int read_slots(struct gpu_swarm *g)
+/* Enqueues the copy of every island's slots into DST (read_slots), and
+ * takes every island's best after iteration T from such a copy into
+ * last_best once the stream has done it (take_slots). */
+static int read_slots(struct gpu_swarm *g, union gpu_slot *dst)
 {
   size_t bytes = (size_t)g->count * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_slots, g->s.gb, bytes, cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(dst, g->s.gb, bytes, cudaMemcpyDeviceToHost, g->stream));
   return IPSO_OK;
 }
 
-static void take_slots(struct gpu_swarm *g)
+static void take_slots(struct gpu_swarm *g, const union gpu_slot *src, int64_t t)
 {
-  int cur = g->plan.relaxed ? 0 : (int)(g->t & 1);
+  int cur = g->plan.relaxed ? 0 : (int)(t & 1);
   for (int k = 0; k < g->count; k++)
-    g->last_best[k] = gpu_slot_cost(&g->h_slots[k * IPSO_GB_SLOTS + cur], g->fl);
-  g->stale = 0;
+    g->last_best[k] = gpu_slot_cost(&src[k * IPSO_GB_SLOTS + cur], g->fl);
 }
 
 /* Every island's best after iteration g->t into last_best (one copy of
- * all the slots). */
+ * all the slots). No step may be pending. */
 static int read_last_bests(struct gpu_swarm *g)
 {
-  IPSO_TRY(read_slots(g));
+  IPSO_TRY(read_slots(g, g->h_slots));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  take_slots(g);
+  take_slots(g, g->h_slots, g->t);
+  g->stale = 0;
   return IPSO_OK;
 }
 
@@ -211,7 +217,7 @@ static int forget_attractors(struct gpu_swarm *g)
 static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
-  g->t = 0;
+  g->t = g->queued_t = 0;
   forget_selection(g);
   IPSO_CHECK_CUDA(ipso_launch_init(&g->k, (unsigned)g->plan.blocks, (unsigned)g->count,
                                    (unsigned)g->plan.map.block, g->s, g->stream));
@@ -221,33 +227,41 @@ static int gpu_init(struct backend *b)
 }
 
 /* step() in two halves: gpu_step_begin enqueues the iterations and the
- * copy of their history into the pinned h_hist, gpu_step_end waits for
- * them (the host works in between). */
+ * copy of their history into the step's pinned buffer, gpu_step_end waits
+ * for the oldest step begun (the host works in between; a second step may
+ * be begun before the first has ended). */
 static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
 {
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
   int64_t n = last - first + 1, all = n * g->count;
+  if (g->steps_pending == GPU_STEPS)
+    return IPSO_FAIL("gpu", "%d steps begun and not ended", GPU_STEPS);
+  struct gpu_step *st = &g->steps[(g->step_oldest + g->steps_pending) % GPU_STEPS];
   forget_selection(g);
-  /* After migrants came in: the islands' bests as they start, copied in the
-   * stream's order and taken once it has done the step. */
-  int stale = g->stale;
-  if (all > g->hist_cap) {
-    IPSO_CHECK_CUDA(cudaFree(g->s.hist));
-    g->s.hist = NULL;
-    IPSO_CHECK_CUDA(cudaFreeHost(g->h_hist));
-    g->h_hist = NULL;
-    IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.hist, (size_t)all * sizeof(double)));
-    IPSO_CHECK_CUDA(cudaMallocHost((void **)&g->h_hist, (size_t)all * sizeof(double)));
-    g->hist_cap = all;
+  if (all > st->hist_cap) {
+    /* Its buffers are not in use: the step that used them has ended. */
+    IPSO_CHECK_CUDA(cudaFree(st->d_hist));
+    st->d_hist = NULL;
+    IPSO_CHECK_CUDA(cudaFreeHost(st->h_hist));
+    st->h_hist = NULL;
+    IPSO_CHECK_CUDA(cudaMalloc((void **)&st->d_hist, (size_t)all * sizeof(double)));
+    IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_hist, (size_t)all * sizeof(double)));
+    st->hist_cap = all;
   }
   /* Island k's history at [k * n]: the interface's layout of BEST. */
+  g->s.hist = st->d_hist;
   g->s.hist_stride = n;
   /* NaN marks an iteration in which nothing improved the best (relaxed). */
   IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)all * sizeof(double), g->stream));
-  if (stale) IPSO_TRY(read_slots(g));
+  /* After migrants came in: the islands' bests as they start, copied in the
+   * stream's order and taken once it has done the step. */
+  st->stale = g->stale;
+  st->slots_t = g->queued_t;
+  if (st->stale) IPSO_TRY(read_slots(g, st->h_slots));
+  g->stale = 0;
   unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
-  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_start, g->stream));
+  IPSO_CHECK_CUDA(cudaEventRecord(st->start, g->stream));
   if (p->mode == GPU_MODE_BLOCK) {
     IPSO_CHECK_CUDA(ipso_launch_block(&g->k, islands, (unsigned)p->map.blk_threads, g->s, first,
                                       last, g->stream));
@@ -269,14 +283,14 @@ static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
     }
   }
   IPSO_CHECK_CUDA(cudaGetLastError());
-  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_stop, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_hist, g->s.hist, (size_t)all * sizeof(double),
+  IPSO_CHECK_CUDA(cudaEventRecord(st->stop, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(st->h_hist, g->s.hist, (size_t)all * sizeof(double),
                                   cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaEventRecord(g->ev_hist, g->stream));
-  g->step_first = first;
-  g->step_last = last;
-  g->step_stale = stale;
-  g->step_pending = 1;
+  IPSO_CHECK_CUDA(cudaEventRecord(st->hist, g->stream));
+  st->first = first;
+  st->last = last;
+  g->queued_t = last;
+  g->steps_pending++;
   return IPSO_OK;
 }
 
@@ -284,24 +298,31 @@ static int gpu_step_end(struct backend *b, double *best)
 {
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
-  int64_t last = g->step_last, n = last - g->step_first + 1;
-  /* The history, not what the stream holds after it (a migrate_out). */
-  IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_hist));
-  memcpy(best, g->h_hist, (size_t)(n * g->count) * sizeof(double));
-  if (g->step_stale) take_slots(g);
+  if (!g->steps_pending) return IPSO_FAIL("gpu", "no step begun");
+  int at = g->step_oldest;
+  struct gpu_step *st = &g->steps[at];
+  int64_t last = st->last, n = last - st->first + 1;
+  /* The history, not what the stream holds after it (a migration, the
+   * next step). */
+  IPSO_CHECK_CUDA(cudaEventSynchronize(st->hist));
+  g->step_oldest = (at + 1) % GPU_STEPS;
+  g->steps_pending--;
+  g->step_ended = at;
+  memcpy(best, st->h_hist, (size_t)(n * g->count) * sizeof(double));
+  if (st->stale) take_slots(g, st->h_slots, st->slots_t);
   for (int k = 0; k < g->count; k++) {
     double *h = best + (size_t)k * (size_t)n;
     for (int64_t j = 0; j < n; j++)
       if (isnan(h[j])) h[j] = j ? h[j - 1] : g->last_best[k];
   }
   g->t = last;
-  g->step_pending = 0;
-  /* A migration enqueued behind the step changed the bests since. */
-  if (g->stale_after_step) g->stale = 1;
-  g->stale_after_step = 0;
   /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the
-   * best after the last iteration is the slot itself. */
-  if (p->relaxed) IPSO_TRY(read_last_bests(g));
+   * best after the last iteration is the slot itself (no step is begun
+   * ahead in relaxed mode). */
+  if (p->relaxed) {
+    if (g->steps_pending) return IPSO_FAIL("gpu", "a relaxed step begun ahead");
+    IPSO_TRY(read_last_bests(g));
+  }
   for (int k = 0; k < g->count; k++) {
     double *h = best + (size_t)k * (size_t)n;
     if (p->relaxed)
@@ -340,6 +361,7 @@ static int gpu_save(struct backend *b, struct swarm_state *st)
 static int gpu_load(struct backend *b, const struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
+  g->queued_t = g->t;
   int pitch = g->plan.map.pitch;
   size_t n = (size_t)g->N * (size_t)g->count;
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
@@ -361,21 +383,26 @@ static void gpu_destroy(struct backend *b)
   gpu_mailbox_attach(b, 0, NULL);
   gpu_capture_free(g);
   void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
-                 g->s.gpos,    g->s.slot_cost, g->s.slot_idx, g->s.hist, g->d_tables, g->d_sel,
+                 g->s.gpos,    g->s.slot_cost, g->s.slot_idx, NULL,       g->d_tables, g->d_sel,
                  g->d_selcost, g->d_buf,       g->d_bufcost,  g->d_bar,  g->d_pick,   g->d_pickcost,
                  g->s.lbest,   g->s.lidx,      g->s.pnew,     g->d_in,   g->d_learn};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   if (g->h_stage) cudaFreeHost(g->h_stage);
   if (g->prog.library) cudaLibraryUnload(g->prog.library);
-  if (g->ev_start) cudaEventDestroy(g->ev_start);
-  if (g->ev_stop) cudaEventDestroy(g->ev_stop);
-  if (g->ev_hist) cudaEventDestroy(g->ev_hist);
+  for (int i = 0; i < GPU_STEPS; i++) {
+    struct gpu_step *st = &g->steps[i];
+    if (st->d_hist) cudaFree(st->d_hist);
+    if (st->h_hist) cudaFreeHost(st->h_hist);
+    if (st->h_slots) cudaFreeHost(st->h_slots);
+    cudaEvent_t ev[3] = {st->start, st->stop, st->hist};
+    for (int j = 0; j < 3; j++)
+      if (ev[j]) cudaEventDestroy(ev[j]);
+  }
   if (g->stream) cudaStreamDestroy(g->stream);
   gpu_migrate_free(g);
   free(g->last_best);
   if (g->h_slots) cudaFreeHost(g->h_slots);
-  if (g->h_hist) cudaFreeHost(g->h_hist);
   free(g->unpacked);
   free(g);
   b->impl = NULL;
@@ -420,7 +447,8 @@ double gpu_last_step_ms(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   float ms = 0;
-  if (cudaEventElapsedTime(&ms, g->ev_start, g->ev_stop) != cudaSuccess) return -1;
+  const struct gpu_step *st = &g->steps[g->step_ended];
+  if (cudaEventElapsedTime(&ms, st->start, st->stop) != cudaSuccess) return -1;
   return ms;
 }
 
@@ -571,9 +599,12 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   cudaError_t e = cudaSetDevice(g->device);
   if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, g->device);
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
-  if (e == cudaSuccess) e = cudaEventCreate(&g->ev_start);
-  if (e == cudaSuccess) e = cudaEventCreate(&g->ev_stop);
-  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g->ev_hist, cudaEventDisableTiming);
+  for (int i = 0; i < GPU_STEPS && e == cudaSuccess; i++) {
+    struct gpu_step *st = &g->steps[i];
+    e = cudaEventCreate(&st->start);
+    if (e == cudaSuccess) e = cudaEventCreate(&st->stop);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&st->hist, cudaEventDisableTiming);
+  }
   if (e != cudaSuccess)
     rc = IPSO_FAIL("cuda", "cannot use GPU %d: %s", g->device, cudaGetErrorString(e));
   timings_mark("GPU context");

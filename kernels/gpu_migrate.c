@@ -618,7 +618,7 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   g->vpre = 0;
   /* The iteration of the migration: the step's end where the solver
    * enqueues the migration behind a step it has not waited for. */
-  long long t = g->step_pending ? (long long)g->step_last : (long long)g->t;
+  long long t = g->steps_pending ? (long long)g->queued_t : (long long)g->t;
   IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
                                       !rmsg[0], g->d_msg, g->d_mcost, g->d_carried, g->d_vsel,
                                       g->d_vcost, (int)vs, g->d_order, g->d_sent, rmsg, rcost, mb,
@@ -628,9 +628,8 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
   g->sent_pending = 1;
   /* The islands that took migrants found their best again in
-   * migrate_kernel (after the step's end, where one is pending). */
+   * migrate_kernel: the next step reads the slots as it begins. */
   g->stale = 1;
-  if (g->step_pending) g->stale_after_step = 1;
   g->packed = g->victims = 0;
   return IPSO_OK;
 }

@@ -15,6 +15,9 @@
 #include "gpu_plan.h"
 #include "gpu_stage.h"
 
+/* Steps begun and not ended at most (gpu_swarm.steps). */
+#define GPU_STEPS 2
+
 struct gpu_swarm {
   const struct ipso_config *cfg;
   struct gpu_plan plan;
@@ -71,16 +74,26 @@ struct gpu_swarm {
   void *mb_registered;
   int mb_count, mb_links;
   unsigned long long mb_seq;
-  int64_t hist_cap;
-  double *h_hist;                /* [hist_cap] pinned: the history a step copies back */
-  int64_t step_first, step_last; /* the step begun (gpu_step_begin) */
-  int step_stale;                /* it began with stale bests (take_slots at its end) */
-  int step_pending;              /* it has not ended (gpu_step_end): the stream is at step_last */
-  int stale_after_step;          /* migrants came in behind it: stale once it has ended */
-  double *last_best;             /* [count] each island's best cost after iteration t */
-  union gpu_slot *h_slots;       /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
-  cudaEvent_t ev_start, ev_stop; /* around the launches of the last step() */
-  cudaEvent_t ev_hist;           /* after the copy of its history (step_end waits for it) */
+  double *last_best;        /* [count] each island's best cost after iteration t */
+  union gpu_slot *h_slots;  /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
+  /* The steps begun and not yet ended (gpu_step_begin, gpu_step_end), first
+   * in first out: at most GPU_STEPS, a second begun while the first
+   * computes (the solver's slice ahead), each with its history's buffers,
+   * its copy of the slots and its events. */
+  struct gpu_step {
+    int64_t first, last;
+    int stale;               /* began with stale bests: its slots copy is taken at its end */
+    int64_t slots_t;         /* the iteration of that copy */
+    int64_t hist_cap;
+    double *d_hist;          /* [hist_cap] the kernels' history (s.hist of its launches) */
+    double *h_hist;          /* [hist_cap] pinned: its copy */
+    union gpu_slot *h_slots; /* [count * IPSO_GB_SLOTS] pinned: the slots as it began */
+    cudaEvent_t start, stop; /* around its launches */
+    cudaEvent_t hist;        /* after its history's copy (gpu_step_end waits for it) */
+  } steps[GPU_STEPS];
+  int step_oldest, steps_pending;
+  int step_ended;   /* the step ended last (gpu_last_step_ms) */
+  int64_t queued_t; /* the last iteration of the last step begun: where the stream is */
   /* The captured states (gpu_capture.c), one per slot (enum capture_slot):
    * a dense device copy of x, v, p, cost, pcost taken in the stream's
    * order, read by another thread through its own stream and pinned

@@ -447,48 +447,113 @@ static int prepare_last_rows(struct solver *s, int64_t first, int64_t last)
   return h5out_reserve_history(s->out, h5out_history_rows(s->out) + rows);
 }
 
+/* A slice of iterations FIRST..LAST of the segment ending at END, and
+ * what follows it on the device: its migration's messages out
+ * (MIGRATING) and, with AHEAD, its migrants in. */
+struct slice {
+  int64_t first, last, end;
+  int migrating, ahead;
+};
+
+/* The slice after iteration T of at most LENGTH iterations. The migrants
+ * in go behind the messages out where no host takes part (one rank, or the
+ * devices' mailbox) and nothing before them reads the islands (the result,
+ * a target's stop, relaxed mode's history). */
+static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length)
+{
+  const struct ipso_config *cfg = s->cfg;
+  struct slice c;
+  c.first = t + 1;
+  c.end = next_segment_end(s, t);
+  c.last = c.end - t > length ? t + length : c.end;
+  c.migrating = s->links && c.last == c.end && c.last % cfg->migration.interval == 0;
+  c.ahead = c.migrating && s->b.ops->step_begin && (s->size == 1 || s->node) &&
+            c.last != cfg->run.max_iterations && !cfg->run.has_target &&
+            cfg->swarm.sync == IPSO_SYNC_STRICT;
+  return c;
+}
+
+/* Enqueues slice C on the device (the GPU's halves; the CPU computes it in
+ * step()): the iterations, then its migration's messages out, which the
+ * device selects while the host reads the history, and ahead the migrants
+ * in. The iterations first: the migration's calls may wait for the
+ * previous one's. */
+static int begin_slice(struct solver *s, const struct slice *c)
+{
+  if (!s->b.ops->step_begin) return IPSO_OK;
+  IPSO_TRY(s->b.ops->step_begin(&s->b, c->first, c->last));
+  if (c->migrating) IPSO_TRY(solver_migrate_out(s, c->last));
+  if (c->ahead) IPSO_TRY(solver_migrate_in(s, c->last));
+  return IPSO_OK;
+}
+
+/* Whether the slice after C may be enqueued before C's history is read, so
+ * that the device goes from C to it without waiting for the host: nothing
+ * at C's end reads or copies the swarms or waits for the host (a snapshot,
+ * a checkpoint, the result, a migration through the host, the checks), no
+ * stop is pending, and neither C nor that slice is the run's last (whose
+ * rows are reserved in the output before it computes). Collective
+ * decisions only, so every rank enqueues the same. */
+static int may_begin_ahead(const struct solver *s, const struct slice *c, int64_t length,
+                           int stop_pending)
+{
+  const struct ipso_config *cfg = s->cfg;
+  int64_t max_it = cfg->run.max_iterations, ci = cfg->output.checkpoint_interval,
+          si = s->out ? cfg->output.snapshot_interval : 0;
+  if (!s->b.ops->step_begin || cfg->swarm.sync != IPSO_SYNC_STRICT || cfg->run.has_target ||
+      s->opt->check_invariants || stop_pending || s->ckpt_pending)
+    return 0;
+  if (c->last == max_it || (c->migrating && !c->ahead)) return 0;
+  if ((ci > 0 && c->last % ci == 0) || (si > 0 && c->last % si == 0)) return 0;
+  return plan_slice(s, c->last, length).last != max_it;
+}
+
 /* The loop over segments until the end, the target or a stop request.
  * Segments (whose ends are fixed iterations: migration, snapshots,
  * checkpoints, the target check) are computed in slices bounded by time,
  * so that a stop request is served within about a second however slow the
- * objective; slices do not change the result. Returns IPSO_STOPPED when
- * asked to stop early. */
+ * objective; slices do not change the result. On the GPU the next slice is
+ * enqueued, where it may be (may_begin_ahead), before the host waits for
+ * this one and records it; a stop or a time-based checkpoint then comes
+ * one slice later. Returns IPSO_STOPPED when asked to stop early. */
 static int iterate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
   int64_t max_it = cfg->run.max_iterations, slice = 1;
   double budget = segment_slice_budget(cfg->run.watchdog, cfg->output.checkpoint_seconds);
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
+  struct slice cur, next;
+  int have_next = 0, stop_pending = 0;
+  double prev_end = wall_seconds();
   while (s->t < max_it) {
-    int64_t first = s->t + 1, end = next_segment_end(s, s->t);
-    int64_t last = end - s->t > slice ? s->t + slice : end;
     watchdog_beat("computing", s->t);
-    double a = wall_seconds();
+    /* A slice begun ahead started on the device when the last one ended. */
+    double a = have_next ? prev_end : wall_seconds();
+    if (have_next) {
+      cur = next;
+      have_next = 0;
+    } else {
+      cur = plan_slice(s, s->t, slice);
+      IPSO_TRY(begin_slice(s, &cur));
+    }
+    int64_t first = cur.first, last = cur.last, end = cur.end;
+    int migrating = cur.migrating;
     /* The host's work for the run's last slice (the GPU's: while it
      * computes; the CPU's: before). */
-    int halves = s->b.ops->step_begin != NULL;
-    /* A migration after the slice: its messages out enqueued behind it
-     * (the GPU selects them while the host reads the history), and where
-     * no host takes part in it (one rank, or the devices' mailbox) and
-     * nothing before it reads the islands (the result, a target's stop)
-     * the migrants in too, so that the device goes on from the
-     * migration to the next slice while the host records this one. */
-    int migrating = s->links && last == end && last % cfg->migration.interval == 0;
-    int ahead = migrating && halves && (s->size == 1 || s->node) && last != max_it &&
-                !cfg->run.has_target && cfg->swarm.sync == IPSO_SYNC_STRICT;
-    if (halves) {
-      IPSO_TRY(s->b.ops->step_begin(&s->b, first, last));
-      if (migrating) IPSO_TRY(solver_migrate_out(s, last));
-      if (ahead) IPSO_TRY(solver_migrate_in(s, last));
-    }
     if (last == max_it) IPSO_TRY(prepare_last_rows(s, first, last));
-    if (halves) {
+    if (may_begin_ahead(s, &cur, slice, stop_pending)) {
+      next = plan_slice(s, last, slice);
+      IPSO_TRY(begin_slice(s, &next));
+      have_next = 1;
+    }
+    if (s->b.ops->step_begin) {
       IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
     } else {
       IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
       if (migrating) IPSO_TRY(solver_migrate_out(s, last));
     }
     double b = wall_seconds(), at = a;
+    prev_end = b;
     lap(s, LOOP_DEVICE, &at);
     s->slices++;
     int64_t n = last - first + 1;
@@ -521,7 +586,7 @@ static int iterate(struct solver *s)
     if (done || reached) IPSO_TRY(take_result(s));
     lap(s, LOOP_OUTPUT, &at);
     if (migrating) {
-      if (!ahead) IPSO_TRY(solver_migrate_in(s, s->t));
+      if (!cur.ahead) IPSO_TRY(solver_migrate_in(s, s->t));
       if (!s->migrations++) s->first_migration = wall_seconds() - at;
     }
     lap(s, LOOP_MIGRATE, &at);
@@ -529,7 +594,13 @@ static int iterate(struct solver *s)
     lap(s, LOOP_OTHER, &at);
     if (s->out && cfg->output.snapshot_interval > 0 && s->t % cfg->output.snapshot_interval == 0)
       IPSO_TRY(write_snapshot(s));
-    int stop = flags & (STOP_SIGNAL | STOP_TIME);
+    /* With a slice begun ahead the device is past this one: a stop comes
+     * at that slice's end, as does a checkpoint that fell due by time. */
+    int stop = (flags | stop_pending) & (STOP_SIGNAL | STOP_TIME);
+    if (have_next) {
+      stop_pending = stop;
+      stop = 0;
+    }
     if (reached && cfg->output.history_interval > 0 && s->t % cfg->output.history_interval != 0) {
       /* The run ends here: its last iteration gets a history row. */
       for (int k = 0; k < s->local; k++)
@@ -544,6 +615,8 @@ static int iterate(struct solver *s)
         cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0;
     if (stop) {
       IPSO_TRY(write_checkpoint(s, CHECKPOINT_WAIT));
+    } else if (have_next) {
+      if (flags & CHECKPOINT_DUE) s->ckpt_pending = 1;
     } else if ((flags & CHECKPOINT_DUE) || periodic || (s->ckpt_pending && segment_end)) {
       /* A periodic checkpoint never waits for the writer: while it is busy
        * the checkpoint is deferred to the next segment end. */

@@ -58,26 +58,35 @@ static int take_sent(struct solver *s)
   return IPSO_OK;
 }
 
-/* Writes the buffered history rows and migration records to the file. */
+/* Writes the buffered history rows and migration records to the file.
+ * The records of a migration enqueued ahead of iteration s->t (solver.c,
+ * begin_slice) stay buffered: their costs come once it has run. */
 int solver_flush_records(struct solver *s)
 {
-  IPSO_TRY(take_sent(s));
+  int keep = 0;
+  if (s->sent_from >= 0 && s->mlog[s->sent_from].iteration > s->t)
+    keep = s->mn - s->sent_from;
+  else
+    IPSO_TRY(take_sent(s));
+  int mn = s->mn - keep;
   if (!s->out) {
     s->hist.written += s->hist.n;
     s->hist.n = 0;
-    s->mn = 0;
-    return IPSO_OK;
   }
-  watchdog_beat("writing history", s->t);
-  struct history *h = &s->hist;
-  double t0 = wall_seconds();
-  IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
-                                h->evaluations, h->wall));
-  s->history_seconds += wall_seconds() - t0;
-  h->written += h->n;
-  h->n = 0;
-  IPSO_TRY(h5out_append_migrations(s->out, s->mn, s->mlog));
-  s->mn = 0;
+  if (s->out) {
+    watchdog_beat("writing history", s->t);
+    struct history *h = &s->hist;
+    double t0 = wall_seconds();
+    IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
+                                  h->evaluations, h->wall));
+    s->history_seconds += wall_seconds() - t0;
+    h->written += h->n;
+    h->n = 0;
+    IPSO_TRY(h5out_append_migrations(s->out, mn, s->mlog));
+  }
+  memmove(s->mlog, s->mlog + mn, (size_t)keep * sizeof *s->mlog);
+  s->mn = keep;
+  if (keep) s->sent_from = 0;
   return IPSO_OK;
 }
 
