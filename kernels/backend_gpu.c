@@ -433,6 +433,7 @@ static const struct backend_ops gpu_ops = {
     .migrate_in = gpu_migrate_in,
     .migrate_sent = gpu_migrate_sent,
     .mailbox_bytes = gpu_mailbox_bytes,
+    .mailbox_export = gpu_mailbox_export,
     .mailbox_attach = gpu_mailbox_attach,
     .save_state = gpu_save,
     .load_state = gpu_load,

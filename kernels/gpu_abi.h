@@ -74,21 +74,25 @@
   }
 
 /* The edge islands' messages between the devices of one node's ranks,
- * without the host (migrate_kernel): each rank's region of node-shared host
- * memory, mapped for every rank's device, holds its two flags per message
- * and two slots of messages (by the migration's parity); a rank writes only
- * its own region. OUT_ROWS NULL: no mailbox. */
+ * without the host (migrate_kernel). Each rank's region (in its device's
+ * memory, written by its neighbours' devices through peer access, or in
+ * node-shared host memory) holds two flags per link and, by the
+ * migration's parity, two slots of the messages it takes: a sender writes
+ * its message and then the flag into the receiver's region, and the
+ * receiver waits on its own. SEQ 0: no mailbox. */
 #define IPSO_ABI_MAILBOX(NAME, REAL, U64)                                                          \
   struct NAME {                                                                                    \
-    REAL *out_rows;         /* this rank's slot of the migration: message 0 (island 0's, for the   \
-                               previous rank), then 1 (island K-1's, for the next), COUNT rows */  \
-    REAL *out_cost;         /* [2 * count] their costs */                                          \
-    U64 *ready;             /* this rank's [2]: the migration whose message 0 / 1 is in place */   \
-    U64 *taken;             /* this rank's [2]: the last migration whose message on link 0 / 1     \
-                               it has read (or passed over) */                                     \
-    const U64 *taken_by[2]; /* the previous rank's taken[1], the next rank's taken[0]: what has   \
-                               been read of message 0 / 1 (NULL: nobody reads it) */               \
-    const U64 *ready_in[2]; /* the previous rank's ready[1], the next rank's ready[0] */           \
+    REAL *out_rows[2];      /* where message 0 (island 0's) and 1 (island K-1's) go: the previous  \
+                               rank's link-1 slot and the next rank's link-0 slot of this          \
+                               migration, COUNT rows each (NULL: nobody takes message 0) */        \
+    REAL *out_cost[2];      /* their costs [count] */                                              \
+    U64 *out_ready[2];      /* the receivers' flags: the previous rank's ready[1], the next        \
+                               rank's ready[0] */                                                  \
+    const U64 *taken_by[2]; /* the receivers' marks of what they have read of message 0 / 1, read  \
+                               before a slot is written again (NULL: implied by their messages) */ \
+    const U64 *ready[2];    /* this rank's [2]: the migration whose link 0 / 1 message has come */ \
+    U64 *taken;             /* this rank's [2]: the last migration whose link 0 / 1 message it     \
+                               has read (or passed over) */                                        \
     unsigned long long seq; /* the migration's number, from 1 */                                  \
   }
 
@@ -151,14 +155,16 @@
                   "swarm pointers: fields");                                                       \
   IPSO_ABI_ASSERT(sizeof(T) == 15 * IPSO_ABI_PTR, "swarm pointers: size")
 
-/* The mailbox: nine 8-byte fields in the order above. */
+/* The mailbox: twelve 8-byte fields in the order above. */
 #define IPSO_ABI_CHECK_MAILBOX(T)                                                                  \
-  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, out_rows) == 0 && IPSO_ABI_OFFSET(T, ready) == 2 * IPSO_ABI_PTR && \
-                      IPSO_ABI_OFFSET(T, taken_by) == 4 * IPSO_ABI_PTR &&                          \
-                      IPSO_ABI_OFFSET(T, ready_in) == 6 * IPSO_ABI_PTR &&                          \
-                      IPSO_ABI_OFFSET(T, seq) == 8 * IPSO_ABI_PTR,                                 \
+  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, out_rows) == 0 &&                                             \
+                      IPSO_ABI_OFFSET(T, out_ready) == 4 * IPSO_ABI_PTR &&                         \
+                      IPSO_ABI_OFFSET(T, taken_by) == 6 * IPSO_ABI_PTR &&                          \
+                      IPSO_ABI_OFFSET(T, ready) == 8 * IPSO_ABI_PTR &&                             \
+                      IPSO_ABI_OFFSET(T, taken) == 10 * IPSO_ABI_PTR &&                            \
+                      IPSO_ABI_OFFSET(T, seq) == 11 * IPSO_ABI_PTR,                                \
                   "mailbox: fields");                                                              \
-  IPSO_ABI_ASSERT(sizeof(T) == 9 * IPSO_ABI_PTR, "mailbox: size")
+  IPSO_ABI_ASSERT(sizeof(T) == 12 * IPSO_ABI_PTR, "mailbox: size")
 
 #ifdef __CUDACC_RTC__
 IPSO_ABI_CONSTS(ipso_consts, real);

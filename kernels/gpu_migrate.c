@@ -388,48 +388,68 @@ int gpu_reserve_device_migration(struct gpu_swarm *g, int count)
 
 /* The mailbox (struct mailbox, kernels/gpu_abi.h): a rank's region holds
  * its flags, ready[2] at 0 and taken[2] at MAILBOX_TAKEN, then from
- * MAILBOX_FLAGS two slots (the migration's parity), each the rows of
- * messages 0 and 1 (mb_count rows each, of the device's pitch and
- * precision) and then their costs, each part 16-byte aligned. */
+ * MAILBOX_FLAGS two slots (the migration's parity), each the messages of
+ * link 0 and link 1 it takes, each message mb_count rows (of the device's
+ * pitch and precision) and then their costs, each part 16-byte aligned. */
 #define MAILBOX_TAKEN 64
 #define MAILBOX_FLAGS 128
 
 static size_t mailbox_rows(const struct gpu_swarm *g)
 {
-  return align16(2 * (size_t)g->mb_count * (size_t)g->plan.map.pitch * g->es);
+  return align16((size_t)g->mb_count * (size_t)g->plan.map.pitch * g->es);
 }
 
-static size_t mailbox_slot(const struct gpu_swarm *g)
+static size_t mailbox_message(const struct gpu_swarm *g)
 {
-  return mailbox_rows(g) + align16(2 * (size_t)g->mb_count * g->es);
+  return mailbox_rows(g) + align16((size_t)g->mb_count * g->es);
 }
 
-/* Where migration SEQ's slot starts in a region. */
-static size_t mailbox_slot_at(const struct gpu_swarm *g, unsigned long long seq)
+static size_t mailbox_region(const struct gpu_swarm *g)
 {
-  return MAILBOX_FLAGS + (size_t)(seq & 1) * mailbox_slot(g);
+  return MAILBOX_FLAGS + 4 * mailbox_message(g);
 }
 
-/* The kernel's view of the mailbox for migration SEQ on LINKS links. */
-static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned long long seq)
+/* Where migration SEQ's message on link L starts in a region. */
+static size_t mailbox_at(const struct gpu_swarm *g, unsigned long long seq, int l)
+{
+  return MAILBOX_FLAGS + ((size_t)(seq & 1) * 2 + (size_t)l) * mailbox_message(g);
+}
+
+/* The kernel's view of the mailbox for migration SEQ on LINKS links, and
+ * where this rank's messages in are (RMSG, RCOST: links 0 and 1). Message
+ * 0 goes to the previous rank's link 1 (a second link only), message 1 to
+ * the next rank's link 0. A receiver's mark is implied where it also
+ * sends to this rank (two links, or two ranks): this rank waited for its
+ * message of the last migration, which it sent after reading the one
+ * before. */
+static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned long long seq,
+                                 const void *rmsg[2], const void *rcost[2])
 {
   struct mailbox mb;
-  size_t at = mailbox_slot_at(g, seq);
+  memset(&mb, 0, sizeof mb);
+  const size_t taken = MAILBOX_TAKEN / sizeof(unsigned long long);
   unsigned long long *own = (unsigned long long *)g->mb_own;
-  const unsigned long long *prev = (const unsigned long long *)g->mb_prev;
-  const unsigned long long *next = (const unsigned long long *)g->mb_next;
-  const size_t taken = MAILBOX_TAKEN / sizeof *own;
-  mb.out_rows = g->mb_own + at;
-  mb.out_cost = g->mb_own + at + mailbox_rows(g);
-  mb.ready = own;
+  unsigned long long *prev = (unsigned long long *)g->mb_prev;
+  unsigned long long *next = (unsigned long long *)g->mb_next;
+  int implied = links == 2 || g->mb_ranks == 2;
+  if (links == 2) {
+    mb.out_rows[0] = g->mb_prev + mailbox_at(g, seq, 1);
+    mb.out_cost[0] = g->mb_prev + mailbox_at(g, seq, 1) + mailbox_rows(g);
+    mb.out_ready[0] = prev + 1;
+    mb.taken_by[0] = implied ? NULL : prev + taken + 1;
+  }
+  mb.out_rows[1] = g->mb_next + mailbox_at(g, seq, 0);
+  mb.out_cost[1] = g->mb_next + mailbox_at(g, seq, 0) + mailbox_rows(g);
+  mb.out_ready[1] = next;
+  mb.taken_by[1] = implied ? NULL : next + taken;
+  mb.ready[0] = own;
+  mb.ready[1] = own + 1;
   mb.taken = own + taken;
-  /* Message 0 goes to the previous rank's link 1 (a second link only),
-   * message 1 to the next rank's link 0. */
-  mb.taken_by[0] = links == 2 ? prev + taken + 1 : NULL;
-  mb.taken_by[1] = next + taken;
-  mb.ready_in[0] = prev + 1;
-  mb.ready_in[1] = next;
   mb.seq = seq;
+  for (int l = 0; l < 2; l++) {
+    rmsg[l] = g->mb_own + mailbox_at(g, seq, l);
+    rcost[l] = g->mb_own + mailbox_at(g, seq, l) + mailbox_rows(g);
+  }
   return mb;
 }
 
@@ -438,39 +458,101 @@ size_t gpu_mailbox_bytes(struct backend *b, int count)
   struct gpu_swarm *g = b->impl;
   int was = g->mb_count;
   g->mb_count = count;
-  size_t bytes = MAILBOX_FLAGS + 2 * mailbox_slot(g);
+  size_t bytes = mailbox_region(g);
   g->mb_count = was;
   return bytes;
+}
+
+/* Detaches: the neighbours' regions closed, the own one freed (the
+ * device's), the host range unregistered. */
+static void mailbox_detach(struct gpu_swarm *g)
+{
+  if (g->mb_own) cudaStreamSynchronize(g->stream);
+  for (int i = 0; i < 2; i++)
+    if (g->mb_opened[i]) cudaIpcCloseMemHandle(g->mb_opened[i]);
+  if (g->mb_dev) cudaFree(g->mb_dev);
+  if (g->mb_registered) cudaHostUnregister(g->mb_registered);
+  g->mb_opened[0] = g->mb_opened[1] = g->mb_dev = g->mb_registered = NULL;
+  g->mb_own = g->mb_prev = g->mb_next = NULL;
+  g->mb_count = g->mb_ranks = 0;
+  g->mb_seq = 0;
+  cudaGetLastError();
+}
+
+int gpu_mailbox_export(struct backend *b, int count, void *handle)
+{
+  struct gpu_swarm *g = b->impl;
+  mailbox_detach(g);
+  g->mb_count = count;
+  size_t bytes = mailbox_region(g);
+  g->mb_count = 0;
+  cudaIpcMemHandle_t h;
+  cudaError_t e = cudaMalloc(&g->mb_dev, bytes);
+  if (e == cudaSuccess) e = cudaMemset(g->mb_dev, 0, bytes);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = cudaIpcGetMemHandle(&h, g->mb_dev);
+  if (e != cudaSuccess) {
+    mailbox_detach(g);
+    return IPSO_ERR_RUNTIME;
+  }
+  _Static_assert(sizeof h <= EDGE_MAILBOX_HANDLE, "an IPC handle fits");
+  memset(handle, 0, EDGE_MAILBOX_HANDLE);
+  memcpy(handle, &h, sizeof h);
+  return IPSO_OK;
+}
+
+/* Opens a neighbour's exported region (its device memory, mapped for this
+ * device with peer access where it is another). */
+static cudaError_t mailbox_open(const void *handle, void **out)
+{
+  cudaIpcMemHandle_t h;
+  memcpy(&h, handle, sizeof h);
+  return cudaIpcOpenMemHandle(out, h, cudaIpcMemLazyEnablePeerAccess);
 }
 
 int gpu_mailbox_attach(struct backend *b, int count, const struct edge_mailbox *mb)
 {
   struct gpu_swarm *g = b->impl;
-  if (g->mb_registered) cudaHostUnregister(g->mb_registered);
-  g->mb_registered = NULL;
-  g->mb_own = g->mb_prev = g->mb_next = NULL;
-  g->mb_count = g->mb_links = 0;
-  g->mb_seq = 0;
-  if (!mb) return IPSO_OK;
+  if (!mb) {
+    mailbox_detach(g);
+    return IPSO_OK;
+  }
   IPSO_TRY(gpu_reserve_device_migration(g, count));
-  cudaError_t e = cudaHostRegister(mb->window, mb->window_bytes,
-                                   cudaHostRegisterMapped | cudaHostRegisterPortable);
+  cudaError_t e = cudaSuccess;
+  void *d[3] = {NULL, NULL, NULL};
+  if (mb->handle_prev) {
+    /* The device's memory: the own region exported, the neighbours'
+     * opened (once where one rank is both). */
+    if (!g->mb_dev) return IPSO_ERR_RUNTIME;
+    d[0] = g->mb_dev;
+    e = mailbox_open(mb->handle_prev, &g->mb_opened[0]);
+    d[1] = g->mb_opened[0];
+    if (e == cudaSuccess && memcmp(mb->handle_prev, mb->handle_next, EDGE_MAILBOX_HANDLE) != 0) {
+      e = mailbox_open(mb->handle_next, &g->mb_opened[1]);
+      d[2] = g->mb_opened[1];
+    } else {
+      d[2] = d[1];
+    }
+  } else {
+    e = cudaHostRegister(mb->window, mb->window_bytes,
+                         cudaHostRegisterMapped | cudaHostRegisterPortable);
+    if (e == cudaSuccess) g->mb_registered = mb->window;
+    void *h[3] = {mb->own, mb->prev, mb->next};
+    for (int i = 0; i < 3 && e == cudaSuccess; i++) e = cudaHostGetDevicePointer(&d[i], h[i], 0);
+  }
   if (e != cudaSuccess) {
-    cudaGetLastError();
-    log_warn("the GPU cannot map the node's shared memory (%s): the edge islands' migrants go "
-             "through the host",
+    log_warn("gpu %d cannot reach the neighbouring ranks' %s (%s): the edge islands' migrants go "
+             "another way",
+             g->device, mb->handle_prev ? "GPU memory" : "node-shared memory",
              cudaGetErrorString(e));
+    mailbox_detach(g);
     return IPSO_ERR_RUNTIME;
   }
-  g->mb_registered = mb->window;
-  void *d[3];
-  void *h[3] = {mb->own, mb->prev, mb->next};
-  for (int i = 0; i < 3; i++) IPSO_CHECK_CUDA(cudaHostGetDevicePointer(&d[i], h[i], 0));
   g->mb_own = d[0];
   g->mb_prev = d[1];
   g->mb_next = d[2];
   g->mb_count = count;
-  g->mb_links = mb->links;
+  g->mb_ranks = mb->ranks;
   return IPSO_OK;
 }
 
@@ -564,12 +646,7 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     if (count != g->mb_count)
       return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
                        g->mb_count);
-    mb = mailbox_of(g, links, ++g->mb_seq);
-    size_t at = mailbox_slot_at(g, mb.seq);
-    rmsg[0] = g->mb_prev + at + c * row; /* the previous rank's message 1 */
-    rcost[0] = g->mb_prev + at + mailbox_rows(g) + c * g->es;
-    rmsg[1] = g->mb_next + at; /* the next rank's message 0 */
-    rcost[1] = g->mb_next + at + mailbox_rows(g);
+    mb = mailbox_of(g, links, ++g->mb_seq, rmsg, rcost);
   } else if (remote) {
     rmsg[0] = g->d_hmig + L.remote_rows;
     rmsg[1] = g->d_hmig + L.remote_rows + c * row;

@@ -704,22 +704,25 @@ __device__ void wait_for(const unsigned long long *flag, unsigned long long at_l
 }
 
 /* The block of an edge island posts its message (ROWS, COST: its slot of
- * MSG) as message E of the mailbox: once its reader has read the message
- * this slot held two migrations ago, the rows and costs are written, and
- * then the flag, after a fence of the whole system. */
+ * MSG) as message E into the receiver's region: where the receiver's mark
+ * is not implied, once it has read the message this slot held two
+ * migrations ago; the rows and costs, then the flag after a fence of the
+ * whole system. */
 __device__ void post_edge(const mailbox &mb, int e, const real *rows, const real *cost, int count)
 {
-  if (!mb.taken_by[e]) return;
-  if (threadIdx.x == 0 && mb.seq > 2) wait_for(mb.taken_by[e], mb.seq - 2);
-  __syncthreads();
-  real *out = mb.out_rows + (size_t)e * count * IPSO_PITCH;
+  if (!mb.out_rows[e]) return;
+  if (mb.taken_by[e]) {
+    if (threadIdx.x == 0 && mb.seq > 2) wait_for(mb.taken_by[e], mb.seq - 2);
+    __syncthreads();
+  }
+  real *out = mb.out_rows[e];
   for (long long i = threadIdx.x; i < (long long)count * IPSO_PITCH; i += blockDim.x)
     out[i] = rows[i];
-  for (int m = threadIdx.x; m < count; m += blockDim.x) mb.out_cost[(size_t)e * count + m] = cost[m];
+  for (int m = threadIdx.x; m < count; m += blockDim.x) mb.out_cost[e][m] = cost[m];
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence_system();
-    st_release_sys(mb.ready + e, mb.seq);
+    st_release_sys(mb.out_ready[e], mb.seq);
   }
 }
 
@@ -740,11 +743,11 @@ __device__ void post_edge(const mailbox &mb, int e, const real *rows, const real
  * RMSG0, RCOST0 and RMSG1, RCOST1 (NULL: slots ISLANDS and ISLANDS + 1 are
  * filled already): the other ranks' two messages, the previous rank's and
  * the next rank's, copied into those slots by the islands that take them.
- * MB (mailbox.out_rows NULL: none): the ranks' devices exchange the edge
- * messages themselves through node-shared host memory, RMSG0.. pointing
- * into the neighbours' regions: island 0 and island ISLANDS - 1 post
- * theirs (post_edge) before they wait for the neighbours' (wait_for),
- * and mark what they have read. T: the iteration, whose best slot an
+ * MB (mailbox.seq 0: none): the ranks' devices exchange the edge messages
+ * themselves (peer or node-shared memory), RMSG0.. pointing into this
+ * rank's region: island 0 and island ISLANDS - 1 post theirs into the
+ * neighbours' regions (post_edge) before they wait for the neighbours'
+ * (wait_for), and mark what they have read. T: the iteration, whose best slot an
  * island that took migrants sets anew. Blocks of IPSO_BLOCK threads. */
 extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
                                           int closed, real *msg, real *mcost,
@@ -766,20 +769,24 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
    * mapped for the device, slots ISLANDS and ISLANDS + 1 there at 0 and 1)
    * into their slots here, read once and in parallel; only this block
    * reads them. */
-  if (mb.out_rows) {
+  if (mb.seq) {
     if (k == 0) post_edge(mb, 0, msg, mcost, count);
     if (k == islands - 1)
       post_edge(mb, 1, msg + (size_t)k * count * IPSO_PITCH, mcost + (size_t)k * count, count);
+    /* Every neighbour's message of this migration, whether its link
+     * carries this time or not: its arrival also tells that the neighbour
+     * has read this rank's message of the migration before (taken_by). */
+    if (threadIdx.x == 0) {
+      if (k == 0) wait_for(mb.ready[0], mb.seq);
+      if (k == islands - 1 && links == 2) wait_for(mb.ready[1], mb.seq);
+    }
+    __syncthreads();
   }
   if (rmsg0) {
     for (int o = 0; o < open; o++) {
       const int q = from[o];
       if (q < islands) continue;
       const int l = q - islands; /* 0: the previous rank's, 1: the next rank's */
-      if (mb.out_rows) {
-        if (threadIdx.x == 0) wait_for(mb.ready_in[l], mb.seq);
-        __syncthreads();
-      }
       const real *rm = l ? rmsg1 : rmsg0, *rc = l ? rcost1 : rcost0;
       for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
         msg[(size_t)q * count * IPSO_PITCH + e] = __ldcv(rm + e);
@@ -787,9 +794,9 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
         mcost[(size_t)q * count + m] = __ldcv(rc + m);
     }
     __syncthreads();
-    /* Read (or passed over, where the link does not carry this time): the
-     * neighbour may fill this slot again, two migrations on. */
-    if (mb.out_rows && threadIdx.x == 0) {
+    /* Read (or passed over): the neighbour may fill this slot again, two
+     * migrations on. */
+    if (mb.seq && threadIdx.x == 0) {
       if (k == 0) st_release_sys(mb.taken, mb.seq);
       if (k == islands - 1 && links == 2) st_release_sys(mb.taken + 1, mb.seq);
     }

@@ -75,6 +75,17 @@ int island_local_rank(MPI_Comm comm, int *local_rank, int *local_size)
   return IPSO_OK;
 }
 
+int island_one_node(MPI_Comm comm, int *yes)
+{
+  int rank, size, local_rank, local_size;
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
+  IPSO_TRY(island_local_rank(comm, &local_rank, &local_size));
+  *yes = local_size == size;
+  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, yes, 1, MPI_INT, MPI_MIN, comm));
+  return IPSO_OK;
+}
+
 int island_agree(MPI_Comm comm, int status)
 {
   int worst = status;
@@ -210,15 +221,10 @@ struct node_shared {
 int node_shared_create(MPI_Comm comm, size_t region, struct node_shared **out)
 {
   *out = NULL;
-  int rank, size, node_size;
-  MPI_Comm node;
+  int rank, size, all_here, ok = 1;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
-  IPSO_CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-  IPSO_CHECK_MPI(MPI_Comm_size(node, &node_size));
-  IPSO_CHECK_MPI(MPI_Comm_free(&node));
-  int all_here = node_size == size, ok = 1;
-  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &all_here, 1, MPI_INT, MPI_MIN, comm));
+  IPSO_TRY(island_one_node(comm, &all_here));
   if (!all_here) return IPSO_OK;
   long page = sysconf(_SC_PAGESIZE);
   if (page <= 0) page = 4096;

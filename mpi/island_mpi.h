@@ -22,6 +22,9 @@ int island_mpi_init(int *argc, char ***argv, int *rank, int *size);
 /* This rank's index and the number of ranks on its node. */
 int island_local_rank(MPI_Comm comm, int *local_rank, int *local_size);
 
+/* Whether every rank of COMM runs on one node (the same on every rank). */
+int island_one_node(MPI_Comm comm, int *yes);
+
 /* The GPU a rank drives: local rank modulo the visible devices. */
 static inline int island_device_for(int local_rank, int devices)
 {

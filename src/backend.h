@@ -48,14 +48,19 @@ static inline int swarm_setup_count(const struct swarm_setup *setup)
 
 struct backend;
 
-/* Node-shared host memory for the edge islands' messages
- * (backend_ops.mailbox_attach): one region per rank of the node, in one
- * mapping. */
+/* Bytes of a device region's handle (backend_ops.mailbox_export). */
+#define EDGE_MAILBOX_HANDLE 64
+
+/* Where the ranks of one node exchange the edge islands' messages
+ * (backend_ops.mailbox_attach): each rank's region, in the device memory of
+ * its backend (exported, HANDLE_PREV and HANDLE_NEXT its neighbours') or in
+ * host memory that every rank maps (WINDOW; OWN, PREV, NEXT in it). */
 struct edge_mailbox {
-  void *window; /* every rank's region */
+  const void *handle_prev, *handle_next; /* NULL: host memory */
+  void *window;
   size_t window_bytes;
-  void *own, *prev, *next; /* this rank's region and its neighbours' on the ring */
-  int links;               /* 1: messages go to the next rank only; 2: both ways */
+  void *own, *prev, *next;
+  int ranks; /* on the ring */
 };
 
 /* The capture slots (backend_ops.capture_state): one per kind of
@@ -135,13 +140,16 @@ struct backend_ops {
    * and REMOTE above): where every rank runs on one node, the devices
    * exchange the edge islands' messages themselves. mailbox_bytes: the
    * bytes of one rank's region for messages of COUNT migrants;
+   * mailbox_export (optional): the region in the device's memory, its
+   * handle (EDGE_MAILBOX_HANDLE bytes) into HANDLE for the other ranks;
    * mailbox_attach: from now on migrate_out and migrate_in take EDGE and
-   * REMOTE NULL, island 0 and K-1 post their messages in MB's OWN region and
-   * the islands that take the neighbours' read them in PREV and NEXT, in
+   * REMOTE NULL, island 0 and K-1 post their messages in the neighbours'
+   * regions and the islands that take theirs read them in the own one, in
    * the device's order (nothing waits for the host); the ranks' i-th
    * migrate_in calls pair up. MB NULL: detaches (the host's way again). A
    * failure leaves the backend detached. */
   size_t (*mailbox_bytes)(struct backend *b, int count);
+  int (*mailbox_export)(struct backend *b, int count, void *handle);
   int (*mailbox_attach)(struct backend *b, int count, const struct edge_mailbox *mb);
   /* Copies all K swarms to the host, and back: S holds K * particles rows,
    * island-major (island k's rows are swarm_state_island(S, particles, k)). */

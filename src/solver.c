@@ -467,7 +467,7 @@ static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length
   c.end = next_segment_end(s, t);
   c.last = c.end - t > length ? t + length : c.end;
   c.migrating = s->links && c.last == c.end && c.last % cfg->migration.interval == 0;
-  c.ahead = c.migrating && s->b.ops->step_begin && (s->size == 1 || s->node) &&
+  c.ahead = c.migrating && s->b.ops->step_begin && (s->size == 1 || s->mailbox) &&
             c.last != cfg->run.max_iterations && !cfg->run.has_target &&
             cfg->swarm.sync == IPSO_SYNC_STRICT;
   return c;

@@ -43,6 +43,9 @@ enum loop_phase {
 #define SOLVER_CKPT_LOG 8
 
 /* A rank's part of the run: its islands, their output and migration. */
+/* Where the devices exchange the edge islands' messages (solver.mailbox). */
+enum { MAILBOX_DEVICE = 1, MAILBOX_HOST = 2 };
+
 struct solver {
   MPI_Comm comm;
   int rank, size;
@@ -54,7 +57,8 @@ struct solver {
   struct h5out *out;
   struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank, or where
                                the devices exchange the edges (node) */
-  struct node_shared *node; /* the mailbox's memory where they do (backend mailbox_attach) */
+  int mailbox;              /* the devices exchange the edges (MAILBOX_DEVICE, _HOST; 0: not) */
+  struct node_shared *node; /* the mailbox's memory where it is the host's */
   int links;                /* migration messages each island receives (migration_links) */
   double *msg;              /* [4 * message]: the rank's first and last islands' messages out, then
                                what came from the previous and the next rank */

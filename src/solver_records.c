@@ -150,32 +150,74 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
 }
 
 /* Where every rank runs on one node and the backend can, the devices
- * exchange the edge islands' messages themselves through node-shared
- * memory (backend mailbox_attach), so that a migration between ranks
- * waits for neither host nor MPI; otherwise (or with
- * IPSO_MIGRATION_MAILBOX=0) they go through the host and MPI. Collective. */
+ * exchange the edge islands' messages themselves (backend mailbox_attach),
+ * so that a migration between ranks waits for neither host nor MPI: each
+ * device writing into its neighbours' memory where they can reach each
+ * other's (peer access), else through node-shared host memory. Otherwise,
+ * or with IPSO_MIGRATION_MAILBOX=0 (=host: host memory only), the edges go
+ * through the host and MPI. Collective; sets s->mailbox. */
 static int mailbox_setup(struct solver *s)
 {
   const struct backend_ops *ops = s->b.ops;
   const char *env = getenv("IPSO_MIGRATION_MAILBOX");
-  int can = ops->mailbox_attach && !(env && strcmp(env, "0") == 0);
+  int can = ops->mailbox_attach && !(env && strcmp(env, "0") == 0), one_node;
   IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_MIN, s->comm));
   if (!can) return IPSO_OK;
-  int m = s->cfg->migration.migrants;
+  IPSO_TRY(island_one_node(s->comm, &one_node));
+  if (!one_node) return IPSO_OK;
+  int m = s->cfg->migration.migrants, prev = (s->rank + s->size - 1) % s->size,
+      next = (s->rank + 1) % s->size;
+  int device = ops->mailbox_export && !(env && strcmp(env, "host") == 0);
+  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MIN, s->comm));
+  if (device) {
+    char mine[EDGE_MAILBOX_HANDLE];
+    int rc = island_agree(s->comm, ops->mailbox_export(&s->b, m, mine));
+    char *all = rc == IPSO_OK ? malloc((size_t)s->size * EDGE_MAILBOX_HANDLE) : NULL;
+    if (rc == IPSO_OK && !all) return IPSO_FAIL("migration", "out of memory");
+    if (rc == IPSO_OK) {
+      int mrc = MPI_Allgather(mine, EDGE_MAILBOX_HANDLE, MPI_BYTE, all, EDGE_MAILBOX_HANDLE,
+                              MPI_BYTE, s->comm);
+      if (mrc != MPI_SUCCESS) {
+        free(all);
+        return ipso_mpi_fail("MPI_Allgather", mrc, __FILE__, __LINE__);
+      }
+      struct edge_mailbox mb = {all + (size_t)prev * EDGE_MAILBOX_HANDLE,
+                                all + (size_t)next * EDGE_MAILBOX_HANDLE,
+                                NULL, 0, NULL, NULL, NULL, s->size};
+      rc = island_agree(s->comm, ops->mailbox_attach(&s->b, m, &mb));
+      free(all);
+    }
+    if (rc == IPSO_OK) {
+      s->mailbox = MAILBOX_DEVICE;
+      if (s->rank == 0)
+        log_info("  migration         the GPUs exchange the edge islands' migrants (GPU memory)");
+      timings_mark("migration mailbox in GPU memory");
+      return IPSO_OK;
+    }
+    ops->mailbox_attach(&s->b, m, NULL);
+  }
   IPSO_TRY(node_shared_create(s->comm, ops->mailbox_bytes(&s->b, m), &s->node));
   if (!s->node) return IPSO_OK;
-  struct edge_mailbox mb = {NULL, 0, node_shared_region(s->node, s->rank),
-                            node_shared_region(s->node, (s->rank + s->size - 1) % s->size),
-                            node_shared_region(s->node, (s->rank + 1) % s->size), s->links};
+  struct edge_mailbox mb = {NULL,
+                            NULL,
+                            NULL,
+                            0,
+                            node_shared_region(s->node, s->rank),
+                            node_shared_region(s->node, prev),
+                            node_shared_region(s->node, next),
+                            s->size};
   mb.window = node_shared_base(s->node, &mb.window_bytes);
-  int rc = ops->mailbox_attach(&s->b, m, &mb);
-  if (island_agree(s->comm, rc == IPSO_OK ? IPSO_OK : IPSO_ERR_RUNTIME) != IPSO_OK) {
+  if (island_agree(s->comm, ops->mailbox_attach(&s->b, m, &mb)) != IPSO_OK) {
     ops->mailbox_attach(&s->b, m, NULL);
     node_shared_free(s->node);
     s->node = NULL;
     return IPSO_OK;
   }
-  timings_mark("migration mailbox mapped");
+  s->mailbox = MAILBOX_HOST;
+  if (s->rank == 0)
+    log_info("  migration         the GPUs exchange the edge islands' migrants (node-shared "
+             "memory)");
+  timings_mark("migration mailbox in node-shared memory");
   return IPSO_OK;
 }
 
@@ -206,7 +248,7 @@ int solver_migration_setup(struct solver *s)
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
   if (s->size == 1) return IPSO_OK;
   IPSO_TRY(mailbox_setup(s));
-  if (s->node) return IPSO_OK;
+  if (s->mailbox) return IPSO_OK;
   IPSO_TRY(ring_exchange_create(s->comm, n, s->links == 2, &s->rx));
   /* A first exchange (of nothing the run reads) now: the connections
    * between neighbouring ranks are set up at start-up, not inside the
