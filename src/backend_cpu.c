@@ -69,6 +69,13 @@ struct cpu_backend {
   struct cpu_swarm *isl;       /* [count] */
   struct user_objective *user; /* a user objective, opened once */
   struct cpu_migration mig;
+  /* step() in two halves (IPSO_CPU_HALVES=1): the histories of the steps
+   * computed and not yet handed back, first in first out. */
+  struct cpu_step {
+    size_t n, cap; /* values */
+    double *best;
+  } steps[2];
+  int oldest, pending;
 };
 
 /* The 4 random words of dimensions 2k and 2k+1 of one particle at iteration
@@ -130,6 +137,38 @@ static int cpu_step(struct backend *b, int64_t first, int64_t last, double *best
   int small = cb->isl[0].N * cb->isl[0].D < CPU_PARALLEL_MIN;
 #pragma omp parallel for schedule(dynamic, 1) if (small && cb->count > 1)
   for (int k = 0; k < cb->count; k++) cpu_run(&cb->isl[k], first, last, best + (size_t)k * n);
+  return IPSO_OK;
+}
+
+/* step() in two halves as the GPU's (backend.h), for the tests of the
+ * solver's loop that the GPU runs (a slice begun ahead, the migrants in
+ * behind the messages out; IPSO_CPU_HALVES=1): step_begin computes the
+ * iterations at once, step_end hands back the oldest step's history. */
+static int cpu_step_begin(struct backend *b, int64_t first, int64_t last)
+{
+  struct cpu_backend *cb = b->impl;
+  if (cb->pending == 2) return IPSO_FAIL("cpu", "two steps begun and not ended");
+  struct cpu_step *st = &cb->steps[(cb->oldest + cb->pending) % 2];
+  st->n = (size_t)(last - first + 1) * (size_t)cb->count;
+  if (st->n > st->cap) {
+    double *p = realloc(st->best, st->n * sizeof *p);
+    if (!p) return IPSO_FAIL("cpu", "out of memory");
+    st->best = p;
+    st->cap = st->n;
+  }
+  IPSO_TRY(cpu_step(b, first, last, st->best));
+  cb->pending++;
+  return IPSO_OK;
+}
+
+static int cpu_step_end(struct backend *b, double *best)
+{
+  struct cpu_backend *cb = b->impl;
+  if (!cb->pending) return IPSO_FAIL("cpu", "no step begun");
+  struct cpu_step *st = &cb->steps[cb->oldest];
+  memcpy(best, st->best, st->n * sizeof *best);
+  cb->oldest = (cb->oldest + 1) % 2;
+  cb->pending--;
   return IPSO_OK;
 }
 
@@ -323,6 +362,7 @@ static void cpu_destroy(struct backend *b)
   }
   free(cb->isl);
   cpu_migration_free(&cb->mig);
+  for (int i = 0; i < 2; i++) free(cb->steps[i].best);
   user_objective_close(cb->user);
   free(cb);
   b->impl = NULL;
@@ -332,6 +372,25 @@ static const struct backend_ops cpu_ops = {
     .name = "cpu",
     .init = cpu_init,
     .step = cpu_step,
+    .best = cpu_best,
+    .pack_migrants = cpu_pack,
+    .unpack_migrants = cpu_unpack,
+    .pack_chosen = cpu_pack_chosen,
+    .unpack_chosen = cpu_unpack_chosen,
+    .migrate_out = cpu_migrate_out,
+    .migrate_in = cpu_migrate_in,
+    .migrate_sent = cpu_migrate_sent,
+    .save_state = cpu_save,
+    .load_state = cpu_load,
+    .destroy = cpu_destroy,
+};
+
+static const struct backend_ops cpu_ops_halves = {
+    .name = "cpu",
+    .init = cpu_init,
+    .step = cpu_step,
+    .step_begin = cpu_step_begin,
+    .step_end = cpu_step_end,
     .best = cpu_best,
     .pack_migrants = cpu_pack,
     .unpack_migrants = cpu_unpack,
@@ -361,7 +420,8 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
   const struct ipso_config *cfg = setup->cfg;
   struct cpu_backend *cb = calloc(1, sizeof *cb);
   if (!cb) return IPSO_FAIL("cpu", "out of memory");
-  b->ops = &cpu_ops;
+  const char *halves = getenv("IPSO_CPU_HALVES");
+  b->ops = halves && strcmp(halves, "1") == 0 ? &cpu_ops_halves : &cpu_ops;
   b->setup = *setup;
   b->impl = cb;
   b->segment_updates = 0x1p25; /* about 0.1 s on one core */

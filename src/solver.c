@@ -545,6 +545,7 @@ static int iterate(struct solver *s)
       next = plan_slice(s, last, slice);
       IPSO_TRY(begin_slice(s, &next));
       have_next = 1;
+      s->ahead++;
     }
     if (s->b.ops->step_begin) {
       IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
@@ -650,8 +651,9 @@ static void print_loop(const struct solver *s)
       "snapshots, checkpoints, result", "progress and the rest"};
   double all = 0;
   for (int i = 0; i < LOOP_PHASES; i++) all += s->loop[i];
-  printf("islandpso: the iterations (rank 0; %lld slices, %lld migrations)\n", (long long)s->slices,
-         (long long)s->migrations);
+  printf("islandpso: the iterations (rank 0; %lld slices, %lld of them begun ahead, %lld "
+         "migrations)\n",
+         (long long)s->slices, (long long)s->ahead, (long long)s->migrations);
   printf("  %-34s %8.4f s\n", "iteration 0 (history row, checks)", s->start_row);
   for (int i = 0; i < LOOP_PHASES; i++) {
     int64_t per = i == LOOP_MIGRATE ? s->migrations : s->slices;

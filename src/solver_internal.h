@@ -88,7 +88,7 @@ struct solver {
   double elapsed0;          /* run time of earlier invocations (restart) */
   double t0;                /* wall_seconds() when this invocation started iterating */
   double loop[LOOP_PHASES]; /* seconds in each phase of the iterations (--timings) */
-  int64_t slices, migrations;
+  int64_t slices, migrations, ahead; /* ahead: slices begun before the last one was read */
   double first_migration, start_row; /* seconds: the first migration, iteration 0's row */
   double exchange_seconds;  /* of the migrations: the edges waited for and exchanged */
   double deadline;                   /* wall_seconds() by which to stop, or 0 */
