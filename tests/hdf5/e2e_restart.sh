@@ -1,7 +1,7 @@
 #!/bin/bash
 # Exact restart of strict 4-rank CPU runs: stopped at a checkpoint and continued, the file ends as the uninterrupted run's.
 #
-# Usage: e2e_restart.sh iterations|signal|clpso
+# Usage: e2e_restart.sh iterations|signal|signal-ahead|clpso
 #
 # Every run has its own directory with the same relative names (run.toml,
 # run.h5, run.ckpt.h5), so the config text stored in the files is the same.
@@ -36,6 +36,10 @@
 #   checkpoint), the original with --restart run.ckpt.h5; both must equal the
 #   uninterrupted run in every dataset and attribute but the wall-clock ones,
 #   /migrations row for row, and end with the same checkpoint.
+# signal-ahead  the same on 1 rank running the 4 islands, with the CPU
+#   backend in two halves (IPSO_CPU_HALVES=1): the GPU's loop, where the
+#   next slice and its migration are begun before the stop is seen, which
+#   then comes at that slice's end.
 # clpso  the clpso topology (exemplars of epochs of 7 iterations, inertia
 #   0.9 -> 0.4 over max_iterations, which therefore stays the same): 120
 #   iterations, a checkpoint every 60, migration every 10. The checkpoint of
@@ -44,7 +48,12 @@
 #   on 2: the output and the final checkpoint must be identical to the
 #   uninterrupted run's, and so must the printed results.
 . "$IPSO_TEST_DIR/lib/common.sh"
-mode=${1:?usage: e2e_restart.sh iterations|signal|clpso}
+mode=${1:?usage: e2e_restart.sh iterations|signal|signal-ahead|clpso}
+nranks=4 islands=()
+if [ "$mode" = signal-ahead ]; then
+  nranks=1 islands=(run.islands=4)
+  export IPSO_CPU_HALVES=1
+fi
 compare_py=$IPSO_TEST_DIR/lib/h5compare.py
 if ! "$IPSO_PYTHON" -c 'import h5py' 2>/dev/null; then
   echo "$IPSO_PYTHON has no h5py: skipped"
@@ -59,10 +68,10 @@ write_cfg() {
     "${@:9}"
 }
 
-# run_in DIR LOG ARGS...: islandpso on 4 ranks in DIR; fails the test on a non-zero exit.
+# run_in DIR LOG ARGS...: islandpso on $nranks ranks (4; 1 for signal-ahead) in DIR; fails the test on a non-zero exit.
 run_in() {
   local dir=$1 log=$2; shift 2
-  if (cd "$dir" && mpi 4 run.toml "$@" >"$log" 2>&1); then
+  if (cd "$dir" && mpi "$nranks" run.toml "$@" >"$log" 2>&1); then
     pass "$dir: islandpso run.toml${*:+ $*} (exit 0)"
   else
     fail "$dir: islandpso run.toml${*:+ $*}: exit $?"
@@ -197,13 +206,13 @@ iterations)
   iterations_pair 1 1
   iterations_pair 7 7
   ;;
-signal)
+signal | signal-ahead)
   its=12000
   mkdir ref cut
-  write_cfg ref/run.toml "$its" 1 2000 2000 50 20 96
+  write_cfg ref/run.toml "$its" 1 2000 2000 50 20 96 "${islands[@]}"
   cp ref/run.toml cut/run.toml
   run_in ref log
-  (cd cut && exec "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" 4 "$IPSO_BIN" run.toml >log 2>&1) &
+  (cd cut && exec "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$nranks" "$IPSO_BIN" run.toml >log 2>&1) &
   pid=$!
   end=$((SECONDS + 60))
   # A .prev exists once a second checkpoint has been written: at iteration
