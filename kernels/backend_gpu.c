@@ -100,8 +100,7 @@ static int allocate(struct gpu_swarm *g)
     st->hist_cap = (int64_t)K;
     IPSO_CHECK_CUDA(cudaMalloc((void **)&st->d_hist, K * sizeof(double)));
     IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_hist, K * sizeof(double)));
-    IPSO_CHECK_CUDA(
-        cudaMallocHost((void **)&st->h_slots, K * IPSO_GB_SLOTS * sizeof *st->h_slots));
+    IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_slots, K * IPSO_GB_SLOTS * sizeof *st->h_slots));
   }
   g->s.hist = g->steps[0].d_hist;
   return IPSO_OK;
@@ -383,7 +382,7 @@ static void gpu_destroy(struct backend *b)
   gpu_mailbox_attach(b, 0, NULL);
   gpu_capture_free(g);
   void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
-                 g->s.gpos,    g->s.slot_cost, g->s.slot_idx, NULL,       g->d_tables, g->d_sel,
+                 g->s.gpos,    g->s.slot_cost, g->s.slot_idx, NULL,      g->d_tables, g->d_sel,
                  g->d_selcost, g->d_buf,       g->d_bufcost,  g->d_bar,  g->d_pick,   g->d_pickcost,
                  g->s.lbest,   g->s.lidx,      g->s.pnew,     g->d_in,   g->d_learn};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)

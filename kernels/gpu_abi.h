@@ -93,7 +93,7 @@
     const U64 *ready[2];    /* this rank's [2]: the migration whose link 0 / 1 message has come */ \
     U64 *taken;             /* this rank's [2]: the last migration whose link 0 / 1 message it     \
                                has read (or passed over) */                                        \
-    unsigned long long seq; /* the migration's number, from 1 */                                  \
+    unsigned long long seq; /* the migration's number, from 1 */                                   \
   }
 
 #ifdef __CUDACC_RTC__

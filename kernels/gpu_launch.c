@@ -225,9 +225,9 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 cudaStream_t stream)
 {
   const void *rmsg0 = d_rmsg[0], *rcost0 = d_rcost[0], *rmsg1 = d_rmsg[1], *rcost1 = d_rcost[1];
-  void *args[] = {&s,       &islands, &count,   &links,  &closed,  &d_msg,  &d_mcost,
-                  &d_carried, &d_vidx, &d_vcost, &vstride, &d_order, &d_sent, &rmsg0,
-                  &rcost0,  &rmsg1,   &rcost1,  &mb,     &t};
+  void *args[] = {&s,         &islands, &count,   &links,   &closed,  &d_msg,  &d_mcost,
+                  &d_carried, &d_vidx,  &d_vcost, &vstride, &d_order, &d_sent, &rmsg0,
+                  &rcost0,    &rmsg1,   &rcost1,  &mb,      &t};
   return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
                           args, 0, stream);
 }

@@ -75,16 +75,16 @@ struct gpu_swarm {
   void *mb_dev, *mb_opened[2], *mb_registered;
   int mb_count, mb_ranks;
   unsigned long long mb_seq;
-  double *last_best;        /* [count] each island's best cost after iteration t */
-  union gpu_slot *h_slots;  /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
+  double *last_best;       /* [count] each island's best cost after iteration t */
+  union gpu_slot *h_slots; /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   /* The steps begun and not yet ended (gpu_step_begin, gpu_step_end), first
    * in first out: at most GPU_STEPS, a second begun while the first
    * computes (the solver's slice ahead), each with its history's buffers,
    * its copy of the slots and its events. */
   struct gpu_step {
     int64_t first, last;
-    int stale;               /* began with stale bests: its slots copy is taken at its end */
-    int64_t slots_t;         /* the iteration of that copy */
+    int stale;       /* began with stale bests: its slots copy is taken at its end */
+    int64_t slots_t; /* the iteration of that copy */
     int64_t hist_cap;
     double *d_hist;          /* [hist_cap] the kernels' history (s.hist of its launches) */
     double *h_hist;          /* [hist_cap] pinned: its copy */

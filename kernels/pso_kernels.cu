@@ -753,9 +753,8 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
                                           int closed, real *msg, real *mcost,
                                           const unsigned char *carried, const long long *vidx,
                                           const real *vcost, int vstride, int *order, real *sent,
-                                          const real *rmsg0, const real *rcost0,
-                                          const real *rmsg1, const real *rcost1, mailbox mb,
-                                          long long t)
+                                          const real *rmsg0, const real *rcost0, const real *rmsg1,
+                                          const real *rcost1, mailbox mb, long long t)
 {
   const int k = (int)blockIdx.x;
   s = island_ptrs(s, (unsigned)k);

@@ -150,7 +150,8 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
     if (s->out) IPSO_TRY(h5out_flush(s->out));
     return IPSO_OK;
   }
-  struct ckpt_timing *log = s->ckpt_started < SOLVER_CKPT_LOG ? &s->ckpt_log[s->ckpt_started] : NULL;
+  struct ckpt_timing *log =
+      s->ckpt_started < SOLVER_CKPT_LOG ? &s->ckpt_log[s->ckpt_started] : NULL;
   s->ckpt_started++;
   double t1 = wall_seconds(), t2;
   if (log) *log = (struct ckpt_timing){s->t, t1 - t, 0, 0, 0, 0, 1};
@@ -678,8 +679,8 @@ static void print_last_checkpoint(const struct solver *s)
     const struct ckpt_timing *c = &s->ckpt_log[i];
     printf("  iteration %lld: flush %.1f, state %.1f, file and start %.1f; written in %.1f by %d "
            "thread%s; commit %.1f\n",
-           (long long)c->iteration, 1e3 * c->flush, 1e3 * c->take, 1e3 * c->create,
-           1e3 * c->write, c->threads, c->threads == 1 ? "" : "s", 1e3 * c->commit);
+           (long long)c->iteration, 1e3 * c->flush, 1e3 * c->take, 1e3 * c->create, 1e3 * c->write,
+           c->threads, c->threads == 1 ? "" : "s", 1e3 * c->commit);
   }
   checkpoint_writer_phases(s->ckw, &p);
   if (!p.threads) return;

@@ -83,14 +83,14 @@ struct solver {
   double sign;       /* cost = sign * fitness */
   int64_t N, segment;
   int D;
-  int64_t t;                /* last completed iteration */
-  int64_t target_iteration; /* first iteration an island reached the target, or -1 */
-  double elapsed0;          /* run time of earlier invocations (restart) */
-  double t0;                /* wall_seconds() when this invocation started iterating */
-  double loop[LOOP_PHASES]; /* seconds in each phase of the iterations (--timings) */
+  int64_t t;                         /* last completed iteration */
+  int64_t target_iteration;          /* first iteration an island reached the target, or -1 */
+  double elapsed0;                   /* run time of earlier invocations (restart) */
+  double t0;                         /* wall_seconds() when this invocation started iterating */
+  double loop[LOOP_PHASES];          /* seconds in each phase of the iterations (--timings) */
   int64_t slices, migrations, ahead; /* ahead: slices begun before the last one was read */
   double first_migration, start_row; /* seconds: the first migration, iteration 0's row */
-  double exchange_seconds;  /* of the migrations: the edges waited for and exchanged */
+  double exchange_seconds;           /* of the migrations: the edges waited for and exchanged */
   double deadline;                   /* wall_seconds() by which to stop, or 0 */
   double last_checkpoint, checkpoint_cost, segment_cost;
   struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */
@@ -112,7 +112,7 @@ struct solver {
     int threads;
   } ckpt_log[SOLVER_CKPT_LOG];
   int ckpt_started;
-  double history_seconds;   /* this invocation's time recording and writing history rows */
+  double history_seconds; /* this invocation's time recording and writing history rows */
   int stop_signal;
   struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */

@@ -181,9 +181,9 @@ static int mailbox_setup(struct solver *s)
         free(all);
         return ipso_mpi_fail("MPI_Allgather", mrc, __FILE__, __LINE__);
       }
-      struct edge_mailbox mb = {all + (size_t)prev * EDGE_MAILBOX_HANDLE,
-                                all + (size_t)next * EDGE_MAILBOX_HANDLE,
-                                NULL, 0, NULL, NULL, NULL, s->size};
+      struct edge_mailbox mb = {.handle_prev = all + (size_t)prev * EDGE_MAILBOX_HANDLE,
+                                .handle_next = all + (size_t)next * EDGE_MAILBOX_HANDLE,
+                                .ranks = s->size};
       rc = island_agree(s->comm, ops->mailbox_attach(&s->b, m, &mb));
       free(all);
     }
@@ -198,14 +198,10 @@ static int mailbox_setup(struct solver *s)
   }
   IPSO_TRY(node_shared_create(s->comm, ops->mailbox_bytes(&s->b, m), &s->node));
   if (!s->node) return IPSO_OK;
-  struct edge_mailbox mb = {NULL,
-                            NULL,
-                            NULL,
-                            0,
-                            node_shared_region(s->node, s->rank),
-                            node_shared_region(s->node, prev),
-                            node_shared_region(s->node, next),
-                            s->size};
+  struct edge_mailbox mb = {.own = node_shared_region(s->node, s->rank),
+                            .prev = node_shared_region(s->node, prev),
+                            .next = node_shared_region(s->node, next),
+                            .ranks = s->size};
   mb.window = node_shared_base(s->node, &mb.window_bytes);
   if (island_agree(s->comm, ops->mailbox_attach(&s->b, m, &mb)) != IPSO_OK) {
     ops->mailbox_attach(&s->b, m, NULL);
@@ -333,8 +329,7 @@ int solver_migrate_in(struct solver *s, int64_t t)
     int island = s->first + k, src[2], to[2], open = 0;
     int nsrc = migration_sources(island, s->islands, L, src);
     for (int l = 0; l < 2; l++) {
-      s->carried[2 * k + l] =
-          l < nsrc && migration_link_carries(seed, src[l], t, l, probability);
+      s->carried[2 * k + l] = l < nsrc && migration_link_carries(seed, src[l], t, l, probability);
       open += s->carried[2 * k + l];
     }
     if (open && cfg->migration.policy != IPSO_POLICY_REPLACE_WORST)
