@@ -109,8 +109,12 @@ if ! wait_for 60 next_write; then
   tail -n 5 "$work/run/log"
   finish
 fi
-# Into the write (5 pieces of 0.4 s), past the file's creation.
+# Into the write (5 pieces of 0.4 s), past the file's creation. The disk
+# fills before the second piece: a file of a few pages whose later pieces
+# may land in pages the first ones took needs the rest of them unwritten
+# to need new space.
 delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.3f", 0.2 + r % 600 / 1000 }')
+[ "$mode" = disk_full ] && delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.3f", 0.15 + r % 200 / 1000 }')
 sleep "$delay"
 before=$(stat -c %i "$work/run/$ckpt")
 t0=$(now)
