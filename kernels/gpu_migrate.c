@@ -394,25 +394,27 @@ int gpu_reserve_device_migration(struct gpu_swarm *g, int count)
 #define MAILBOX_TAKEN 64
 #define MAILBOX_FLAGS 128
 
-static size_t mailbox_rows(const struct gpu_swarm *g)
+/* Bytes of a message's rows, of a whole message, of a region, for
+ * messages of COUNT migrants. */
+static size_t mailbox_rows(const struct gpu_swarm *g, int count)
 {
-  return align16((size_t)g->mb_count * (size_t)g->plan.map.pitch * g->es);
+  return align16((size_t)count * (size_t)g->plan.map.pitch * g->es);
 }
 
-static size_t mailbox_message(const struct gpu_swarm *g)
+static size_t mailbox_message(const struct gpu_swarm *g, int count)
 {
-  return mailbox_rows(g) + align16((size_t)g->mb_count * g->es);
+  return mailbox_rows(g, count) + align16((size_t)count * g->es);
 }
 
-static size_t mailbox_region(const struct gpu_swarm *g)
+static size_t mailbox_region(const struct gpu_swarm *g, int count)
 {
-  return MAILBOX_FLAGS + 4 * mailbox_message(g);
+  return MAILBOX_FLAGS + 4 * mailbox_message(g, count);
 }
 
 /* Where migration SEQ's message on link L starts in a region. */
 static size_t mailbox_at(const struct gpu_swarm *g, unsigned long long seq, int l)
 {
-  return MAILBOX_FLAGS + ((size_t)(seq & 1) * 2 + (size_t)l) * mailbox_message(g);
+  return MAILBOX_FLAGS + ((size_t)(seq & 1) * 2 + (size_t)l) * mailbox_message(g, g->mb_count);
 }
 
 /* The kernel's view of the mailbox for migration SEQ on LINKS links, and
@@ -434,12 +436,12 @@ static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned 
   int implied = links == 2 || g->mb_ranks == 2;
   if (links == 2) {
     mb.out_rows[0] = g->mb_prev + mailbox_at(g, seq, 1);
-    mb.out_cost[0] = g->mb_prev + mailbox_at(g, seq, 1) + mailbox_rows(g);
+    mb.out_cost[0] = g->mb_prev + mailbox_at(g, seq, 1) + mailbox_rows(g, g->mb_count);
     mb.out_ready[0] = prev + 1;
     mb.taken_by[0] = implied ? NULL : prev + taken + 1;
   }
   mb.out_rows[1] = g->mb_next + mailbox_at(g, seq, 0);
-  mb.out_cost[1] = g->mb_next + mailbox_at(g, seq, 0) + mailbox_rows(g);
+  mb.out_cost[1] = g->mb_next + mailbox_at(g, seq, 0) + mailbox_rows(g, g->mb_count);
   mb.out_ready[1] = next;
   mb.taken_by[1] = implied ? NULL : next + taken;
   mb.ready[0] = own;
@@ -448,19 +450,14 @@ static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned 
   mb.seq = seq;
   for (int l = 0; l < 2; l++) {
     rmsg[l] = g->mb_own + mailbox_at(g, seq, l);
-    rcost[l] = g->mb_own + mailbox_at(g, seq, l) + mailbox_rows(g);
+    rcost[l] = g->mb_own + mailbox_at(g, seq, l) + mailbox_rows(g, g->mb_count);
   }
   return mb;
 }
 
 size_t gpu_mailbox_bytes(struct backend *b, int count)
 {
-  struct gpu_swarm *g = b->impl;
-  int was = g->mb_count;
-  g->mb_count = count;
-  size_t bytes = mailbox_region(g);
-  g->mb_count = was;
-  return bytes;
+  return mailbox_region(b->impl, count);
 }
 
 /* Detaches: the neighbours' regions closed, the own one freed (the
@@ -483,9 +480,7 @@ int gpu_mailbox_export(struct backend *b, int count, void *handle)
 {
   struct gpu_swarm *g = b->impl;
   mailbox_detach(g);
-  g->mb_count = count;
-  size_t bytes = mailbox_region(g);
-  g->mb_count = 0;
+  size_t bytes = mailbox_region(g, count);
   cudaIpcMemHandle_t h;
   cudaError_t e = cudaMalloc(&g->mb_dev, bytes);
   if (e == cudaSuccess) e = cudaMemset(g->mb_dev, 0, bytes);

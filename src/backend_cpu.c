@@ -385,24 +385,9 @@ static const struct backend_ops cpu_ops = {
     .destroy = cpu_destroy,
 };
 
-static const struct backend_ops cpu_ops_halves = {
-    .name = "cpu",
-    .init = cpu_init,
-    .step = cpu_step,
-    .step_begin = cpu_step_begin,
-    .step_end = cpu_step_end,
-    .best = cpu_best,
-    .pack_migrants = cpu_pack,
-    .unpack_migrants = cpu_unpack,
-    .pack_chosen = cpu_pack_chosen,
-    .unpack_chosen = cpu_unpack_chosen,
-    .migrate_out = cpu_migrate_out,
-    .migrate_in = cpu_migrate_in,
-    .migrate_sent = cpu_migrate_sent,
-    .save_state = cpu_save,
-    .load_state = cpu_load,
-    .destroy = cpu_destroy,
-};
+/* cpu_ops with step() in two halves too (IPSO_CPU_HALVES=1), filled in
+ * by backend_cpu_create. */
+static struct backend_ops cpu_ops_halves;
 
 void backend_cpu_threads(int ranks_on_node)
 {
@@ -421,7 +406,13 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
   struct cpu_backend *cb = calloc(1, sizeof *cb);
   if (!cb) return IPSO_FAIL("cpu", "out of memory");
   const char *halves = getenv("IPSO_CPU_HALVES");
-  b->ops = halves && strcmp(halves, "1") == 0 ? &cpu_ops_halves : &cpu_ops;
+  b->ops = &cpu_ops;
+  if (halves && strcmp(halves, "1") == 0) {
+    cpu_ops_halves = cpu_ops;
+    cpu_ops_halves.step_begin = cpu_step_begin;
+    cpu_ops_halves.step_end = cpu_step_end;
+    b->ops = &cpu_ops_halves;
+  }
   b->setup = *setup;
   b->impl = cb;
   b->segment_updates = 0x1p25; /* about 0.1 s on one core */

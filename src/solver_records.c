@@ -69,21 +69,17 @@ int solver_flush_records(struct solver *s)
   else
     IPSO_TRY(take_sent(s));
   int mn = s->mn - keep;
-  if (!s->out) {
-    s->hist.written += s->hist.n;
-    s->hist.n = 0;
-  }
+  struct history *h = &s->hist;
   if (s->out) {
     watchdog_beat("writing history", s->t);
-    struct history *h = &s->hist;
     double t0 = wall_seconds();
     IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
                                   h->evaluations, h->wall));
     s->history_seconds += wall_seconds() - t0;
-    h->written += h->n;
-    h->n = 0;
     IPSO_TRY(h5out_append_migrations(s->out, mn, s->mlog));
   }
+  h->written += h->n;
+  h->n = 0;
   memmove(s->mlog, s->mlog + mn, (size_t)keep * sizeof *s->mlog);
   s->mn = keep;
   if (keep) s->sent_from = 0;
