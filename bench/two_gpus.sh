@@ -12,7 +12,11 @@
 #    islands on GPU 0 and on GPU 1 (two GPUs of one kind differ a little:
 #    a run of two ranks goes at the slower one's pace), 2 ranks x 32
 #    islands (two GPUs) and 1 rank x 64 islands (GPU 0), with migration
-#    off, every 100 and every 10.
+#    off, every 100 and every 10, and every 10 without the output file (the
+#    run's history and migration log, written at its end, then take no
+#    part in the time).
+# 3. Where a 2 x 32 run's migrations went on the GPUs: the handshake's
+#    stamps of one run (--timings).
 #
 #   bash bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N]
 #
@@ -78,8 +82,10 @@ echo "## Time per iteration ($iterations iterations, medians of $runs runs, in-r
 echo
 echo "| migration | 1 rank x 32 (GPU 0) | 1 rank x 32 (GPU 1) | 2 ranks x 32 (2 GPUs) | 2 x 32 / 1 x 32 (GPU 0) | 2 x 32 / 1 x 32 (the slower GPU) | 1 rank x 64 (GPU 0) | 2 x 32 / (1 x 64 / 2) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for interval in 0 100 10; do
+for row in 0 100 10 10-none; do
+  interval=${row%-none}
   args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=$interval)
+  [ "$row" = "$interval" ] || args+=(--set 'run.output=""')
   launch=(env CUDA_VISIBLE_DEVICES=0)
   read -r _ r1 < <(run_medians "${args[@]}" --set run.islands=32)
   read -r _ r64 < <(run_medians "${args[@]}" --set run.islands=64)
@@ -88,10 +94,19 @@ for interval in 0 100 10; do
   launch=("${mpi[@]}" -np 2)
   read -r _ r2 < <(run_medians "${args[@]}" --set run.islands=64)
   label=$([ "$interval" = 0 ] && echo "off" || echo "every $interval")
+  [ "$row" = "$interval" ] || label="$label, no output file"
   us() { awk -v r="$1" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}'; }
   printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n" "$label" "$(us "$r1")" "$(us "$r1b")" \
     "$(us "$r2")" "$(awk -v a="$r2" -v b="$r1" 'BEGIN {printf "%.3f", a / b}')" \
     "$(awk -v a="$r2" -v b="$r1" -v c="$r1b" 'BEGIN {printf "%.3f", a / (b > c ? b : c)}')" \
     "$(us "$r64")" "$(awk -v a="$r2" -v b="$r64" 'BEGIN {printf "%.3f", a / (b / 2)}')"
 done
+
+echo
+echo "## The handshake on the GPUs (2 ranks x 32, every 10, \`--timings\`)"
+echo
+launch=("${mpi[@]}" -np 2)
+"${launch[@]}" "$bin/islandpso" "$config" "${common[@]}" --set run.max_iterations="$iterations" \
+  --set migration.interval=10 --set run.islands=64 --timings 2>&1 |
+  sed -n '/handshake on the GPUs/,/^islandpso: finished/p' | grep -v "^islandpso: finished" | sed 's/^/    /'
 exit $status

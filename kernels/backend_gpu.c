@@ -434,6 +434,7 @@ static const struct backend_ops gpu_ops = {
     .mailbox_bytes = gpu_mailbox_bytes,
     .mailbox_export = gpu_mailbox_export,
     .mailbox_attach = gpu_mailbox_attach,
+    .mailbox_waits = gpu_mailbox_waits,
     .save_state = gpu_save,
     .load_state = gpu_load,
     .capture_state = gpu_capture,

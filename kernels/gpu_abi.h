@@ -29,6 +29,8 @@
 #define IPSO_GB_SLOTS 2
 /* Islands one launch can hold (gridDim.y). */
 #define IPSO_MAX_ISLANDS 65535
+/* Migrations whose mailbox stamps are kept (the last ones). */
+#define IPSO_MAILBOX_STAMPS 4096
 
 /* Scalars of the run, set once by the host (the kernels' __constant__ K). */
 #define IPSO_ABI_CONSTS(NAME, REAL)                                                                \
@@ -94,6 +96,9 @@
     U64 *taken;             /* this rank's [2]: the last migration whose link 0 / 1 message it     \
                                has read (or passed over) */                                        \
     unsigned long long seq; /* the migration's number, from 1 */                                   \
+    U64 *stamps;            /* [IPSO_MAILBOX_STAMPS * 4] the GPU's clock (ns) by migration SEQ     \
+                               (modulo): island K-1's block begun, its message posted; island 0's  \
+                               block begun, its link-0 message come (NULL: none) */                \
   }
 
 #ifdef __CUDACC_RTC__
@@ -155,16 +160,17 @@
                   "swarm pointers: fields");                                                       \
   IPSO_ABI_ASSERT(sizeof(T) == 15 * IPSO_ABI_PTR, "swarm pointers: size")
 
-/* The mailbox: twelve 8-byte fields in the order above. */
+/* The mailbox: thirteen 8-byte fields in the order above. */
 #define IPSO_ABI_CHECK_MAILBOX(T)                                                                  \
   IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, out_rows) == 0 &&                                             \
                       IPSO_ABI_OFFSET(T, out_ready) == 4 * IPSO_ABI_PTR &&                         \
                       IPSO_ABI_OFFSET(T, taken_by) == 6 * IPSO_ABI_PTR &&                          \
                       IPSO_ABI_OFFSET(T, ready) == 8 * IPSO_ABI_PTR &&                             \
                       IPSO_ABI_OFFSET(T, taken) == 10 * IPSO_ABI_PTR &&                            \
-                      IPSO_ABI_OFFSET(T, seq) == 11 * IPSO_ABI_PTR,                                \
+                      IPSO_ABI_OFFSET(T, seq) == 11 * IPSO_ABI_PTR &&                              \
+                      IPSO_ABI_OFFSET(T, stamps) == 12 * IPSO_ABI_PTR,                             \
                   "mailbox: fields");                                                              \
-  IPSO_ABI_ASSERT(sizeof(T) == 12 * IPSO_ABI_PTR, "mailbox: size")
+  IPSO_ABI_ASSERT(sizeof(T) == 13 * IPSO_ABI_PTR, "mailbox: size")
 
 #ifdef __CUDACC_RTC__
 IPSO_ABI_CONSTS(ipso_consts, real);

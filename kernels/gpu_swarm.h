@@ -75,6 +75,9 @@ struct gpu_swarm {
   void *mb_dev, *mb_opened[2], *mb_registered;
   int mb_count, mb_ranks;
   unsigned long long mb_seq;
+  /* [IPSO_MAILBOX_STAMPS * 4] the handshake's stamps (mailbox.stamps;
+   * NULL: none) */
+  unsigned long long *mb_stamps;
   double *last_best;       /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots; /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   /* The steps begun and not yet ended (gpu_step_begin, gpu_step_end), first
@@ -149,6 +152,7 @@ int gpu_migrate_sent(struct backend *b, double *sent);
 size_t gpu_mailbox_bytes(struct backend *b, int count);
 int gpu_mailbox_export(struct backend *b, int count, void *handle);
 int gpu_mailbox_attach(struct backend *b, int count, const struct edge_mailbox *mb);
+int gpu_mailbox_waits(struct backend *b, struct mailbox_waits *w);
 void gpu_migrate_free(struct gpu_swarm *g);
 
 #endif

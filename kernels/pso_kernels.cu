@@ -697,6 +697,14 @@ __device__ void st_release_sys(unsigned long long *p, unsigned long long v)
   asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+/* The GPU's clock in nanoseconds. */
+__device__ unsigned long long gpu_clock_ns()
+{
+  unsigned long long v;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(v));
+  return v;
+}
+
 /* Thread 0: spins until *FLAG reaches AT_LEAST. */
 __device__ void wait_for(const unsigned long long *flag, unsigned long long at_least)
 {
@@ -769,14 +777,21 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
    * into their slots here, read once and in parallel; only this block
    * reads them. */
   if (mb.seq) {
+    /* The stamps of the edge blocks' marks (--timings). */
+    unsigned long long *stamp =
+        mb.stamps && threadIdx.x == 0 ? mb.stamps + (mb.seq % IPSO_MAILBOX_STAMPS) * 4 : NULL;
+    if (stamp && k == islands - 1) stamp[0] = gpu_clock_ns();
+    if (stamp && k == 0) stamp[2] = gpu_clock_ns();
     if (k == 0) post_edge(mb, 0, msg, mcost, count);
     if (k == islands - 1)
       post_edge(mb, 1, msg + (size_t)k * count * IPSO_PITCH, mcost + (size_t)k * count, count);
+    if (stamp && k == islands - 1) stamp[1] = gpu_clock_ns();
     /* Every neighbour's message of this migration, whether its link
      * carries this time or not: its arrival also tells that the neighbour
      * has read this rank's message of the migration before (taken_by). */
     if (threadIdx.x == 0) {
       if (k == 0) wait_for(mb.ready[0], mb.seq);
+      if (stamp && k == 0) stamp[3] = gpu_clock_ns();
       if (k == islands - 1 && links == 2) wait_for(mb.ready[1], mb.seq);
     }
     __syncthreads();

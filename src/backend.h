@@ -51,6 +51,19 @@ struct backend;
 /* Bytes of a device region's handle (backend_ops.mailbox_export). */
 #define EDGE_MAILBOX_HANDLE 64
 
+/* The edge islands' handshake on the device, by the device's clock over
+ * the last migrations through the mailbox (backend_ops.mailbox_waits):
+ * medians in seconds of island K-1's post of its message (POST), island
+ * 0's wait for the message of its neighbour on link 0 (WAIT; _P90 the 90th
+ * percentile, _MEAN the mean) and the device's time from the end of one
+ * such wait to the next migration's start (BETWEEN: the rest of the
+ * migration, the slice, the messages out, and any wait for the host's
+ * launches). */
+struct mailbox_waits {
+  int64_t migrations;
+  double post, wait, wait_p90, wait_mean, between, between_p90, between_mean;
+};
+
 /* Where the ranks of one node exchange the edge islands' messages
  * (backend_ops.mailbox_attach): each rank's region, in the device memory of
  * its backend (exported, HANDLE_PREV and HANDLE_NEXT its neighbours') or in
@@ -151,6 +164,9 @@ struct backend_ops {
   size_t (*mailbox_bytes)(struct backend *b, int count);
   int (*mailbox_export)(struct backend *b, int count, void *handle);
   int (*mailbox_attach)(struct backend *b, int count, const struct edge_mailbox *mb);
+  /* Optional: where the device's time went in the last migrations through
+   * the mailbox (waits for the device; --timings). */
+  int (*mailbox_waits)(struct backend *b, struct mailbox_waits *w);
   /* Copies all K swarms to the host, and back: S holds K * particles rows,
    * island-major (island k's rows are swarm_state_island(S, particles, k)). */
   int (*save_state)(struct backend *b, struct swarm_state *s);

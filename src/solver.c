@@ -669,6 +669,41 @@ static void print_loop(const struct solver *s)
   }
 }
 
+/* Where the devices' time went at the migrations through the mailbox,
+ * rank by rank (--timings; collective). */
+static void print_mailbox(const struct solver *s)
+{
+  struct mailbox_waits w;
+  memset(&w, 0, sizeof w);
+  if (s->b.ops->mailbox_waits && s->b.ops->mailbox_waits((struct backend *)&s->b, &w) != IPSO_OK)
+    memset(&w, 0, sizeof w);
+  double mine[8] = {(double)w.migrations, w.post,    w.wait,        w.wait_p90,
+                    w.wait_mean,          w.between, w.between_p90, w.between_mean};
+  double *all = s->rank == 0 ? malloc(sizeof mine * (size_t)s->size) : NULL;
+  int room = s->rank != 0 || all;
+  if (MPI_Bcast(&room, 1, MPI_INT, 0, s->comm) != MPI_SUCCESS || !room) {
+    free(all);
+    return;
+  }
+  if (MPI_Gather(mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, s->comm) == MPI_SUCCESS &&
+      s->rank == 0) {
+    printf("islandpso: the migrations' handshake on the GPUs (the device's clock over the last "
+           "migrations; us: median / 90th percentile / mean)\n");
+    for (int r = 0; r < s->size; r++) {
+      const double *a = all + 8 * r;
+      if (a[0] <= 0) {
+        printf("  rank %d: not measured\n", r);
+        continue;
+      }
+      printf("  rank %d: %.0f migrations; message posted %.1f; waited for the neighbour's "
+             "%.1f / %.1f / %.1f; from the wait to the next migration %.1f / %.1f / %.1f\n",
+             r, a[0], 1e6 * a[1], 1e6 * a[2], 1e6 * a[3], 1e6 * a[4], 1e6 * a[5], 1e6 * a[6],
+             1e6 * a[7]);
+    }
+  }
+  free(all);
+}
+
 /* Where the checkpoints' time went, and the I/O threads' of the last one
  * (--timings). */
 static void print_last_checkpoint(const struct solver *s)
@@ -827,6 +862,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (rc == IPSO_OK) rc = iterate(&s);
   timings_mark("iterations");
   if (opt->timings && s.rank == 0) print_loop(&s);
+  if (rc == IPSO_OK && opt->timings && s.mailbox) print_mailbox(&s);
   if (rc == IPSO_OK) rc = solver_flush_records(&s);
   timings_mark("the history's last rows written");
   if (rc == IPSO_OK) {
