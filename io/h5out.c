@@ -396,12 +396,68 @@ static int migration_cmp(const void *a, const void *b)
   return (x->to > y->to) - (x->to < y->to);
 }
 
+/* Whether N records are in migration_cmp's order. */
+static int records_sorted(const struct migration_record *r, int64_t n)
+{
+  for (int64_t i = 1; i < n; i++)
+    if (migration_cmp(r + i - 1, r + i) > 0) return 0;
+  return 1;
+}
+
+/* Puts the TOTAL records of ALL, the ranks' blocks at DISPLS (COUNTS
+ * each), in migration_cmp's order; returns where they are (ALL or *TMP,
+ * allocated here). Blocks that are each in order, as the solver records
+ * them, are merged pairwise (runs doubling: linear in the records per
+ * round, log2(ranks) rounds), others sorted. */
+static struct migration_record *order_records(struct migration_record *all, int64_t total,
+                                              const int *counts, const int *displs, int ranks,
+                                              struct migration_record **tmp)
+{
+  *tmp = NULL;
+  int sorted = 1;
+  for (int r = 0; r < ranks && sorted; r++)
+    sorted = records_sorted(all + displs[r], counts[r]);
+  if (!sorted || ranks == 1 || records_sorted(all, total)) {
+    if (!sorted) qsort(all, (size_t)total, sizeof *all, migration_cmp);
+    return all;
+  }
+  int64_t *bound = malloc(((size_t)ranks + 1) * sizeof *bound);
+  *tmp = malloc((size_t)total * sizeof **tmp);
+  if (!bound || !*tmp) {
+    free(bound);
+    free(*tmp);
+    *tmp = NULL;
+    qsort(all, (size_t)total, sizeof *all, migration_cmp);
+    return all;
+  }
+  for (int r = 0; r < ranks; r++) bound[r] = displs[r];
+  bound[ranks] = total;
+  struct migration_record *src = all, *dst = *tmp;
+  for (int runs = ranks; runs > 1; runs = (runs + 1) / 2) {
+    int out = 0;
+    for (int r = 0; r < runs; r += 2) {
+      int64_t a = bound[r], am = r + 1 < runs ? bound[r + 1] : bound[runs], b = am,
+              bm = r + 1 < runs ? bound[r + 2 < runs ? r + 2 : runs] : am, at = a;
+      while (a < am && b < bm) dst[at++] = migration_cmp(src + b, src + a) < 0 ? src[b++] : src[a++];
+      while (a < am) dst[at++] = src[a++];
+      while (b < bm) dst[at++] = src[b++];
+      bound[out++] = bound[r];
+    }
+    bound[out] = total;
+    struct migration_record *swap = src;
+    src = dst;
+    dst = swap;
+  }
+  free(bound);
+  return src;
+}
+
 int h5out_append_migrations(struct h5out *h, int n, const struct migration_record *rec)
 {
   IPSO_TRY(h5out_snapshot_wait(h));
   struct h5u_file *f = &h->f;
   MPI_Datatype rec_type = MPI_DATATYPE_NULL;
-  struct migration_record *all = NULL;
+  struct migration_record *all = NULL, *tmp = NULL, *ordered = NULL;
   int *counts = NULL, *displs = NULL;
   int64_t mine = n, offset = 0, total = 0;
   int st = IPSO_ERR_RUNTIME;
@@ -432,7 +488,7 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   for (int i = 0, at = 0; i < f->size; at += counts[i], i++) displs[i] = at;
   IPSO_CHECK_MPI_GOTO(MPI_Allgatherv(rec, n, rec_type, all, counts, displs, rec_type, h->comm), st,
                       done);
-  qsort(all, (size_t)total, sizeof *all, migration_cmp);
+  ordered = order_records(all, total, counts, displs, f->size, &tmp);
   if (f->writer) {
     hsize_t dims[1] = {(hsize_t)(h->migration_rows + total)};
     hsize_t start[2] = {(hsize_t)(h->migration_rows + (H5U_PARALLEL ? offset : 0)), 0};
@@ -440,7 +496,7 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
     IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
                        "extending /migrations");
     if (h5u_write(f, h->migrations, h->migration_mem, start, count,
-                  all + (H5U_PARALLEL ? offset : 0)) != IPSO_OK)
+                  ordered + (H5U_PARALLEL ? offset : 0)) != IPSO_OK)
       goto done;
   }
   h->migration_rows += total;
@@ -450,6 +506,7 @@ done:
   free(counts);
   free(displs);
   free(all);
+  free(tmp);
   return st;
 }
 

@@ -128,12 +128,14 @@ static double island_best_at(int island, int64_t it)
 }
 
 /* Migration record K of ISLAND in call CALL: iterations 4 and 8 alternate
- * in the first call, so a restart at 7 keeps rows that are not a prefix;
- * the second call is at 12; the third (after a restart at 7) at 9. */
+ * in the first call, so a restart at 7 keeps rows that are not a prefix
+ * (each rank's block out of order: sorted); the second call's are at 12,
+ * 14, ... (each rank's block in order, the ranks' interleaved: merged);
+ * the third (after a restart at 7) at 9. */
 static struct migration_record migration_at(int call, int island, int k)
 {
   struct migration_record r;
-  r.iteration = call == 0 ? (k % 2 ? 8 : 4) : call == 1 ? 12 : 9;
+  r.iteration = call == 0 ? (k % 2 ? 8 : 4) : call == 1 ? 12 + 2 * k : 9;
   r.from = island;
   r.to = (island + 1) % size;
   r.best_fitness = 1.5 * island + 0.25 * k + call;
