@@ -415,8 +415,7 @@ static struct migration_record *order_records(struct migration_record *all, int6
 {
   *tmp = NULL;
   int sorted = 1;
-  for (int r = 0; r < ranks && sorted; r++)
-    sorted = records_sorted(all + displs[r], counts[r]);
+  for (int r = 0; r < ranks && sorted; r++) sorted = records_sorted(all + displs[r], counts[r]);
   if (!sorted || ranks == 1 || records_sorted(all, total)) {
     if (!sorted) qsort(all, (size_t)total, sizeof *all, migration_cmp);
     return all;
@@ -436,9 +435,11 @@ static struct migration_record *order_records(struct migration_record *all, int6
   for (int runs = ranks; runs > 1; runs = (runs + 1) / 2) {
     int out = 0;
     for (int r = 0; r < runs; r += 2) {
-      int64_t a = bound[r], am = r + 1 < runs ? bound[r + 1] : bound[runs], b = am,
-              bm = r + 1 < runs ? bound[r + 2 < runs ? r + 2 : runs] : am, at = a;
-      while (a < am && b < bm) dst[at++] = migration_cmp(src + b, src + a) < 0 ? src[b++] : src[a++];
+      /* Runs r and r + 1 (none past the last: bound[runs] is the end). */
+      int64_t a = bound[r], am = bound[r + 1], b = am, bm = r + 1 < runs ? bound[r + 2] : am,
+              at = a;
+      while (a < am && b < bm)
+        dst[at++] = migration_cmp(src + b, src + a) < 0 ? src[b++] : src[a++];
       while (a < am) dst[at++] = src[a++];
       while (b < bm) dst[at++] = src[b++];
       bound[out++] = bound[r];
