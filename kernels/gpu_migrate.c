@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "log.h"
+#include "timings.h"
 #include "gpu_swarm.h"
 
 /* Entries per block in the first selection pass. */
@@ -728,68 +729,22 @@ int gpu_migrate_sent(struct backend *b, double *sent)
   return IPSO_OK;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-  unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
-  return (x > y) - (x < y);
-}
-
-/* The Q-quantile of N sorted nanoseconds, in seconds. */
-static double quantile_s(const unsigned long long *v, size_t n, double q)
-{
-  return n ? 1e-9 * (double)v[(size_t)(q * (double)(n - 1) + 0.5)] : 0.0;
-}
-
 int gpu_mailbox_waits(struct backend *b, struct mailbox_waits *w)
 {
   struct gpu_swarm *g = b->impl;
   memset(w, 0, sizeof *w);
   if (!g->mb_stamps || g->mb_seq < 2) return IPSO_OK;
   const size_t cap = IPSO_MAILBOX_STAMPS;
-  unsigned long long *st = malloc(cap * 4 * sizeof *st), *v = malloc(3 * cap * sizeof *v);
-  if (!st || !v) {
-    free(st);
-    free(v);
-    return IPSO_FAIL("memory", "out of memory");
-  }
+  unsigned long long *st = malloc(cap * 4 * sizeof *st);
+  if (!st) return IPSO_FAIL("memory", "out of memory");
   cudaError_t e = cudaStreamSynchronize(g->stream);
   if (e == cudaSuccess)
     e = cudaMemcpy(st, g->mb_stamps, cap * 4 * sizeof *st, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    free(st);
-    free(v);
-    return IPSO_FAIL("cuda", "the mailbox's stamps: %s", cudaGetErrorString(e));
-  }
-  /* Migrations 2..seq that are still held (the first's wait is start-up's). */
-  unsigned long long last = g->mb_seq, first = last >= cap ? last - cap + 2 : 2;
-  unsigned long long *post = v, *wait = v + cap, *between = v + 2 * cap;
-  size_t n = 0;
-  for (unsigned long long q = first; q <= last; q++) {
-    const unsigned long long *a = st + (q % cap) * 4, *p = st + ((q - 1) % cap) * 4;
-    if (!a[0] || !a[1] || !a[2] || !a[3] || !p[3] || a[1] < a[0] || a[3] < a[2] || a[2] < p[3])
-      continue;
-    post[n] = a[1] - a[0];
-    wait[n] = a[3] - a[2];
-    between[n] = a[2] - p[3];
-    n++;
-  }
-  double wsum = 0, bsum = 0;
-  for (size_t i = 0; i < n; i++) {
-    wsum += 1e-9 * (double)wait[i];
-    bsum += 1e-9 * (double)between[i];
-  }
-  qsort(post, n, sizeof *post, cmp_u64);
-  qsort(wait, n, sizeof *wait, cmp_u64);
-  qsort(between, n, sizeof *between, cmp_u64);
-  w->migrations = (int64_t)n;
-  w->post = quantile_s(post, n, 0.5);
-  w->wait = quantile_s(wait, n, 0.5);
-  w->wait_p90 = quantile_s(wait, n, 0.9);
-  w->wait_mean = n ? wsum / (double)n : 0.0;
-  w->between = quantile_s(between, n, 0.5);
-  w->between_p90 = quantile_s(between, n, 0.9);
-  w->between_mean = n ? bsum / (double)n : 0.0;
+  int rc = IPSO_OK;
+  if (e != cudaSuccess)
+    rc = IPSO_FAIL("cuda", "the mailbox's stamps: %s", cudaGetErrorString(e));
+  else if (timings_handshake(st, cap, g->mb_seq, w) != 0)
+    rc = IPSO_FAIL("memory", "out of memory");
   free(st);
-  free(v);
-  return IPSO_OK;
+  return rc;
 }
