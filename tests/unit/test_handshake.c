@@ -58,8 +58,7 @@ static void test_values(void)
   st[(17 % CAP) * 4 + 1] = 0;
   st[(19 % CAP) * 4 + 3] = st[(19 % CAP) * 4 + 2] - 1;
   CHECK(timings_handshake(st, CAP, 20, &w) == 0, "timings_handshake failed");
-  CHECK(w.migrations == 5, "%lld migrations with two rows spoilt, want 5",
-        (long long)w.migrations);
+  CHECK(w.migrations == 5, "%lld migrations with two rows spoilt, want 5", (long long)w.migrations);
   CHECK(near(w.wait_mean, (14 + 15 + 16 + 18 + 20) * 1e-6 / 5), "wait mean %g, want 16.6e-6",
         w.wait_mean);
 }
