@@ -458,7 +458,8 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   IPSO_TRY(h5out_snapshot_wait(h));
   struct h5u_file *f = &h->f;
   MPI_Datatype rec_type = MPI_DATATYPE_NULL;
-  struct migration_record *all = NULL, *tmp = NULL, *ordered = NULL;
+  struct migration_record *all = NULL, *tmp = NULL;
+  const struct migration_record *ordered = rec;
   int *counts = NULL, *displs = NULL;
   int64_t mine = n, offset = 0, total = 0;
   int st = IPSO_ERR_RUNTIME;
@@ -475,21 +476,24 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   /* Every rank gets every record and sorts them, so the table's order does
    * not depend on when records were flushed (a restarted run flushes at
    * other points than an uninterrupted one); each rank then writes its
-   * share of the sorted rows (all of them with serial HDF5, rank 0). */
-  IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type), st, done);
-  IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&rec_type), st, done);
-  counts = malloc((size_t)f->size * sizeof *counts);
-  displs = malloc((size_t)f->size * sizeof *displs);
-  all = malloc((size_t)total * sizeof *all);
-  if (!counts || !displs || !all) {
-    log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-    goto done;
+   * share of the sorted rows (all of them with serial HDF5, rank 0). One
+   * rank's records in order are written as they are. */
+  if (f->size > 1 || !records_sorted(rec, n)) {
+    IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type), st, done);
+    IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&rec_type), st, done);
+    counts = malloc((size_t)f->size * sizeof *counts);
+    displs = malloc((size_t)f->size * sizeof *displs);
+    all = malloc((size_t)total * sizeof *all);
+    if (!counts || !displs || !all) {
+      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
+      goto done;
+    }
+    IPSO_CHECK_MPI_GOTO(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, h->comm), st, done);
+    for (int i = 0, at = 0; i < f->size; at += counts[i], i++) displs[i] = at;
+    IPSO_CHECK_MPI_GOTO(MPI_Allgatherv(rec, n, rec_type, all, counts, displs, rec_type, h->comm),
+                        st, done);
+    ordered = order_records(all, total, counts, displs, f->size, &tmp);
   }
-  IPSO_CHECK_MPI_GOTO(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, h->comm), st, done);
-  for (int i = 0, at = 0; i < f->size; at += counts[i], i++) displs[i] = at;
-  IPSO_CHECK_MPI_GOTO(MPI_Allgatherv(rec, n, rec_type, all, counts, displs, rec_type, h->comm), st,
-                      done);
-  ordered = order_records(all, total, counts, displs, f->size, &tmp);
   if (f->writer) {
     hsize_t dims[1] = {(hsize_t)(h->migration_rows + total)};
     hsize_t start[2] = {(hsize_t)(h->migration_rows + (H5U_PARALLEL ? offset : 0)), 0};
