@@ -381,10 +381,11 @@ static void gpu_destroy(struct backend *b)
   if (!g) return;
   gpu_mailbox_attach(b, 0, NULL);
   gpu_capture_free(g);
-  void *dev[] = {g->s.x,       g->s.v,         g->s.p,        g->s.cost, g->s.pcost,  g->s.gb,
-                 g->s.gpos,    g->s.slot_cost, g->s.slot_idx, NULL,      g->d_tables, g->d_sel,
-                 g->d_selcost, g->d_buf,       g->d_bufcost,  g->d_bar,  g->d_pick,   g->d_pickcost,
-                 g->s.lbest,   g->s.lidx,      g->s.pnew,     g->d_in,   g->d_learn};
+  /* s.hist is one of the steps' d_hist, freed with them below. */
+  void *dev[] = {g->s.x,    g->s.v,         g->s.p,        g->s.cost,   g->s.pcost,    g->s.gb,
+                 g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->d_tables, g->d_sel,      g->d_selcost,
+                 g->d_buf,  g->d_bufcost,   g->d_bar,      g->d_pick,   g->d_pickcost, g->s.lbest,
+                 g->s.lidx, g->s.pnew,      g->d_in,       g->d_learn};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   if (g->h_stage) cudaFreeHost(g->h_stage);

@@ -463,7 +463,7 @@ size_t gpu_mailbox_bytes(struct backend *b, int count)
 }
 
 /* Detaches: the neighbours' regions closed, the own one freed (the
- * device's), the host range unregistered. */
+ * device's), the host range unregistered, the stamps freed. */
 static void mailbox_detach(struct gpu_swarm *g)
 {
   if (g->mb_own) cudaStreamSynchronize(g->stream);

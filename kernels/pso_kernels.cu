@@ -682,9 +682,9 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
   }
 }
 
-/* A flag in host memory mapped for the device, read and written in the
- * order of the whole system (the other ranks' devices read and write the
- * node-shared region). */
+/* A mailbox flag (this or a neighbour's device memory, or node-shared host
+ * memory), read and written in the order of the whole system: the other
+ * ranks' devices read and write it. */
 __device__ unsigned long long ld_acquire_sys(const unsigned long long *p)
 {
   unsigned long long v;
@@ -756,8 +756,9 @@ __device__ void post_edge(const mailbox &mb, int e, const real *rows, const real
  * themselves (peer or node-shared memory), RMSG0.. pointing into this
  * rank's region: island 0 and island ISLANDS - 1 post theirs into the
  * neighbours' regions (post_edge) before they wait for the neighbours'
- * (wait_for), and mark what they have read. T: the iteration, whose best slot an
- * island that took migrants sets anew. Blocks of IPSO_BLOCK threads. */
+ * (wait_for), and mark what they have read. T: the iteration, whose best
+ * slot an island that took migrants sets anew. Blocks of IPSO_BLOCK
+ * threads. */
 extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
                                           int closed, real *msg, real *mcost,
                                           const unsigned char *carried, const long long *vidx,
@@ -773,10 +774,8 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
   for (int l = 0; l < links; l++)
     if (carried[2 * k + l]) from[open++] = src[l];
   const int total = open * count;
-  /* The other ranks' messages this island takes (RMSG, RCOST: host memory
-   * mapped for the device, slots ISLANDS and ISLANDS + 1 there at 0 and 1)
-   * into their slots here, read once and in parallel; only this block
-   * reads them. */
+  /* With the mailbox: the edge islands post their messages, then wait
+   * for their neighbours'. */
   if (mb.seq) {
     /* The stamps of the edge blocks' marks (--timings). */
     unsigned long long *stamp =
@@ -797,6 +796,10 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
     }
     __syncthreads();
   }
+  /* The other ranks' messages this island takes (RMSG0, RCOST0 and RMSG1,
+   * RCOST1: mapped host memory or the mailbox's own region) into slots
+   * ISLANDS and ISLANDS + 1 here, read once, past any cache, and in
+   * parallel; only this block reads them. */
   if (rmsg0) {
     for (int o = 0; o < open; o++) {
       const int q = from[o];

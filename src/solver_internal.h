@@ -42,9 +42,10 @@ enum loop_phase {
 /* Checkpoints whose times --timings prints. */
 #define SOLVER_CKPT_LOG 8
 
-/* A rank's part of the run: its islands, their output and migration. */
 /* Where the devices exchange the edge islands' messages (solver.mailbox). */
 enum { MAILBOX_DEVICE = 1, MAILBOX_HOST = 2 };
+
+/* A rank's part of the run: its islands, their output and migration. */
 
 struct solver {
   MPI_Comm comm;

@@ -331,21 +331,18 @@ int solver_migrate_in(struct solver *s, int64_t t)
     if (open && cfg->migration.policy != IPSO_POLICY_REPLACE_WORST)
       IPSO_TRY(migration_draw(seed, island, t, MIGRATION_DRAW_REPLACE, s->N, open * m,
                               s->drawn + (size_t)k * (size_t)L * (size_t)m));
-    int ndest = migration_destinations(island, s->islands, L, to), link[2] = {0, 1};
-    /* The records in the file's order (iteration, sender, receiver), so
-     * that the ranks' blocks are merged, not sorted (h5out). */
-    if (ndest == 2 && to[1] < to[0]) {
-      int swap = to[0];
-      to[0] = to[1];
-      to[1] = swap;
-      link[0] = 1;
-      link[1] = 0;
-    }
-    for (int l = 0; l < ndest; l++)
-      if (migration_link_carries(seed, island, t, link[l], probability)) {
+    int ndest = migration_destinations(island, s->islands, L, to);
+    /* The records in the file's order (iteration, sender, receiver: the
+     * lower receiver first), so that the ranks' blocks are merged, not
+     * sorted (h5out). */
+    int flip = ndest == 2 && to[1] < to[0];
+    for (int i = 0; i < ndest; i++) {
+      int l = flip ? 1 - i : i;
+      if (migration_link_carries(seed, island, t, l, probability)) {
         if (s->sent_from < 0) s->sent_from = s->mn;
         s->mlog[s->mn++] = (struct migration_record){t, island, to[l], NAN};
       }
+    }
   }
   return s->b.ops->migrate_in(&s->b, m, L, s->carried,
                               cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? NULL : s->drawn,
