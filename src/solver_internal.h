@@ -46,7 +46,6 @@ enum loop_phase {
 enum { MAILBOX_DEVICE = 1, MAILBOX_HOST = 2 };
 
 /* A rank's part of the run: its islands, their output and migration. */
-
 struct solver {
   MPI_Comm comm;
   int rank, size;
