@@ -1,0 +1,64 @@
+/* Each rank's CUDA driver starts only the rank's own GPU. cuInit starts
+ * every GPU the process can see (~0.1-0.2 s each), so on a node of several
+ * GPUs every rank would pay for all of them. Before MPI_Init, while the
+ * process has one thread, the rank's local index (from the launcher's
+ * environment) picks its GPU as the backend would (local rank modulo the
+ * GPUs) and CUDA_VISIBLE_DEVICES is narrowed to it: from the list the user
+ * set, or, where none is set, to the GPU's UUID from the NVIDIA driver's
+ * list of the node's GPUs (/proc/driver/nvidia/gpus, in PCI order, only
+ * where all are of one model and none is split by MIG). IPSO_GPU_MASK=0
+ * leaves the environment as it is. No CUDA, no MPI. */
+#ifndef IPSO_GPU_VISIBLE_H
+#define IPSO_GPU_VISIBLE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpu_visible {
+  int shown;       /* the chosen GPU's number among the node's (or the list's), -1: none chosen */
+  int of;          /* how many there were to choose from */
+  char value[128]; /* the value for CUDA_VISIBLE_DEVICES */
+  char why[160];   /* where nothing was chosen, why (for --timings) */
+};
+
+/* Where the NVIDIA driver describes the node's GPUs. */
+struct gpu_visible_paths {
+  const char *gpus; /* one directory per GPU with its "information" file */
+  const char *dev;  /* the device nodes, nvidia<minor> */
+  const char *caps; /* gpu<minor>/mig/gi* where MIG instances exist */
+};
+
+/* The rank's local index and the ranks on its node from the launcher's
+ * environment (Open MPI, MPICH/Hydra, MVAPICH, Cray PALS, Slurm's srun);
+ * 0 and 1 for a process started alone. Returns 0, or -1 where an MPI
+ * launcher is seen without a local index. */
+int gpu_visible_local_rank(int *local_rank, int *local_size);
+
+/* Decides without changing anything: VISIBLE is CUDA_VISIBLE_DEVICES's value
+ * (NULL: not set), PATHS where the driver's list is (NULL: the system's).
+ * Returns 1 and fills OUT with one GPU where the process would see several,
+ * else 0 (OUT->why says why). */
+int gpu_visible_choose(const char *visible, const struct gpu_visible_paths *paths, int local_rank,
+                       struct gpu_visible *out);
+
+/* Applies the choice to this process (unless IPSO_GPU_MASK=0). Call before
+ * anything starts CUDA or a second thread. */
+void gpu_visible_restrict(void);
+
+/* The GPU's number on its node as chosen above (for the device's
+ * description), or -1 where the process sees the GPUs as they were. */
+int gpu_visible_shown(void);
+/* What gpu_visible_restrict did, for --timings: "visible GPUs: VALUE (gpu
+ * I of N)" or "visible GPUs: all (WHY)". */
+const char *gpu_visible_describe(void);
+/* The value it set CUDA_VISIBLE_DEVICES to ("" where it set none). */
+const char *gpu_visible_value(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
