@@ -1,12 +1,14 @@
 #!/bin/bash
-# Start-up on a node of several GPUs, with each rank's driver seeing only
-# its own GPU (islandpso's default, src/gpu_visible.h) and with every GPU
-# visible (IPSO_GPU_MASK=0): a one-iteration run without output as one
-# process and as one rank per GPU under mpirun; the wall time of the whole
-# process (or of mpirun) and rank 0's `--timings` marks (the GPU driver,
-# the context, the first iteration's start); and `mpirun true`, the
-# launcher alone. Medians of RUNS runs after a warm-up, the settings
-# interleaved.
+# Start-up on a node of several GPUs, with each process's driver seeing only
+# its own GPU and with every GPU visible: a one-iteration run without
+# output as one process (islandpso narrows CUDA_VISIBLE_DEVICES itself,
+# src/gpu_visible.h; IPSO_GPU_MASK=0 leaves all visible) and as one rank
+# per GPU under mpirun (all visible, islandpso's default for ranks sharing
+# a node; or CUDA_VISIBLE_DEVICES set to the local rank by a wrapper); the
+# wall time of the whole process (or of mpirun) and rank 0's `--timings`
+# marks (the GPU driver, the context, the first iteration's start); and
+# `mpirun true`, the launcher alone. Medians of RUNS runs after a warm-up,
+# the settings interleaved.
 #
 #   bash bench/visible_gpus.sh [--bin DIR] [--runs N]
 #
@@ -62,15 +64,17 @@ for _ in $(seq "$runs"); do
   one launcher "${mpi[@]}" true
   one p1-own "$bin/islandpso" "${one[@]}"
   one p1-all env IPSO_GPU_MASK=0 "$bin/islandpso" "${one[@]}"
-  one pn-own "${mpi[@]}" "$bin/islandpso" "${one[@]}"
-  one pn-all "${mpi[@]}" -x IPSO_GPU_MASK=0 "$bin/islandpso" "${one[@]}"
+  # shellcheck disable=SC2016
+  one pn-own "${mpi[@]}" bash -c 'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' \
+    "$bin/islandpso" "${one[@]}"
+  one pn-all "${mpi[@]}" "$bin/islandpso" "${one[@]}"
 done
 col() { awk -v c="$2" '{print $c}' "$1.txt" | median; }
 echo "| run | GPUs each process sees | wall | GPU driver (cuInit) | GPU context | first iteration at |"
 echo "|---|---|---:|---:|---:|---:|"
 row() { printf "| %s | %s | %s s | %s s | %s s | %s s |\n" "$2" "$3" "$(col "$1" 1)" "$(col "$1" 2)" "$(col "$1" 3)" "$(col "$1" 4)"; }
-row p1-own "1 process" "its own"
+row p1-own "1 process" "its own (the default)"
 row p1-all "1 process" "all $ngpu (IPSO_GPU_MASK=0)"
-row pn-own "$ngpu ranks, mpirun" "its own"
-row pn-all "$ngpu ranks, mpirun" "all $ngpu (IPSO_GPU_MASK=0)"
+row pn-own "$ngpu ranks, mpirun" "its own (CUDA_VISIBLE_DEVICES=local rank)"
+row pn-all "$ngpu ranks, mpirun" "all $ngpu (the default)"
 printf "| \`mpirun -np %s true\` (the launcher alone) | | %s s | | | |\n" "$ngpu" "$(col launcher 1)"

@@ -1,4 +1,4 @@
-/* Each rank's CUDA driver starts only the rank's own GPU (gpu_visible.h). */
+/* A process alone on its node starts only its own GPU (gpu_visible.h). */
 #include "gpu_visible.h"
 
 #include <ctype.h>
@@ -27,6 +27,30 @@ static struct gpu_visible applied = {.shown = -1, .why = "not decided"};
 static const struct gpu_visible_paths system_paths = {"/proc/driver/nvidia/gpus", "/dev",
                                                       "/proc/driver/nvidia/capabilities"};
 
+int gpu_visible_slurm_tasks(const char *spec, int nodeid)
+{
+  if (!spec || nodeid < 0) return 0;
+  const char *s = spec;
+  while (*s) {
+    char *end;
+    long tasks = strtol(s, &end, 10), times = 1;
+    if (end == s || tasks < 0) return 0;
+    s = end;
+    if (strncmp(s, "(x", 2) == 0) {
+      times = strtol(s + 2, &end, 10);
+      if (end == s + 2 || *end != ')' || times < 1) return 0;
+      s = end + 1;
+    }
+    if (nodeid < times) return (int)tasks;
+    nodeid -= (int)times;
+    if (*s == ',')
+      s++;
+    else if (*s)
+      return 0;
+  }
+  return 0;
+}
+
 int gpu_visible_local_rank(int *local_rank, int *local_size)
 {
   /* The launchers' names for a process's index on its node, and for how
@@ -44,7 +68,14 @@ int gpu_visible_local_rank(int *local_rank, int *local_size)
     if (!v || !isdigit((unsigned char)v[0])) continue;
     const char *n = names[i][1] ? getenv(names[i][1]) : NULL;
     *local_rank = atoi(v);
-    *local_size = n && isdigit((unsigned char)n[0]) ? atoi(n) : 0;
+    if (n) {
+      *local_size = isdigit((unsigned char)n[0]) ? atoi(n) : 0;
+    } else {
+      const char *node = getenv("SLURM_NODEID");
+      *local_size = node && isdigit((unsigned char)node[0])
+                        ? gpu_visible_slurm_tasks(getenv("SLURM_STEP_TASKS_PER_NODE"), atoi(node))
+                        : 0;
+    }
     return 0;
   }
   /* Started by an MPI launcher this does not know: its index is unknown. */
@@ -217,8 +248,13 @@ void gpu_visible_restrict(void)
   int local_rank, local_size;
   if (off && off[0] == '0') {
     snprintf(v.why, sizeof v.why, "IPSO_GPU_MASK=0");
-  } else if (gpu_visible_local_rank(&local_rank, &local_size) != 0) {
-    snprintf(v.why, sizeof v.why, "no local rank from the launcher");
+  } else if (gpu_visible_local_rank(&local_rank, &local_size) != 0 || local_size < 1) {
+    snprintf(v.why, sizeof v.why, "the ranks on the node unknown");
+  } else if (local_size > 1) {
+    /* Ranks of one node open each other's GPU memory for the migrants,
+     * and a GPU the process does not see costs more to open and to close
+     * than it saves (BENCHMARKS.md). */
+    snprintf(v.why, sizeof v.why, "%d ranks on the node", local_size);
   } else if (gpu_visible_choose(getenv("CUDA_VISIBLE_DEVICES"), NULL, local_rank, &v) &&
              setenv("CUDA_VISIBLE_DEVICES", v.value, 1) != 0) {
     log_warn("cannot set CUDA_VISIBLE_DEVICES: %s", strerror(errno));

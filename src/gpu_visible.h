@@ -1,13 +1,17 @@
-/* Each rank's CUDA driver starts only the rank's own GPU. cuInit starts
- * every GPU the process can see (~0.1-0.2 s each), so on a node of several
- * GPUs every rank would pay for all of them. Before MPI_Init, while the
- * process has one thread, the rank's local index (from the launcher's
- * environment) picks its GPU as the backend would (local rank modulo the
- * GPUs) and CUDA_VISIBLE_DEVICES is narrowed to it: from the list the user
- * set, or, where none is set, to the GPU's UUID from the NVIDIA driver's
- * list of the node's GPUs (/proc/driver/nvidia/gpus, in PCI order, only
- * where all are of one model and none is split by MIG). IPSO_GPU_MASK=0
- * leaves the environment as it is. No CUDA, no MPI. */
+/* A process alone on its node starts only its own GPU. cuInit starts every
+ * GPU the process can see (~0.1-0.2 s each), so a single process on a
+ * node of several GPUs would pay for all of them. Before MPI_Init, while
+ * the process has one thread, where the launcher's environment says that
+ * this rank is the only one on its node (or there is no launcher), its GPU
+ * is chosen as the backend would (local rank modulo the GPUs) and
+ * CUDA_VISIBLE_DEVICES is narrowed to it: to its entry of the list the
+ * user set, or, where none is set, to the GPU's UUID from the NVIDIA
+ * driver's list of the node's GPUs (/proc/driver/nvidia/gpus, in PCI
+ * order, only where all are of one model and none is split by MIG).
+ * Several ranks of one node keep every GPU visible: they open each other's
+ * GPU memory for the migrants, which costs more for a GPU the process does
+ * not see than it saves. IPSO_GPU_MASK=0 leaves the environment as it is.
+ * No CUDA, no MPI. */
 #ifndef IPSO_GPU_VISIBLE_H
 #define IPSO_GPU_VISIBLE_H
 
@@ -33,9 +37,12 @@ struct gpu_visible_paths {
 
 /* The rank's local index and the ranks on its node from the launcher's
  * environment (Open MPI, MPICH/Hydra, MVAPICH, Cray PALS, Slurm's srun);
- * 0 and 1 for a process started alone. Returns 0, or -1 where an MPI
- * launcher is seen without a local index. */
+ * 0 and 1 for a process started alone; LOCAL_SIZE 0 where unknown.
+ * Returns 0, or -1 where an MPI launcher is seen without a local index. */
 int gpu_visible_local_rank(int *local_rank, int *local_size);
+/* Slurm's tasks on node NODEID from a list such as "2(x3),1" (srun's
+ * SLURM_STEP_TASKS_PER_NODE); 0 where it cannot be read. */
+int gpu_visible_slurm_tasks(const char *spec, int nodeid);
 
 /* Decides without changing anything: VISIBLE is CUDA_VISIBLE_DEVICES's value
  * (NULL: not set), PATHS where the driver's list is (NULL: the system's).
@@ -44,8 +51,8 @@ int gpu_visible_local_rank(int *local_rank, int *local_size);
 int gpu_visible_choose(const char *visible, const struct gpu_visible_paths *paths, int local_rank,
                        struct gpu_visible *out);
 
-/* Applies the choice to this process (unless IPSO_GPU_MASK=0). Call before
- * anything starts CUDA or a second thread. */
+/* Applies the choice to this process where it is alone on its node (unless
+ * IPSO_GPU_MASK=0). Call before anything starts CUDA or a second thread. */
 void gpu_visible_restrict(void);
 
 /* The GPU's number on its node as chosen above (for the device's

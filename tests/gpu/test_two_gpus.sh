@@ -4,9 +4,9 @@
 # rank (one GPU, the 64 islands in one backend) and on 2 ranks (32 islands
 # each, on GPUs 0 and 1): identical outputs and final checkpoints; the
 # checkpoint of the 2 ranks on 2 GPUs continues exactly on 1 rank and one
-# GPU; each rank's driver sees only its GPU, and with IPSO_GPU_MASK=0 all
-# of them, to the same output. Skipped (77) without the GPU backend or with
-# fewer than 2 GPUs.
+# GPU; the single process's driver sees only its GPU (with
+# IPSO_GPU_MASK=0 both, to the same output), the two ranks' both. Skipped
+# (77) without the GPU backend or with fewer than 2 GPUs.
 if ! "$IPSO_BIN" --version | grep -q "GPU backend: CUDA" ||
   ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
   echo "no GPU backend or no GPU: skipped"; exit 77
@@ -33,20 +33,25 @@ for policy in best random; do
     output.history_interval=1 output.snapshot_interval=100 migration.interval=10 \
     migration.migrants=3 'run.watchdog="00:02:00"' "${extra[@]}"
   mkdir "one-$policy" "two-$policy" "cut-$policy"
-  (cd "one-$policy" && CUDA_VISIBLE_DEVICES=0 "$IPSO_BIN" "../$policy.toml" >log 2>&1) ||
+  # One process, alone on the node: its driver sees only the first GPU.
+  (cd "one-$policy" && "$IPSO_BIN" "../$policy.toml" --timings >log 2>&1) ||
     { fail "$policy: 1 rank exited $?"; tail -15 "one-$policy/log"; }
   (cd "two-$policy" && mpi 2 "../$policy.toml" --timings >log 2>&1) ||
     { fail "$policy: 2 ranks exited $?"; tail -15 "two-$policy/log"; }
   grep -q "island 0 (rank 0): gpu 0 " "two-$policy/log" && grep -q "island 32 (rank 1): gpu 1 " "two-$policy/log" &&
     pass "$policy: 2 ranks drive GPUs 0 and 1, 32 islands each" ||
     { fail "$policy: the ranks' GPUs"; grep -E "island (0|32) " "two-$policy/log"; }
-  # Each rank's driver sees its own GPU only (gpu_visible.h); the GPUs
-  # still reach each other's memory for the migrants.
+  # A process alone on its node sees only its GPU (gpu_visible.h); ranks
+  # sharing a node see all, and their GPUs exchange the migrants in each
+  # other's memory.
   if [ -d /proc/driver/nvidia/gpus ]; then
-    grep -q "visible GPUs: GPU-.* (gpu 0 of 2)" "two-$policy/log" &&
-      pass "$policy: rank 0's driver sees only its GPU" ||
-      { fail "$policy: rank 0's visible GPUs"; grep -E "VISIBLE|visible" "two-$policy/log"; }
+    grep -q "visible GPUs: GPU-.* (gpu 0 of [0-9]*)" "one-$policy/log" &&
+      pass "$policy: one process alone on the node: its driver sees only GPU 0" ||
+      { fail "$policy: the single process's visible GPUs"; grep -E "visible" "one-$policy/log"; }
   fi
+  grep -q "visible GPUs: all (2 ranks on the node)" "two-$policy/log" &&
+    pass "$policy: 2 ranks on the node: every GPU visible to each" ||
+    { fail "$policy: the 2 ranks' visible GPUs"; grep -E "visible" "two-$policy/log"; }
   grep -q "migrants (GPU memory)" "two-$policy/log" &&
     pass "$policy: the GPUs exchange the migrants in GPU memory" ||
     { fail "$policy: the mailbox"; grep -E "migrants|cannot reach" "two-$policy/log"; }
@@ -54,13 +59,12 @@ for policy in best random; do
     "one-$policy/$policy.h5" "two-$policy/$policy.h5"
   if [ "$policy" = best ]; then
     mkdir all-visible
-    (cd all-visible && IPSO_GPU_MASK=0 mpi 2 "../$policy.toml" --timings >log 2>&1) ||
-      { fail "IPSO_GPU_MASK=0: 2 ranks exited $?"; tail -15 all-visible/log; }
-    grep -q "island 32 (rank 1): gpu 1 " all-visible/log && grep -q "migrants (GPU memory)" all-visible/log &&
-      grep -q "visible GPUs: all (IPSO_GPU_MASK=0)" all-visible/log &&
-      pass "IPSO_GPU_MASK=0: every GPU visible to each rank, rank 1 on GPU 1, the mailbox in GPU memory" ||
-      { fail "IPSO_GPU_MASK=0: the ranks' GPUs or the mailbox"; grep -E "island (0|32) |migrants" all-visible/log; }
-    same "IPSO_GPU_MASK=0: output identical" "two-$policy/$policy.h5" "all-visible/$policy.h5"
+    (cd all-visible && IPSO_GPU_MASK=0 "$IPSO_BIN" "../$policy.toml" --timings >log 2>&1) ||
+      { fail "IPSO_GPU_MASK=0: 1 rank exited $?"; tail -15 all-visible/log; }
+    grep -q "visible GPUs: all (IPSO_GPU_MASK=0)" all-visible/log &&
+      pass "IPSO_GPU_MASK=0: every GPU visible to the single process" ||
+      { fail "IPSO_GPU_MASK=0: the visible GPUs"; grep -E "visible" all-visible/log; }
+    same "IPSO_GPU_MASK=0: output identical" "one-$policy/$policy.h5" "all-visible/$policy.h5"
   fi
   same "$policy: final checkpoints identical" "one-$policy/$policy.ckpt.h5" "two-$policy/$policy.ckpt.h5"
   # Cut at iteration 100 on 2 ranks and 2 GPUs, continued on 1 rank and one GPU.

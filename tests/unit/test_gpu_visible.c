@@ -1,8 +1,9 @@
-/* Each rank's CUDA driver starts only its own GPU (src/gpu_visible.h): the
- * GPU chosen for a local rank from a node's list as the NVIDIA driver
+/* A process alone on its node starts only its own GPU (src/gpu_visible.h):
+ * the GPU chosen for a local rank from a node's list as the NVIDIA driver
  * describes it (a made-up tree: information files, device nodes, MIG
  * instances), from the user's CUDA_VISIBLE_DEVICES, the cases left alone,
- * the launchers' local ranks, and what gpu_visible_restrict sets. */
+ * the launchers' local ranks and ranks per node (Slurm's task lists), and
+ * what gpu_visible_restrict sets and where it sets nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,8 +172,27 @@ static void clear_launchers(void)
                          "SLURM_LOCALID",
                          "PMI_RANK",
                          "PMIX_RANK",
-                         "PMI_SIZE"};
+                         "PMI_SIZE",
+                         "SLURM_NODEID",
+                         "SLURM_STEP_TASKS_PER_NODE"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
+}
+
+static void test_slurm_tasks(void)
+{
+  const struct {
+    const char *spec;
+    int node, want;
+  } cases[] = {{"4", 0, 4},          {"4", 1, 0},         {"2(x3),1", 0, 2}, {"2(x3),1", 2, 2},
+               {"2(x3),1", 3, 1},    {"2(x3),1", 4, 0},   {"1,3(x2)", 2, 3}, {"", 0, 0},
+               {"2(x", 0, 0},        {"2(x0)", 0, 0},     {"x", 0, 0},       {"2;1", 1, 0},
+               {"16(x100)", 99, 16}, {"16(x100)", 100, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int got = gpu_visible_slurm_tasks(cases[i].spec, cases[i].node);
+    CHECK(got == cases[i].want, "slurm tasks '%s' on node %d: %d, want %d", cases[i].spec,
+          cases[i].node, got, cases[i].want);
+  }
+  CHECK(gpu_visible_slurm_tasks(NULL, 0) == 0, "no list");
 }
 
 static void test_local_rank(void)
@@ -181,40 +201,71 @@ static void test_local_rank(void)
   clear_launchers();
   CHECK(gpu_visible_local_rank(&r, &n) == 0 && r == 0 && n == 1, "alone: %d of %d", r, n);
   setenv("SLURM_LOCALID", "2", 1);
-  CHECK(gpu_visible_local_rank(&r, &n) == 0 && r == 2, "srun: %d", r);
+  CHECK(gpu_visible_local_rank(&r, &n) == 0 && r == 2 && n == 0, "srun, no task list: %d of %d", r,
+        n);
+  setenv("SLURM_NODEID", "1", 1);
+  setenv("SLURM_STEP_TASKS_PER_NODE", "4(x2)", 1);
+  CHECK(gpu_visible_local_rank(&r, &n) == 0 && r == 2 && n == 4, "srun: %d of %d", r, n);
   /* mpirun inside a Slurm job: its own index, not the batch script's. */
   setenv("OMPI_COMM_WORLD_LOCAL_RANK", "3", 1);
   setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "8", 1);
   CHECK(gpu_visible_local_rank(&r, &n) == 0 && r == 3 && n == 8, "mpirun: %d of %d", r, n);
   clear_launchers();
-  setenv("MPI_LOCALRANKID", "5", 1);
-  CHECK(gpu_visible_local_rank(&r, &n) == 0 && r == 5, "hydra: %d", r);
+  setenv("MPI_LOCALRANKID", "0", 1);
+  setenv("MPI_LOCALNRANKS", "1", 1);
+  CHECK(gpu_visible_local_rank(&r, &n) == 0 && r == 0 && n == 1, "hydra: %d of %d", r, n);
   clear_launchers();
   setenv("PMIX_RANK", "1", 1);
   CHECK(gpu_visible_local_rank(&r, &n) == -1, "an unknown launcher gave %d", r);
   clear_launchers();
 }
 
+/* gpu_visible_restrict with CUDA_VISIBLE_DEVICES=VISIBLE (NULL: unset):
+ * WANT the variable afterwards, WHAT_DONE gpu_visible_describe(). */
+static void restrict_case(const char *what, const char *visible, const char *want, int shown,
+                          const char *what_done)
+{
+  if (visible)
+    setenv("CUDA_VISIBLE_DEVICES", visible, 1);
+  else
+    unsetenv("CUDA_VISIBLE_DEVICES");
+  gpu_visible_restrict();
+  const char *now = getenv("CUDA_VISIBLE_DEVICES");
+  CHECK(gpu_visible_shown() == shown && (want ? now && strcmp(now, want) == 0 : !now) &&
+            strcmp(gpu_visible_describe(), what_done) == 0 &&
+            strcmp(gpu_visible_value(), shown >= 0 ? want : "") == 0,
+        "%s: shown %d, CUDA_VISIBLE_DEVICES=%s, '%s'; want %d, %s, '%s'", what, gpu_visible_shown(),
+        now ? now : "(unset)", gpu_visible_describe(), shown, want ? want : "(unset)", what_done);
+}
+
 static void test_restrict(void)
 {
   clear_launchers();
-  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
-  setenv("CUDA_VISIBLE_DEVICES", "GPU-aaaa,GPU-bbbb", 1);
+  /* Alone (no launcher): narrowed to the first of the list. */
+  restrict_case("alone", "GPU-aaaa,GPU-bbbb", "GPU-aaaa", 0, "visible GPUs: GPU-aaaa (gpu 0 of 2)");
   setenv("IPSO_GPU_MASK", "0", 1);
-  gpu_visible_restrict();
-  CHECK(gpu_visible_shown() == -1 &&
-            strcmp(getenv("CUDA_VISIBLE_DEVICES"), "GPU-aaaa,GPU-bbbb") == 0 &&
-            strcmp(gpu_visible_describe(), "visible GPUs: all (IPSO_GPU_MASK=0)") == 0 &&
-            gpu_visible_value()[0] == '\0',
-        "IPSO_GPU_MASK=0: shown %d, CUDA_VISIBLE_DEVICES=%s (%s)", gpu_visible_shown(),
-        getenv("CUDA_VISIBLE_DEVICES"), gpu_visible_describe());
+  restrict_case("IPSO_GPU_MASK=0", "GPU-aaaa,GPU-bbbb", "GPU-aaaa,GPU-bbbb", -1,
+                "visible GPUs: all (IPSO_GPU_MASK=0)");
   unsetenv("IPSO_GPU_MASK");
-  gpu_visible_restrict();
-  CHECK(gpu_visible_shown() == 1 && strcmp(getenv("CUDA_VISIBLE_DEVICES"), "GPU-bbbb") == 0 &&
-            strcmp(gpu_visible_describe(), "visible GPUs: GPU-bbbb (gpu 1 of 2)") == 0 &&
-            strcmp(gpu_visible_value(), "GPU-bbbb") == 0,
-        "local rank 1 of the list: shown %d, CUDA_VISIBLE_DEVICES=%s (%s)", gpu_visible_shown(),
-        getenv("CUDA_VISIBLE_DEVICES"), gpu_visible_describe());
+  /* The only rank on its node, from mpirun. */
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1", 1);
+  restrict_case("one rank per node", "GPU-aaaa,GPU-bbbb", "GPU-aaaa", 0,
+                "visible GPUs: GPU-aaaa (gpu 0 of 2)");
+  /* Several on the node: they reach each other's GPUs, all stay visible. */
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  restrict_case("two ranks on the node", "GPU-aaaa,GPU-bbbb", "GPU-aaaa,GPU-bbbb", -1,
+                "visible GPUs: all (2 ranks on the node)");
+  /* srun without the step's task list: how many share the node is unknown. */
+  clear_launchers();
+  setenv("SLURM_LOCALID", "0", 1);
+  restrict_case("srun, ranks per node unknown", "GPU-aaaa,GPU-bbbb", "GPU-aaaa,GPU-bbbb", -1,
+                "visible GPUs: all (the ranks on the node unknown)");
+  setenv("SLURM_NODEID", "1", 1);
+  setenv("SLURM_STEP_TASKS_PER_NODE", "4,1", 1);
+  restrict_case("srun, alone on node 1", "GPU-aaaa,GPU-bbbb", "GPU-aaaa", 0,
+                "visible GPUs: GPU-aaaa (gpu 0 of 2)");
   clear_launchers();
   unsetenv("CUDA_VISIBLE_DEVICES");
 }
@@ -232,6 +283,7 @@ int main(void)
   snprintf(caps_dir, sizeof caps_dir, "%s/caps", root);
   test_node_list();
   test_user_list();
+  test_slurm_tasks();
   test_local_rank();
   test_restrict();
   char cmd[300];
