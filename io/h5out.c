@@ -300,6 +300,11 @@ int64_t h5out_history_rows(const struct h5out *h)
   return h->history_rows;
 }
 
+int64_t h5out_migration_rows(const struct h5out *h)
+{
+  return h->migration_rows;
+}
+
 int h5out_set_history_extent(struct h5out *h, int64_t rows)
 {
   struct h5u_file *f = &h->f;

@@ -54,6 +54,8 @@ const char *h5out_started(const struct h5out *h);
 
 /* History rows in the file (after a reopen: those kept). */
 int64_t h5out_history_rows(const struct h5out *h);
+/* Rows of /migrations in the file (every rank's records). */
+int64_t h5out_migration_rows(const struct h5out *h);
 
 /* Extends the history datasets to ROWS rows ahead of the appends that
  * will fill them (collective), so that those appends write without

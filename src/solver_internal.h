@@ -113,6 +113,8 @@ struct solver {
   } ckpt_log[SOLVER_CKPT_LOG];
   int ckpt_started;
   double history_seconds; /* this invocation's time recording and writing history rows */
+  double log_seconds;     /* and writing migration records */
+  int64_t log_written;    /* migration records written by this invocation (all ranks') */
   int stop_signal;
   struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */

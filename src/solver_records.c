@@ -76,7 +76,11 @@ int solver_flush_records(struct solver *s)
     IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
                                   h->evaluations, h->wall));
     s->history_seconds += wall_seconds() - t0;
+    t0 = wall_seconds();
+    int64_t before = h5out_migration_rows(s->out);
     IPSO_TRY(h5out_append_migrations(s->out, mn, s->mlog));
+    s->log_seconds += wall_seconds() - t0;
+    s->log_written += h5out_migration_rows(s->out) - before;
   }
   h->written += h->n;
   h->n = 0;
@@ -404,6 +408,12 @@ void solver_print_summary(struct solver *s, const struct run_result *r, int reac
     log_info("  history           %lld rows, %.1f ms recording and writing (%.2f%% of this run)",
              (long long)(s->hist.written + s->hist.n), 1e3 * s->history_seconds,
              run > 0 ? 100.0 * s->history_seconds / run : 0.0);
+  }
+  if (s->out && s->log_written > 0) {
+    double run = wall_seconds() - s->t0;
+    log_info("  migration log     %lld records, %.1f ms writing (%.2f%% of this run)",
+             (long long)s->log_written, 1e3 * s->log_seconds,
+             run > 0 ? 100.0 * s->log_seconds / run : 0.0);
   }
   if (cfg->output.checkpoint[0])
     log_info("  checkpoints       %lld written, %lld deferred (the writer was busy), %.3f s "
