@@ -122,9 +122,9 @@ static int read_gpu(const struct gpu_visible_paths *p, const char *name, struct 
   if (strcmp(excluded, "Yes") == 0) return 0;
   g->minor = atoi(minor);
   for (char *c = g->bus; *c; c++) *c = (char)tolower((unsigned char)*c);
-  /* Only a GPU whose device node this process may open is one CUDA shows
-   * it (a container has the nodes of its GPUs only). Not opened: an open
-   * would start a GPU that is not kept started. */
+  /* CUDA shows only the GPUs whose device nodes this process may open (a
+   * container has the nodes of its own GPUs only). Checked, not opened:
+   * an open would start a GPU that is not kept started. */
   snprintf(path, sizeof path, "%s/nvidia%d", p->dev, g->minor);
   return access(path, R_OK | W_OK) == 0;
 }
