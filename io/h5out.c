@@ -458,6 +458,106 @@ static struct migration_record *order_records(struct migration_record *all, int6
   return src;
 }
 
+/* Whether the N records REC are E migrations (one iteration each, a
+ * constant STEP apart from FIRST) of C records each, in migration_cmp's
+ * order: what the solver logs when every link carries migrants every
+ * time. SHAPE gets {E, FIRST, STEP, C}; no records are the shape 0 0 0 0. */
+static int records_regular(const struct migration_record *rec, int64_t n, int64_t shape[4])
+{
+  memset(shape, 0, 4 * sizeof *shape);
+  if (n == 0) return 1;
+  if (!records_sorted(rec, n)) return 0;
+  int64_t c = 1;
+  while (c < n && rec[c].iteration == rec[0].iteration) c++;
+  if (n % c != 0) return 0;
+  int64_t events = n / c, step = events > 1 ? rec[c].iteration - rec[0].iteration : 0;
+  for (int64_t e = 0; e < events; e++)
+    for (int64_t i = 0; i < c; i++)
+      if (rec[e * c + i].iteration != rec[0].iteration + e * step) return 0;
+  shape[0] = events;
+  shape[1] = rec[0].iteration;
+  shape[2] = step;
+  shape[3] = c;
+  return 1;
+}
+
+/* The regular case of h5out_append_migrations: every rank's N records are
+ * the same migrations, C of them each (C_BEFORE of the ranks before it,
+ * PER_EVENT of all), so the row of each is known without gathering them:
+ * row e * PER_EVENT + C_BEFORE + i of the call's rows for the i-th record
+ * of migration e. Each rank's share of the rows (SHARE[r] from ROW0[r],
+ * every rank's N in order) gets its records from the ranks that hold them
+ * (MPI_Alltoallv: the records of one destination are consecutive, the
+ * rows grow with them) and puts them in order: migration by migration,
+ * rank by rank. Returns the rank's share in *OUT (allocated). */
+static int exchange_regular(struct h5out *h, const struct migration_record *rec, int n, int64_t c,
+                            int64_t c_before, int64_t per_event, MPI_Datatype rec_type,
+                            struct migration_record **out)
+{
+  struct h5u_file *f = &h->f;
+  int size = f->size, st = IPSO_ERR_RUNTIME;
+  int *share = malloc((size_t)size * 4 * sizeof *share);
+  int64_t *row0 = malloc(((size_t)size + 1) * sizeof *row0);
+  struct migration_record *got = NULL, *mine = NULL;
+  if (!share || !row0) goto oom;
+  int *scount = share + size, *rcount = share + 2 * size, *rdispl = share + 3 * size;
+  IPSO_CHECK_MPI_GOTO(MPI_Allgather(&n, 1, MPI_INT, share, 1, MPI_INT, h->comm), st, done);
+  row0[0] = 0;
+  for (int r = 0; r < size; r++) row0[r + 1] = row0[r] + share[r];
+  /* The destinations of this rank's records, in order. */
+  memset(scount, 0, (size_t)size * sizeof *scount);
+  for (int64_t j = 0, dest = 0; j < n; j++) {
+    int64_t row = j / c * per_event + c_before + j % c;
+    while (row >= row0[dest + 1]) dest++;
+    scount[dest]++;
+  }
+  IPSO_CHECK_MPI_GOTO(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, h->comm), st, done);
+  int *sdispl = share; /* the counts gathered above are no longer needed */
+  for (int r = 0, at = 0, rat = 0; r < size; r++) {
+    sdispl[r] = at;
+    rdispl[r] = rat;
+    at += scount[r];
+    rat += rcount[r];
+  }
+  int64_t received = 0;
+  for (int r = 0; r < size; r++) received += rcount[r];
+  if (received != n) {
+    log_fail("hdf5", __FILE__, __LINE__, "'%s': %" PRId64 " migration records came for %d rows",
+             f->path, received, n);
+    goto done;
+  }
+  got = malloc((size_t)(n > 0 ? n : 1) * sizeof *got);
+  mine = malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
+  if (!got || !mine) goto oom;
+  IPSO_CHECK_MPI_GOTO(
+      MPI_Alltoallv(rec, scount, sdispl, rec_type, got, rcount, rdispl, rec_type, h->comm), st,
+      done);
+  /* Each source's records are in order; the share takes, migration by
+   * migration, each source's records of it, the sources in rank order. */
+  for (int64_t k = 0; k < n;) {
+    int64_t it = INT64_MAX;
+    for (int r = 0; r < size; r++)
+      if (rcount[r] > 0 && got[rdispl[r]].iteration < it) it = got[rdispl[r]].iteration;
+    for (int r = 0; r < size; r++)
+      while (rcount[r] > 0 && got[rdispl[r]].iteration == it) {
+        mine[k++] = got[rdispl[r]++];
+        rcount[r]--;
+      }
+  }
+  *out = mine;
+  mine = NULL;
+  st = IPSO_OK;
+  goto done;
+oom:
+  log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
+done:
+  free(share);
+  free(row0);
+  free(got);
+  free(mine);
+  return st;
+}
+
 int h5out_append_migrations(struct h5out *h, int n, const struct migration_record *rec)
 {
   IPSO_TRY(h5out_snapshot_wait(h));
@@ -466,11 +566,19 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   struct migration_record *all = NULL, *tmp = NULL;
   const struct migration_record *ordered = rec;
   int *counts = NULL, *displs = NULL;
-  int64_t mine = n, offset = 0, total = 0;
   int st = IPSO_ERR_RUNTIME;
-  IPSO_CHECK_MPI_GOTO(MPI_Exscan(&mine, &offset, 1, MPI_INT64_T, MPI_SUM, h->comm), st, done);
-  if (f->rank == 0) offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
-  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, h->comm), st, done);
+  /* The records' shape on every rank: where all ranks logged the same
+   * migrations with a fixed number each, the rows are known without
+   * gathering the records (exchange_regular). */
+  int64_t shape[4], regular = records_regular(rec, n, shape);
+  int64_t agree[7] = {regular, shape[0], shape[1], shape[2], -shape[0], -shape[1], -shape[2]};
+  int64_t sums[2] = {n, shape[3]}, before[2] = {0, 0}, totals[2];
+  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, agree, 7, MPI_INT64_T, MPI_MIN, h->comm), st,
+                      done);
+  IPSO_CHECK_MPI_GOTO(MPI_Exscan(sums, before, 2, MPI_INT64_T, MPI_SUM, h->comm), st, done);
+  if (f->rank == 0) before[0] = before[1] = 0; /* MPI_Exscan leaves rank 0's undefined */
+  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(sums, totals, 2, MPI_INT64_T, MPI_SUM, h->comm), st, done);
+  int64_t total = totals[0], offset = before[0];
   if (total == 0) return IPSO_OK;
   if (total > INT_MAX) {
     log_fail("hdf5", __FILE__, __LINE__,
@@ -478,14 +586,21 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
              f->path, total);
     return IPSO_ERR_RUNTIME;
   }
-  /* Every rank gets every record and sorts them, so the table's order does
-   * not depend on when records were flushed (a restarted run flushes at
-   * other points than an uninterrupted one); each rank then writes its
-   * share of the sorted rows (all of them with serial HDF5, rank 0). One
-   * rank's records in order are written as they are. */
+  int exchange = H5U_PARALLEL && f->size > 1 && agree[0] && agree[1] > 0 && agree[1] == -agree[4] &&
+                 agree[2] == -agree[5] && agree[3] == -agree[6] && agree[1] * totals[1] == total;
   if (f->size > 1 || !records_sorted(rec, n)) {
     IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type), st, done);
     IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&rec_type), st, done);
+  }
+  if (exchange) {
+    if (exchange_regular(h, rec, n, shape[3], before[1], totals[1], rec_type, &tmp) != IPSO_OK)
+      goto done;
+  } else if (f->size > 1 || !records_sorted(rec, n)) {
+    /* Every rank gets every record and sorts them, so the table's order
+     * does not depend on when records were flushed (a restarted run
+     * flushes at other points than an uninterrupted one); each rank then
+     * writes its share of the sorted rows (all of them with serial HDF5,
+     * rank 0). One rank's records in order are written as they are. */
     counts = malloc((size_t)f->size * sizeof *counts);
     displs = malloc((size_t)f->size * sizeof *displs);
     all = malloc((size_t)total * sizeof *all);
@@ -505,9 +620,9 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
     hsize_t count[2] = {(hsize_t)(H5U_PARALLEL ? n : total), 0};
     IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
                        "extending /migrations");
-    if (h5u_write(f, h->migrations, h->migration_mem, start, count,
-                  ordered + (H5U_PARALLEL ? offset : 0)) != IPSO_OK)
-      goto done;
+    /* The rank's share: exchanged, or of the sorted rows. */
+    const struct migration_record *from = exchange ? tmp : ordered + (H5U_PARALLEL ? offset : 0);
+    if (h5u_write(f, h->migrations, h->migration_mem, start, count, from) != IPSO_OK) goto done;
   }
   h->migration_rows += total;
   st = IPSO_OK;
