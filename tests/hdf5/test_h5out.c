@@ -416,12 +416,39 @@ static int migration_order(const void *a, const void *b)
   return (x->to > y->to) - (x->to < y->to);
 }
 
+/* Checks that /migrations of FILE holds the N rows WANT. */
+static void check_migration_rows(hid_t file, const struct migration_record *want, int n)
+{
+  hid_t mem = H5Tcreate(H5T_COMPOUND, sizeof(struct migration_record));
+  H5Tinsert(mem, "iteration", offsetof(struct migration_record, iteration), H5T_NATIVE_INT64);
+  H5Tinsert(mem, "from", offsetof(struct migration_record, from), H5T_NATIVE_INT32);
+  H5Tinsert(mem, "to", offsetof(struct migration_record, to), H5T_NATIVE_INT32);
+  H5Tinsert(mem, "best_fitness", offsetof(struct migration_record, best_fitness),
+            H5T_NATIVE_DOUBLE);
+  hid_t ftype = H5Tcreate(H5T_COMPOUND, 24);
+  H5Tinsert(ftype, "iteration", 0, H5T_STD_I64LE);
+  H5Tinsert(ftype, "from", 8, H5T_STD_I32LE);
+  H5Tinsert(ftype, "to", 12, H5T_STD_I32LE);
+  H5Tinsert(ftype, "best_fitness", 16, H5T_IEEE_F64LE);
+  hsize_t dims[1] = {(hsize_t)n};
+  struct migration_record *got = read_dataset(file, "migrations", ftype, mem, 1, dims);
+  for (int i = 0; got && i < n; i++)
+    CHECK(got[i].iteration == want[i].iteration && got[i].from == want[i].from &&
+              got[i].to == want[i].to && got[i].best_fitness == want[i].best_fitness,
+          "migration row %d: (%" PRId64 ", %d, %d, %g), expected (%" PRId64 ", %d, %d, %g)", i,
+          got[i].iteration, got[i].from, got[i].to, got[i].best_fitness, want[i].iteration,
+          want[i].from, want[i].to, want[i].best_fitness);
+  H5Tclose(mem);
+  H5Tclose(ftype);
+  free(got);
+}
+
 /* Checks /migrations of run file FILE: each append's rows in the order
  * (iteration, from, to), appends in call order. */
 static void check_migrations(hid_t file, const struct expected *e)
 {
   int rows = all_migration_rows();
-  struct migration_record *want = calloc((size_t)rows + 1, sizeof *want), *got;
+  struct migration_record *want = calloc((size_t)rows + 1, sizeof *want);
   struct migration_record *block = calloc((size_t)rows + 1, sizeof *block);
   int n = 0;
   for (int call = 0; call < 3 && e->migrations > 0; call++) {
@@ -436,28 +463,7 @@ static void check_migrations(hid_t file, const struct expected *e)
     }
   }
   free(block);
-  hid_t mem = H5Tcreate(H5T_COMPOUND, sizeof(struct migration_record));
-  H5Tinsert(mem, "iteration", offsetof(struct migration_record, iteration), H5T_NATIVE_INT64);
-  H5Tinsert(mem, "from", offsetof(struct migration_record, from), H5T_NATIVE_INT32);
-  H5Tinsert(mem, "to", offsetof(struct migration_record, to), H5T_NATIVE_INT32);
-  H5Tinsert(mem, "best_fitness", offsetof(struct migration_record, best_fitness),
-            H5T_NATIVE_DOUBLE);
-  hid_t ftype = H5Tcreate(H5T_COMPOUND, 24);
-  H5Tinsert(ftype, "iteration", 0, H5T_STD_I64LE);
-  H5Tinsert(ftype, "from", 8, H5T_STD_I32LE);
-  H5Tinsert(ftype, "to", 12, H5T_STD_I32LE);
-  H5Tinsert(ftype, "best_fitness", 16, H5T_IEEE_F64LE);
-  hsize_t dims[1] = {(hsize_t)n};
-  got = read_dataset(file, "migrations", ftype, mem, 1, dims);
-  for (int i = 0; got && i < n; i++)
-    CHECK(got[i].iteration == want[i].iteration && got[i].from == want[i].from &&
-              got[i].to == want[i].to && got[i].best_fitness == want[i].best_fitness,
-          "migration row %d: (%" PRId64 ", %d, %d, %g), expected (%" PRId64 ", %d, %d, %g)", i,
-          got[i].iteration, got[i].from, got[i].to, got[i].best_fitness, want[i].iteration,
-          want[i].from, want[i].to, want[i].best_fitness);
-  H5Tclose(mem);
-  H5Tclose(ftype);
-  free(got);
+  check_migration_rows(file, want, n);
   free(want);
 }
 
@@ -759,8 +765,8 @@ static int read_piece(void *ctx, int reader, int array, int64_t first, int64_t n
                       const double **data)
 {
   struct piece_source *src = ctx;
-  const double *from[5] = {src->s->position, src->s->velocity, src->s->pbest_position,
-                           src->s->cost, src->s->pbest_cost};
+  const double *from[5] = {src->s->position, src->s->velocity, src->s->pbest_position, src->s->cost,
+                           src->s->pbest_cost};
   if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 5 || n < 1 ||
       n > STATE_PIECE_ELEMENTS)
     return IPSO_ERR_RUNTIME;
@@ -818,7 +824,8 @@ static void rewrite_checksum(const char *path, uint64_t sum, const char *units)
   hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   hid_t dset = file >= 0 ? H5Dopen2(file, "checksum", H5P_DEFAULT) : -1;
   hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = -1;
-  int ok = dset >= 0 && H5Dwrite(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0 &&
+  int ok = dset >= 0 &&
+           H5Dwrite(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0 &&
            H5Tset_size(type, strlen(units)) >= 0 && H5Adelete(dset, "units") >= 0 &&
            (attr = H5Acreate2(dset, "units", type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
            H5Awrite(attr, type, units) >= 0;
@@ -839,9 +846,9 @@ static uint64_t stored_checksum(const char *path, char *units, size_t len)
   hsize_t islands[1] = {(hsize_t)size};
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   hid_t dset = file >= 0 ? H5Dopen2(file, "checksum", H5P_DEFAULT) : -1;
-  uint64_t *all =
-      dset >= 0 ? read_dataset(file, "checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, islands)
-                : NULL;
+  uint64_t *all = dset >= 0
+                      ? read_dataset(file, "checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, islands)
+                      : NULL;
   char *u = dset >= 0 ? string_attribute(dset, "units") : NULL;
   CHECK(all && u, "reading the checksums of '%s'", path);
   if (all) sum = all[0];
@@ -1076,6 +1083,56 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
 /* Removes DIR and the files the test leaves in it; KEEP names one to keep. */
 /* A snapshot whose fill fails on the last rank only: every rank is told,
  * by the next call that waits for it, and the file still closes. */
+/* Record K of rank R at iteration IT in test_regular_migrations. */
+static struct migration_record regular_record(int64_t it, int r, int k)
+{
+  struct migration_record m = {it, r, k, (double)it + 0.5 * r + 0.125 * k};
+  return m;
+}
+
+/* Migration records of a shape every rank shares (the same migrations, a
+ * fixed number each, which differs between ranks: 1 + rank % 3), whose
+ * rows each rank's share receives from the others, in two appends, then
+ * an uneven one (rank r r records, none on rank 0), gathered: the table
+ * holds each append's records in (iteration, from, to) order. */
+static void test_regular_migrations(const struct ipso_config *cfg, const char *dir)
+{
+  struct ipso_config c = *cfg;
+  path_in(c.run.output, dir, "regular.h5");
+  struct h5out *h = NULL;
+  expect_status(h5out_create(MPI_COMM_WORLD, &c, 0, &h), IPSO_OK, "h5out_create regular.h5");
+  if (!h) return;
+  const int64_t firsts[2] = {10, 60}, events[2] = {5, 3};
+  int total = 0, cap = 64 * size + 64;
+  struct migration_record *want = malloc((size_t)cap * sizeof *want), mine[64];
+  for (int call = 0; call < 3; call++) {
+    int n = 0, start = total;
+    for (int r = 0; r < size; r++) {
+      int per = call < 2 ? 1 + r % 3 : r;
+      for (int64_t e = 0; e < (call < 2 ? events[call] : 1); e++)
+        for (int k = 0; k < per; k++) {
+          struct migration_record m = regular_record(call < 2 ? firsts[call] + 10 * e : 90, r, k);
+          if (r == rank && n < 64) mine[n++] = m;
+          if (total < cap) want[total++] = m;
+        }
+    }
+    qsort(want + start, (size_t)(total - start), sizeof *want, migration_order);
+    expect_status(h5out_append_migrations(h, n, mine), IPSO_OK, "regular migrations");
+  }
+  CHECK(h5out_migration_rows(h) == total, "%lld migration rows, want %d",
+        (long long)h5out_migration_rows(h), total);
+  expect_status(h5out_close(h, 0), IPSO_OK, "close regular.h5");
+  if (rank == 0) {
+    hid_t file = H5Fopen(c.run.output, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(file >= 0, "opening %s", c.run.output);
+    if (file >= 0) {
+      check_migration_rows(file, want, total);
+      H5Fclose(file);
+    }
+  }
+  free(want);
+}
+
 static void test_snapshot_failure(const struct ipso_config *cfg, const char *dir)
 {
   struct ipso_config c = *cfg;
@@ -1094,10 +1151,10 @@ static void test_snapshot_failure(const struct ipso_config *cfg, const char *dir
 
 static void clean(const char *dir, const char *keep)
 {
-  static const char *const names[] = {"run.h5",       "over.h5", "restart.h5",   "absent.h5",
-                                      "text.h5",      "ckpt.h5", "ckpt.h5.prev", "ckpt.h5.tmp",
-                                      "truncated.h5", "cut.h5",  "flipped.h5",   "noparams.h5",
-                                      "snapfail.h5"};
+  static const char *const names[] = {"run.h5",       "over.h5",   "restart.h5",   "absent.h5",
+                                      "text.h5",      "ckpt.h5",   "ckpt.h5.prev", "ckpt.h5.tmp",
+                                      "truncated.h5", "cut.h5",    "flipped.h5",   "noparams.h5",
+                                      "snapfail.h5",  "regular.h5"};
   char path[IPSO_PATH_MAX];
   if (rank != 0) return;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -1142,6 +1199,7 @@ int main(int argc, char **argv)
   test_checkpoint(&cfg, dir);
   test_checkpoint_pieces(&cfg);
   test_snapshot_failure(&cfg, dir);
+  test_regular_migrations(&cfg, dir);
 
   clean(dir, argc > 1 ? "run.h5" : NULL);
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
