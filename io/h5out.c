@@ -571,6 +571,16 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
    * migrations with a fixed number each, the rows are known without
    * gathering the records (exchange_regular). */
   int64_t shape[4], regular = records_regular(rec, n, shape);
+  /* And every rank's senders after those of the ranks before it (as the
+   * solver's ranks hold consecutive islands), so that each migration's
+   * rows are the ranks' blocks in rank order. */
+  int64_t lo = INT64_MAX, hi = INT64_MIN, hi_before = INT64_MIN;
+  for (int i = 0; i < n; i++) {
+    if (rec[i].from < lo) lo = rec[i].from;
+    if (rec[i].from > hi) hi = rec[i].from;
+  }
+  IPSO_CHECK_MPI_GOTO(MPI_Exscan(&hi, &hi_before, 1, MPI_INT64_T, MPI_MAX, h->comm), st, done);
+  if (f->rank > 0 && n > 0 && lo <= hi_before) regular = 0;
   int64_t agree[7] = {regular, shape[0], shape[1], shape[2], -shape[0], -shape[1], -shape[2]};
   int64_t sums[2] = {n, shape[3]}, before[2] = {0, 0}, totals[2];
   IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, agree, 7, MPI_INT64_T, MPI_MIN, h->comm), st,

@@ -1092,9 +1092,10 @@ static struct migration_record regular_record(int64_t it, int r, int k)
 
 /* Migration records of a shape every rank shares (the same migrations, a
  * fixed number each, which differs between ranks: 1 + rank % 3), whose
- * rows each rank's share receives from the others, in two appends, then
- * an uneven one (rank r r records, none on rank 0), gathered: the table
- * holds each append's records in (iteration, from, to) order. */
+ * rows each rank's share receives from the others, in two appends; then
+ * an uneven one (rank r r records, none on rank 0) and one of a shared
+ * shape whose senders run against the ranks' order, both gathered: the
+ * table holds each append's records in (iteration, from, to) order. */
 static void test_regular_migrations(const struct ipso_config *cfg, const char *dir)
 {
   struct ipso_config c = *cfg;
@@ -1105,13 +1106,17 @@ static void test_regular_migrations(const struct ipso_config *cfg, const char *d
   const int64_t firsts[2] = {10, 60}, events[2] = {5, 3};
   int total = 0, cap = 64 * size + 64;
   struct migration_record *want = malloc((size_t)cap * sizeof *want), mine[64];
-  for (int call = 0; call < 3; call++) {
+  for (int call = 0; call < 4; call++) {
     int n = 0, start = total;
     for (int r = 0; r < size; r++) {
-      int per = call < 2 ? 1 + r % 3 : r;
-      for (int64_t e = 0; e < (call < 2 ? events[call] : 1); e++)
+      int per = call < 2 ? 1 + r % 3 : call == 2 ? r : 2;
+      int64_t first = call < 2 ? firsts[call] : call == 2 ? 90 : 100;
+      for (int64_t e = 0; e < (call < 2 ? events[call] : call == 2 ? 1 : 2); e++)
         for (int k = 0; k < per; k++) {
-          struct migration_record m = regular_record(call < 2 ? firsts[call] + 10 * e : 90, r, k);
+          /* The last append's senders in the reverse of the ranks' order:
+           * regular in shape, but its rows are not the ranks' blocks. */
+          struct migration_record m =
+              regular_record(first + 10 * e, call == 3 ? size - 1 - r : r, k);
           if (r == rank && n < 64) mine[n++] = m;
           if (total < cap) want[total++] = m;
         }
