@@ -519,14 +519,9 @@ static int exchange_regular(struct h5out *h, const struct migration_record *rec,
     at += scount[r];
     rat += rcount[r];
   }
-  int64_t received = 0;
+  int64_t received = 0; /* N, but sized by what comes */
   for (int r = 0; r < size; r++) received += rcount[r];
-  if (received != n) {
-    log_fail("hdf5", __FILE__, __LINE__, "'%s': %" PRId64 " migration records came for %d rows",
-             f->path, received, n);
-    goto done;
-  }
-  got = malloc((size_t)(n > 0 ? n : 1) * sizeof *got);
+  got = malloc((size_t)(received > 0 ? received : 1) * sizeof *got);
   mine = malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
   if (!got || !mine) goto oom;
   IPSO_CHECK_MPI_GOTO(
@@ -534,15 +529,22 @@ static int exchange_regular(struct h5out *h, const struct migration_record *rec,
       done);
   /* Each source's records are in order; the share takes, migration by
    * migration, each source's records of it, the sources in rank order. */
-  for (int64_t k = 0; k < n;) {
+  int64_t k = 0;
+  while (k < n) {
     int64_t it = INT64_MAX;
     for (int r = 0; r < size; r++)
       if (rcount[r] > 0 && got[rdispl[r]].iteration < it) it = got[rdispl[r]].iteration;
+    if (it == INT64_MAX) break;
     for (int r = 0; r < size; r++)
-      while (rcount[r] > 0 && got[rdispl[r]].iteration == it) {
+      while (rcount[r] > 0 && got[rdispl[r]].iteration == it && k < n) {
         mine[k++] = got[rdispl[r]++];
         rcount[r]--;
       }
+  }
+  if (k != n || received != n) {
+    log_fail("hdf5", __FILE__, __LINE__, "'%s': %" PRId64 " migration records came for %d rows",
+             f->path, k, n);
+    goto done;
   }
   *out = mine;
   mine = NULL;
