@@ -458,15 +458,14 @@ static struct migration_record *order_records(struct migration_record *all, int6
   return src;
 }
 
-/* Whether the N records REC are E migrations (one iteration each, a
- * constant STEP apart from FIRST) of C records each, in migration_cmp's
- * order: what the solver logs when every link carries migrants every
- * time. SHAPE gets {E, FIRST, STEP, C}; no records are the shape 0 0 0 0. */
+/* Whether the N records REC, in migration_cmp's order, are E migrations
+ * (one iteration each, a constant STEP apart from FIRST) of C records
+ * each: what the solver logs when every link carries migrants every time.
+ * SHAPE gets {E, FIRST, STEP, C}; no records are the shape 0 0 0 0. */
 static int records_regular(const struct migration_record *rec, int64_t n, int64_t shape[4])
 {
   memset(shape, 0, 4 * sizeof *shape);
   if (n == 0) return 1;
-  if (!records_sorted(rec, n)) return 0;
   int64_t c = 1;
   while (c < n && rec[c].iteration == rec[0].iteration) c++;
   if (n % c != 0) return 0;
@@ -572,7 +571,8 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   /* The records' shape on every rank: where all ranks logged the same
    * migrations with a fixed number each, the rows are known without
    * gathering the records (exchange_regular). */
-  int64_t shape[4], regular = records_regular(rec, n, shape);
+  int sorted = records_sorted(rec, n);
+  int64_t shape[4] = {0, 0, 0, 0}, regular = sorted && records_regular(rec, n, shape);
   /* And every rank's senders after those of the ranks before it (as the
    * solver's ranks hold consecutive islands), so that each migration's
    * rows are the ranks' blocks in rank order. */
@@ -583,6 +583,8 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   }
   IPSO_CHECK_MPI_GOTO(MPI_Exscan(&hi, &hi_before, 1, MPI_INT64_T, MPI_MAX, h->comm), st, done);
   if (f->rank > 0 && n > 0 && lo <= hi_before) regular = 0;
+  /* One MIN over the ranks gives the least and (negated) the greatest of
+   * each of E, FIRST and STEP: all ranks agree where they are equal. */
   int64_t agree[7] = {regular, shape[0], shape[1], shape[2], -shape[0], -shape[1], -shape[2]};
   int64_t sums[2] = {n, shape[3]}, before[2] = {0, 0}, totals[2];
   IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, agree, 7, MPI_INT64_T, MPI_MIN, h->comm), st,
@@ -600,14 +602,15 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   }
   int exchange = H5U_PARALLEL && f->size > 1 && agree[0] && agree[1] > 0 && agree[1] == -agree[4] &&
                  agree[2] == -agree[5] && agree[3] == -agree[6] && agree[1] * totals[1] == total;
-  if (f->size > 1 || !records_sorted(rec, n)) {
+  int gather = !exchange && (f->size > 1 || !sorted);
+  if (exchange || gather) {
     IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type), st, done);
     IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&rec_type), st, done);
   }
   if (exchange) {
     if (exchange_regular(h, rec, n, shape[3], before[1], totals[1], rec_type, &tmp) != IPSO_OK)
       goto done;
-  } else if (f->size > 1 || !records_sorted(rec, n)) {
+  } else if (gather) {
     /* Every rank gets every record and sorts them, so the table's order
      * does not depend on when records were flushed (a restarted run
      * flushes at other points than an uninterrupted one); each rank then

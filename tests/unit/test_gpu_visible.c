@@ -272,8 +272,9 @@ static void test_restrict(void)
 
 int main(void)
 {
-  snprintf(root, sizeof root, "%s/ipso-gpu-visible-XXXXXX",
-           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  /* The made-up driver tree's root: mkdtemp fills in the X's. */
+  const char *tmp = getenv("TMPDIR");
+  snprintf(root, sizeof root, "%s/ipso-gpu-visible.XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(root)) {
     perror("mkdtemp");
     return 1;
