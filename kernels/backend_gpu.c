@@ -46,6 +46,20 @@ static int upload_learning(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
+/* A step's history buffers for ALL values: the kernels' in device memory,
+ * set to NaN (the mark of an entry no launch wrote), and the host's pinned
+ * and mapped, which hist_out_kernel fills. */
+static int alloc_history(struct gpu_swarm *g, struct gpu_step *st, int64_t all)
+{
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&st->d_hist, (size_t)all * sizeof(double)));
+  IPSO_CHECK_CUDA(cudaMemsetAsync(st->d_hist, 0xff, (size_t)all * sizeof(double), g->stream));
+  IPSO_CHECK_CUDA(
+      cudaHostAlloc((void **)&st->h_hist, (size_t)all * sizeof(double), cudaHostAllocMapped));
+  IPSO_CHECK_CUDA(cudaHostGetDevicePointer((void **)&st->dh_hist, st->h_hist, 0));
+  st->hist_cap = all;
+  return IPSO_OK;
+}
+
 /* Allocates the swarm arrays (zeroed, so row padding is defined). */
 static int allocate(struct gpu_swarm *g)
 {
@@ -98,9 +112,7 @@ static int allocate(struct gpu_swarm *g)
   g->s.hist_stride = 1;
   for (int i = 0; i < GPU_STEPS; i++) {
     struct gpu_step *st = &g->steps[i];
-    st->hist_cap = (int64_t)K;
-    IPSO_CHECK_CUDA(cudaMalloc((void **)&st->d_hist, K * sizeof(double)));
-    IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_hist, K * sizeof(double)));
+    IPSO_TRY(alloc_history(g, st, (int64_t)K));
     IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_slots, K * IPSO_GB_SLOTS * sizeof *st->h_slots));
   }
   g->s.hist = g->steps[0].d_hist;
@@ -226,8 +238,9 @@ static int gpu_init(struct backend *b)
   return read_last_bests(g);
 }
 
-/* step() in two halves: gpu_step_begin enqueues the iterations and the
- * copy of their history into the step's pinned buffer, gpu_step_end waits
+/* step() in two halves: gpu_step_begin enqueues the iterations and
+ * hist_out_kernel, which brings their history into the step's pinned
+ * buffer, gpu_step_end waits
  * for the oldest step begun (the host works in between; a second step may
  * be begun before the first has ended). */
 static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
@@ -245,18 +258,21 @@ static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
     st->d_hist = NULL;
     IPSO_CHECK_CUDA(cudaFreeHost(st->h_hist));
     st->h_hist = NULL;
-    IPSO_CHECK_CUDA(cudaMalloc((void **)&st->d_hist, (size_t)all * sizeof(double)));
-    IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_hist, (size_t)all * sizeof(double)));
-    st->hist_cap = all;
+    IPSO_TRY(alloc_history(g, st, all));
   }
   /* Island k's history at [k * n]: the interface's layout of BEST. */
   g->s.hist = st->d_hist;
   g->s.hist_stride = n;
-  /* NaN marks an iteration in which nothing improved the best (relaxed). */
-  IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)all * sizeof(double), g->stream));
-  /* After migrants came in: the islands' bests as they start, copied in the
-   * stream's order and taken once it has done the step. */
-  st->stale = g->stale;
+  /* Relaxed: NaN marks an iteration in which nothing improved the best,
+   * and the first such takes the island's best as the step begins: after
+   * migrants came in, the slots copied in the stream's order and taken
+   * once it has done the step. Strict: the launches write every entry (an
+   * entry left NaN, as hist_out_kernel leaves the buffer, is an error in
+   * gpu_step_end), so the stream goes from the last migration's kernel to
+   * the step's without a memset or a copy between them. */
+  if (p->relaxed)
+    IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)all * sizeof(double), g->stream));
+  st->stale = g->stale && p->relaxed;
   st->slots_t = g->queued_t;
   if (st->stale) IPSO_TRY(read_slots(g, st->h_slots));
   g->stale = 0;
@@ -284,8 +300,7 @@ static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
   }
   IPSO_CHECK_CUDA(cudaGetLastError());
   IPSO_CHECK_CUDA(cudaEventRecord(st->stop, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(st->h_hist, g->s.hist, (size_t)all * sizeof(double),
-                                  cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_hist_out(&g->k, p->pdl, g->s.hist, st->dh_hist, all, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(st->hist, g->stream));
   st->first = first;
   st->last = last;
@@ -313,7 +328,12 @@ static int gpu_step_end(struct backend *b, double *best)
   for (int k = 0; k < g->count; k++) {
     double *h = best + (size_t)k * (size_t)n;
     for (int64_t j = 0; j < n; j++)
-      if (isnan(h[j])) h[j] = j ? h[j - 1] : g->last_best[k];
+      if (isnan(h[j])) {
+        if (!p->relaxed)
+          return IPSO_FAIL("gpu", "island %d: no best recorded for iteration %lld", g->island + k,
+                           (long long)(st->first + j));
+        h[j] = j ? h[j - 1] : g->last_best[k];
+      }
   }
   g->t = last;
   /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the

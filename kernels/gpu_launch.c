@@ -52,6 +52,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"scatter_kernel", 1, &k->scatter},
                {"migrate_kernel", 1, &k->migrate},
                {"emigrate_kernel", 1, &k->emigrate},
+               {"hist_out_kernel", 1, &k->hist_out},
                {"resident_cluster_kernel", resident, &k->res_cluster},
                {"resident_grid_kernel", resident, &k->res_grid},
                {"resident_cluster_keep_kernel", keep, &k->res_cluster_keep},
@@ -230,6 +231,15 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                   &rcost0,    &rmsg1,   &rcost1,  &mb,      &t};
   return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
                           args, 0, stream);
+}
+
+cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src,
+                                 double *d_dst, long long n, cudaStream_t stream)
+{
+  long long blocks = (n + COPY_BLOCK - 1) / COPY_BLOCK;
+  void *args[] = {&d_src, &d_dst, &n};
+  return launch_pdl(k->hist_out, (unsigned)(blocks < COPY_GRID ? blocks : COPY_GRID), 1,
+                    COPY_BLOCK, pdl, args, stream);
 }
 
 cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,

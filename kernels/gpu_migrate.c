@@ -342,13 +342,13 @@ static struct mig_layout mig_layout(const struct gpu_swarm *g, int cap)
 void gpu_migrate_free(struct gpu_swarm *g)
 {
   void *dev[] = {g->d_msg,   g->d_mcost, g->d_msel,    g->d_vsel,
-                 g->d_vcost, g->d_order, g->d_carried, g->d_sent};
+                 g->d_vcost, g->d_order, g->d_carried};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   if (g->h_mig) cudaFreeHost(g->h_mig);
   for (int i = 0; i < 2; i++)
     if (g->ev_mig[i]) cudaEventDestroy(g->ev_mig[i]);
-  g->d_msg = g->d_mcost = g->d_vcost = g->d_sent = g->h_mig = NULL;
+  g->d_msg = g->d_mcost = g->d_vcost = g->h_mig = NULL;
   g->d_hmig = NULL;
   g->vpre = 0;
   g->d_msel = g->d_vsel = NULL;
@@ -376,7 +376,6 @@ int gpu_reserve_device_migration(struct gpu_swarm *g, int count)
   IPSO_CHECK_CUDA(cudaMalloc(&g->d_vcost, K * 2 * c * g->es));
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_order, K * 2 * c * sizeof(int)));
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_carried, 2 * K));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_sent, K * g->es));
   /* Mapped: the edge islands' messages are written, and the other ranks'
    * read, by the kernels themselves (no copies between them and MPI). */
   IPSO_CHECK_CUDA(cudaHostAlloc(&g->h_mig, mig_layout(g, count).size, cudaHostAllocMapped));
@@ -703,12 +702,12 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   /* The iteration of the migration: the step's end where the solver
    * enqueues the migration behind a step it has not waited for. */
   long long t = g->steps_pending ? (long long)g->queued_t : (long long)g->t;
+  /* The messages' best costs (the log's) straight into h_mig: no copy
+   * between this kernel and the next step's. */
   IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
                                       !rmsg[0], g->d_msg, g->d_mcost, g->d_carried, g->d_vsel,
-                                      g->d_vcost, (int)vs, g->d_order, g->d_sent, rmsg, rcost, mb,
-                                      t, g->stream));
-  IPSO_CHECK_CUDA(
-      cudaMemcpyAsync(h + L.sent, g->d_sent, (size_t)K * g->es, cudaMemcpyDeviceToHost, g->stream));
+                                      g->d_vcost, (int)vs, g->d_order, g->d_hmig + L.sent, rmsg,
+                                      rcost, mb, t, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
   g->sent_pending = 1;
   /* The islands that took migrants found their best again in

@@ -58,7 +58,6 @@ struct gpu_swarm {
   void *d_vcost;            /* [count * 2 * mcap] their personal-best costs */
   int *d_order;             /* [count * 2 * mcap] migrate_kernel's merge order */
   unsigned char *d_carried; /* [2 * count] which links carry migrants */
-  void *d_sent;             /* [count] each message's best cost */
   void *h_mig;              /* pinned, mapped: what goes to and comes from the device for it */
   char *d_hmig;             /* h_mig as the device addresses it */
   int vpre;                 /* victims per island migrate_out chose in d_vsel (0: none) */
@@ -90,10 +89,11 @@ struct gpu_swarm {
     int64_t slots_t; /* the iteration of that copy */
     int64_t hist_cap;
     double *d_hist;          /* [hist_cap] the kernels' history (s.hist of its launches) */
-    double *h_hist;          /* [hist_cap] pinned: its copy */
+    double *h_hist;          /* [hist_cap] pinned, mapped: its copy */
+    double *dh_hist;         /* h_hist as the device addresses it */
     union gpu_slot *h_slots; /* [count * IPSO_GB_SLOTS] pinned: the slots as it began */
     cudaEvent_t start, stop; /* around its launches */
-    cudaEvent_t hist;        /* after its history's copy (gpu_step_end waits for it) */
+    cudaEvent_t hist;        /* after hist_out_kernel (gpu_step_end waits for it) */
   } steps[GPU_STEPS];
   int step_oldest, steps_pending;
   int step_ended;   /* the step ended last (gpu_last_step_ms) */

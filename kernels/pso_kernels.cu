@@ -633,6 +633,22 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
                  vcost + (size_t)k * (size_t)victims, sh, last_c, last_i);
 }
 
+/* A step's history (N values at SRC, device memory) into DST, the step's
+ * pinned host buffer as the device addresses it, and SRC's entries set to
+ * NaN again (all bits set: the mark of an entry that no launch of the
+ * buffer's next step writes). A kernel behind the step's launches instead
+ * of a copy and a memset, so that the stream's next kernel (a migration,
+ * the next step) follows without the copy engine in between. */
+extern "C" __global__ void hist_out_kernel(double *src, double *dst, long long n)
+{
+  pdl_start();
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    dst[i] = src[i];
+    src[i] = __longlong_as_double(-1ll);
+  }
+}
+
 /* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out;
  * BUF NULL: none) and, when COST is not NULL, their personal-best costs
  * into COST, for island blockIdx.y: its indices at IDX[y * count], its rows
