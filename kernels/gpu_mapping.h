@@ -17,6 +17,9 @@ struct gpu_mapping {
   /* The one-block kernel (resident_block_kernel; 0: not compiled): threads
    * of its block, and particles per group of G threads. */
   int blk_threads, blk_ppt;
+  /* Several islands of the global topology in one launch: the step
+   * kernel's blocks dealt out over them (IPSO_DEAL; 0: island-major). */
+  int deal;
 };
 
 #ifdef __cplusplus

@@ -24,6 +24,8 @@
  *                  IPSO_W1 at IPSO_TMAX (exact literals)
  *   IPSO_BLK_THREADS, IPSO_BLK_PPT  the one-block kernel's threads and
  *                  particles per group of IPSO_G threads (0: not compiled)
+ *   IPSO_DEAL      1: several islands of the global topology, the step
+ *                  kernel's blocks dealt out over them (step)
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
  * aligned; the backend's K islands one after the other in every array
@@ -42,7 +44,9 @@
  * of t-1 and the result is the same on every run. The first block to take
  * the lock in iteration t copies the previous best forward; one block of
  * every island always does (block 0 of a single island; with several, the
- * block of linear index k for island k, in the grid's first wave), so slot
+ * block of linear index k for island k, in the grid's first wave: with the
+ * blocks dealt out over the islands, IPSO_DEAL, that is island k's block
+ * 0), so slot
  * t&1 holds the best of t after every launch. In relaxed mode
  * one slot is read live (without the lock, as the paper's enhanced variant
  * does) and written under the lock.
@@ -70,10 +74,22 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
 {
   __shared__ block_shared sh;
   pdl_start();
+#if IPSO_DEAL
+  /* Several islands, global topology: the grid's blocks dealt out over
+   * them, block L (in the order the GPU starts them) working on island
+   * L % K as its block L / K, so that each wave of blocks holds a part of
+   * every island rather than whole islands: fewer of an island's blocks
+   * offer candidates to its lock at once, and the later ones find its hint
+   * lowered. Block L < K is block 0 of island L, in the first wave. */
+  const unsigned int linear = blockIdx.x + gridDim.x * blockIdx.y;
+  const unsigned int isl = linear % gridDim.y, bx = linear / gridDim.y;
+#else
+  const unsigned int isl = blockIdx.y, bx = blockIdx.x;
   const swarm_ptrs all = s;
-  s = island_ptrs(s, blockIdx.y);
+#endif
+  s = island_ptrs(s, isl);
   int lane = threadIdx.x % IPSO_G;
-  long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
+  long long i = (long long)bx * IPSO_PPB + threadIdx.x / IPSO_G;
   bool active = i < K.n;
   if (!active) i = K.n - 1;
   int cur = IPSO_RELAXED ? 0 : (int)(t & 1), prev = IPSO_RELAXED ? 0 : (int)((t - 1) & 1);
@@ -98,7 +114,7 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   bool improved;
   particle_regs none;
   real pc =
-      particle_step<false>(s, island_id(), i, t, attract, lane, active, sh, improved, none, false);
+      particle_step<false>(s, K.island + isl, i, t, attract, lane, active, sh, improved, none, false);
   /* Ring: whether this particle's personal best changed, for the next
    * lbest_kernel (which copies only the rows that change). */
   if (IPSO_RING && active && lane == 0) s.pnew[i] = improved ? 1 : 0;
@@ -107,7 +123,7 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
     long long idx = active ? i : IPSO_NONE;
     if (lane != 0) c = (real)IPSO_INF, idx = IPSO_NONE;
     block_lexmin(c, idx, sh);
-    if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
+    if (threadIdx.x == 0) s.slot_cost[bx] = c, s.slot_idx[bx] = idx;
     return;
   }
   if (active && lane == 0 && improved && lex_less(pc, i, gc, gi)) {
@@ -121,19 +137,24 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
       real bc;
       long long bi;
       queue_best(sh, bc, bi);
-      s.slot_cost[blockIdx.x] = bc;
-      s.slot_idx[blockIdx.x] = bi;
+      s.slot_cost[bx] = bc;
+      s.slot_idx[bx] = bi;
     }
     return;
   }
   real bc;
   long long bi;
   if (threadIdx.x == 0) queue_best(sh, bc, bi);
-  /* The copy forward (strict): with one island, block 0 with its own
-   * candidate; with several, island k's by the block of linear index k,
-   * which the GPU starts in its first wave, so that no island's copy waits
-   * for a block of the grid's last wave (island k's block 0 is there for
-   * the last islands: measured in BENCHMARKS.md). */
+  /* The copy forward (strict): with one island, or the blocks dealt out,
+   * island k's block 0 with its own candidate (block k of the grid's first
+   * wave); otherwise island k's by the block of linear index k, which the
+   * GPU starts in its first wave, so that no island's copy waits for a
+   * block of the grid's last wave (island k's block 0 is there for the
+   * last islands: measured in BENCHMARKS.md). */
+#if IPSO_DEAL
+  publish_queue_lock(s, t, cur, gc, gi, g, bc, bi, !IPSO_RELAXED && bx == 0, sh,
+                     s.hist + (t - first));
+#else
   const bool several = gridDim.y > 1;
   publish_queue_lock(s, t, cur, gc, gi, g, bc, bi, !IPSO_RELAXED && !several && blockIdx.x == 0, sh,
                      s.hist + (t - first));
@@ -145,6 +166,7 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
                        o.gpos + (size_t)prev * IPSO_PITCH, (real)IPSO_INF, -1, true, sh,
                        o.hist + (t - first));
   }
+#endif
 }
 
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
