@@ -176,6 +176,16 @@ int main(void)
   s = plan(1, 4096, "queue_lock", "strict", "global", &none);
   gpu_plan_describe(&s, buf, sizeof buf);
   CHECK(!strcmp(buf, gpu_plan_mode_name(&s)), "one island: the mode alone ('%s')", buf);
+  /* The step kernel's blocks dealt out over the islands (IPSO_DEAL): several
+   * islands of the global topology only, any variant and sync mode. */
+  CHECK(!s.map.deal && many.map.deal && big.map.deal, "deal: one island %d, 64 %d, 128 %d",
+        s.map.deal, many.map.deal, big.map.deal);
+  for (int v = 0; v < 5; v++) {
+    struct gpu_plan p = plan(16, 4096, other[v][0], other[v][1], other[v][2], &none);
+    int global = !strcmp(other[v][2], "global");
+    CHECK(p.map.deal == global, "deal for 16 islands %s %s %s: %d", other[v][0], other[v][1],
+          other[v][2], p.map.deal);
+  }
   check_block_plans();
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   return failures ? 1 : 0;
