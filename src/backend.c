@@ -17,16 +17,12 @@
 static const char *narrowed(void)
 {
   static char buf[320];
-#ifdef IPSO_HAVE_CUDA
-  if (gpu_visible_shown() >= 0) {
+  buf[0] = '\0';
+  if (gpu_visible_shown() >= 0)
     snprintf(buf, sizeof buf,
              "; islandpso set CUDA_VISIBLE_DEVICES=%s for this rank, IPSO_GPU_MASK=0 leaves it "
              "as it is",
              gpu_visible_value());
-    return buf;
-  }
-#endif
-  buf[0] = '\0';
   return buf;
 }
 

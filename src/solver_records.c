@@ -403,14 +403,13 @@ void solver_print_summary(struct solver *s, const struct run_result *r, int reac
            r->elapsed_seconds > 0 ? (double)r->evaluations / r->elapsed_seconds : 0.0);
   /* To 0.1 ms for short runs: the in-run time is compared with kernel times. */
   log_info("  time              %.*f s", r->elapsed_seconds < 10 ? 4 : 3, r->elapsed_seconds);
+  double run = wall_seconds() - s->t0;
   if (s->out && cfg->output.history_interval > 0) {
-    double run = wall_seconds() - s->t0;
     log_info("  history           %lld rows, %.1f ms recording and writing (%.2f%% of this run)",
              (long long)(s->hist.written + s->hist.n), 1e3 * s->history_seconds,
              run > 0 ? 100.0 * s->history_seconds / run : 0.0);
   }
   if (s->out && s->log_written > 0) {
-    double run = wall_seconds() - s->t0;
     log_info("  migration log     %lld records, %.1f ms writing (%.2f%% of this run)",
              (long long)s->log_written, 1e3 * s->log_seconds,
              run > 0 ? 100.0 * s->log_seconds / run : 0.0);
