@@ -1,4 +1,5 @@
-# Shared by the end-to-end benchmarks (bench/e2e.sh, bench/migration.sh):
+# Shared by the end-to-end benchmarks (bench/e2e.sh, bench/migration.sh,
+# bench/two_gpus.sh, bench/visible_gpus.sh):
 # one timed run of islandpso and the median of a column. The caller sets
 # $bin (the directory of islandpso), $runs, and optionally the array
 # $launch (a launcher such as mpirun and its options), and runs in a

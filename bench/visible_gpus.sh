@@ -39,15 +39,16 @@ mpi=(mpirun --bind-to none -np "$ngpu")
 one=("$src/configs/rastrigin_30d_float.toml" --backend gpu --overwrite --timings
   --set run.max_iterations=1 --set 'run.output=""' --set 'output.checkpoint=""')
 
-median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.4f\n", (v[NR/2]+v[NR/2+1])/2}'; }
+# shellcheck source=bench/run_lib.sh
+. "$src/bench/run_lib.sh"
 
 # one KEY COMMAND...: runs it once; appends "WALL DRIVER CONTEXT FIRST" to KEY.txt.
 one() {
   local key=$1 t0 t1
   shift
-  t0=$(date +%s.%N)
+  t0=$(now)
   "$@" >out.log 2>&1 || { echo "visible_gpus: $* failed:" >&2; tail -5 out.log >&2; }
-  t1=$(date +%s.%N)
+  t1=$(now)
   awk -v a="$t0" -v b="$t1" '
     /GPU driver \(cuInit/ {d = $(NF-4)}
     /GPU context/ {c = $(NF-4)}
