@@ -1080,9 +1080,6 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
   swarm_state_free(&s);
 }
 
-/* Removes DIR and the files the test leaves in it; KEEP names one to keep. */
-/* A snapshot whose fill fails on the last rank only: every rank is told,
- * by the next call that waits for it, and the file still closes. */
 /* Record K of rank R at iteration IT in test_regular_migrations. */
 static struct migration_record regular_record(int64_t it, int r, int k)
 {
@@ -1138,6 +1135,8 @@ static void test_regular_migrations(const struct ipso_config *cfg, const char *d
   free(want);
 }
 
+/* A snapshot whose fill fails on the last rank only: every rank is told,
+ * by the next call that waits for it, and the file still closes. */
 static void test_snapshot_failure(const struct ipso_config *cfg, const char *dir)
 {
   struct ipso_config c = *cfg;
@@ -1154,6 +1153,7 @@ static void test_snapshot_failure(const struct ipso_config *cfg, const char *dir
   expect_status(h5out_close(h, 0), IPSO_OK, "close after a failed snapshot");
 }
 
+/* Removes DIR and the files the test leaves in it; KEEP names one to keep. */
 static void clean(const char *dir, const char *keep)
 {
   static const char *const names[] = {"run.h5",       "over.h5",   "restart.h5",   "absent.h5",
