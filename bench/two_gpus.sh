@@ -4,9 +4,10 @@
 # swarm of configs/rastrigin_30d_float.toml), strict.
 #
 # 1. The same result: 1 rank x 64 islands on one GPU against 2 ranks x 32
-#    islands on two GPUs, migration every 10 iterations (best/worst, and the
-#    random policies with migration.probability), HDF5 output compared value
-#    for value (tests/lib/h5compare.py).
+#    islands on two GPUs, migration every 10 iterations (best/worst, the
+#    random policies with migration.probability, and best/worst with
+#    migration.lead = 5), HDF5 output compared value for value
+#    (tests/lib/h5compare.py).
 # 2. The time: in-run time per iteration (the summary's `time` / iterations,
 #    median of --runs runs after a warm-up, checkpoints off) of 1 rank x 32
 #    islands on GPU 0 and on GPU 1 (two GPUs of one kind differ a little:
@@ -14,9 +15,11 @@
 #    islands (two GPUs) and 1 rank x 64 islands (GPU 0), with migration
 #    off, every 100 and every 10, and every 10 without the output file (the
 #    run's history and migration log, written at its end, then take no
-#    part in the time).
+#    part in the time); every 10 with migration.lead = 5 (the messages
+#    posted 5 iterations before each migration, so that the GPUs do not
+#    wait for each other's), with and without the output file.
 # 3. Where a 2 x 32 run's migrations went on the GPUs: the handshake's
-#    stamps of one run (--timings).
+#    stamps of one run (--timings), without and with the lead.
 #
 #   bash bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N]
 #
@@ -56,8 +59,9 @@ echo
 echo "## Same result: 1 rank x 64 islands (one GPU) and 2 ranks x 32 (two GPUs)"
 echo
 status=0
-for policy in best random; do
+for policy in best random lead; do
   extra=(--set migration.interval=10 --set run.max_iterations=500 --set output.snapshot_interval=250)
+  [ "$policy" = lead ] && extra+=(--set migration.lead=5)
   [ "$policy" = random ] && extra+=(--set 'migration.select="random"' \
     --set 'migration.policy="replace_random"' --set migration.probability=0.7 \
     --set migration.topology='"bidirectional_ring"' --set migration.migrants=3)
@@ -82,10 +86,11 @@ echo "## Time per iteration ($iterations iterations, medians of $runs runs, in-r
 echo
 echo "| migration | 1 rank x 32 (GPU 0) | 1 rank x 32 (GPU 1) | 2 ranks x 32 (2 GPUs) | 2 x 32 / 1 x 32 (GPU 0) | 2 x 32 / 1 x 32 (the slower GPU) | 1 rank x 64 (GPU 0) | 2 x 32 / (1 x 64 / 2) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for row in 0 100 10 10-none; do
-  interval=${row%-none}
+for row in 0 100 10 10-none 10-lead 10-lead-none; do
+  interval=${row%%-*}
   args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=$interval)
-  [ "$row" = "$interval" ] || args+=(--set 'run.output=""')
+  case $row in *lead*) args+=(--set migration.lead=5) ;; esac
+  case $row in *none) args+=(--set 'run.output=""') ;; esac
   launch=(env CUDA_VISIBLE_DEVICES=0)
   read -r _ r1 < <(run_medians "${args[@]}" --set run.islands=32)
   read -r _ r64 < <(run_medians "${args[@]}" --set run.islands=64)
@@ -94,7 +99,8 @@ for row in 0 100 10 10-none; do
   launch=("${mpi[@]}" -np 2)
   read -r _ r2 < <(run_medians "${args[@]}" --set run.islands=64)
   label=$([ "$interval" = 0 ] && echo "off" || echo "every $interval")
-  [ "$row" = "$interval" ] || label="$label, no output file"
+  case $row in *lead*) label="$label, lead 5" ;; esac
+  case $row in *none) label="$label, no output file" ;; esac
   us() { awk -v r="$1" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}'; }
   printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n" "$label" "$(us "$r1")" "$(us "$r1b")" \
     "$(us "$r2")" "$(awk -v a="$r2" -v b="$r1" 'BEGIN {printf "%.3f", a / b}')" \
@@ -104,9 +110,13 @@ done
 
 echo
 echo "## The handshake on the GPUs (2 ranks x 32, every 10, \`--timings\`)"
-echo
 launch=("${mpi[@]}" -np 2)
-"${launch[@]}" "$bin/islandpso" "$config" "${common[@]}" --set run.max_iterations="$iterations" \
-  --set migration.interval=10 --set run.islands=64 --timings 2>&1 |
-  sed -n '/handshake on the GPUs/,/^islandpso: finished/p' | grep -v "^islandpso: finished" | sed 's/^/    /'
+for lead in 0 5; do
+  echo
+  echo "migration.lead = $lead:"
+  echo
+  "${launch[@]}" "$bin/islandpso" "$config" "${common[@]}" --set run.max_iterations="$iterations" \
+    --set migration.interval=10 --set migration.lead=$lead --set run.islands=64 --timings 2>&1 |
+    sed -n '/handshake on the GPUs/,/^islandpso: finished/p' | grep -v "^islandpso: finished" | sed 's/^/    /'
+done
 exit $status

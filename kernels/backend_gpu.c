@@ -453,6 +453,7 @@ static const struct backend_ops gpu_ops = {
     .migrate_edges = gpu_migrate_edges,
     .migrate_in = gpu_migrate_in,
     .migrate_sent = gpu_migrate_sent,
+    .migrate_post = gpu_migrate_post,
     .mailbox_bytes = gpu_mailbox_bytes,
     .mailbox_export = gpu_mailbox_export,
     .mailbox_attach = gpu_mailbox_attach,

@@ -52,6 +52,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"scatter_kernel", 1, &k->scatter},
                {"migrate_kernel", 1, &k->migrate},
                {"emigrate_kernel", 1, &k->emigrate},
+               {"post_kernel", 1, &k->post},
                {"hist_out_kernel", 1, &k->hist_out},
                {"resident_cluster_kernel", resident, &k->res_cluster},
                {"resident_grid_kernel", resident, &k->res_grid},
@@ -233,13 +234,21 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                           args, 0, stream);
 }
 
-cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src,
-                                 double *d_dst, long long n, cudaStream_t stream)
+cudaError_t ipso_launch_post(const struct gpu_kernels *k, unsigned block, const void *d_msg,
+                             const void *d_mcost, int islands, int count, struct mailbox mb,
+                             cudaStream_t stream)
+{
+  void *args[] = {&d_msg, &d_mcost, &islands, &count, &mb};
+  return cudaLaunchKernel((const void *)k->post, dim3_of(2), dim3_of(block), args, 0, stream);
+}
+
+cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src, double *d_dst,
+                                 long long n, cudaStream_t stream)
 {
   long long blocks = (n + COPY_BLOCK - 1) / COPY_BLOCK;
   void *args[] = {&d_src, &d_dst, &n};
-  return launch_pdl(k->hist_out, (unsigned)(blocks < COPY_GRID ? blocks : COPY_GRID), 1,
-                    COPY_BLOCK, pdl, args, stream);
+  return launch_pdl(k->hist_out, (unsigned)(blocks < COPY_GRID ? blocks : COPY_GRID), 1, COPY_BLOCK,
+                    pdl, args, stream);
 }
 
 cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,

@@ -19,7 +19,7 @@ struct gpu_kernels {
   cudaKernel_t step;     /* the plan's variant */
   cudaKernel_t lbest;    /* ring topology only */
   cudaKernel_t exemplar; /* clpso topology only */
-  cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate, emigrate, hist_out;
+  cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate, emigrate, post, hist_out;
   cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
   cudaKernel_t res_block; /* one block per island (map.blk_threads > 0) */
   cudaKernel_t separable_check;
@@ -117,10 +117,17 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 const void *const d_rcost[2], struct mailbox mb, long long t,
                                 cudaStream_t stream);
 
+/* The edge islands' messages (slots 0 and ISLANDS - 1 of D_MSG, D_MCOST)
+ * posted in the neighbours' mailbox regions (post_kernel: two blocks of
+ * BLOCK threads; MB as migrate_kernel takes it). */
+cudaError_t ipso_launch_post(const struct gpu_kernels *k, unsigned block, const void *d_msg,
+                             const void *d_mcost, int islands, int count, struct mailbox mb,
+                             cudaStream_t stream);
+
 /* A step's history, N values at D_SRC, into D_DST (the host's mapped
  * buffer: hist_out_kernel), with programmatic dependent launch when PDL. */
-cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src,
-                                 double *d_dst, long long n, cudaStream_t stream);
+cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src, double *d_dst,
+                                 long long n, cudaStream_t stream);
 
 cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
                                 const long long *d_idx, int count, const void *d_buf,

@@ -475,7 +475,7 @@ static void mailbox_detach(struct gpu_swarm *g)
   g->mb_opened[0] = g->mb_opened[1] = g->mb_dev = g->mb_registered = NULL;
   g->mb_own = g->mb_prev = g->mb_next = NULL;
   g->mb_count = g->mb_ranks = 0;
-  g->mb_seq = 0;
+  g->mb_seq = g->mb_posted = 0;
   cudaGetLastError();
 }
 
@@ -653,6 +653,8 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
       return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
                        g->mb_count);
     mb = mailbox_of(g, links, ++g->mb_seq, rmsg, rcost);
+    /* Posted ahead (gpu_migrate_post): only read here. */
+    if (g->mb_posted == g->mb_seq) mb.out_rows[0] = mb.out_rows[1] = NULL;
   } else if (remote) {
     rmsg[0] = g->d_hmig + L.remote_rows;
     rmsg[1] = g->d_hmig + L.remote_rows + c * row;
@@ -714,6 +716,21 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
    * migrate_kernel: the next step reads the slots as it begins. */
   g->stale = 1;
   g->packed = g->victims = 0;
+  return IPSO_OK;
+}
+
+int gpu_migrate_post(struct backend *b, int count, int links)
+{
+  struct gpu_swarm *g = b->impl;
+  if (!g->mb_own) return IPSO_OK;
+  if (count != g->mb_count)
+    return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
+                     g->mb_count);
+  const void *rmsg[2], *rcost[2];
+  struct mailbox mb = mailbox_of(g, links, g->mb_seq + 1, rmsg, rcost);
+  IPSO_CHECK_CUDA(ipso_launch_post(&g->k, (unsigned)g->plan.map.block, g->d_msg, g->d_mcost,
+                                   g->count, count, mb, g->stream));
+  g->mb_posted = g->mb_seq + 1;
   return IPSO_OK;
 }
 

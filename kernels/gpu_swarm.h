@@ -74,6 +74,7 @@ struct gpu_swarm {
   void *mb_dev, *mb_opened[2], *mb_registered;
   int mb_count, mb_ranks;
   unsigned long long mb_seq;
+  unsigned long long mb_posted; /* the last migration whose edges gpu_migrate_post posted */
   /* [IPSO_MAILBOX_STAMPS * 4] the handshake's stamps (mailbox.stamps;
    * NULL: none) */
   unsigned long long *mb_stamps;
@@ -149,6 +150,7 @@ int gpu_migrate_edges(struct backend *b);
 int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,
                    const int64_t *replace, const double *const remote[2]);
 int gpu_migrate_sent(struct backend *b, double *sent);
+int gpu_migrate_post(struct backend *b, int count, int links);
 size_t gpu_mailbox_bytes(struct backend *b, int count);
 int gpu_mailbox_export(struct backend *b, int count, void *handle);
 int gpu_mailbox_attach(struct backend *b, int count, const struct edge_mailbox *mb);

@@ -773,6 +773,19 @@ __device__ void post_edge(const mailbox &mb, int e, const real *rows, const real
   if (threadIdx.x == 0) st_release_sys(mb.out_ready[e], mb.seq);
 }
 
+/* The edge islands' messages of a migration posted in the neighbours'
+ * regions ahead of its migrate_kernel (migration.lead: they travel while
+ * the islands compute): block 0 posts island 0's (slot 0 of MSG, MCOST) as
+ * message 0, block 1 island ISLANDS - 1's as message 1, as migrate_kernel
+ * posts them otherwise. Blocks of IPSO_BLOCK threads. */
+extern "C" __global__ void post_kernel(const real *msg, const real *mcost, int islands, int count,
+                                       mailbox mb)
+{
+  const size_t k = blockIdx.x ? (size_t)islands - 1 : 0;
+  post_edge(mb, (int)blockIdx.x, msg + k * (size_t)count * IPSO_PITCH, mcost + k * (size_t)count,
+            count);
+}
+
 /* One migration of all the backend's islands on the device, island
  * blockIdx.x (one block each). Message slot j (rows MSG[j * count *
  * IPSO_PITCH], costs MCOST[j * count]) is island j's COUNT migrants out for

@@ -149,6 +149,12 @@ struct backend_ops {
   int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,
                     const int64_t *replace, const double *const remote[2]);
   int (*migrate_sent)(struct backend *b, double *sent);
+  /* Optional, with the mailbox (NULL: migrate_in posts them): the edge
+   * islands' messages of the last migrate_out posted in the neighbours'
+   * regions now, in the device's order, for the migrate_in on LINKS links
+   * that follows (migration.lead: the messages travel while the islands
+   * compute). */
+  int (*migrate_post)(struct backend *b, int count, int links);
   /* Optional, both or neither (NULL: the edges go through the host, EDGE
    * and REMOTE above): where every rank runs on one node, the devices
    * exchange the edge islands' messages themselves. mailbox_bytes: the

@@ -19,6 +19,10 @@ int64_t segment_end(const struct segment_plan *p, int64_t t)
   if (p->length > 0 && next_multiple(t, p->length) < end) end = next_multiple(t, p->length);
   for (int i = 0; i < 3; i++)
     if (p->every[i] > 0 && next_multiple(t, p->every[i]) < end) end = next_multiple(t, p->every[i]);
+  if (p->every[0] > 0 && p->lead > 0) {
+    int64_t out = next_multiple(t + p->lead, p->every[0]) - p->lead;
+    if (out < end) end = out;
+  }
   if (p->single && t + 1 < end) end = t + 1;
   return end;
 }

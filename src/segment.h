@@ -17,6 +17,8 @@ struct segment_plan {
   int64_t length;         /* iterations per segment at most (segment_length) */
   int64_t every[3];       /* migration, snapshot and checkpoint intervals; 0 = none */
   int single;             /* one iteration per segment (--check-invariants) */
+  int64_t lead;           /* migration.lead: the messages out LEAD iterations before each
+                             migration, also a segment's end (0: at the migration) */
 };
 
 #ifdef __cplusplus
@@ -28,8 +30,9 @@ extern "C" {
 int64_t segment_length(double updates, int64_t particles, int dims);
 
 /* The last iteration of the segment that starts after T: the nearest of the
- * run's end and the next multiple of the segment length and of each
- * interval. */
+ * run's end, the next multiple of the segment length and of each interval,
+ * and with a lead the next iteration LEAD before a multiple of the
+ * migration interval (where the messages go out). */
 int64_t segment_end(const struct segment_plan *p, int64_t t);
 
 /* Segments are computed in slices bounded by time, so that stop signals,

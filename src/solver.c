@@ -48,7 +48,8 @@ static int64_t next_segment_end(const struct solver *s, int64_t t)
                            {s->links ? cfg->migration.interval : 0,
                             s->out ? cfg->output.snapshot_interval : 0,
                             cfg->output.checkpoint_interval},
-                           s->opt->check_invariants};
+                           s->opt->check_invariants,
+                           s->links ? cfg->migration.lead : 0};
   return segment_end(&p, t);
 }
 
@@ -449,33 +450,52 @@ static int prepare_last_rows(struct solver *s, int64_t first, int64_t last)
 }
 
 /* A slice of iterations FIRST..LAST of the segment ending at END, and
- * what follows it on the device: its migration's messages out
- * (MIGRATING) and, with AHEAD, its migrants in. */
+ * what follows it on the device: a migration's messages out (OUT: of the
+ * migration at LAST, or with migration.lead at LAST + lead) and its
+ * migrants in (IN: of the migration at LAST), with AHEAD enqueued behind
+ * the iterations before they are computed. */
 struct slice {
   int64_t first, last, end;
-  int migrating, ahead;
+  int out, in, ahead;
 };
 
+/* Whether migrants are in flight after iteration s->t: their messages went
+ * out (migration.lead iterations before the migration) and are not yet
+ * taken in. No checkpoint is taken there (it would not hold them) and no
+ * run stops there; both wait for the migration. */
+static int in_flight(const struct solver *s)
+{
+  int64_t every = s->cfg->migration.interval, lead = s->cfg->migration.lead;
+  if (!s->links || lead <= 0) return 0;
+  int64_t r = s->t % every;
+  return r > every - lead && s->t - r + every <= s->cfg->run.max_iterations;
+}
+
 /* The slice after iteration T of at most LENGTH iterations. The migrants
- * in go behind the messages out where no host takes part (one rank, or the
- * devices' mailbox) and nothing before them reads the islands (the result,
- * a target's stop, relaxed mode's history). */
+ * in go behind the iterations when they are enqueued where no host takes
+ * part (one rank, the devices' mailbox, or edges already exchanged after a
+ * lead's messages out) and nothing before them reads the islands (the
+ * result, a target's stop, relaxed mode's history). */
 static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length)
 {
   const struct ipso_config *cfg = s->cfg;
+  int64_t every = cfg->migration.interval, lead = cfg->migration.lead,
+          max_it = cfg->run.max_iterations;
   struct slice c;
   c.first = t + 1;
   c.end = next_segment_end(s, t);
   c.last = c.end - t > length ? t + length : c.end;
-  c.migrating = s->links && c.last == c.end && c.last % cfg->migration.interval == 0;
-  c.ahead = c.migrating && s->b.ops->step_begin && (s->size == 1 || s->mailbox) &&
-            c.last != cfg->run.max_iterations && !cfg->run.has_target &&
+  int at_end = s->links && c.last == c.end;
+  c.out = at_end && (c.last + lead) % every == 0 && c.last + lead <= max_it;
+  c.in = at_end && c.last % every == 0;
+  int edges = s->size == 1 || s->mailbox || (s->out_for == c.last && s->exchanged);
+  c.ahead = c.in && s->b.ops->step_begin && edges && c.last != max_it && !cfg->run.has_target &&
             cfg->swarm.sync == IPSO_SYNC_STRICT;
   return c;
 }
 
 /* Enqueues slice C on the device (the GPU's halves; the CPU computes it in
- * step()): the iterations, then its migration's messages out, which the
+ * step()): the iterations, then a migration's messages out, which the
  * device selects while the host reads the history, and ahead the migrants
  * in. The iterations first: the migration's calls may wait for the
  * previous one's. */
@@ -483,7 +503,7 @@ static int begin_slice(struct solver *s, const struct slice *c)
 {
   if (!s->b.ops->step_begin) return IPSO_OK;
   IPSO_TRY(s->b.ops->step_begin(&s->b, c->first, c->last));
-  if (c->migrating) IPSO_TRY(solver_migrate_out(s, c->last));
+  if (c->out) IPSO_TRY(solver_migrate_out(s, c->last + s->cfg->migration.lead));
   if (c->ahead) IPSO_TRY(solver_migrate_in(s, c->last));
   return IPSO_OK;
 }
@@ -504,7 +524,7 @@ static int may_begin_ahead(const struct solver *s, const struct slice *c, int64_
   if (!s->b.ops->step_begin || cfg->swarm.sync != IPSO_SYNC_STRICT || cfg->run.has_target ||
       s->opt->check_invariants || stop_pending || s->ckpt_pending)
     return 0;
-  if (c->last == max_it || (c->migrating && !c->ahead)) return 0;
+  if (c->last == max_it || (c->in && !c->ahead)) return 0;
   if ((ci > 0 && c->last % ci == 0) || (si > 0 && c->last % si == 0)) return 0;
   return plan_slice(s, c->last, length).last != max_it;
 }
@@ -525,6 +545,14 @@ static int iterate(struct solver *s)
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
   struct slice cur, next;
   int have_next = 0, stop_pending = 0;
+  /* A restart at a lead's iteration (a checkpoint holds the swarms, not
+   * messages): the messages of the coming migration go out again, as they
+   * went out after this iteration in the run that wrote it. */
+  int64_t every = cfg->migration.interval, lead = cfg->migration.lead;
+  if (s->links && lead > 0 && (s->t + lead) % every == 0 && s->t + lead <= max_it) {
+    IPSO_TRY(solver_migrate_out(s, s->t + lead));
+    IPSO_TRY(solver_migrate_exchange(s));
+  }
   double prev_end = wall_seconds();
   while (s->t < max_it) {
     watchdog_beat("computing", s->t);
@@ -538,7 +566,6 @@ static int iterate(struct solver *s)
       IPSO_TRY(begin_slice(s, &cur));
     }
     int64_t first = cur.first, last = cur.last, end = cur.end;
-    int migrating = cur.migrating;
     /* The host's work for the run's last slice (the GPU's: while it
      * computes; the CPU's: before). */
     if (last == max_it) IPSO_TRY(prepare_last_rows(s, first, last));
@@ -552,7 +579,7 @@ static int iterate(struct solver *s)
       IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
     } else {
       IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
-      if (migrating) IPSO_TRY(solver_migrate_out(s, last));
+      if (cur.out) IPSO_TRY(solver_migrate_out(s, last + lead));
     }
     double b = wall_seconds(), at = a;
     prev_end = b;
@@ -584,10 +611,19 @@ static int iterate(struct solver *s)
      * step's history, not from every island's device (a copy each). */
     double rank_best = s->seg_min[last - first];
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
-    int reached = s->target_iteration >= 0 && !done && segment_end;
+    int reached = s->target_iteration >= 0 && !done && segment_end && !in_flight(s);
     if (done || reached) IPSO_TRY(take_result(s));
     lap(s, LOOP_OUTPUT, &at);
-    if (migrating) {
+    if (cur.out && lead > 0) {
+      /* Messages out ahead of their migration: between the ranks now, while
+       * the next slice computes; its migrants in then go behind it. */
+      IPSO_TRY(solver_migrate_exchange(s));
+      if (have_next && next.in && !next.ahead && s->out_for == next.last) {
+        IPSO_TRY(solver_migrate_in(s, next.last));
+        next.ahead = 1;
+      }
+    }
+    if (cur.in) {
       if (!cur.ahead) IPSO_TRY(solver_migrate_in(s, s->t));
       if (!s->migrations++) s->first_migration = wall_seconds() - at;
     }
@@ -599,7 +635,8 @@ static int iterate(struct solver *s)
     /* With a slice begun ahead the device is past this one: a stop comes
      * at that slice's end, as does a checkpoint that fell due by time. */
     int stop = (flags | stop_pending) & (STOP_SIGNAL | STOP_TIME);
-    if (have_next) {
+    int flying = in_flight(s);
+    if (have_next || flying) {
       stop_pending = stop;
       stop = 0;
     }
@@ -617,8 +654,8 @@ static int iterate(struct solver *s)
         cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0;
     if (stop) {
       IPSO_TRY(write_checkpoint(s, CHECKPOINT_WAIT));
-    } else if (have_next) {
-      if (flags & CHECKPOINT_DUE) s->ckpt_pending = 1;
+    } else if (have_next || flying) {
+      if ((flags & CHECKPOINT_DUE) || (flying && periodic)) s->ckpt_pending = 1;
     } else if ((flags & CHECKPOINT_DUE) || periodic || (s->ckpt_pending && segment_end)) {
       /* A periodic checkpoint never waits for the writer: while it is busy
        * the checkpoint is deferred to the next segment end. */

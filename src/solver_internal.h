@@ -67,6 +67,11 @@ struct solver {
   int64_t *drawn;         /* [local * 2 * migrants] the random policies' draws */
   double *sent;           /* [local] the best cost each island sent */
   int sent_from;          /* the first migration record waiting for its cost, or -1 */
+  /* migration.lead: the messages of the migration after iteration OUT_FOR
+   * went out (migrate_out) and are not yet taken in (-1: none); EXCHANGED:
+   * their edges went between the ranks (the host's way). */
+  int64_t out_for;
+  int exchanged;
   struct history hist;
   struct migration_record *mlog;
   int mn, mcap;
@@ -154,8 +159,13 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
 int solver_migration_setup(struct solver *s);
 /* One migration of every island of the rank on the global ring, after
  * iteration T, in two halves: the messages out (enqueued, right after the
- * iterations up to T are), then, with s->t = T, the migrants in. */
+ * iterations up to T, or with migration.lead up to T - lead, are), then,
+ * with s->t = T, the migrants in. solver_migrate_exchange: the edge
+ * islands' messages out exchanged between the ranks (the host's way; at
+ * once with a lead, so that they travel while the islands compute; else
+ * in solver_migrate_in). */
 int solver_migrate_out(struct solver *s, int64_t t);
+int solver_migrate_exchange(struct solver *s);
 int solver_migrate_in(struct solver *s, int64_t t);
 /* Prints every island's device from rank 0. */
 int solver_report_devices(struct solver *s);

@@ -224,6 +224,7 @@ int solver_migration_setup(struct solver *s)
   const struct ipso_config *cfg = s->cfg;
   s->links = migration_links(cfg, s->islands);
   s->sent_from = -1;
+  s->out_for = -1;
   if (!s->links) return IPSO_OK;
   /* The migration streams address islands below 2^21 (iterations are
    * within them by the config's limit). */
@@ -301,11 +302,34 @@ int solver_migrate_out(struct solver *s, int64_t t)
   /* The first and last islands' messages out, for the previous and next
    * ranks. */
   double *edge[2] = {s->msg, s->msg + n};
-  /* With the worst replaced, the backend may choose them now. */
-  int victims = cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? L * m : 0;
-  return s->b.ops->migrate_out(&s->b, m,
-                               cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn, victims,
-                               s->rx ? edge : NULL);
+  /* With the worst replaced, the backend may choose them now, unless the
+   * messages go out ahead of the migration (migration.lead): then the
+   * worst are those of the migration's iteration. */
+  int victims =
+      cfg->migration.policy == IPSO_POLICY_REPLACE_WORST && cfg->migration.lead == 0 ? L * m : 0;
+  IPSO_TRY(s->b.ops->migrate_out(&s->b, m,
+                                 cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn,
+                                 victims, s->rx ? edge : NULL));
+  s->out_for = t;
+  s->exchanged = 0;
+  /* Ahead of the migration, the devices post the edge messages in the
+   * neighbours' mailboxes now, so that they have arrived when taken in. */
+  if (cfg->migration.lead > 0 && s->mailbox && s->b.ops->migrate_post)
+    IPSO_TRY(s->b.ops->migrate_post(&s->b, m, L));
+  return IPSO_OK;
+}
+
+int solver_migrate_exchange(struct solver *s)
+{
+  if (s->rx && !s->exchanged) {
+    size_t n = (size_t)migration_message_len(s->cfg->migration.migrants, s->D);
+    double t0 = wall_seconds();
+    if (s->b.ops->migrate_edges) IPSO_TRY(s->b.ops->migrate_edges(&s->b));
+    IPSO_TRY(ring_exchange(s->rx, s->msg + n, s->msg, s->msg + 2 * n, s->msg + 3 * n));
+    s->exchange_seconds += wall_seconds() - t0;
+  }
+  s->exchanged = 1;
+  return IPSO_OK;
 }
 
 int solver_migrate_in(struct solver *s, int64_t t)
@@ -318,12 +342,12 @@ int solver_migrate_in(struct solver *s, int64_t t)
   /* The first and last islands' messages out, the previous and next
    * ranks' in. */
   const double *remote[2] = {s->msg + 2 * n, s->msg + 3 * n};
-  if (s->rx) {
-    double t0 = wall_seconds();
-    if (s->b.ops->migrate_edges) IPSO_TRY(s->b.ops->migrate_edges(&s->b));
-    IPSO_TRY(ring_exchange(s->rx, s->msg + n, s->msg, s->msg + 2 * n, s->msg + 3 * n));
-    s->exchange_seconds += wall_seconds() - t0;
-  }
+  /* A restart between a lead's messages out and this migration (from a
+   * checkpoint that another lead or an extended run brings there): no
+   * messages went out for it in this run, so none come in. */
+  if (s->out_for != t) return IPSO_OK;
+  s->out_for = -1;
+  IPSO_TRY(solver_migrate_exchange(s));
   const double probability = cfg->migration.probability;
   for (int k = 0; k < K; k++) {
     int island = s->first + k, src[2], to[2], open = 0;

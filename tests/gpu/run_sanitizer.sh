@@ -102,14 +102,17 @@ done
 # host), or through the host and MPI (=0: written into mapped host memory
 # together with the victims, read by the host after the history, and the
 # other rank's read by the islands that take them); best/worst and the
-# random policies on a bidirectional ring: each rank under its own
+# random policies on a bidirectional ring, and best/worst with
+# migration.lead = 2 (the edges posted by post_kernel two iterations before
+# migrate_kernel reads them): each rank under its own
 # sanitizer, all three tools for the mailbox in GPU memory (the default),
 # memcheck for the other two ways.
 for mailbox in device host 0; do
-for policy in best random; do
+for policy in best random lead; do
   extra=()
   [ "$policy" = random ] && extra=('migration.select="random"' 'migration.policy="replace_random"' \
     'migration.topology="bidirectional_ring"' migration.probability=0.7)
+  [ "$policy" = lead ] && extra=(migration.lead=2)
   cfg=$work/ranks-$policy.toml
   write_config "$cfg" rastrigin 30 333 float queue_lock strict 12 5 run.islands=8 \
     migration.interval=3 migration.migrants=2 "${extra[@]}"

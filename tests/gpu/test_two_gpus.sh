@@ -1,6 +1,8 @@
 #!/bin/bash
 # Islands on two GPUs: 64 islands, strict, migrating every 10 iterations
-# (best to worst, and the random policies on a bidirectional ring), on 1
+# (best to worst, the random policies on a bidirectional ring, and best to
+# worst with migration.lead = 4: the messages posted 4 iterations before
+# each migration), on 1
 # rank (one GPU, the 64 islands in one backend) and on 2 ranks (32 islands
 # each, on GPUs 0 and 1): identical outputs and final checkpoints; the
 # checkpoint of the 2 ranks on 2 GPUs continues exactly on 1 rank and one
@@ -23,10 +25,11 @@ same() {
   local what=$1; shift
   if compare "$@" >cmp.log 2>&1; then pass "$what"; else fail "$what"; head -20 cmp.log; fi
 }
-for policy in best random; do
+for policy in best random lead; do
   extra=()
   [ "$policy" = random ] && extra=('migration.select="random"' 'migration.policy="replace_random"'
     migration.probability=0.7 'migration.topology="bidirectional_ring"')
+  [ "$policy" = lead ] && extra=(migration.lead=4)
   PREC=float ipso_config "$policy.toml" rastrigin 30 256 "$its" 'run.backend="gpu"' run.islands=64 \
     run.seed=7 'swarm.sync="strict"' "run.output=\"$policy.h5\"" \
     "output.checkpoint=\"$policy.ckpt.h5\"" output.checkpoint_interval=100 \

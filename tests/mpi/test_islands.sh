@@ -7,12 +7,18 @@
 # attribute bit for bit but the wall-clock ones (wall_seconds,
 # elapsed_seconds, started, finished).
 #
-# Usage: test_islands.sh [cpu|gpu] [best|random] (default cpu; gpu: the GPU
+# Usage: test_islands.sh [cpu|gpu] [best|random|lead] (default cpu; gpu: the GPU
 # backend, every rank's islands on the one GPU, skipped (77) without one;
 # random: the random migration policies, migration.select = "random" and
 # migration.policy = "replace_random", with migration.probability = 0.75,
 # whose draws are addressed by global island id: 1, 2 and 4 ranks, the checkpoint of 4 continued on 2 and 8,
-# and the log's best sent no better than the sender's best; no refusals).
+# and the log's best sent no better than the sender's best; no refusals;
+# lead: migration.lead = 3, the messages out 3 iterations before each
+# migration: every record's best sent is the sender's best 3 iterations
+# before, periodic checkpoints every 27 iterations (at a lead's iteration,
+# where a restart sends the messages again, and one in flight, at 108,
+# taken at the migration of 110), on the GPU also the edges through the
+# host and node-shared memory; no refusals).
 backend=${1:-cpu}
 policies=${2:-best}
 if [ "$backend" = gpu ]; then
@@ -29,13 +35,16 @@ its=120
 particles=16
 [ "$backend" = gpu ] && particles=64
 ranks=(1 2 4 8) extra=()
+ckpt=40
 if [ "$policies" = random ]; then
   ranks=(1 2 4) extra=('migration.select="random"' 'migration.policy="replace_random"'
     migration.probability=0.75)
+elif [ "$policies" = lead ]; then
+  extra=(migration.lead=3) ckpt=27
 fi
 ipso_config run.toml rastrigin 6 "$particles" "$its" "run.backend=\"$backend\"" run.islands=8 \
   run.seed=21 'run.output="run.h5"' \
-  'output.checkpoint="run.ckpt.h5"' output.checkpoint_interval=40 output.history_interval=1 \
+  'output.checkpoint="run.ckpt.h5"' output.checkpoint_interval=$ckpt output.history_interval=1 \
   output.snapshot_interval=40 migration.interval=10 migration.migrants=2 \
   'migration.topology="bidirectional_ring"' 'run.watchdog="00:00:30"' "${extra[@]}"
 # The summary without the rate and the time, which are timings.
@@ -68,7 +77,7 @@ with h5py.File(sys.argv[1], "r") as f:
     mig = f["/migrations"][()]
     full = its // 10 * 8 * 2
     ok = (int(f.attrs["islands"]) == 8
-          and (len(mig) == full if sys.argv[4] == "best" else 0 < len(mig) < full)
+          and (len(mig) == full if sys.argv[4] != "random" else 0 < len(mig) < full)
           and f["/history/island_best"].shape == (its + 1, 8)
           and f["/snapshots/40/position"].shape == (8 * n, 6)
           and int(f["/result/evaluations"][()]) == 8 * n * (its + 1)
@@ -90,6 +99,30 @@ with h5py.File(sys.argv[1], "r") as f:
     print(f"{len(mig)} records, {worse} sent worse than the sender's best")
 sys.exit(0 if (mig["best_fitness"] >= best).all() and worse > 0 else 1)
 PY
+fi
+if [ "$policies" = lead ]; then
+  "$IPSO_PYTHON" - r1/run.h5 <<'PY' && pass "lead 3: every record's best sent is the sender's best 3 iterations before the migration, which at times differs from its best at the migration" || fail "lead 3: the migration log's best fitness is not the sender's best 3 iterations before"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    mig = f["/migrations"][()]
+    ib = f["/history/island_best"][()]
+    it = mig["iteration"]
+    before = ib[it - 3, mig["from"]]
+    at = ib[it, mig["from"]]
+    later = int((before != at).sum())
+    print(f"{len(mig)} records, {later} whose sender improved in the 3 iterations before the migration")
+sys.exit(0 if (mig["best_fitness"] == before).all() and later > 0 and (it % 10 == 0).all() else 1)
+PY
+  if [ "$backend" = gpu ]; then
+    # The edges between the ranks through the host (MPI) and through
+    # node-shared memory rather than the GPUs' memory.
+    for way in 0 host; do
+      mkdir "way-$way"
+      (cd "way-$way" && IPSO_MIGRATION_MAILBOX=$way mpi 2 ../run.toml >log 2>&1) ||
+        { fail "way-$way: 2 ranks exited $?"; tail -15 "way-$way/log"; }
+      same "lead 3, 2 ranks, edges by way '$way': output identical to 1 rank's" r1/run.h5 "way-$way/run.h5"
+    done
+  fi
 fi
 for n in "${ranks[@]:1}"; do
   same "8 islands on $n ranks: output identical to 1 rank's (result, history, migrations, snapshots, attributes)" r1/run.h5 "r$n/run.h5"
@@ -119,15 +152,26 @@ done
 # exactly too.
 mkdir cutp && cp cut/run.h5 cut/run.ckpt.h5.prev cutp/
 iteration=$(cd cutp && h5get run.ckpt.h5.prev @iteration 2>&1)
-[ "$iteration" = 40 ] && pass "the checkpoint kept as .prev is the periodic one of iteration 40" ||
-  fail "the checkpoint kept as .prev is of iteration '$iteration', not 40"
+[ "$iteration" = "$ckpt" ] && pass "the checkpoint kept as .prev is the periodic one of iteration $ckpt" ||
+  fail "the checkpoint kept as .prev is of iteration '$iteration', not $ckpt"
 run_in cutp log2 4 --restart run.ckpt.h5.prev
-same "the periodic checkpoint of iteration 40 continued: output identical to the uninterrupted run's" \
+same "the periodic checkpoint of iteration $ckpt continued: output identical to the uninterrupted run's" \
   r4/run.h5 cutp/run.h5
-same "the periodic checkpoint of iteration 40 continued: final checkpoint identical to the uninterrupted run's" \
+same "the periodic checkpoint of iteration $ckpt continued: final checkpoint identical to the uninterrupted run's" \
   r4/run.ckpt.h5 cutp/run.ckpt.h5
+if [ "$policies" = lead ]; then
+  # The checkpoint due at 108, while migrants were in flight, was taken at
+  # the migration of 110 (or, were the writer still busy with the one of
+  # 81, at the next segment end, 117): the uninterrupted run's .prev, never
+  # at 108 or 109.
+  iteration=$(cd r4 && h5get run.ckpt.h5.prev @iteration 2>&1)
+  [[ $iteration =~ ^[0-9]+$ ]] && [ "$iteration" -gt 108 ] && [ "$iteration" -lt 120 ] &&
+    [ $((iteration % 10)) -ne 8 ] && [ $((iteration % 10)) -ne 9 ] &&
+    pass "lead 3: the checkpoint due at 108 (migrants in flight) was taken at $iteration, after their migration" ||
+    fail "lead 3: the uninterrupted run's last periodic checkpoint is of iteration '$iteration'"
+fi
 
-[ "$policies" = random ] && finish
+[ "$policies" = best ] || finish
 
 # 3. Refusals, before anything is written: a restart with another island
 # count, and islands that are not a multiple of the ranks.

@@ -4,17 +4,20 @@
 # last one's history is read, the migrants in right behind the messages out
 # on one rank, a migration's log records kept until it has run. The files
 # equal those of the plain loop, dataset for dataset: on 1 and 2 ranks,
-# with the best and the random policies, across the history's flush at
+# with the best and the random policies and with migration.lead = 4 (the
+# messages out 4 iterations early: on 2 ranks exchanged while the next
+# slice computes, its migrants in enqueued behind it), across the history's flush at
 # 4,096 rows (no periodic checkpoint flushes before: a migration's records
 # are then buffered ahead), and a checkpoint of the halves continued
 # exactly; --timings counts the slices begun ahead.
 . "$IPSO_TEST_DIR/lib/common.sh"
 "$IPSO_PYTHON" -c "import h5py" 2>/dev/null || { echo "skipped: $IPSO_PYTHON has no h5py"; exit 77; }
 its=4200
-for policies in best random; do
+for policies in best random lead; do
   extra=()
   [ "$policies" = random ] && extra=('migration.select="random"' 'migration.policy="replace_random"'
     migration.probability=0.75)
+  [ "$policies" = lead ] && extra=(migration.lead=4)
   ipso_config "$policies.toml" rastrigin 6 16 "$its" run.islands=8 run.seed=21 \
     "run.output=\"$policies.h5\"" "output.checkpoint=\"$policies.ckpt.h5\"" \
     output.checkpoint_interval=0 output.history_interval=1 output.snapshot_interval=700 \
@@ -33,7 +36,7 @@ run_in() {
   (cd "$dir" && IPSO_CPU_HALVES=$halves mpi "$n" "../$cfg" "$@" >"$log" 2>&1) ||
     { fail "$dir: $n ranks exited $?"; tail -15 "$dir/$log"; }
 }
-for policies in best random; do
+for policies in best random lead; do
   cfg=$policies.toml
   run_in "plain-$policies" log 1 0 "$cfg"
   run_in "ahead-$policies" log 1 1 "$cfg" --timings
@@ -44,7 +47,16 @@ for policies in best random; do
     "plain-$policies/$policies.h5" "ahead-$policies/$policies.h5"
   same "$policies: slices begun ahead, 1 rank: final checkpoint identical" \
     "plain-$policies/$policies.ckpt.h5" "ahead-$policies/$policies.ckpt.h5"
-  run_in "two-$policies" log 2 1 "$cfg"
+  run_in "two-$policies" log 2 1 "$cfg" --timings
+  if [ "$policies" = lead ]; then
+    # Through MPI the slices after a migration's messages out are begun
+    # ahead too (without a lead, the migrants in wait for the exchange).
+    head=$(grep "the iterations (rank 0;" "two-$policies/log")
+    [[ $head =~ ([0-9]+)\ slices,\ ([0-9]+)\ of\ them\ begun\ ahead ]] &&
+      [ "${BASH_REMATCH[2]}" -ge $((BASH_REMATCH[1] - 10)) ] &&
+      pass "lead: on 2 ranks every slice is begun ahead but those after a snapshot and at the end ($head)" ||
+      fail "lead: 2 ranks, slices begun ahead: '$head'"
+  fi
   same "$policies: halves on 2 ranks (migrations through MPI): output identical to the plain loop's" \
     "plain-$policies/$policies.h5" "two-$policies/$policies.h5"
 done
