@@ -238,12 +238,44 @@ static int gpu_init(struct backend *b)
   return read_last_bests(g);
 }
 
+/* Enqueues iterations FIRST..LAST of every island, their history at
+ * g->s.hist from entry 0 (the step's buffer, or a later entry of it). */
+static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
+{
+  const struct gpu_plan *p = &g->plan;
+  unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
+  if (p->mode == GPU_MODE_BLOCK) {
+    IPSO_CHECK_CUDA(ipso_launch_block(&g->k, islands, (unsigned)p->map.blk_threads, g->s, first,
+                                      last, g->stream));
+  } else if (p->mode != GPU_MODE_STREAMING) {
+    IPSO_CHECK_CUDA(ipso_launch_resident(&g->k, p->mode, p->keep, (unsigned)p->res_blocks, block,
+                                         g->s, first, last, g->d_bar, g->stream));
+  } else {
+    for (long long t = first; t <= last; t++) {
+      if (p->ring)
+        IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, islands, block, p->pdl, g->s, g->N, g->stream));
+      if (p->clpso)
+        IPSO_CHECK_CUDA(ipso_launch_exemplar(&g->k, islands, block, p->pdl, g->s, g->N, t,
+                                             g->d_learn, g->stream));
+      IPSO_CHECK_CUDA(ipso_launch_step(&g->k, (unsigned)p->blocks, islands, block, p->pdl, g->s, t,
+                                       first, g->stream));
+      if (p->variant != GPU_QUEUE_LOCK)
+        IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, islands, block, p->pdl, g->s, p->blocks, t, first,
+                                           0, g->stream));
+    }
+  }
+  return IPSO_OK;
+}
+
 /* step() in two halves: gpu_step_begin enqueues the iterations and
  * hist_out_kernel, which brings their history into the step's pinned
  * buffer, gpu_step_end waits
  * for the oldest step begun (the host works in between; a second step may
- * be begun before the first has ended). */
-static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
+ * be begun before the first has ended). gpu_step_begin_out: with OUT(CTX)
+ * (a migration's messages out) enqueued after iteration MID, the
+ * iterations after it writing their history from entry MID + 1 - FIRST. */
+static int gpu_step_begin_out(struct backend *b, int64_t first, int64_t last, int64_t mid,
+                              int (*out)(void *ctx), void *ctx)
 {
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
@@ -276,27 +308,17 @@ static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
   st->slots_t = g->queued_t;
   if (st->stale) IPSO_TRY(read_slots(g, st->h_slots));
   g->stale = 0;
-  unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
   IPSO_CHECK_CUDA(cudaEventRecord(st->start, g->stream));
-  if (p->mode == GPU_MODE_BLOCK) {
-    IPSO_CHECK_CUDA(ipso_launch_block(&g->k, islands, (unsigned)p->map.blk_threads, g->s, first,
-                                      last, g->stream));
-  } else if (p->mode != GPU_MODE_STREAMING) {
-    IPSO_CHECK_CUDA(ipso_launch_resident(&g->k, p->mode, p->keep, (unsigned)p->res_blocks, block,
-                                         g->s, first, last, g->d_bar, g->stream));
+  if (out && mid >= first && mid < last) {
+    IPSO_TRY(enqueue_iterations(g, first, mid));
+    /* The messages out read the swarms after MID: queued_t says so. */
+    g->queued_t = mid;
+    IPSO_TRY(out(ctx));
+    g->s.hist = st->d_hist + (mid + 1 - first);
+    IPSO_TRY(enqueue_iterations(g, mid + 1, last));
+    g->s.hist = st->d_hist;
   } else {
-    for (long long t = first; t <= last; t++) {
-      if (p->ring)
-        IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, islands, block, p->pdl, g->s, g->N, g->stream));
-      if (p->clpso)
-        IPSO_CHECK_CUDA(ipso_launch_exemplar(&g->k, islands, block, p->pdl, g->s, g->N, t,
-                                             g->d_learn, g->stream));
-      IPSO_CHECK_CUDA(ipso_launch_step(&g->k, (unsigned)p->blocks, islands, block, p->pdl, g->s, t,
-                                       first, g->stream));
-      if (p->variant != GPU_QUEUE_LOCK)
-        IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, islands, block, p->pdl, g->s, p->blocks, t, first,
-                                           0, g->stream));
-    }
+    IPSO_TRY(enqueue_iterations(g, first, last));
   }
   IPSO_CHECK_CUDA(cudaGetLastError());
   IPSO_CHECK_CUDA(cudaEventRecord(st->stop, g->stream));
@@ -307,6 +329,11 @@ static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
   g->queued_t = last;
   g->steps_pending++;
   return IPSO_OK;
+}
+
+static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
+{
+  return gpu_step_begin_out(b, first, last, -1, NULL, NULL);
 }
 
 static int gpu_step_end(struct backend *b, double *best)
@@ -393,6 +420,17 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
   forget_selection(g);
   IPSO_TRY(forget_attractors(g));
   IPSO_TRY(gpu_recompute_best(g, 0, g->count, 0));
+  /* The iteration the swarms continue from is not known here, and its next
+   * step reads the slot of that iteration's parity: the other slot holds
+   * the same best too (reduced again from the candidates just found, the
+   * slot of g->t left as it is), so a restart at an odd iteration reads it
+   * as one at an even one does. */
+  if (!g->plan.relaxed) {
+    unsigned block = (unsigned)g->plan.map.block;
+    int nslots = (int)((g->N + block - 1) / block);
+    IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, (unsigned)g->count, block, 0, gpu_island_view(g, 0),
+                                       nslots, g->t + 1, g->t + 1, 0, g->stream));
+  }
   return read_last_bests(g);
 }
 
@@ -444,6 +482,7 @@ static const struct backend_ops gpu_ops = {
     .step = gpu_step,
     .step_begin = gpu_step_begin,
     .step_end = gpu_step_end,
+    .step_begin_out = gpu_step_begin_out,
     .best = gpu_best,
     .pack_migrants = gpu_pack,
     .unpack_migrants = gpu_unpack,

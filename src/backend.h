@@ -96,6 +96,13 @@ struct backend_ops {
    * their history). */
   int (*step_begin)(struct backend *b, int64_t first, int64_t last);
   int (*step_end)(struct backend *b, double *best);
+  /* Optional (with step_begin): step_begin with a migration's messages out
+   * after iteration MID (FIRST <= MID < LAST) inside the iterations: OUT(CTX)
+   * is called once iterations FIRST..MID are enqueued and enqueues the
+   * messages out (migration.lead: one slice and one history for the
+   * iterations on both sides of them). */
+  int (*step_begin_out)(struct backend *b, int64_t first, int64_t last, int64_t mid,
+                        int (*out)(void *ctx), void *ctx);
   /* Island K's best particle, position included. */
   int (*best)(struct backend *b, int k, struct island_best *out);
   /* Copies island K's COUNT best personal bests (best first; position
@@ -149,11 +156,11 @@ struct backend_ops {
   int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,
                     const int64_t *replace, const double *const remote[2]);
   int (*migrate_sent)(struct backend *b, double *sent);
-  /* Optional, with the mailbox (NULL: migrate_in posts them): the edge
-   * islands' messages of the last migrate_out posted in the neighbours'
-   * regions now, in the device's order, for the migrate_in on LINKS links
-   * that follows (migration.lead: the messages travel while the islands
-   * compute). */
+  /* Optional, with the mailbox (NULL: migrate_in posts them): the next
+   * migrate_out posts the edge islands' messages in the neighbours'
+   * regions as it selects them, in the device's order, for the migrate_in
+   * on LINKS links that follows (migration.lead: the messages travel while
+   * the islands compute). */
   int (*migrate_post)(struct backend *b, int count, int links);
   /* Optional, both or neither (NULL: the edges go through the host, EDGE
    * and REMOTE above): where every rank runs on one node, the devices

@@ -144,21 +144,44 @@ static int cpu_step(struct backend *b, int64_t first, int64_t last, double *best
  * solver's loop that the GPU runs (a slice begun ahead, the migrants in
  * behind the messages out; IPSO_CPU_HALVES=1): step_begin computes the
  * iterations at once, step_end hands back the oldest step's history. */
-static int cpu_step_begin(struct backend *b, int64_t first, int64_t last)
+static int cpu_step_begin_out(struct backend *b, int64_t first, int64_t last, int64_t mid,
+                              int (*out)(void *ctx), void *ctx)
 {
   struct cpu_backend *cb = b->impl;
   if (cb->pending == 2) return IPSO_FAIL("cpu", "two steps begun and not ended");
   struct cpu_step *st = &cb->steps[(cb->oldest + cb->pending) % 2];
-  st->n = (size_t)(last - first + 1) * (size_t)cb->count;
-  if (st->n > st->cap) {
-    double *p = realloc(st->best, st->n * sizeof *p);
+  size_t n = (size_t)(last - first + 1), K = (size_t)cb->count;
+  st->n = n * K;
+  if (2 * st->n > st->cap) {
+    /* Room for the history and, behind it, its two parts. */
+    double *p = realloc(st->best, 2 * st->n * sizeof *p);
     if (!p) return IPSO_FAIL("cpu", "out of memory");
     st->best = p;
-    st->cap = st->n;
+    st->cap = 2 * st->n;
   }
-  IPSO_TRY(cpu_step(b, first, last, st->best));
+  if (out && mid >= first && mid < last) {
+    /* FIRST..MID, the messages out, MID + 1..LAST: each part's history
+     * [K, part] behind the buffer's first half, then island by island into
+     * it as one step's [K, n]. */
+    size_t n1 = (size_t)(mid - first + 1), n2 = n - n1;
+    double *a = st->best + st->n, *c = a + n1 * K;
+    IPSO_TRY(cpu_step(b, first, mid, a));
+    IPSO_TRY(out(ctx));
+    IPSO_TRY(cpu_step(b, mid + 1, last, c));
+    for (size_t k = 0; k < K; k++) {
+      memcpy(st->best + k * n, a + k * n1, n1 * sizeof(double));
+      memcpy(st->best + k * n + n1, c + k * n2, n2 * sizeof(double));
+    }
+  } else {
+    IPSO_TRY(cpu_step(b, first, last, st->best));
+  }
   cb->pending++;
   return IPSO_OK;
+}
+
+static int cpu_step_begin(struct backend *b, int64_t first, int64_t last)
+{
+  return cpu_step_begin_out(b, first, last, -1, NULL, NULL);
 }
 
 static int cpu_step_end(struct backend *b, double *best)
@@ -411,6 +434,7 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     cpu_ops_halves = cpu_ops;
     cpu_ops_halves.step_begin = cpu_step_begin;
     cpu_ops_halves.step_end = cpu_step_end;
+    cpu_ops_halves.step_begin_out = cpu_step_begin_out;
     b->ops = &cpu_ops_halves;
   }
   b->setup = *setup;

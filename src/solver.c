@@ -49,7 +49,7 @@ static int64_t next_segment_end(const struct solver *s, int64_t t)
                             s->out ? cfg->output.snapshot_interval : 0,
                             cfg->output.checkpoint_interval},
                            s->opt->check_invariants,
-                           s->links ? cfg->migration.lead : 0};
+                           s->links && !s->b.ops->step_begin_out ? cfg->migration.lead : 0};
   return segment_end(&p, t);
 }
 
@@ -453,11 +453,25 @@ static int prepare_last_rows(struct solver *s, int64_t first, int64_t last)
  * what follows it on the device: a migration's messages out (OUT: of the
  * migration at LAST, or with migration.lead at LAST + lead) and its
  * migrants in (IN: of the migration at LAST), with AHEAD enqueued behind
- * the iterations before they are computed. */
+ * the iterations before they are computed. MID (-1: none): with a lead,
+ * where the backend enqueues them inside a slice (step_begin_out), the
+ * iteration FIRST <= MID < LAST after which the messages of the migration
+ * at MID + lead go out. */
 struct slice {
-  int64_t first, last, end;
+  int64_t first, last, end, mid;
   int out, in, ahead;
 };
+
+/* Whether slice C's migrants in may be enqueued behind its iterations
+ * before they are computed, once the edges are there: nothing before them
+ * reads the islands (the result, a target's stop, relaxed mode's
+ * history). */
+static int in_ahead_ok(const struct solver *s, const struct slice *c)
+{
+  const struct ipso_config *cfg = s->cfg;
+  return c->in && s->b.ops->step_begin && c->last != cfg->run.max_iterations &&
+         !cfg->run.has_target && cfg->swarm.sync == IPSO_SYNC_STRICT;
+}
 
 /* Whether migrants are in flight after iteration s->t: their messages went
  * out (migration.lead iterations before the migration) and are not yet
@@ -488,9 +502,14 @@ static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length
   int at_end = s->links && c.last == c.end;
   c.out = at_end && (c.last + lead) % every == 0 && c.last + lead <= max_it;
   c.in = at_end && c.last % every == 0;
+  c.mid = -1;
+  if (s->links && lead > 0 && s->b.ops->step_begin_out) {
+    /* The first iteration from FIRST on that is LEAD before a migration. */
+    int64_t x = (c.first - 1 + lead) / every * every + every - lead;
+    if (x < c.last && x + lead <= max_it) c.mid = x;
+  }
   int edges = s->size == 1 || s->mailbox || (s->out_for == c.last && s->exchanged);
-  c.ahead = c.in && s->b.ops->step_begin && edges && c.last != max_it && !cfg->run.has_target &&
-            cfg->swarm.sync == IPSO_SYNC_STRICT;
+  c.ahead = edges && in_ahead_ok(s, &c);
   return c;
 }
 
@@ -499,10 +518,26 @@ static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length
  * device selects while the host reads the history, and ahead the migrants
  * in. The iterations first: the migration's calls may wait for the
  * previous one's. */
+struct mid_out {
+  struct solver *s;
+  int64_t t; /* the migration's iteration */
+};
+
+static int mid_out(void *ctx)
+{
+  struct mid_out *m = ctx;
+  return solver_migrate_out(m->s, m->t);
+}
+
 static int begin_slice(struct solver *s, const struct slice *c)
 {
   if (!s->b.ops->step_begin) return IPSO_OK;
-  IPSO_TRY(s->b.ops->step_begin(&s->b, c->first, c->last));
+  if (c->mid >= 0) {
+    struct mid_out m = {s, c->mid + s->cfg->migration.lead};
+    IPSO_TRY(s->b.ops->step_begin_out(&s->b, c->first, c->last, c->mid, mid_out, &m));
+  } else {
+    IPSO_TRY(s->b.ops->step_begin(&s->b, c->first, c->last));
+  }
   if (c->out) IPSO_TRY(solver_migrate_out(s, c->last + s->cfg->migration.lead));
   if (c->ahead) IPSO_TRY(solver_migrate_in(s, c->last));
   return IPSO_OK;
@@ -564,6 +599,14 @@ static int iterate(struct solver *s)
     } else {
       cur = plan_slice(s, s->t, slice);
       IPSO_TRY(begin_slice(s, &cur));
+    }
+    /* Messages out inside the slice on their way through the host: sent
+     * once the device has selected them, while the slice's last
+     * iterations compute, and the migrants in enqueued behind it. */
+    if (cur.mid >= 0 && s->rx && in_ahead_ok(s, &cur) && !cur.ahead) {
+      IPSO_TRY(solver_migrate_exchange(s));
+      IPSO_TRY(solver_migrate_in(s, cur.last));
+      cur.ahead = 1;
     }
     int64_t first = cur.first, last = cur.last, end = cur.end;
     /* The host's work for the run's last slice (the GPU's: while it
