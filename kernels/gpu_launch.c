@@ -210,10 +210,11 @@ cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
                                  struct swarm_ptrs s, int count, long long *d_sel, void *d_sel_cost,
                                  void *d_msg, void *d_edge_rows, void *d_edge_cost, int victims,
-                                 long long *d_vsel, void *d_vcost, cudaStream_t stream)
+                                 long long *d_vsel, void *d_vcost, struct mailbox mb,
+                                 cudaStream_t stream)
 {
   void *args[] = {&s,           &count,       &d_sel,   &d_sel_cost, &d_msg,
-                  &d_edge_rows, &d_edge_cost, &victims, &d_vsel,     &d_vcost};
+                  &d_edge_rows, &d_edge_cost, &victims, &d_vsel,     &d_vcost, &mb};
   return cudaLaunchKernel((const void *)k->emigrate, dim3_of(islands), dim3_of(block), args, 0,
                           stream);
 }

@@ -101,11 +101,12 @@ cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, st
                                void *d_edge_rows, void *d_edge_cost, cudaStream_t stream);
 /* Every island's message out, and with VICTIMS > 0 its victims, in one
  * launch of ISLANDS blocks of BLOCK threads (emigrate_kernel; its
- * arguments as there). */
+ * arguments as there; MB.seq 0: nothing posted). */
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
                                  struct swarm_ptrs s, int count, long long *d_sel, void *d_sel_cost,
                                  void *d_msg, void *d_edge_rows, void *d_edge_cost, int victims,
-                                 long long *d_vsel, void *d_vcost, cudaStream_t stream);
+                                 long long *d_vsel, void *d_vcost, struct mailbox mb,
+                                 cudaStream_t stream);
 /* One migration of all ISLANDS islands of S on the device (migrate_kernel,
  * one block of BLOCK threads per island, the new bests of iteration T of
  * the islands that took migrants included; its arguments as there). */

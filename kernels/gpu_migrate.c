@@ -579,6 +579,14 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   if (g->mb_own) edge = NULL;
   void *erows = edge ? g->d_hmig + L.edge_rows : NULL;
   void *ecost = edge ? g->d_hmig + L.edge_costs : NULL;
+  /* Posted with the selection where gpu_migrate_post asked for it. */
+  struct mailbox post;
+  memset(&post, 0, sizeof post);
+  if (g->post_links && g->mb_own) {
+    const void *rmsg[2], *rcost[2];
+    post = mailbox_of(g, g->post_links, g->mb_seq + 1, rmsg, rcost);
+  }
+  g->post_links = 0;
   if (select) {
     long long *sel = (long long *)(h + L.select);
     for (size_t i = 0; i < K * c; i++) sel[i] = select[i];
@@ -592,12 +600,17 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
     g->vpre = victims > 0 && victims <= 2 * count ? victims : 0;
     IPSO_CHECK_CUDA(ipso_launch_emigrate(&g->k, (unsigned)K, (unsigned)g->plan.map.block, g->s,
                                          count, g->d_msel, g->d_mcost, g->d_msg, erows, ecost,
-                                         g->vpre, g->d_vsel, g->d_vcost, g->stream));
+                                         g->vpre, g->d_vsel, g->d_vcost, post, g->stream));
   } else {
     IPSO_TRY(select_into(g, 0, count, g->d_msel, g->d_mcost));
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg, NULL,
                                        erows, ecost, g->stream));
   }
+  /* The emigrate kernel posted them itself. */
+  if (post.seq && (select || pick_blocks(g) != 1))
+    IPSO_CHECK_CUDA(ipso_launch_post(&g->k, (unsigned)g->plan.map.block, g->d_msg, g->d_mcost,
+                                     g->count, count, post, g->stream));
+  if (post.seq) g->mb_posted = post.seq;
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[0], g->stream));
   g->packed = g->victims = 0;
   /* The victims now, for migrate_in: the device chooses them while the
@@ -726,11 +739,7 @@ int gpu_migrate_post(struct backend *b, int count, int links)
   if (count != g->mb_count)
     return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
                      g->mb_count);
-  const void *rmsg[2], *rcost[2];
-  struct mailbox mb = mailbox_of(g, links, g->mb_seq + 1, rmsg, rcost);
-  IPSO_CHECK_CUDA(ipso_launch_post(&g->k, (unsigned)g->plan.map.block, g->d_msg, g->d_mcost,
-                                   g->count, count, mb, g->stream));
-  g->mb_posted = g->mb_seq + 1;
+  g->post_links = links;
   return IPSO_OK;
 }
 

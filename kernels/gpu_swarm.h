@@ -74,7 +74,8 @@ struct gpu_swarm {
   void *mb_dev, *mb_opened[2], *mb_registered;
   int mb_count, mb_ranks;
   unsigned long long mb_seq;
-  unsigned long long mb_posted; /* the last migration whose edges gpu_migrate_post posted */
+  unsigned long long mb_posted; /* the last migration whose edges migrate_out posted */
+  int post_links; /* > 0: the next migrate_out posts its edges for LINKS links (migrate_post) */
   /* [IPSO_MAILBOX_STAMPS * 4] the handshake's stamps (mailbox.stamps;
    * NULL: none) */
   unsigned long long *mb_stamps;

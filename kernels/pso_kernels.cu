@@ -622,17 +622,72 @@ __device__ void edge_out(real *edge_rows, real *edge_cost, bool first, bool last
   if (d == 0 && last) edge_cost[count + m] = pc;
 }
 
+/* A mailbox flag (this or a neighbour's device memory, or node-shared host
+ * memory), read and written in the order of the whole system: the other
+ * ranks' devices read and write it. */
+__device__ unsigned long long ld_acquire_sys(const unsigned long long *p)
+{
+  unsigned long long v;
+  asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ void st_release_sys(unsigned long long *p, unsigned long long v)
+{
+  asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* The GPU's clock in nanoseconds. */
+__device__ unsigned long long gpu_clock_ns()
+{
+  unsigned long long v;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(v));
+  return v;
+}
+
+/* Thread 0: spins until *FLAG reaches AT_LEAST. */
+__device__ void wait_for(const unsigned long long *flag, unsigned long long at_least)
+{
+  while (ld_acquire_sys(flag) < at_least) __nanosleep(32);
+}
+
+/* The block of an edge island posts its message (ROWS, COST: its slot of
+ * MSG) as message E into the receiver's region: where the receiver's mark
+ * is not implied, once it has read the message this slot held two
+ * migrations ago; the rows and costs, then the flag, released at the
+ * system's scope. */
+__device__ void post_edge(const mailbox &mb, int e, const real *rows, const real *cost, int count)
+{
+  if (!mb.out_rows[e]) return;
+  if (mb.taken_by[e]) {
+    if (threadIdx.x == 0 && mb.seq > 2) wait_for(mb.taken_by[e], mb.seq - 2);
+    __syncthreads();
+  }
+  real *out = mb.out_rows[e];
+  for (long long i = threadIdx.x; i < (long long)count * IPSO_PITCH; i += blockDim.x)
+    out[i] = rows[i];
+  for (int m = threadIdx.x; m < count; m += blockDim.x) mb.out_cost[e][m] = cost[m];
+  __syncthreads();
+  /* The block's writes come before the barrier, and the flag's release
+   * (system scope, cumulative over them) orders them before the flag for
+   * the receiver's acquire; a separate fence of the system (fence.sc) before
+   * it cost 0.7 us per post. */
+  if (threadIdx.x == 0) st_release_sys(mb.out_ready[e], mb.seq);
+}
+
 /* Every island's message out in one block (island blockIdx.x) where the
  * island fits one selection chunk: its COUNT best personal bests as
  * select_kernel picks them (into SEL, SEL_COST at [k * count]), their rows
  * as gather_kernel copies them (into MSG at [k * count * IPSO_PITCH], the
  * first and last island's also into EDGE_ROWS and EDGE_COST, mapped host
- * memory, NULL: none), then with VICTIMS > 0 its VICTIMS worst (into VSEL,
- * VCOST at [k * victims]). The same picks as select_kernel and the same
+ * memory, NULL: none; with MB.seq > 0 posted in the neighbours' mailbox
+ * regions as migrate_kernel posts them), then with VICTIMS > 0 its VICTIMS
+ * worst (into VSEL, VCOST at [k * victims]). The same picks as select_kernel and the same
  * rows as gather_kernel, in one launch instead of three. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     emigrate_kernel(swarm_ptrs s, int count, long long *sel, real *sel_cost, real *msg,
-                    real *edge_rows, real *edge_cost, int victims, long long *vsel, real *vcost)
+                    real *edge_rows, real *edge_cost, int victims, long long *vsel, real *vcost,
+                    mailbox mb)
 {
   __shared__ block_shared sh;
   __shared__ real last_c;
@@ -649,6 +704,13 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     real r = s.p[(size_t)sel[m] * IPSO_PITCH + d];
     msg[e] = r;
     if (first || last) edge_out(edge_rows, edge_cost, first, last, count, e, m, d, r, sel_cost[m]);
+  }
+  /* Ahead of the migration (MB.seq > 0): the edge islands post their
+   * messages in the neighbours' mailbox regions now, as post_kernel would. */
+  if (mb.seq && (k == 0 || k == (int)gridDim.x - 1)) {
+    __syncthreads();
+    if (k == 0) post_edge(mb, 0, msg, sel_cost, count);
+    if (k == (int)gridDim.x - 1) post_edge(mb, 1, msg, sel_cost, count);
   }
   if (victims > 0)
     select_block(s.pcost, NULL, 0, K.n, 1, victims, vsel + (size_t)k * (size_t)victims,
@@ -718,59 +780,6 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
       if (s.pnew) s.pnew[i] = 1;
     }
   }
-}
-
-/* A mailbox flag (this or a neighbour's device memory, or node-shared host
- * memory), read and written in the order of the whole system: the other
- * ranks' devices read and write it. */
-__device__ unsigned long long ld_acquire_sys(const unsigned long long *p)
-{
-  unsigned long long v;
-  asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ void st_release_sys(unsigned long long *p, unsigned long long v)
-{
-  asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-/* The GPU's clock in nanoseconds. */
-__device__ unsigned long long gpu_clock_ns()
-{
-  unsigned long long v;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(v));
-  return v;
-}
-
-/* Thread 0: spins until *FLAG reaches AT_LEAST. */
-__device__ void wait_for(const unsigned long long *flag, unsigned long long at_least)
-{
-  while (ld_acquire_sys(flag) < at_least) __nanosleep(32);
-}
-
-/* The block of an edge island posts its message (ROWS, COST: its slot of
- * MSG) as message E into the receiver's region: where the receiver's mark
- * is not implied, once it has read the message this slot held two
- * migrations ago; the rows and costs, then the flag, released at the
- * system's scope. */
-__device__ void post_edge(const mailbox &mb, int e, const real *rows, const real *cost, int count)
-{
-  if (!mb.out_rows[e]) return;
-  if (mb.taken_by[e]) {
-    if (threadIdx.x == 0 && mb.seq > 2) wait_for(mb.taken_by[e], mb.seq - 2);
-    __syncthreads();
-  }
-  real *out = mb.out_rows[e];
-  for (long long i = threadIdx.x; i < (long long)count * IPSO_PITCH; i += blockDim.x)
-    out[i] = rows[i];
-  for (int m = threadIdx.x; m < count; m += blockDim.x) mb.out_cost[e][m] = cost[m];
-  __syncthreads();
-  /* The block's writes come before the barrier, and the flag's release
-   * (system scope, cumulative over them) orders them before the flag for
-   * the receiver's acquire; a separate fence of the system (fence.sc) before
-   * it cost 0.7 us per post. */
-  if (threadIdx.x == 0) st_release_sys(mb.out_ready[e], mb.seq);
 }
 
 /* The edge islands' messages of a migration posted in the neighbours'

@@ -307,15 +307,16 @@ int solver_migrate_out(struct solver *s, int64_t t)
    * worst are those of the migration's iteration. */
   int victims =
       cfg->migration.policy == IPSO_POLICY_REPLACE_WORST && cfg->migration.lead == 0 ? L * m : 0;
+  /* Ahead of the migration, the devices post the edge messages in the
+   * neighbours' mailboxes as they select them, so that they have arrived
+   * when taken in. */
+  if (cfg->migration.lead > 0 && s->mailbox && s->b.ops->migrate_post)
+    IPSO_TRY(s->b.ops->migrate_post(&s->b, m, L));
   IPSO_TRY(s->b.ops->migrate_out(&s->b, m,
                                  cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn,
                                  victims, s->rx ? edge : NULL));
   s->out_for = t;
   s->exchanged = 0;
-  /* Ahead of the migration, the devices post the edge messages in the
-   * neighbours' mailboxes now, so that they have arrived when taken in. */
-  if (cfg->migration.lead > 0 && s->mailbox && s->b.ops->migrate_post)
-    IPSO_TRY(s->b.ops->migrate_post(&s->b, m, L));
   return IPSO_OK;
 }
 
