@@ -18,7 +18,12 @@
 #    part in the time); every 10 with migration.lead = 5 (the messages
 #    posted 5 iterations before each migration, so that the GPUs do not
 #    wait for each other's), with and without the output file.
-# 3. Where a 2 x 32 run's migrations went on the GPUs: the handshake's
+# 3. Two processes of 1 rank x 32 at once, one on each GPU, with no MPI
+#    between them (each its own run): what running both GPUs of the
+#    machine costs a rank by itself (the slower one's in-run time against
+#    1 x 32 on GPU 0 alone), without migration and every 10 iterations,
+#    without the output file.
+# 4. Where a 2 x 32 run's migrations went on the GPUs: the handshake's
 #    stamps of one run (--timings), without and with the lead.
 #
 #   bash bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N]
@@ -86,7 +91,7 @@ echo "## Time per iteration ($iterations iterations, medians of $runs runs, in-r
 echo
 echo "| migration | 1 rank x 32 (GPU 0) | 1 rank x 32 (GPU 1) | 2 ranks x 32 (2 GPUs) | 2 x 32 / 1 x 32 (GPU 0) | 2 x 32 / 1 x 32 (the slower GPU) | 1 rank x 64 (GPU 0) | 2 x 32 / (1 x 64 / 2) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for row in 0 100 10 10-none 10-lead 10-lead-none; do
+for row in 0 0-none 100 10 10-none 10-lead 10-lead-none; do
   interval=${row%%-*}
   args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=$interval)
   case $row in *lead*) args+=(--set migration.lead=5) ;; esac
@@ -106,6 +111,32 @@ for row in 0 100 10 10-none 10-lead 10-lead-none; do
     "$(us "$r2")" "$(awk -v a="$r2" -v b="$r1" 'BEGIN {printf "%.3f", a / b}')" \
     "$(awk -v a="$r2" -v b="$r1" -v c="$r1b" 'BEGIN {printf "%.3f", a / (b > c ? b : c)}')" \
     "$(us "$r64")" "$(awk -v a="$r2" -v b="$r64" 'BEGIN {printf "%.3f", a / (b / 2)}')"
+done
+
+echo
+echo "## Two processes of 1 rank x 32 at once, GPUs 0 and 1, no output file (medians of $runs)"
+echo
+# pair_one ARGS...: both processes at once; prints the slower one's in-run time.
+pair_one() {
+  mkdir -p p0 p1
+  (cd p0 && CUDA_VISIBLE_DEVICES=0 "$bin/islandpso" "$@" >out.log 2>&1) &
+  (cd p1 && CUDA_VISIBLE_DEVICES=1 "$bin/islandpso" "$@" >out.log 2>&1) &
+  wait
+  cat p0/out.log p1/out.log | awk '/^ *time +[0-9.]+ s/ {if ($2 > m) m = $2} END {print m + 0}'
+}
+echo "| migration | 1 x 32 alone (GPU 0) | both at once (the slower) | at once / alone |"
+echo "|---|---:|---:|---:|"
+for interval in 0 10; do
+  args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=$interval
+    --set run.islands=32 --set 'run.output=""')
+  launch=(env CUDA_VISIBLE_DEVICES=0)
+  read -r _ alone < <(run_medians "${args[@]}")
+  pair_one "${args[@]}" >/dev/null
+  both=$(for _ in $(seq "$runs"); do pair_one "${args[@]}"; done | median)
+  label=$([ "$interval" = 0 ] && echo "off" || echo "every $interval")
+  us() { awk -v r="$1" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}'; }
+  printf "| %s | %s | %s | %s |\n" "$label" "$(us "$alone")" "$(us "$both")" \
+    "$(awk -v a="$both" -v b="$alone" 'BEGIN {printf "%.3f", a / b}')"
 done
 
 echo

@@ -424,12 +424,14 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
    * step reads the slot of that iteration's parity: the other slot holds
    * the same best too (reduced again from the candidates just found, the
    * slot of g->t left as it is), so a restart at an odd iteration reads it
-   * as one at an even one does. */
+   * as one at an even one does. It is tagged as iteration g->t - 1, an
+   * older one: the step that writes that slot next still finds it stale,
+   * brings it forward and records its history entry. */
   if (!g->plan.relaxed) {
     unsigned block = (unsigned)g->plan.map.block;
     int nslots = (int)((g->N + block - 1) / block);
     IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, (unsigned)g->count, block, 0, gpu_island_view(g, 0),
-                                       nslots, g->t + 1, g->t + 1, 0, g->stream));
+                                       nslots, g->t - 1, g->t - 1, 0, g->stream));
   }
   return read_last_bests(g);
 }
