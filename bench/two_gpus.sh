@@ -25,20 +25,29 @@
 #    without the output file.
 # 4. Where a 2 x 32 run's migrations went on the GPUs: the handshake's
 #    stamps of one run (--timings), without and with the lead.
+# 5. What one rank pays for being one of two, without migration and
+#    without the output file: 1 x 32 on GPU 0 as a process alone (its
+#    driver sees GPU 0 only), seeing both GPUs (IPSO_GPU_MASK=0, as the two
+#    ranks do), and as the one rank of `mpirun -np 1`, against 2 x 32 (each
+#    rank seeing both GPUs, the default, and only its own: IPSO_GPU_MASK=1).
 #
-#   bash bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N]
+#   bash bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N] [--only ranks]
+#
+# --only ranks: section 5 alone.
 #
 # DIR holds islandpso (default build-gpu). Markdown on stdout.
 set -uo pipefail
 runs=5
 bindir=build-gpu
 iterations=2000
+only=
 while [ $# -gt 0 ]; do
   case $1 in
   --runs) runs=$2; shift ;;
   --bin) bindir=$2; shift ;;
   --iterations) iterations=$2; shift ;;
-  *) echo "usage: bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N]" >&2; exit 2 ;;
+  --only) only=$2; shift ;;
+  *) echo "usage: bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N] [--only ranks]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -59,6 +68,59 @@ mpi=(mpirun --bind-to none --oversubscribe)
 . "$src/bench/run_lib.sh"
 config=$src/configs/rastrigin_30d_float.toml
 common=(--backend gpu --overwrite --set swarm.particles=1024 --set 'output.checkpoint=""')
+
+# ranks_section: section 5.
+ranks_section() {
+  echo
+  echo "## One rank of two: 1 x 32 without migration and output ($iterations iterations, medians of $runs)"
+  echo
+  local args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=0
+    --set 'run.output=""')
+  local alone both np1 two own
+  launch=(env CUDA_VISIBLE_DEVICES=0)
+  read -r _ alone < <(run_medians "${args[@]}" --set run.islands=32)
+  launch=(env CUDA_VISIBLE_DEVICES=0,1 IPSO_GPU_MASK=0)
+  read -r _ both < <(run_medians "${args[@]}" --set run.islands=32)
+  launch=("${mpi[@]}" -np 1)
+  read -r _ np1 < <(run_medians "${args[@]}" --set run.islands=32)
+  launch=("${mpi[@]}" -np 2)
+  read -r _ two < <(run_medians "${args[@]}" --set run.islands=64)
+  launch=("${mpi[@]}" -np 2 -x IPSO_GPU_MASK=1)
+  read -r _ own < <(run_medians "${args[@]}" --set run.islands=64)
+  echo "| run | in-run per iteration | against the process alone |"
+  echo "|---|---:|---:|"
+  local name r
+  for name in "1 x 32, a process alone (sees GPU 0)|$alone" "1 x 32, a process seeing both GPUs|$both" \
+    "1 x 32, mpirun -np 1|$np1" "2 x 32, mpirun -np 2|$two" \
+    "2 x 32, mpirun -np 2, each rank seeing its own GPU (IPSO_GPU_MASK=1)|$own"; do
+    r=${name#*|}
+    printf "| %s | %s | %s |\n" "${name%%|*}" "$(awk -v r="$r" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}')" \
+      "$(awk -v a="$r" -v b="$alone" 'BEGIN {printf "%.3f", a / b}')"
+  done
+  echo
+  echo "Every 10 iterations with migration.lead = 5, no output file:"
+  echo
+  args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=10
+    --set migration.lead=5 --set 'run.output=""')
+  launch=(env CUDA_VISIBLE_DEVICES=0)
+  read -r _ alone < <(run_medians "${args[@]}" --set run.islands=32)
+  launch=("${mpi[@]}" -np 2)
+  read -r _ two < <(run_medians "${args[@]}" --set run.islands=64)
+  launch=("${mpi[@]}" -np 2 -x IPSO_GPU_MASK=1)
+  read -r _ own < <(run_medians "${args[@]}" --set run.islands=64)
+  echo "| run | in-run per iteration | against 1 x 32 alone |"
+  echo "|---|---:|---:|"
+  for name in "1 x 32, a process alone|$alone" "2 x 32, mpirun -np 2|$two" \
+    "2 x 32, mpirun -np 2, IPSO_GPU_MASK=1|$own"; do
+    r=${name#*|}
+    printf "| %s | %s | %s |\n" "${name%%|*}" "$(awk -v r="$r" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}')" \
+      "$(awk -v a="$r" -v b="$alone" 'BEGIN {printf "%.3f", a / b}')"
+  done
+}
+if [ "$only" = ranks ]; then
+  ranks_section
+  exit 0
+fi
 
 echo
 echo "## Same result: 1 rank x 64 islands (one GPU) and 2 ranks x 32 (two GPUs)"
@@ -150,4 +212,5 @@ for lead in 0 5; do
     --set migration.interval=10 --set migration.lead=$lead --set run.islands=64 --timings 2>&1 |
     sed -n '/handshake on the GPUs/,/^islandpso: finished/p' | grep -v "^islandpso: finished" | sed 's/^/    /'
 done
+ranks_section
 exit $status

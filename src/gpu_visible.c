@@ -244,13 +244,13 @@ int gpu_visible_choose(const char *visible, const struct gpu_visible_paths *path
 void gpu_visible_restrict(void)
 {
   struct gpu_visible v = {.shown = -1};
-  const char *off = getenv("IPSO_GPU_MASK");
-  int local_rank, local_size;
-  if (off && off[0] == '0') {
+  const char *mask = getenv("IPSO_GPU_MASK");
+  int local_rank, local_size, always = mask && strcmp(mask, "1") == 0;
+  if (mask && mask[0] == '0') {
     snprintf(v.why, sizeof v.why, "IPSO_GPU_MASK=0");
   } else if (gpu_visible_local_rank(&local_rank, &local_size) != 0 || local_size < 1) {
     snprintf(v.why, sizeof v.why, "the ranks on the node unknown");
-  } else if (local_size > 1) {
+  } else if (local_size > 1 && !always) {
     /* Ranks of one node open each other's GPU memory for the migrants,
      * and a GPU the process does not see costs more to open and to close
      * than it saves (BENCHMARKS.md). */

@@ -10,8 +10,10 @@
  * order, only where all are of one model and none is split by MIG).
  * Several ranks of one node keep every GPU visible: they open each other's
  * GPU memory for the migrants, which costs more for a GPU the process does
- * not see than it saves. IPSO_GPU_MASK=0 leaves the environment as it is.
- * No CUDA, no MPI. */
+ * not see than it saves. IPSO_GPU_MASK=0 leaves the environment as it is;
+ * IPSO_GPU_MASK=1 narrows it for ranks sharing a node too (a rank that
+ * sees two GPUs computes ~2% slower per iteration on the one it uses:
+ * BENCHMARKS.md). No CUDA, no MPI. */
 #ifndef IPSO_GPU_VISIBLE_H
 #define IPSO_GPU_VISIBLE_H
 
@@ -52,7 +54,8 @@ int gpu_visible_choose(const char *visible, const struct gpu_visible_paths *path
                        struct gpu_visible *out);
 
 /* Applies the choice to this process where it is alone on its node (unless
- * IPSO_GPU_MASK=0). Call before anything starts CUDA or a second thread. */
+ * IPSO_GPU_MASK=0; with IPSO_GPU_MASK=1 to every rank of the node). Call
+ * before anything starts CUDA or a second thread. */
 void gpu_visible_restrict(void);
 
 /* The GPU's number on its node as chosen above (for the device's

@@ -7,7 +7,8 @@
 # each, on GPUs 0 and 1): identical outputs and final checkpoints; the
 # checkpoint of the 2 ranks on 2 GPUs continues exactly on 1 rank and one
 # GPU; the single process's driver sees only its GPU (with
-# IPSO_GPU_MASK=0 both, to the same output), the two ranks' both. Skipped
+# IPSO_GPU_MASK=0 both, to the same output), the two ranks' both (with
+# IPSO_GPU_MASK=1 each its own, to the same output). Skipped
 # (77) without the GPU backend or with fewer than 2 GPUs.
 if ! "$IPSO_BIN" --version | grep -q "GPU backend: CUDA" ||
   ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
@@ -68,6 +69,18 @@ for policy in best random lead; do
       pass "IPSO_GPU_MASK=0: every GPU visible to the single process" ||
       { fail "IPSO_GPU_MASK=0: the visible GPUs"; grep -E "visible" all-visible/log; }
     same "IPSO_GPU_MASK=0: output identical" "one-$policy/$policy.h5" "all-visible/$policy.h5"
+  fi
+  if [ "$policy" = lead ]; then
+    # IPSO_GPU_MASK=1: each of the two ranks sees only its own GPU, and the
+    # GPUs still exchange the migrants in each other's memory.
+    mkdir own-gpu
+    (cd own-gpu && IPSO_GPU_MASK=1 mpi 2 "../$policy.toml" --timings >log 2>&1) ||
+      { fail "IPSO_GPU_MASK=1: 2 ranks exited $?"; tail -15 own-gpu/log; }
+    grep -q "visible GPUs: GPU-.* (gpu 0 of [0-9]*)" own-gpu/log &&
+      grep -q "migrants (GPU memory)" own-gpu/log &&
+      pass "IPSO_GPU_MASK=1: rank 0 sees only its GPU; the mailbox in GPU memory" ||
+      { fail "IPSO_GPU_MASK=1: visible GPUs or mailbox"; grep -E "visible|migrants" own-gpu/log; }
+    same "IPSO_GPU_MASK=1: output identical to 1 rank x 64" "one-$policy/$policy.h5" "own-gpu/$policy.h5"
   fi
   same "$policy: final checkpoints identical" "one-$policy/$policy.ckpt.h5" "two-$policy/$policy.ckpt.h5"
   # Cut at iteration 100 on 2 ranks and 2 GPUs, continued on 1 rank and one GPU.
