@@ -69,6 +69,28 @@ mpi=(mpirun --bind-to none --oversubscribe)
 config=$src/configs/rastrigin_30d_float.toml
 common=(--backend gpu --overwrite --set swarm.particles=1024 --set 'output.checkpoint=""')
 
+# ratio_rows BASE 'LABEL|SECONDS'...: a table row for each run, its
+# in-run time per iteration and its ratio to BASE seconds.
+ratio_rows() {
+  local base=$1 e r
+  shift
+  for e in "$@"; do
+    r=${e#*|}
+    printf "| %s | %s | %s |\n" "${e%%|*}" \
+      "$(awk -v r="$r" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}')" \
+      "$(awk -v a="$r" -v b="$base" 'BEGIN {printf "%.3f", a / b}')"
+  done
+}
+
+# inrun_of ISLANDS LAUNCHER...: the median in-run time of the caller's
+# ARGS with ISLANDS islands, launched by LAUNCHER.
+inrun_of() {
+  local n=$1
+  shift
+  launch=("$@")
+  run_medians "${args[@]}" --set run.islands="$n" | awk '{print $2}'
+}
+
 # ranks_section: section 5.
 ranks_section() {
   echo
@@ -77,45 +99,29 @@ ranks_section() {
   local args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=0
     --set 'run.output=""')
   local alone both np1 two own
-  launch=(env CUDA_VISIBLE_DEVICES=0)
-  read -r _ alone < <(run_medians "${args[@]}" --set run.islands=32)
-  launch=(env CUDA_VISIBLE_DEVICES=0,1 IPSO_GPU_MASK=0)
-  read -r _ both < <(run_medians "${args[@]}" --set run.islands=32)
-  launch=("${mpi[@]}" -np 1)
-  read -r _ np1 < <(run_medians "${args[@]}" --set run.islands=32)
-  launch=("${mpi[@]}" -np 2)
-  read -r _ two < <(run_medians "${args[@]}" --set run.islands=64)
-  launch=("${mpi[@]}" -np 2 -x IPSO_GPU_MASK=1)
-  read -r _ own < <(run_medians "${args[@]}" --set run.islands=64)
+  alone=$(inrun_of 32 env CUDA_VISIBLE_DEVICES=0)
+  both=$(inrun_of 32 env CUDA_VISIBLE_DEVICES=0,1 IPSO_GPU_MASK=0)
+  np1=$(inrun_of 32 "${mpi[@]}" -np 1)
+  two=$(inrun_of 64 "${mpi[@]}" -np 2)
+  own=$(inrun_of 64 "${mpi[@]}" -np 2 -x IPSO_GPU_MASK=1)
   echo "| run | in-run per iteration | against the process alone |"
   echo "|---|---:|---:|"
-  local name r
-  for name in "1 x 32, a process alone (sees GPU 0)|$alone" "1 x 32, a process seeing both GPUs|$both" \
-    "1 x 32, mpirun -np 1|$np1" "2 x 32, mpirun -np 2|$two" \
-    "2 x 32, mpirun -np 2, each rank seeing its own GPU (IPSO_GPU_MASK=1)|$own"; do
-    r=${name#*|}
-    printf "| %s | %s | %s |\n" "${name%%|*}" "$(awk -v r="$r" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}')" \
-      "$(awk -v a="$r" -v b="$alone" 'BEGIN {printf "%.3f", a / b}')"
-  done
+  ratio_rows "$alone" "1 x 32, a process alone (sees GPU 0)|$alone" \
+    "1 x 32, a process seeing both GPUs|$both" "1 x 32, mpirun -np 1|$np1" \
+    "2 x 32, mpirun -np 2|$two" \
+    "2 x 32, mpirun -np 2, each rank seeing its own GPU (IPSO_GPU_MASK=1)|$own"
   echo
   echo "Every 10 iterations with migration.lead = 5, no output file:"
   echo
   args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=10
     --set migration.lead=5 --set 'run.output=""')
-  launch=(env CUDA_VISIBLE_DEVICES=0)
-  read -r _ alone < <(run_medians "${args[@]}" --set run.islands=32)
-  launch=("${mpi[@]}" -np 2)
-  read -r _ two < <(run_medians "${args[@]}" --set run.islands=64)
-  launch=("${mpi[@]}" -np 2 -x IPSO_GPU_MASK=1)
-  read -r _ own < <(run_medians "${args[@]}" --set run.islands=64)
+  alone=$(inrun_of 32 env CUDA_VISIBLE_DEVICES=0)
+  two=$(inrun_of 64 "${mpi[@]}" -np 2)
+  own=$(inrun_of 64 "${mpi[@]}" -np 2 -x IPSO_GPU_MASK=1)
   echo "| run | in-run per iteration | against 1 x 32 alone |"
   echo "|---|---:|---:|"
-  for name in "1 x 32, a process alone|$alone" "2 x 32, mpirun -np 2|$two" \
-    "2 x 32, mpirun -np 2, IPSO_GPU_MASK=1|$own"; do
-    r=${name#*|}
-    printf "| %s | %s | %s |\n" "${name%%|*}" "$(awk -v r="$r" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}')" \
-      "$(awk -v a="$r" -v b="$alone" 'BEGIN {printf "%.3f", a / b}')"
-  done
+  ratio_rows "$alone" "1 x 32, a process alone|$alone" "2 x 32, mpirun -np 2|$two" \
+    "2 x 32, mpirun -np 2, IPSO_GPU_MASK=1|$own"
 }
 if [ "$only" = ranks ]; then
   ranks_section
