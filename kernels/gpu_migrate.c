@@ -666,7 +666,7 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
       return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
                        g->mb_count);
     mb = mailbox_of(g, links, ++g->mb_seq, rmsg, rcost);
-    /* Posted ahead (gpu_migrate_post): only read here. */
+    /* Posted ahead by migrate_out (gpu_migrate_post): only read here. */
     if (g->mb_posted == g->mb_seq) mb.out_rows[0] = mb.out_rows[1] = NULL;
   } else if (remote) {
     rmsg[0] = g->d_hmig + L.remote_rows;

@@ -513,14 +513,11 @@ static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length
   return c;
 }
 
-/* Enqueues slice C on the device (the GPU's halves; the CPU computes it in
- * step()): the iterations, then a migration's messages out, which the
- * device selects while the host reads the history, and ahead the migrants
- * in. The iterations first: the migration's calls may wait for the
- * previous one's. */
+/* The messages out of the migration at T, enqueued inside a slice
+ * (step_begin_out). */
 struct mid_out {
   struct solver *s;
-  int64_t t; /* the migration's iteration */
+  int64_t t;
 };
 
 static int mid_out(void *ctx)
@@ -529,6 +526,12 @@ static int mid_out(void *ctx)
   return solver_migrate_out(m->s, m->t);
 }
 
+/* Enqueues slice C on the device (the GPU's halves; the CPU computes it in
+ * step()): the iterations (with a lead's messages out among them, at
+ * C->mid), then a migration's messages out, which the device selects
+ * while the host reads the history, and ahead the migrants in. The
+ * iterations first: the migration's calls may wait for the previous
+ * one's. */
 static int begin_slice(struct solver *s, const struct slice *c)
 {
   if (!s->b.ops->step_begin) return IPSO_OK;
