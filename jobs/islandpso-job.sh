@@ -189,7 +189,10 @@ if [ "$restarts" -ge "$IPSO_MAX_REQUEUES" ]; then
 fi
 say "$(date '+%F %T') stopped early: requeueing job $SLURM_JOB_ID; the next start continues from the checkpoint"
 trap - USR1 TERM INT # the requeue ends this script
-if ! scontrol requeue "$SLURM_JOB_ID"; then
-  say "could not requeue (submitted with --no-requeue?). To continue: $again"
-fi
+# A busy controller may time out a request: asked again, up to three times.
+for wait_s in 1 2 4 0; do
+  scontrol requeue "$SLURM_JOB_ID" && exit 3
+  [ "$wait_s" -gt 0 ] && sleep "$wait_s"
+done
+say "could not requeue (submitted with --no-requeue?). To continue: $again"
 exit 3
