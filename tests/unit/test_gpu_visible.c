@@ -257,6 +257,11 @@ static void test_restrict(void)
   setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
   restrict_case("two ranks on the node", "GPU-aaaa,GPU-bbbb", "GPU-aaaa,GPU-bbbb", -1,
                 "visible GPUs: all (2 ranks on the node)");
+  /* IPSO_GPU_MASK=1: each rank of the node narrowed to its own GPU. */
+  setenv("IPSO_GPU_MASK", "1", 1);
+  restrict_case("two ranks, IPSO_GPU_MASK=1", "GPU-aaaa,GPU-bbbb", "GPU-bbbb", 1,
+                "visible GPUs: GPU-bbbb (gpu 1 of 2)");
+  unsetenv("IPSO_GPU_MASK");
   /* srun without the step's task list: how many share the node is unknown. */
   clear_launchers();
   setenv("SLURM_LOCALID", "0", 1);
