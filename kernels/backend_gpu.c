@@ -141,6 +141,12 @@ struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k)
   return v;
 }
 
+/* candidates_kernel's blocks: a particle per thread. */
+static int candidate_blocks(const struct gpu_swarm *g)
+{
+  return (int)((g->N + g->plan.map.block - 1) / g->plan.map.block);
+}
+
 /* Recomputes the global best of COUNT islands from island FIRST on from the
  * personal bests as they are, into the slot of iteration g->t (after init,
  * a load or a migration). */
@@ -148,11 +154,10 @@ int gpu_recompute_best(struct gpu_swarm *g, int first, int count, int from_init)
 {
   struct swarm_ptrs s = gpu_island_view(g, first);
   unsigned block = (unsigned)g->plan.map.block;
-  unsigned cand_blocks = (unsigned)((g->N + block - 1) / block);
   if (!from_init)
-    IPSO_CHECK_CUDA(
-        ipso_launch_candidates(&g->k, cand_blocks, (unsigned)count, block, s, g->stream));
-  int nslots = from_init ? g->plan.blocks : (int)cand_blocks;
+    IPSO_CHECK_CUDA(ipso_launch_candidates(&g->k, (unsigned)candidate_blocks(g), (unsigned)count,
+                                           block, s, g->stream));
+  int nslots = from_init ? g->plan.blocks : candidate_blocks(g);
   IPSO_CHECK_CUDA(
       ipso_launch_reduce(&g->k, (unsigned)count, block, 0, s, nslots, g->t, g->t, 1, g->stream));
   return IPSO_OK;
@@ -427,12 +432,10 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
    * as one at an even one does. It is tagged as iteration g->t - 1, an
    * older one: the step that writes that slot next still finds it stale,
    * brings it forward and records its history entry. */
-  if (!g->plan.relaxed) {
-    unsigned block = (unsigned)g->plan.map.block;
-    int nslots = (int)((g->N + block - 1) / block);
-    IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, (unsigned)g->count, block, 0, gpu_island_view(g, 0),
-                                       nslots, g->t - 1, g->t - 1, 0, g->stream));
-  }
+  if (!g->plan.relaxed)
+    IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, (unsigned)g->count, (unsigned)g->plan.map.block, 0,
+                                       gpu_island_view(g, 0), candidate_blocks(g), g->t - 1,
+                                       g->t - 1, 0, g->stream));
   return read_last_bests(g);
 }
 

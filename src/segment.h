@@ -35,6 +35,11 @@ int64_t segment_length(double updates, int64_t particles, int dims);
  * migration interval (where the messages go out). */
 int64_t segment_end(const struct segment_plan *p, int64_t t);
 
+/* With a migration every EVERY iterations and migration.lead LEAD > 0: the
+ * first iteration after T that is LEAD before a multiple of EVERY (where a
+ * migration's messages go out). */
+int64_t segment_next_lead(int64_t every, int64_t lead, int64_t t);
+
 /* Segments are computed in slices bounded by time, so that stop signals,
  * the time limit, time-based checkpoints and the watchdog are served
  * between slices however slow the objective; slices do not change the

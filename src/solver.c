@@ -504,13 +504,25 @@ static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length
   c.in = at_end && c.last % every == 0;
   c.mid = -1;
   if (s->links && lead > 0 && s->b.ops->step_begin_out) {
-    /* The first iteration from FIRST on that is LEAD before a migration. */
-    int64_t x = (c.first - 1 + lead) / every * every + every - lead;
+    int64_t x = segment_next_lead(every, lead, t);
     if (x < c.last && x + lead <= max_it) c.mid = x;
   }
   int edges = s->size == 1 || s->mailbox || (s->out_for == c.last && s->exchanged);
   c.ahead = edges && in_ahead_ok(s, &c);
   return c;
+}
+
+/* A lead's messages out, through the host: exchanged between the ranks at
+ * once, while the device computes, and where slice C (begun) ends at
+ * their migration, its migrants in enqueued behind it. */
+static int exchange_ahead(struct solver *s, struct slice *c)
+{
+  IPSO_TRY(solver_migrate_exchange(s));
+  if (c && !c->ahead && s->out_for == c->last && in_ahead_ok(s, c)) {
+    IPSO_TRY(solver_migrate_in(s, c->last));
+    c->ahead = 1;
+  }
+  return IPSO_OK;
 }
 
 /* The messages out of the migration at T, enqueued inside a slice
@@ -603,14 +615,9 @@ static int iterate(struct solver *s)
       cur = plan_slice(s, s->t, slice);
       IPSO_TRY(begin_slice(s, &cur));
     }
-    /* Messages out inside the slice on their way through the host: sent
-     * once the device has selected them, while the slice's last
-     * iterations compute, and the migrants in enqueued behind it. */
-    if (cur.mid >= 0 && s->rx && in_ahead_ok(s, &cur) && !cur.ahead) {
-      IPSO_TRY(solver_migrate_exchange(s));
-      IPSO_TRY(solver_migrate_in(s, cur.last));
-      cur.ahead = 1;
-    }
+    /* Messages out inside the slice: sent once the device has selected
+     * them, while the slice's last iterations compute. */
+    if (cur.mid >= 0 && s->rx) IPSO_TRY(exchange_ahead(s, &cur));
     int64_t first = cur.first, last = cur.last, end = cur.end;
     /* The host's work for the run's last slice (the GPU's: while it
      * computes; the CPU's: before). */
@@ -660,15 +667,9 @@ static int iterate(struct solver *s)
     int reached = s->target_iteration >= 0 && !done && segment_end && !in_flight(s);
     if (done || reached) IPSO_TRY(take_result(s));
     lap(s, LOOP_OUTPUT, &at);
-    if (cur.out && lead > 0) {
-      /* Messages out ahead of their migration: between the ranks now, while
-       * the next slice computes; its migrants in then go behind it. */
-      IPSO_TRY(solver_migrate_exchange(s));
-      if (have_next && next.in && !next.ahead && s->out_for == next.last) {
-        IPSO_TRY(solver_migrate_in(s, next.last));
-        next.ahead = 1;
-      }
-    }
+    /* Messages out ahead of their migration: while the next slice
+     * computes. */
+    if (cur.out && lead > 0) IPSO_TRY(exchange_ahead(s, have_next ? &next : NULL));
     if (cur.in) {
       if (!cur.ahead) IPSO_TRY(solver_migrate_in(s, s->t));
       if (!s->migrations++) s->first_migration = wall_seconds() - at;
