@@ -547,6 +547,7 @@ static int mid_out(void *ctx)
 static int begin_slice(struct solver *s, const struct slice *c)
 {
   if (!s->b.ops->step_begin) return IPSO_OK;
+  double t0 = wall_seconds();
   if (c->mid >= 0) {
     struct mid_out m = {s, c->mid + s->cfg->migration.lead};
     IPSO_TRY(s->b.ops->step_begin_out(&s->b, c->first, c->last, c->mid, mid_out, &m));
@@ -555,6 +556,7 @@ static int begin_slice(struct solver *s, const struct slice *c)
   }
   if (c->out) IPSO_TRY(solver_migrate_out(s, c->last + s->cfg->migration.lead));
   if (c->ahead) IPSO_TRY(solver_migrate_in(s, c->last));
+  s->enqueue_seconds += wall_seconds() - t0;
   return IPSO_OK;
 }
 
@@ -629,7 +631,9 @@ static int iterate(struct solver *s)
       s->ahead++;
     }
     if (s->b.ops->step_begin) {
+      double w = wall_seconds();
       IPSO_TRY(s->b.ops->step_end(&s->b, s->step_best));
+      s->device_wait += wall_seconds() - w;
     } else {
       IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
       if (cur.out) IPSO_TRY(solver_migrate_out(s, last + lead));
@@ -728,6 +732,13 @@ static int iterate(struct solver *s)
   return IPSO_OK;
 }
 
+/* A line of print_loop: SECONDS, its share of ALL, and per one of N. */
+static void print_phase(const char *what, double seconds, double all, int64_t n)
+{
+  printf("  %-34s %8.4f s  %5.1f%%  %8.1f us each\n", what, seconds,
+         all > 0 ? 100 * seconds / all : 0.0, n > 0 ? 1e6 * seconds / (double)n : 0.0);
+}
+
 /* Where the iterations' time went on rank 0's host (--timings). */
 static void print_loop(const struct solver *s)
 {
@@ -741,9 +752,13 @@ static void print_loop(const struct solver *s)
          (long long)s->slices, (long long)s->ahead, (long long)s->migrations);
   printf("  %-34s %8.4f s\n", "iteration 0 (history row, checks)", s->start_row);
   for (int i = 0; i < LOOP_PHASES; i++) {
-    int64_t per = i == LOOP_MIGRATE ? s->migrations : s->slices;
-    printf("  %-34s %8.4f s  %5.1f%%  %8.1f us each\n", what[i], s->loop[i],
-           all > 0 ? 100 * s->loop[i] / all : 0.0, per > 0 ? 1e6 * s->loop[i] / (double)per : 0.0);
+    print_phase(what[i], s->loop[i], all, i == LOOP_MIGRATE ? s->migrations : s->slices);
+    /* Where the device computes slices the host enqueued ahead: whether the
+     * host waited for it (the device the limit) or it for the host. */
+    if (i == LOOP_DEVICE && s->b.ops->step_begin) {
+      print_phase("  of them, waiting for the device", s->device_wait, all, s->slices);
+      print_phase("  of them, enqueueing slices", s->enqueue_seconds, all, s->slices);
+    }
   }
   if (s->migrations) {
     printf("  %-34s %8.1f us\n", "of the migrations, the first", 1e6 * s->first_migration);

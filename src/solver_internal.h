@@ -96,6 +96,9 @@ struct solver {
   int64_t slices, migrations, ahead; /* ahead: slices begun before the last one was read */
   double first_migration, start_row; /* seconds: the first migration, iteration 0's row */
   double exchange_seconds;           /* of the migrations: the edges waited for and exchanged */
+  double device_wait;                /* of the slices: the host waiting for the device */
+  double enqueue_seconds; /* of the slices: the host enqueueing them (and what that waits for: the
+                            last migration's costs for its log, gpu_migrate_sent) */
   double deadline;                   /* wall_seconds() by which to stop, or 0 */
   double last_checkpoint, checkpoint_cost, segment_cost;
   struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */
