@@ -31,14 +31,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$bindir" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-launch=()
 # shellcheck source=bench/run_lib.sh
 . "$src/bench/run_lib.sh"
+bench_scratch "$bindir"
+
+launch=()
 
 # measure LABEL ARGS...: warm-up, then RUNS runs; prints "LABEL WALL INRUN" medians.
 measure() {

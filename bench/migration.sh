@@ -26,16 +26,13 @@ while [ $# -gt 0 ]; do
   shift
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$bindir" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+# shellcheck source=bench/run_lib.sh
+. "$src/bench/run_lib.sh"
+bench_scratch "$bindir"
 iterations=2000
 
 launch=()
 [ "$np" -gt 1 ] && launch=(mpirun --oversubscribe -np "$np")
-# shellcheck source=bench/run_lib.sh
-. "$src/bench/run_lib.sh"
 
 echo "| migration | in-run time | per iteration | vs no migration | wall |"
 echo "|---|---:|---:|---:|---:|"

@@ -30,13 +30,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC2034 # run_lib.sh runs $bin/islandpso
-bin=$(cd "$bindir" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
 # shellcheck source=bench/run_lib.sh
 . "$src/bench/run_lib.sh"
+bench_scratch "$bindir"
 args=("$src/configs/rastrigin_30d_float.toml" --backend gpu --overwrite --set swarm.particles=1024
   --set 'output.checkpoint=""' --set 'run.output=""' --set run.max_iterations="$iterations")
 

@@ -1,10 +1,20 @@
 # Shared by the end-to-end benchmarks (bench/e2e.sh, bench/migration.sh,
-# bench/two_gpus.sh, bench/visible_gpus.sh):
-# one timed run of islandpso and the median of a column. The caller sets
-# $bin (the directory of islandpso), $runs, and optionally the array
-# $launch (a launcher such as mpirun and its options), and runs in a
-# scratch directory (out.log and runs.txt are written there).
+# bench/two_gpus.sh, bench/visible_gpus.sh, bench/pdl_islands.sh): their
+# scratch directory, one timed run of islandpso and the median of a column.
+# The caller sets $runs, and optionally the array $launch (a launcher such
+# as mpirun and its options), and runs in the scratch directory
+# (bench_scratch; out.log and runs.txt are written there).
 # shellcheck shell=bash disable=SC2154
+
+# bench_scratch DIR: $bin, the absolute path of DIR (where islandpso is),
+# and a scratch directory $work, the current one from now on, removed when
+# the script exits.
+bench_scratch() {
+  bin=$(cd "$1" && pwd) || exit 2
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  cd "$work" || exit 1
+}
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.6g\n", (v[NR/2]+v[NR/2+1])/2}'; }
 now() { date +%s.%N; }

@@ -52,10 +52,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$bindir" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+# shellcheck source=bench/run_lib.sh
+. "$src/bench/run_lib.sh"
+bench_scratch "$bindir"
 ngpu=$(nvidia-smi -L | wc -l)
 if [ "$ngpu" -lt 2 ]; then
   echo "two_gpus: $ngpu GPU(s) visible; two are needed" >&2
@@ -64,8 +63,6 @@ fi
 echo "two_gpus: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x$ngpu"
 mpi=(mpirun --bind-to none --oversubscribe)
 [ "$(id -u)" -ne 0 ] || mpi+=(--allow-run-as-root)
-# shellcheck source=bench/run_lib.sh
-. "$src/bench/run_lib.sh"
 config=$src/configs/rastrigin_30d_float.toml
 common=(--backend gpu --overwrite --set swarm.particles=1024 --set 'output.checkpoint=""')
 

@@ -25,22 +25,19 @@ while [ $# -gt 0 ]; do
   shift
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$bindir" && pwd)
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ "$ngpu" -lt 2 ]; then
   echo "visible_gpus: $ngpu GPU(s); a node of several is needed" >&2
   exit 2
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+# shellcheck source=bench/run_lib.sh
+. "$src/bench/run_lib.sh"
+bench_scratch "$bindir"
 mpi=(mpirun --bind-to none -np "$ngpu")
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 one=("$src/configs/rastrigin_30d_float.toml" --backend gpu --overwrite --timings
   --set run.max_iterations=1 --set 'run.output=""' --set 'output.checkpoint=""')
 
-# shellcheck source=bench/run_lib.sh
-. "$src/bench/run_lib.sh"
 
 # one KEY COMMAND...: runs it once; appends "WALL DRIVER CONTEXT FIRST" to KEY.txt.
 one() {
