@@ -569,11 +569,14 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
   return IPSO_OK;
 }
 
-/* The launch mode, from the device and the resident kernels' occupancy. */
+/* The launch mode, from the device and the kernels' occupancy. */
 static int plan_launch(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
 {
-  struct gpu_device_facts dev = {prop->major, prop->multiProcessorCount, 0, 0};
+  struct gpu_device_facts dev = {prop->major, prop->multiProcessorCount, 0, 0, 0};
   int block = g->plan.map.block;
+  if (g->plan.islands > 1)
+    IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &dev.per_sm_step, (const void *)g->k.step, block, 0));
   if (gpu_plan_resident_possible(&g->plan)) {
     IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &dev.per_sm, (const void *)g->k.res_grid, block, 0));
@@ -681,7 +684,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   timings_mark(g->prog.compile_seconds > 0 ? "GPU kernels compiled (NVRTC)" : "GPU kernels loaded");
   if (rc == IPSO_OK) rc = plan_launch(g, &prop);
   if (rc == IPSO_OK) {
-    char bus[32] = "?", forced[96], ring[48] = "", mode[96];
+    char bus[32] = "?", forced[104], ring[48] = "", mode[96];
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
     gpu_overrides_describe(o, forced, sizeof forced);
     if (g->plan.ring) snprintf(ring, sizeof ring, " ring k=%d", g->plan.neighbours);

@@ -35,6 +35,8 @@ struct gpu_overrides gpu_overrides_from_env(void)
   o.no_resident = env_is_zero("IPSO_GPU_RESIDENT");
   o.no_keep = env_is_zero("IPSO_GPU_KEEP");
   o.no_pdl = env_is_zero("IPSO_GPU_PDL");
+  const char *pdl = getenv("IPSO_GPU_PDL");
+  o.pdl = pdl && pdl[0] == '1';
   o.no_block = env_is_zero("IPSO_GPU_BLOCK");
   const char *bt = getenv("IPSO_GPU_BLOCK_THREADS");
   if (bt && (atoi(bt) == 512 || atoi(bt) == 1024)) o.blk_threads = atoi(bt); /* else ignored */
@@ -48,9 +50,9 @@ struct gpu_overrides gpu_overrides_from_env(void)
 
 const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, size_t n)
 {
-  snprintf(buf, n, "%s%s%s%s", o->no_resident ? " IPSO_GPU_RESIDENT=0" : "",
+  snprintf(buf, n, "%s%s%s%s%s", o->no_resident ? " IPSO_GPU_RESIDENT=0" : "",
            o->no_keep ? " IPSO_GPU_KEEP=0" : "", o->no_pdl ? " IPSO_GPU_PDL=0" : "",
-           o->no_block ? " IPSO_GPU_BLOCK=0" : "");
+           o->pdl ? " IPSO_GPU_PDL=1" : "", o->no_block ? " IPSO_GPU_BLOCK=0" : "");
   if (o->group) {
     size_t used = strlen(buf);
     snprintf(buf + used, n - used, " IPSO_GPU_GROUP=%d", o->group);
@@ -114,6 +116,24 @@ int gpu_plan_block_compiled(const struct gpu_plan *p)
   return p->map.blk_threads > 0;
 }
 
+/* Several islands of the global topology launched once per iteration use
+ * programmatic dependent launch only where the step's grid is more than
+ * one wave of the GPU (its blocks more than the multiprocessors hold at
+ * once). Measured in BENCHMARKS.md (1,024 particles of 30-D Rastrigin in
+ * float per island, 16 blocks each, 5 per multiprocessor on an H100):
+ * with it 64 islands were 9-10% faster, 32 were 4-9% slower without
+ * migration, 16 the same. Islands measured with it only keep it: a ring's or
+ * clpso's (another kernel between the steps), relaxed ones, and those of
+ * the queue and reduction variants (two launches per iteration). */
+static void plan_island_pdl(struct gpu_plan *p, const struct gpu_device_facts *dev)
+{
+  if (!p->pdl || p->overrides.pdl || p->islands < 2 || p->mode != GPU_MODE_STREAMING || p->ring ||
+      p->clpso || p->relaxed || p->variant != GPU_QUEUE_LOCK || dev->per_sm_step < 1)
+    return;
+  if ((long long)p->blocks * p->islands <= (long long)dev->per_sm_step * dev->multiprocessors)
+    p->pdl = 0;
+}
+
 /* The resident grid: every block must fit on the GPU at once. The one-block
  * kernel first, where it may run: its blocks (one per island) never wait
  * for each other, so any number of islands can run in waves. */
@@ -131,7 +151,10 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
     p->res_blocks = 1;
     return;
   }
-  if (!gpu_plan_resident_possible(p)) return;
+  if (!gpu_plan_resident_possible(p)) {
+    plan_island_pdl(p, dev);
+    return;
+  }
   if (p->islands > 1) {
     /* The islands' tiles side by side in one cooperative grid, one tile per
      * block, the state in registers: as one island of as many particles
@@ -143,6 +166,7 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
       p->keep = 1;
       p->res_blocks = (int)blocks;
     }
+    plan_island_pdl(p, dev);
     return;
   }
   int resident = dev->per_sm * dev->multiprocessors;

@@ -18,6 +18,8 @@ struct gpu_overrides {
   int no_resident; /* IPSO_GPU_RESIDENT=0: one launch per iteration always */
   int no_keep;     /* IPSO_GPU_KEEP=0: never the state in registers */
   int no_pdl;      /* IPSO_GPU_PDL=0: plain launches, no programmatic dependent launch */
+  int pdl;         /* IPSO_GPU_PDL=1: programmatic dependent launch wherever the device has it,
+                      also for islands that the plan would launch plainly */
   int no_block;    /* IPSO_GPU_BLOCK=0: never the one-block kernel (cluster or grid instead) */
   int blk_threads; /* IPSO_GPU_BLOCK_THREADS=T (512 or 1024): the one-block kernel in
                       at least T threads (fewer particles per thread) */
@@ -40,14 +42,15 @@ enum gpu_launch_mode {
 /* The step kernel that computes the global best. */
 enum gpu_variant { GPU_QUEUE_LOCK, GPU_QUEUE, GPU_REDUCTION };
 
-/* What the plan needs to know of the device and of the compiled resident
- * kernels (blocks per multiprocessor by the occupancy calculator; 0 where
- * the kernel does not exist). */
+/* What the plan needs to know of the device and of the compiled kernels
+ * (blocks per multiprocessor by the occupancy calculator; 0 where the
+ * kernel does not exist or was not asked). */
 struct gpu_device_facts {
   int major;           /* compute capability */
   int multiprocessors; /* SMs */
   int per_sm;          /* resident_grid_kernel */
   int per_sm_keep;     /* resident_grid_keep_kernel */
+  int per_sm_step;     /* the step kernel of one launch per iteration */
 };
 
 struct gpu_plan {

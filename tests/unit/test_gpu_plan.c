@@ -14,9 +14,15 @@
 
 #include "unit_check.h"
 
+/* Blocks per SM of the step kernel and of the resident kernel that keeps
+ * the state in registers, as plan_of's device reports them (step 0: not
+ * asked, as for one island). */
+static int step_per_sm, keep_per_sm = 8;
+
 /* The plan for ISLANDS islands of PARTICLES (DIMS-D OBJECTIVE in
- * PRECISION) on an H100-like device (132 SMs, 8 blocks per SM of either
- * resident kernel). */
+ * PRECISION) on an H100-like device (132 SMs, 8 blocks per SM of the
+ * resident kernel, keep_per_sm of the one in registers, step_per_sm of the
+ * step kernel). */
 static struct gpu_plan plan_of(const char *objective, int dims, const char *precision, int islands,
                                int particles, const char *kernel, const char *sync,
                                const char *topology, const struct gpu_overrides *o)
@@ -35,7 +41,7 @@ static struct gpu_plan plan_of(const char *objective, int dims, const char *prec
     return p;
   }
   gpu_plan_mapping(&cfg, o, islands, &p);
-  struct gpu_device_facts dev = {9, 132, 8, 8};
+  struct gpu_device_facts dev = {9, 132, 8, keep_per_sm, step_per_sm};
   gpu_plan_launch(&p, &dev);
   config_free(&cfg);
   return p;
@@ -115,6 +121,62 @@ static void check_block_plans(void)
   }
 }
 
+/* Programmatic dependent launch for several islands launched once per
+ * iteration: only where the step's grid is more than one wave (5 blocks of
+ * the step kernel per SM, 132 SMs: 660 blocks); one island, a ring, clpso,
+ * relaxed islands and the queue variant keep it; IPSO_GPU_PDL=1 asks for it anyway, =0 never. Islands of
+ * 1,024 30-D particles in float are 16 blocks each; with 2 blocks per SM
+ * of the resident kernel that keeps the state in registers they run once
+ * per iteration from 17 islands on. */
+static void check_island_pdl(void)
+{
+  struct gpu_overrides none, o;
+  memset(&none, 0, sizeof none);
+  char buf[128];
+  step_per_sm = 5;
+  keep_per_sm = 2;
+  const int islands[] = {17, 32, 41, 42, 64, 128};
+  for (int i = 0; i < 6; i++) {
+    struct gpu_plan p = plan(islands[i], 1024, "queue_lock", "strict", "global", &none);
+    int blocks = p.blocks * islands[i];
+    CHECK(p.mode == GPU_MODE_STREAMING && p.blocks == 16 && p.pdl == (blocks > 660),
+          "%d islands (%d blocks): mode %d, PDL %d", islands[i], blocks, p.mode, p.pdl);
+  }
+  struct gpu_plan p = plan(32, 1024, "queue_lock", "strict", "global", &none);
+  gpu_plan_describe(&p, buf, sizeof buf);
+  CHECK(!strcmp(buf, "32 islands together, one launch per iteration"), "32 x 1,024: '%s'", buf);
+  p = plan(64, 1024, "queue_lock", "strict", "global", &none);
+  gpu_plan_describe(&p, buf, sizeof buf);
+  CHECK(!strcmp(buf, "64 islands together, one launch per iteration (PDL)"), "64 x 1,024: '%s'",
+        buf);
+  o = none;
+  o.pdl = 1;
+  p = plan(32, 1024, "queue_lock", "strict", "global", &o);
+  gpu_overrides_describe(&o, buf, sizeof buf);
+  CHECK(p.pdl && !strcmp(buf, "IPSO_GPU_PDL=1"), "IPSO_GPU_PDL=1: PDL for 32 x 1,024 ('%s')",
+        buf);
+  o = none;
+  o.no_pdl = 1;
+  p = plan(64, 1024, "queue_lock", "strict", "global", &o);
+  CHECK(!p.pdl, "IPSO_GPU_PDL=0: no PDL for 64 x 1,024");
+  o = none;
+  o.no_resident = 1;
+  p = plan(1, 4096, "queue_lock", "strict", "global", &o);
+  CHECK(p.mode == GPU_MODE_STREAMING && p.pdl, "one island of 4,096 per iteration: PDL");
+  p = plan(32, 1024, "queue_lock", "strict", "ring", &none);
+  CHECK(p.pdl, "32 ring islands: PDL");
+  p = plan(32, 1024, "queue_lock", "strict", "clpso", &none);
+  CHECK(p.pdl, "32 clpso islands: PDL");
+  p = plan(32, 1024, "queue_lock", "relaxed", "global", &none);
+  CHECK(p.pdl, "32 relaxed islands: PDL");
+  p = plan(32, 1024, "queue", "strict", "global", &none);
+  CHECK(p.pdl, "32 islands of the queue variant: PDL");
+  step_per_sm = 0;
+  p = plan(32, 1024, "queue_lock", "strict", "global", &none);
+  CHECK(p.pdl, "the step's occupancy not known: PDL");
+  keep_per_sm = 8;
+}
+
 int main(void)
 {
   struct gpu_overrides none, streaming, no_keep;
@@ -187,6 +249,7 @@ int main(void)
           other[v][2], p.map.deal);
   }
   check_block_plans();
+  check_island_pdl();
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   return failures ? 1 : 0;
 }
