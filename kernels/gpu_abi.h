@@ -94,7 +94,7 @@
                                before a slot is written again (NULL: implied by their messages) */ \
     const U64 *ready[2];    /* this rank's [2]: the migration whose link 0 / 1 message has come */ \
     U64 *taken;             /* this rank's [2]: the last migration whose link 0 / 1 message it     \
-                               has read (or passed over) */                                        \
+                               has read (or passed over); NULL: implied, not written */            \
     unsigned long long seq; /* the migration's number, from 1 */                                   \
     U64 *stamps;            /* [IPSO_MAILBOX_STAMPS * 4] the GPU's clock (ns) by migration SEQ     \
                                (modulo): island K-1's block begun, its message posted; island 0's  \

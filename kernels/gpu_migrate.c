@@ -446,7 +446,8 @@ static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned 
   mb.taken_by[1] = implied ? NULL : next + taken;
   mb.ready[0] = own;
   mb.ready[1] = own + 1;
-  mb.taken = own + taken;
+  /* Where the neighbours' marks are implied, nobody reads this rank's. */
+  mb.taken = implied ? NULL : own + taken;
   mb.seq = seq;
   mb.stamps = g->mb_stamps;
   for (int l = 0; l < 2; l++) {

@@ -874,7 +874,7 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
     __syncthreads();
     /* Read (or passed over): the neighbour may fill this slot again, two
      * migrations on. */
-    if (mb.seq && threadIdx.x == 0) {
+    if (mb.taken && threadIdx.x == 0) {
       if (k == 0) st_release_sys(mb.taken, mb.seq);
       if (k == islands - 1 && links == 2) st_release_sys(mb.taken + 1, mb.seq);
     }
