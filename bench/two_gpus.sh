@@ -31,9 +31,14 @@
 #    ranks do), and as the one rank of `mpirun -np 1`, against 2 x 32 (each
 #    rank seeing both GPUs, the default, and only its own: IPSO_GPU_MASK=1).
 #
-#   bash bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N] [--only ranks]
+# 6. Issue 15's point 5 by itself (--only point5): 2 x 32 against 1 x 32
+#    (GPU 0, GPU 1) every 10 iterations without the output file, lead 0 and
+#    5, as planned and with programmatic dependent launch forced
+#    (IPSO_GPU_PDL=1, as the plan chose it before 32 islands went without).
 #
-# --only ranks: section 5 alone.
+#   bash bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N] [--only ranks|point5]
+#
+# --only ranks: section 5 alone; --only point5: section 6 alone.
 #
 # DIR holds islandpso (default build-gpu). Markdown on stdout.
 set -uo pipefail
@@ -47,7 +52,7 @@ while [ $# -gt 0 ]; do
   --bin) bindir=$2; shift ;;
   --iterations) iterations=$2; shift ;;
   --only) only=$2; shift ;;
-  *) echo "usage: bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N] [--only ranks]" >&2; exit 2 ;;
+  *) echo "usage: bench/two_gpus.sh [--runs N] [--bin DIR] [--iterations N] [--only ranks|point5]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -120,8 +125,38 @@ ranks_section() {
   ratio_rows "$alone" "1 x 32, a process alone|$alone" "2 x 32, mpirun -np 2|$two" \
     "2 x 32, mpirun -np 2, IPSO_GPU_MASK=1|$own"
 }
+
+# point5_section: section 6.
+point5_section() {
+  echo
+  echo "## 2 x 32 against 1 x 32, every 10, no output file ($iterations iterations, medians of $runs)"
+  echo
+  echo "| run | 1 x 32 (GPU 0) | 1 x 32 (GPU 1) | 2 x 32 | 2 x 32 / 1 x 32 (GPU 0) | 2 x 32 / 1 x 32 (the slower GPU) |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  local row lead var r0 r1 r2 args
+  for row in plan-0 plan-5 IPSO_GPU_PDL=1-0 IPSO_GPU_PDL=1-5; do
+    lead=${row##*-}
+    var=${row%-*}
+    args=("$config" "${common[@]}" --set run.max_iterations="$iterations" --set migration.interval=10
+      --set migration.lead="$lead" --set 'run.output=""')
+    local env1=() envx=()
+    [ "$var" = plan ] || env1=("$var") envx=(-x "$var")
+    r0=$(inrun_of 32 env CUDA_VISIBLE_DEVICES=0 "${env1[@]}")
+    r1=$(inrun_of 32 env CUDA_VISIBLE_DEVICES=1 "${env1[@]}")
+    r2=$(inrun_of 64 "${mpi[@]}" -np 2 "${envx[@]}")
+    us() { awk -v r="$1" -v n="$iterations" 'BEGIN {printf "%.2f us", r / n * 1e6}'; }
+    printf "| %s, lead %s | %s | %s | %s | %s | %s |\n" "$([ "$var" = plan ] && echo "as planned" || echo "$var")" \
+      "$lead" "$(us "$r0")" "$(us "$r1")" "$(us "$r2")" \
+      "$(awk -v a="$r2" -v b="$r0" 'BEGIN {printf "%.3f", a / b}')" \
+      "$(awk -v a="$r2" -v b="$r0" -v c="$r1" 'BEGIN {printf "%.3f", a / (b > c ? b : c)}')"
+  done
+}
 if [ "$only" = ranks ]; then
   ranks_section
+  exit 0
+fi
+if [ "$only" = point5 ]; then
+  point5_section
   exit 0
 fi
 
