@@ -387,23 +387,24 @@ int gpu_reserve_device_migration(struct gpu_swarm *g, int count)
 }
 
 /* The mailbox (struct mailbox, kernels/gpu_abi.h): a rank's region holds
- * its flags, ready[2] at 0 and taken[2] at MAILBOX_TAKEN, then from
- * MAILBOX_FLAGS two slots (the migration's parity), each the messages of
- * link 0 and link 1 it takes, each message mb_count rows (of the device's
- * pitch and precision) and then their costs, each part 16-byte aligned. */
+ * its read marks taken[2] at MAILBOX_TAKEN, then from MAILBOX_FLAGS two
+ * slots (the migration's parity), each the messages of link 0 and link 1
+ * it takes, each message the words of mb_count rows (of the device's pitch
+ * and precision) and then of their costs, 16-byte aligned. */
 #define MAILBOX_TAKEN 64
 #define MAILBOX_FLAGS 128
 
-/* Bytes of a message's rows, of a whole message, of a region, for
- * messages of COUNT migrants. */
-static size_t mailbox_rows(const struct gpu_swarm *g, int count)
+/* Words of a message's rows; bytes of a whole message and of a region, for
+ * messages of COUNT migrants (a word: 32 bits of the message beside the
+ * migration's number). */
+static size_t mailbox_row_words(const struct gpu_swarm *g, int count)
 {
-  return align16((size_t)count * (size_t)g->plan.map.pitch * g->es);
+  return (size_t)count * (size_t)g->plan.map.pitch * (g->es / 4);
 }
 
 static size_t mailbox_message(const struct gpu_swarm *g, int count)
 {
-  return mailbox_rows(g, count) + align16((size_t)count * g->es);
+  return align16((mailbox_row_words(g, count) + (size_t)count * (g->es / 4)) * 8);
 }
 
 static size_t mailbox_region(const struct gpu_swarm *g, int count)
@@ -417,15 +418,13 @@ static size_t mailbox_at(const struct gpu_swarm *g, unsigned long long seq, int 
   return MAILBOX_FLAGS + ((size_t)(seq & 1) * 2 + (size_t)l) * mailbox_message(g, g->mb_count);
 }
 
-/* The kernel's view of the mailbox for migration SEQ on LINKS links, and
- * where this rank's messages in are (RMSG, RCOST: links 0 and 1). Message
- * 0 goes to the previous rank's link 1 (a second link only), message 1 to
- * the next rank's link 0. A receiver's mark is implied where it also
- * sends to this rank (two links, or two ranks): this rank waited for its
- * message of the last migration, which it sent after reading the one
- * before. */
-static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned long long seq,
-                                 const void *rmsg[2], const void *rcost[2])
+/* The kernel's view of the mailbox for migration SEQ on LINKS links.
+ * Message 0 goes to the previous rank's link 1 (a second link only),
+ * message 1 to the next rank's link 0. A receiver's mark is implied where
+ * it also sends to this rank (two links, or two ranks): this rank waited
+ * for its message of the last migration, which it sent after reading the
+ * one before. */
+static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned long long seq)
 {
   struct mailbox mb;
   memset(&mb, 0, sizeof mb);
@@ -435,25 +434,17 @@ static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned 
   unsigned long long *next = (unsigned long long *)g->mb_next;
   int implied = links == 2 || g->mb_ranks == 2;
   if (links == 2) {
-    mb.out_rows[0] = g->mb_prev + mailbox_at(g, seq, 1);
-    mb.out_cost[0] = g->mb_prev + mailbox_at(g, seq, 1) + mailbox_rows(g, g->mb_count);
-    mb.out_ready[0] = prev + 1;
+    mb.out[0] = (unsigned long long *)(g->mb_prev + mailbox_at(g, seq, 1));
     mb.taken_by[0] = implied ? NULL : prev + taken + 1;
   }
-  mb.out_rows[1] = g->mb_next + mailbox_at(g, seq, 0);
-  mb.out_cost[1] = g->mb_next + mailbox_at(g, seq, 0) + mailbox_rows(g, g->mb_count);
-  mb.out_ready[1] = next;
+  mb.out[1] = (unsigned long long *)(g->mb_next + mailbox_at(g, seq, 0));
   mb.taken_by[1] = implied ? NULL : next + taken;
-  mb.ready[0] = own;
-  mb.ready[1] = own + 1;
+  for (int l = 0; l < 2; l++)
+    mb.in[l] = (const unsigned long long *)(g->mb_own + mailbox_at(g, seq, l));
   /* Where the neighbours' marks are implied, nobody reads this rank's. */
   mb.taken = implied ? NULL : own + taken;
   mb.seq = seq;
   mb.stamps = g->mb_stamps;
-  for (int l = 0; l < 2; l++) {
-    rmsg[l] = g->mb_own + mailbox_at(g, seq, l);
-    rcost[l] = g->mb_own + mailbox_at(g, seq, l) + mailbox_rows(g, g->mb_count);
-  }
   return mb;
 }
 
@@ -583,10 +574,7 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   /* Posted with the selection where gpu_migrate_post asked for it. */
   struct mailbox post;
   memset(&post, 0, sizeof post);
-  if (g->post_links && g->mb_own) {
-    const void *rmsg[2], *rcost[2];
-    post = mailbox_of(g, g->post_links, g->mb_seq + 1, rmsg, rcost);
-  }
+  if (g->post_links && g->mb_own) post = mailbox_of(g, g->post_links, g->mb_seq + 1);
   g->post_links = 0;
   if (select) {
     long long *sel = (long long *)(h + L.select);
@@ -657,8 +645,8 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   int K = g->count;
   size_t c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es, vs = (size_t)links * c;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
-  /* The other ranks' messages: where the host put them, or in the
-   * neighbours' regions of the mailbox. */
+  /* The other ranks' messages: where the host put them, or in this rank's
+   * region of the mailbox. */
   const void *rmsg[2] = {NULL, NULL}, *rcost[2] = {NULL, NULL};
   struct mailbox mb;
   memset(&mb, 0, sizeof mb);
@@ -666,9 +654,9 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     if (count != g->mb_count)
       return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
                        g->mb_count);
-    mb = mailbox_of(g, links, ++g->mb_seq, rmsg, rcost);
+    mb = mailbox_of(g, links, ++g->mb_seq);
     /* Posted ahead by migrate_out (gpu_migrate_post): only read here. */
-    if (g->mb_posted == g->mb_seq) mb.out_rows[0] = mb.out_rows[1] = NULL;
+    if (g->mb_posted == g->mb_seq) mb.out[0] = mb.out[1] = NULL;
   } else if (remote) {
     rmsg[0] = g->d_hmig + L.remote_rows;
     rmsg[1] = g->d_hmig + L.remote_rows + c * row;
@@ -721,9 +709,9 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   /* The messages' best costs (the log's) straight into h_mig: no copy
    * between this kernel and the next step's. */
   IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
-                                      !rmsg[0], g->d_msg, g->d_mcost, g->d_carried, g->d_vsel,
-                                      g->d_vcost, (int)vs, g->d_order, g->d_hmig + L.sent, rmsg,
-                                      rcost, mb, t, g->stream));
+                                      !rmsg[0] && !mb.seq, g->d_msg, g->d_mcost, g->d_carried,
+                                      g->d_vsel, g->d_vcost, (int)vs, g->d_order,
+                                      g->d_hmig + L.sent, rmsg, rcost, mb, t, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
   g->sent_pending = 1;
   /* The islands that took migrants found their best again in

@@ -651,28 +651,75 @@ __device__ void wait_for(const unsigned long long *flag, unsigned long long at_l
   while (ld_acquire_sys(flag) < at_least) __nanosleep(32);
 }
 
+/* A word of the mailbox (struct mailbox), written and read whole at the
+ * system's scope: the other ranks' devices read and write them. */
+__device__ void st_word(unsigned long long *p, unsigned long long v)
+{
+  asm volatile("st.relaxed.sys.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ unsigned long long ld_word(const unsigned long long *p)
+{
+  unsigned long long v;
+  asm volatile("ld.relaxed.sys.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/* Words of the mailbox per real. */
+#define IPSO_WORDS ((int)(sizeof(real) / 4))
+
+/* X into the words at W (IPSO_WORDS of them), each beside STAMP. */
+__device__ void put_words(unsigned long long *w, float x, unsigned stamp)
+{
+  st_word(w, (unsigned long long)stamp << 32 | __float_as_uint(x));
+}
+
+__device__ void put_words(unsigned long long *w, double x, unsigned stamp)
+{
+  unsigned long long b = (unsigned long long)__double_as_longlong(x);
+  st_word(w, (unsigned long long)stamp << 32 | (b & 0xffffffffull));
+  st_word(w + 1, (unsigned long long)stamp << 32 | b >> 32);
+}
+
+/* The low 32 bits of word W once it stands beside STAMP (spins until then). */
+__device__ unsigned word_of(const unsigned long long *w, unsigned stamp)
+{
+  unsigned long long v;
+  while ((unsigned)((v = ld_word(w)) >> 32) != stamp) __nanosleep(32);
+  return (unsigned)v;
+}
+
+/* The real in the words at W, once they stand beside STAMP. */
+__device__ void get_words(const unsigned long long *w, unsigned stamp, float *x)
+{
+  *x = __uint_as_float(word_of(w, stamp));
+}
+
+__device__ void get_words(const unsigned long long *w, unsigned stamp, double *x)
+{
+  unsigned long long lo = word_of(w, stamp), hi = word_of(w + 1, stamp);
+  *x = __longlong_as_double((long long)(hi << 32 | lo));
+}
+
 /* The block of an edge island posts its message (ROWS, COST: its slot of
- * MSG) as message E into the receiver's region: where the receiver's mark
- * is not implied, once it has read the message this slot held two
- * migrations ago; the rows and costs, then the flag, released at the
- * system's scope. */
+ * MSG) as message E into the receiver's region, where the receiver's mark
+ * is not implied once it has read the message this slot held two
+ * migrations ago: every word beside the migration's number, nothing after
+ * them (a word carries its own mark). */
 __device__ void post_edge(const mailbox &mb, int e, const real *rows, const real *cost, int count)
 {
-  if (!mb.out_rows[e]) return;
+  if (!mb.out[e]) return;
   if (mb.taken_by[e]) {
     if (threadIdx.x == 0 && mb.seq > 2) wait_for(mb.taken_by[e], mb.seq - 2);
     __syncthreads();
   }
-  real *out = mb.out_rows[e];
+  unsigned long long *out = mb.out[e];
+  const unsigned stamp = (unsigned)mb.seq;
   for (long long i = threadIdx.x; i < (long long)count * IPSO_PITCH; i += blockDim.x)
-    out[i] = rows[i];
-  for (int m = threadIdx.x; m < count; m += blockDim.x) mb.out_cost[e][m] = cost[m];
-  __syncthreads();
-  /* The block's writes come before the barrier, and the flag's release
-   * (system scope, cumulative over them) orders them before the flag for
-   * the receiver's acquire; a separate fence of the system (fence.sc) before
-   * it cost 0.7 us per post. */
-  if (threadIdx.x == 0) st_release_sys(mb.out_ready[e], mb.seq);
+    put_words(out + i * IPSO_WORDS, rows[i], stamp);
+  out += (size_t)count * IPSO_PITCH * IPSO_WORDS;
+  for (int m = threadIdx.x; m < count; m += blockDim.x)
+    put_words(out + m * IPSO_WORDS, cost[m], stamp);
 }
 
 /* Every island's message out in one block (island blockIdx.x) where the
@@ -810,15 +857,15 @@ extern "C" __global__ void post_kernel(const real *msg, const real *mcost, int i
  * the ring's mark, as scatter_kernel writes. ORDER: [ISLANDS * 2 * count]
  * scratch. SENT[k]: the best cost of island k's message (the log's).
  * RMSG0, RCOST0 and RMSG1, RCOST1 (NULL: slots ISLANDS and ISLANDS + 1 are
- * filled already): the other ranks' two messages, the previous rank's and
- * the next rank's, copied into those slots by the islands that take them.
- * MB (mailbox.seq 0: none): the ranks' devices exchange the edge messages
- * themselves (peer or node-shared memory), RMSG0.. pointing into this
- * rank's region: island 0 and island ISLANDS - 1 post theirs into the
- * neighbours' regions (post_edge) before they wait for the neighbours'
- * (wait_for), and mark what they have read. T: the iteration, whose best
- * slot an island that took migrants sets anew. Blocks of IPSO_BLOCK
- * threads. */
+ * filled already, or the mailbox's): the other ranks' two messages, the
+ * previous rank's and the next rank's, copied into those slots by the
+ * islands that take them. MB (mailbox.seq 0: none): the ranks' devices
+ * exchange the edge messages themselves (peer or node-shared memory),
+ * MB.in in this rank's region: island 0 and island ISLANDS - 1 post theirs
+ * into the neighbours' regions (post_edge) before they wait for the
+ * neighbours' words (word_of), and mark what they have read where the mark
+ * is not implied. T: the iteration, whose best slot an island that took
+ * migrants sets anew. Blocks of IPSO_BLOCK threads. */
 extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
                                           int closed, real *msg, real *mcost,
                                           const unsigned char *carried, const long long *vidx,
@@ -847,29 +894,40 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
       post_edge(mb, 1, msg + (size_t)k * count * IPSO_PITCH, mcost + (size_t)k * count, count);
     if (stamp && k == islands - 1) stamp[1] = gpu_clock_ns();
     /* Every neighbour's message of this migration, whether its link
-     * carries this time or not: its arrival also tells that the neighbour
-     * has read this rank's message of the migration before (taken_by). */
+     * carries this time or not (a word of it): its arrival also tells that
+     * the neighbour has read this rank's message of the migration before
+     * (taken_by). */
     if (threadIdx.x == 0) {
-      if (k == 0) wait_for(mb.ready[0], mb.seq);
+      if (k == 0) word_of(mb.in[0], (unsigned)mb.seq);
       if (stamp && k == 0) stamp[3] = gpu_clock_ns();
-      if (k == islands - 1 && links == 2) wait_for(mb.ready[1], mb.seq);
+      if (k == islands - 1 && links == 2) word_of(mb.in[1], (unsigned)mb.seq);
     }
     __syncthreads();
   }
-  /* The other ranks' messages this island takes (RMSG0, RCOST0 and RMSG1,
-   * RCOST1: mapped host memory or the mailbox's own region) into slots
-   * ISLANDS and ISLANDS + 1 here, read once, past any cache, and in
-   * parallel; only this block reads them. */
-  if (rmsg0) {
+  /* The other ranks' messages this island takes (the mailbox's words in
+   * this rank's region, or RMSG0, RCOST0 and RMSG1, RCOST1 in mapped host
+   * memory) into slots ISLANDS and ISLANDS + 1 here, read once, past any
+   * cache, and in parallel; only this block reads them. */
+  if (rmsg0 || mb.seq) {
     for (int o = 0; o < open; o++) {
       const int q = from[o];
       if (q < islands) continue;
       const int l = q - islands; /* 0: the previous rank's, 1: the next rank's */
-      const real *rm = l ? rmsg1 : rmsg0, *rc = l ? rcost1 : rcost0;
-      for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
-        msg[(size_t)q * count * IPSO_PITCH + e] = __ldcv(rm + e);
-      for (int m = threadIdx.x; m < count; m += blockDim.x)
-        mcost[(size_t)q * count + m] = __ldcv(rc + m);
+      real *to = msg + (size_t)q * count * IPSO_PITCH, *to_cost = mcost + (size_t)q * count;
+      if (mb.seq) {
+        const unsigned long long *w = mb.in[l];
+        const unsigned stamp = (unsigned)mb.seq;
+        for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
+          get_words(w + e * IPSO_WORDS, stamp, &to[e]);
+        w += (size_t)count * IPSO_PITCH * IPSO_WORDS;
+        for (int m = threadIdx.x; m < count; m += blockDim.x)
+          get_words(w + m * IPSO_WORDS, stamp, &to_cost[m]);
+      } else {
+        const real *rm = l ? rmsg1 : rmsg0, *rc = l ? rcost1 : rcost0;
+        for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
+          to[e] = __ldcv(rm + e);
+        for (int m = threadIdx.x; m < count; m += blockDim.x) to_cost[m] = __ldcv(rc + m);
+      }
     }
     __syncthreads();
     /* Read (or passed over): the neighbour may fill this slot again, two
