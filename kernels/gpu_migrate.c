@@ -387,12 +387,12 @@ int gpu_reserve_device_migration(struct gpu_swarm *g, int count)
 }
 
 /* The mailbox (struct mailbox, kernels/gpu_abi.h): a rank's region holds
- * its read marks taken[2] at MAILBOX_TAKEN, then from MAILBOX_FLAGS two
+ * its read marks taken[2] at MAILBOX_TAKEN, then from MAILBOX_SLOTS two
  * slots (the migration's parity), each the messages of link 0 and link 1
  * it takes, each message the words of mb_count rows (of the device's pitch
  * and precision) and then of their costs, 16-byte aligned. */
 #define MAILBOX_TAKEN 64
-#define MAILBOX_FLAGS 128
+#define MAILBOX_SLOTS 128
 
 /* Words of a message's rows; bytes of a whole message and of a region, for
  * messages of COUNT migrants (a word: 32 bits of the message beside the
@@ -409,13 +409,13 @@ static size_t mailbox_message(const struct gpu_swarm *g, int count)
 
 static size_t mailbox_region(const struct gpu_swarm *g, int count)
 {
-  return MAILBOX_FLAGS + 4 * mailbox_message(g, count);
+  return MAILBOX_SLOTS + 4 * mailbox_message(g, count);
 }
 
 /* Where migration SEQ's message on link L starts in a region. */
 static size_t mailbox_at(const struct gpu_swarm *g, unsigned long long seq, int l)
 {
-  return MAILBOX_FLAGS + ((size_t)(seq & 1) * 2 + (size_t)l) * mailbox_message(g, g->mb_count);
+  return MAILBOX_SLOTS + ((size_t)(seq & 1) * 2 + (size_t)l) * mailbox_message(g, g->mb_count);
 }
 
 /* The kernel's view of the mailbox for migration SEQ on LINKS links.

@@ -622,9 +622,9 @@ __device__ void edge_out(real *edge_rows, real *edge_cost, bool first, bool last
   if (d == 0 && last) edge_cost[count + m] = pc;
 }
 
-/* A mailbox flag (this or a neighbour's device memory, or node-shared host
- * memory), read and written in the order of the whole system: the other
- * ranks' devices read and write it. */
+/* A mailbox read mark (this or a neighbour's device memory, or node-shared
+ * host memory), read and written in the order of the whole system: the
+ * other ranks' devices read and write it. */
 __device__ unsigned long long ld_acquire_sys(const unsigned long long *p)
 {
   unsigned long long v;
@@ -645,10 +645,10 @@ __device__ unsigned long long gpu_clock_ns()
   return v;
 }
 
-/* Thread 0: spins until *FLAG reaches AT_LEAST. */
-__device__ void wait_for(const unsigned long long *flag, unsigned long long at_least)
+/* Thread 0: spins until *MARK reaches AT_LEAST. */
+__device__ void wait_for(const unsigned long long *mark, unsigned long long at_least)
 {
-  while (ld_acquire_sys(flag) < at_least) __nanosleep(32);
+  while (ld_acquire_sys(mark) < at_least) __nanosleep(32);
 }
 
 /* A word of the mailbox (struct mailbox), written and read whole at the
