@@ -500,7 +500,12 @@ static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length
   c.end = next_segment_end(s, t);
   c.last = c.end - t > length ? t + length : c.end;
   int at_end = s->links && c.last == c.end;
-  c.out = at_end && (c.last + lead) % every == 0 && c.last + lead <= max_it;
+  /* A lead's messages out after the slice wherever it ends at their
+   * iteration: on the GPU's loop that iteration ends no segment
+   * (step_begin_out sends them inside a slice), so a slice that time
+   * ended there sends them itself. */
+  c.out = s->links && (at_end || lead > 0) && (c.last + lead) % every == 0 &&
+          c.last + lead <= max_it;
   c.in = at_end && c.last % every == 0;
   c.mid = -1;
   if (s->links && lead > 0 && s->b.ops->step_begin_out) {
@@ -594,6 +599,10 @@ static int iterate(struct solver *s)
   const struct ipso_config *cfg = s->cfg;
   int64_t max_it = cfg->run.max_iterations, slice = 1;
   double budget = segment_slice_budget(cfg->run.watchdog, cfg->output.checkpoint_seconds);
+  /* IPSO_SLICE_MAX=N: slices of at most N iterations, so that a test puts
+   * their ends where it wants them (slices do not change the result). */
+  const char *slice_env = getenv("IPSO_SLICE_MAX");
+  int64_t slice_max = slice_env ? atoll(slice_env) : 0;
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
   struct slice cur, next;
   int have_next = 0, stop_pending = 0;
@@ -662,6 +671,7 @@ static int iterate(struct solver *s)
     IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit, ride, 1 + FLAG_BITS));
     lap(s, LOOP_RECORD, &at);
     slice = segment_next_slice(last - first + 1, -ride[0], budget);
+    if (slice_max > 0 && slice > slice_max) slice = slice_max;
     for (int i = 0; i < FLAG_BITS; i++)
       if (ride[1 + i] < 0) flags |= 1 << i;
     /* The rank's best after the segment, for the progress line: from the

@@ -9,7 +9,10 @@
 # slice computes, its migrants in enqueued behind it), across the history's flush at
 # 4,096 rows (no periodic checkpoint flushes before: a migration's records
 # are then buffered ahead), and a checkpoint of the halves continued
-# exactly; --timings counts the slices begun ahead.
+# exactly; --timings counts the slices begun ahead. With slices of at most
+# 3, 5 and 7 iterations (IPSO_SLICE_MAX), some end at a lead's iteration
+# (where the GPU's loop sends the messages inside a slice, not at a
+# segment's end): the same files, on 1 and 2 ranks.
 . "$IPSO_TEST_DIR/lib/common.sh"
 "$IPSO_PYTHON" -c "import h5py" 2>/dev/null || { echo "skipped: $IPSO_PYTHON has no h5py"; exit 77; }
 its=4200
@@ -59,6 +62,22 @@ for policies in best random lead; do
   fi
   same "$policies: halves on 2 ranks (migrations through MPI): output identical to the plain loop's" \
     "plain-$policies/$policies.h5" "two-$policies/$policies.h5"
+done
+# Slices that end where a lead's messages go out (lead 4, every 10: after
+# iterations 6, 16, ...; slices of at most 3 run 1, 2, 3-5, 6-8, 9-10,
+# 11-13, 14-16), on 1 and 2 ranks. Before the slice sent them, that
+# migration was skipped.
+for cap in 3 5 7; do
+  for n in 1 2; do
+    IPSO_SLICE_MAX=$cap run_in "cap$cap-$n" log "$n" 1 lead.toml --set run.max_iterations=400
+  done
+done
+run_in plain-lead-400 log 1 0 lead.toml --set run.max_iterations=400
+for cap in 3 5 7; do
+  for n in 1 2; do
+    same "lead: slices of at most $cap on $n rank(s), some ending at a lead's iteration: output identical to the plain loop's" \
+      plain-lead-400/lead.h5 "cap$cap-$n/lead.h5"
+  done
 done
 # A checkpoint written by the halves (iteration 2,000) continued by them.
 run_in cut log1 1 1 best.toml --set run.max_iterations=2000
