@@ -668,36 +668,37 @@ __device__ unsigned long long ld_word(const unsigned long long *p)
 /* Words of the mailbox per real. */
 #define IPSO_WORDS ((int)(sizeof(real) / 4))
 
-/* X into the words at W (IPSO_WORDS of them), each beside STAMP. */
-__device__ void put_words(unsigned long long *w, float x, unsigned stamp)
+/* X into the words at W (IPSO_WORDS of them), each beside TAG (the low
+ * 32 bits of the migration's number). */
+__device__ void put_words(unsigned long long *w, float x, unsigned tag)
 {
-  st_word(w, (unsigned long long)stamp << 32 | __float_as_uint(x));
+  st_word(w, (unsigned long long)tag << 32 | __float_as_uint(x));
 }
 
-__device__ void put_words(unsigned long long *w, double x, unsigned stamp)
+__device__ void put_words(unsigned long long *w, double x, unsigned tag)
 {
   unsigned long long b = (unsigned long long)__double_as_longlong(x);
-  st_word(w, (unsigned long long)stamp << 32 | (b & 0xffffffffull));
-  st_word(w + 1, (unsigned long long)stamp << 32 | b >> 32);
+  st_word(w, (unsigned long long)tag << 32 | (b & 0xffffffffull));
+  st_word(w + 1, (unsigned long long)tag << 32 | b >> 32);
 }
 
-/* The low 32 bits of word W once it stands beside STAMP (spins until then). */
-__device__ unsigned word_of(const unsigned long long *w, unsigned stamp)
+/* The low 32 bits of word W once it stands beside TAG (spins until then). */
+__device__ unsigned word_of(const unsigned long long *w, unsigned tag)
 {
   unsigned long long v;
-  while ((unsigned)((v = ld_word(w)) >> 32) != stamp) __nanosleep(32);
+  while ((unsigned)((v = ld_word(w)) >> 32) != tag) __nanosleep(32);
   return (unsigned)v;
 }
 
-/* The real in the words at W, once they stand beside STAMP. */
-__device__ void get_words(const unsigned long long *w, unsigned stamp, float *x)
+/* The real in the words at W, once they stand beside TAG. */
+__device__ void get_words(const unsigned long long *w, unsigned tag, float *x)
 {
-  *x = __uint_as_float(word_of(w, stamp));
+  *x = __uint_as_float(word_of(w, tag));
 }
 
-__device__ void get_words(const unsigned long long *w, unsigned stamp, double *x)
+__device__ void get_words(const unsigned long long *w, unsigned tag, double *x)
 {
-  unsigned long long lo = word_of(w, stamp), hi = word_of(w + 1, stamp);
+  unsigned long long lo = word_of(w, tag), hi = word_of(w + 1, tag);
   *x = __longlong_as_double((long long)(hi << 32 | lo));
 }
 
@@ -714,12 +715,12 @@ __device__ void post_edge(const mailbox &mb, int e, const real *rows, const real
     __syncthreads();
   }
   unsigned long long *out = mb.out[e];
-  const unsigned stamp = (unsigned)mb.seq;
+  const unsigned tag = (unsigned)mb.seq;
   for (long long i = threadIdx.x; i < (long long)count * IPSO_PITCH; i += blockDim.x)
-    put_words(out + i * IPSO_WORDS, rows[i], stamp);
+    put_words(out + i * IPSO_WORDS, rows[i], tag);
   out += (size_t)count * IPSO_PITCH * IPSO_WORDS;
   for (int m = threadIdx.x; m < count; m += blockDim.x)
-    put_words(out + m * IPSO_WORDS, cost[m], stamp);
+    put_words(out + m * IPSO_WORDS, cost[m], tag);
 }
 
 /* Every island's message out in one block (island blockIdx.x) where the
@@ -916,12 +917,12 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
       real *to = msg + (size_t)q * count * IPSO_PITCH, *to_cost = mcost + (size_t)q * count;
       if (mb.seq) {
         const unsigned long long *w = mb.in[l];
-        const unsigned stamp = (unsigned)mb.seq;
+        const unsigned tag = (unsigned)mb.seq;
         for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
-          get_words(w + e * IPSO_WORDS, stamp, &to[e]);
+          get_words(w + e * IPSO_WORDS, tag, &to[e]);
         w += (size_t)count * IPSO_PITCH * IPSO_WORDS;
         for (int m = threadIdx.x; m < count; m += blockDim.x)
-          get_words(w + m * IPSO_WORDS, stamp, &to_cost[m]);
+          get_words(w + m * IPSO_WORDS, tag, &to_cost[m]);
       } else {
         const real *rm = l ? rmsg1 : rmsg0, *rc = l ? rcost1 : rcost0;
         for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)

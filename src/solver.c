@@ -500,12 +500,11 @@ static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length
   c.end = next_segment_end(s, t);
   c.last = c.end - t > length ? t + length : c.end;
   int at_end = s->links && c.last == c.end;
-  /* A lead's messages out after the slice wherever it ends at their
-   * iteration: on the GPU's loop that iteration ends no segment
-   * (step_begin_out sends them inside a slice), so a slice that time
-   * ended there sends them itself. */
-  c.out = s->links && (at_end || lead > 0) && (c.last + lead) % every == 0 &&
-          c.last + lead <= max_it;
+  /* A migration's messages out after the slice that ends at their
+   * iteration (the migration's, which ends a segment, or a lead's, which
+   * on the GPU's loop ends none: step_begin_out sends them inside a
+   * slice, and a slice that time ended there sends them itself). */
+  c.out = s->links && (c.last + lead) % every == 0 && c.last + lead <= max_it;
   c.in = at_end && c.last % every == 0;
   c.mid = -1;
   if (s->links && lead > 0 && s->b.ops->step_begin_out) {
