@@ -249,7 +249,9 @@ static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
 {
   const struct gpu_plan *p = &g->plan;
   unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
-  if (p->mode == GPU_MODE_BLOCK) {
+  if (p->mode == GPU_MODE_SPEC) {
+    IPSO_CHECK_CUDA(ipso_launch_spec(&g->k, &p->map, islands, g->s, first, last, g->stream));
+  } else if (p->mode == GPU_MODE_BLOCK) {
     IPSO_CHECK_CUDA(ipso_launch_block(&g->k, islands, (unsigned)p->map.blk_threads, g->s, first,
                                       last, g->stream));
   } else if (p->mode != GPU_MODE_STREAMING) {
@@ -528,6 +530,7 @@ const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
            p->mode == GPU_MODE_STREAMING ? "streaming"
            : p->mode == GPU_MODE_CLUSTER ? "cluster"
            : p->mode == GPU_MODE_BLOCK   ? "block"
+           : p->mode == GPU_MODE_SPEC    ? "speculative"
                                          : "resident",
            p->keep ? "+regs" : "");
   return buf;

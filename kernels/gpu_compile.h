@@ -19,6 +19,7 @@ extern const char ipso_src_gpu_abi[];
 extern const char ipso_src_pso_device[];
 extern const char ipso_src_pso_block[];
 extern const char ipso_src_pso_ring[];
+extern const char ipso_src_pso_spec[];
 
 struct gpu_program {
   cudaLibrary_t library;

@@ -59,6 +59,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"resident_cluster_keep_kernel", keep, &k->res_cluster_keep},
                {"resident_grid_keep_kernel", keep, &k->res_grid_keep},
                {"resident_block_kernel", gpu_plan_block_compiled(p), &k->res_block},
+               {"speculative_cluster_kernel", p->map.spec_cb > 0, &k->res_spec},
                {"separable_check_kernel", separable, &k->separable_check}};
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     cudaError_t e = lookup(library, table[i].name, table[i].wanted, table[i].k);
@@ -159,6 +160,26 @@ cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, uns
   void *args[] = {&s, &first, &last};
   return cudaLaunchKernel((const void *)k->res_block, grid_of(1, islands), dim3_of(threads), args,
                           0, stream);
+}
+
+cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mapping *m,
+                             unsigned islands, struct swarm_ptrs s, long long first,
+                             long long last, cudaStream_t stream)
+{
+  cudaLaunchConfig_t lc;
+  cudaLaunchAttribute attr;
+  memset(&lc, 0, sizeof lc);
+  memset(&attr, 0, sizeof attr);
+  lc.gridDim = grid_of((unsigned)m->spec_cb, islands);
+  lc.blockDim = dim3_of((unsigned)m->spec_threads + 32);
+  lc.stream = stream;
+  lc.attrs = &attr;
+  lc.numAttrs = 1;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = (unsigned)m->spec_cb;
+  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  void *args[] = {&s, &first, &last};
+  return cudaLaunchKernelExC(&lc, (const void *)k->res_spec, args);
 }
 
 cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned islands,

@@ -22,6 +22,7 @@ struct gpu_kernels {
   cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate, emigrate, post, hist_out;
   cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
   cudaKernel_t res_block; /* one block per island (map.blk_threads > 0) */
+  cudaKernel_t res_spec;  /* one cluster per island (map.spec_cb > 0) */
   cudaKernel_t separable_check;
 };
 
@@ -73,6 +74,13 @@ cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mo
 cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, unsigned threads,
                               struct swarm_ptrs s, long long first, long long last,
                               cudaStream_t stream);
+
+/* Iterations FIRST..LAST of ISLANDS islands in one launch, one cluster of
+ * M's spec_cb blocks per island (gridDim.y), each block's particles in its
+ * registers (speculative_cluster_kernel). */
+cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mapping *m,
+                             unsigned islands, struct swarm_ptrs s, long long first,
+                             long long last, cudaStream_t stream);
 
 /* Iteration 0, and the block candidates after a load or a migration. */
 cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned islands,

@@ -17,6 +17,10 @@ struct gpu_mapping {
   /* The one-block kernel (resident_block_kernel; 0: not compiled): threads
    * of its block, and particles per group of G threads. */
   int blk_threads, blk_ppt;
+  /* The speculative cluster kernel (speculative_cluster_kernel; 0: not
+   * compiled): blocks of its cluster, threads with particles in each block
+   * (one warp more checks), particles per thread. */
+  int spec_cb, spec_threads, spec_ppt;
   /* Several islands of the global topology in one launch: the step
    * kernel's blocks dealt out over them (IPSO_DEAL; 0: island-major). */
   int deal;
@@ -56,6 +60,12 @@ static inline int gpu_mapping_keep_ok(const struct gpu_mapping *m, int dims)
  * warps' candidate rows in shared memory. Leaves the shape 0 where the
  * island does not fit. */
 void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles, int threads);
+
+/* Sets M's speculative shape for an island of PARTICLES in D <= 4
+ * dimensions over a cluster of CB blocks (2, 4 or 8), one thread per
+ * particle (G = 1) and up to 992 threads with particles per block; leaves
+ * it 0 where the island does not fit or a particle takes several threads. */
+void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int cb);
 
 /* The #define block that specialises the kernel source to CFG with mapping
  * M and per-dimension constants K (malloc'd). */

@@ -20,6 +20,15 @@
  * per iteration by the instructions ptxas emits, ~0.6 us; the
  * cluster-resident kernel takes 1.4 us per iteration). */
 #define BLOCK_MAX_ELEMENTS 4096
+/* A single strict island of at least this many particles (one coordinate
+ * set per thread) runs in the speculative cluster kernel: measured on the
+ * H200 (BENCHMARKS.md), 2,048 1-D particles took 0.69 us per iteration
+ * there against 1.02 us in one block; its iteration costs about as much
+ * whatever the particles, and one block's cost grows with them, so small
+ * islands stay in one block. */
+#define SPEC_MIN_PARTICLES 1536
+/* Blocks of the speculative kernel's cluster (the portable maximum). */
+#define SPEC_CLUSTER 8
 
 /* Whether the variable NAME is set and starts with '0'. */
 static int env_is_zero(const char *name)
@@ -38,6 +47,11 @@ struct gpu_overrides gpu_overrides_from_env(void)
   const char *pdl = getenv("IPSO_GPU_PDL");
   o.pdl = pdl && pdl[0] == '1';
   o.no_block = env_is_zero("IPSO_GPU_BLOCK");
+  const char *sp = getenv("IPSO_GPU_SPEC");
+  if (sp && *sp) {
+    int c = atoi(sp);
+    if (c == 0 || c == 2 || c == 4 || c == 8) o.spec = c ? c : -1; /* else ignored */
+  }
   const char *bt = getenv("IPSO_GPU_BLOCK_THREADS");
   if (bt && (atoi(bt) == 512 || atoi(bt) == 1024)) o.blk_threads = atoi(bt); /* else ignored */
   const char *g = getenv("IPSO_GPU_GROUP");
@@ -56,6 +70,10 @@ const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, siz
   if (o->group) {
     size_t used = strlen(buf);
     snprintf(buf + used, n - used, " IPSO_GPU_GROUP=%d", o->group);
+  }
+  if (o->spec) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, n - used, " IPSO_GPU_SPEC=%d", o->spec > 0 ? o->spec : 0);
   }
   if (o->blk_threads) {
     size_t used = strlen(buf);
@@ -89,6 +107,15 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   if (!p->relaxed && !p->ring && !p->clpso && p->variant == GPU_QUEUE_LOCK &&
       p->dims <= IPSO_RESIDENT_MAX_D)
     gpu_mapping_block(&p->map, p->dims, p->particles, o->blk_threads);
+  /* The speculative kernel beside the one-block kernel (it shares its
+   * random factors), for objectives whose terms take one coordinate each:
+   * where IPSO_GPU_SPEC asks for it, or for one island large enough. */
+  const struct objective_info *info = objective_get(cfg->objective.id);
+  if (gpu_plan_block_compiled(p) && o->spec >= 0 && cfg->objective.id != IPSO_OBJ_USER &&
+      !info->needs_next &&
+      (o->spec > 0 ||
+       (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES && !o->blk_threads)))
+    gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : SPEC_CLUSTER);
   /* Measured in BENCHMARKS.md: dealing the blocks out made 64 islands of
    * the global topology 4% faster and the ring's 2.5% slower. */
   p->map.deal = p->islands > 1 && !p->ring && !p->clpso;
@@ -144,6 +171,13 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
   p->mode = GPU_MODE_STREAMING;
   p->keep = 0;
   p->res_blocks = 0;
+  if (p->map.spec_cb > 0 && dev->major >= 9 && !o->no_resident && !o->no_block && !o->no_keep &&
+      (o->spec > 0 || p->islands * p->map.spec_cb <= dev->multiprocessors)) {
+    p->mode = GPU_MODE_SPEC;
+    p->keep = 1;
+    p->res_blocks = p->map.spec_cb;
+    return;
+  }
   if (gpu_plan_block_compiled(p) && !o->no_resident && !o->no_block && !o->no_keep &&
       (double)p->particles * p->dims <= BLOCK_MAX_ELEMENTS) {
     p->mode = GPU_MODE_BLOCK;
@@ -197,7 +231,8 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
 const char *gpu_plan_mode_name(const struct gpu_plan *p)
 {
   static const char *names[] = {"one launch per iteration", "cluster-resident", "grid-resident",
-                                "grid-resident, relaxed", "block-resident"};
+                                "grid-resident, relaxed", "block-resident",
+                                "cluster-speculative"};
   if (p->ring) return "one launch per iteration with the lbest kernel";
   if (p->clpso) return "one launch per iteration with the exemplar kernel";
   return names[p->mode];

@@ -23,6 +23,9 @@ struct gpu_overrides {
   int no_block;    /* IPSO_GPU_BLOCK=0: never the one-block kernel (cluster or grid instead) */
   int blk_threads; /* IPSO_GPU_BLOCK_THREADS=T (512 or 1024): the one-block kernel in
                       at least T threads (fewer particles per thread) */
+  int spec;        /* IPSO_GPU_SPEC=0 (-1 here): never the speculative cluster kernel; =2, 4
+                      or 8: it, with clusters of that many blocks, for every island it
+                      can run (strict, global, one thread per particle) */
   int group;       /* IPSO_GPU_GROUP=G: threads per particle (a power of two up to
                       1024; changes the summation order, hence the last bits) */
 };
@@ -36,7 +39,9 @@ enum gpu_launch_mode {
   GPU_MODE_CLUSTER,   /* strict, the swarm fits one thread-block cluster */
   GPU_MODE_GRID,      /* strict, co-resident grid with a grid barrier */
   GPU_MODE_RELAXED,   /* relaxed, co-resident grid running ahead */
-  GPU_MODE_BLOCK      /* strict, each island in one block, its state in registers */
+  GPU_MODE_BLOCK,     /* strict, each island in one block, its state in registers */
+  GPU_MODE_SPEC       /* strict, each island in one cluster whose blocks run ahead on a
+                         guess of the best and check it (speculative_cluster_kernel) */
 };
 
 /* The step kernel that computes the global best. */

@@ -24,6 +24,9 @@
  *                  IPSO_W1 at IPSO_TMAX (exact literals)
  *   IPSO_BLK_THREADS, IPSO_BLK_PPT  the one-block kernel's threads and
  *                  particles per group of IPSO_G threads (0: not compiled)
+ *   IPSO_SPEC_CB, IPSO_SPEC_THREADS, IPSO_SPEC_PPT  the speculative cluster
+ *                  kernel's blocks per cluster, threads with particles per
+ *                  block and particles per thread (0: not compiled)
  *   IPSO_DEAL      1: several islands of the global topology, the step
  *                  kernel's blocks dealt out over them (step)
  *
@@ -433,6 +436,9 @@ IPSO_RESIDENT_KERNEL(resident_grid_keep_kernel, 2, true)
  * kernels/gpu_mapping.c): resident_block_kernel. */
 #if IPSO_BLK_THREADS > 0 && !IPSO_RELAXED && !IPSO_RING
 #include "pso_block.cuh"
+#if IPSO_SPEC_CB > 0
+#include "pso_spec.cuh"
+#endif
 #endif
 
 /* The island's best of iteration T, (C, IDX) as block_lexmin left them in

@@ -1,7 +1,8 @@
 /* The one-block kernel (block-resident, kernels/pso_block.cuh) against the
  * other strict launch modes and the CPU backend: K islands in one backend
- * run block-resident, the same islands with IPSO_GPU_BLOCK=0 (cluster- or
- * grid-resident), with one launch per iteration, and on the CPU, through
+ * run block-resident, the same islands in the speculative cluster kernel
+ * (kernels/pso_spec.cuh, IPSO_GPU_SPEC=8 or 2, where it runs), with
+ * IPSO_GPU_BLOCK=0 (cluster- or grid-resident), with one launch per iteration, and on the CPU, through
  * segments that start on odd and even iterations, a migration of the best
  * and the worst, one of drawn particles, and a save/load round trip into a
  * new backend in the middle of the run: histories, states, migrants and
@@ -28,6 +29,7 @@ struct problem {
   const char *objective, *precision;
   int dims, particles;
   int exact; /* CPU and GPU agree bit for bit */
+  int spec;  /* blocks of the speculative kernel's clusters (0: it does not run) */
 };
 
 static int make_config(const struct problem *p, unsigned long long seed, struct ipso_config *cfg)
@@ -44,9 +46,12 @@ static int make_config(const struct problem *p, unsigned long long seed, struct 
 
 /* The backends compared: block-resident first, then the other GPU modes,
  * then the CPU. */
-enum { BLOCK, NO_BLOCK, STREAMING, PLAIN, CPU, NB };
-static const char *const names[NB] = {"block-resident", "IPSO_GPU_BLOCK=0",
-                                      "one launch per iteration", "plain paths", "cpu"};
+enum { BLOCK, SPEC, NO_BLOCK, STREAMING, PLAIN, CPU, NB };
+static const char *const names[NB] = {"block-resident",           "IPSO_GPU_SPEC",
+                                      "IPSO_GPU_BLOCK=0",         "one launch per iteration",
+                                      "plain paths",              "cpu"};
+
+static int spec_blocks; /* the speculative kernel's clusters (IPSO_GPU_SPEC) */
 
 static int create(int which, const struct swarm_setup *setup, struct backend *b)
 {
@@ -55,6 +60,8 @@ static int create(int which, const struct swarm_setup *setup, struct backend *b)
   struct gpu_overrides o;
   memset(&o, 0, sizeof o);
   if (which == NO_BLOCK) o.no_block = 1;
+  if (which == SPEC) o.spec = spec_blocks;
+  if (which == BLOCK) o.spec = -1; /* IPSO_GPU_SPEC=0 */
   if (which == STREAMING) o.no_resident = 1;
   if (which == PLAIN) o.no_keep = o.no_pdl = 1;
   return backend_gpu_create_with(setup, &o, b);
@@ -132,6 +139,7 @@ static void check_islands(const struct problem *p, int K)
   }
   struct swarm_setup setup = {&cfg, FIRST, FIRST + K + 1, 0, K};
   struct backend b[NB];
+  spec_blocks = p->spec ? p->spec : 8;
   int ok = 1;
   for (int m = 0; m < NB && ok; m++) ok = create(m, &setup, &b[m]) == IPSO_OK;
   CHECK(ok, "create the backends for %s", p->objective);
@@ -140,6 +148,8 @@ static void check_islands(const struct problem *p, int K)
          b[BLOCK].description);
   CHECK(strstr(b[BLOCK].description, "block-resident") != NULL, "%s: not block-resident",
         p->objective);
+  CHECK((strstr(b[SPEC].description, "cluster-speculative") != NULL) == (p->spec != 0),
+        "%s: IPSO_GPU_SPEC=%d gave %s", p->objective, spec_blocks, b[SPEC].description);
   CHECK(strstr(b[NO_BLOCK].description, "block-resident") == NULL,
         "%s: IPSO_GPU_BLOCK=0 still block-resident", p->objective);
   for (int m = 0; m < NB; m++) b[m].ops->init(&b[m]);
@@ -271,11 +281,11 @@ int main(void)
     struct problem p;
     int islands;
   } cases[] = {
-      {{"cubic", "double", 1, 2048, 1}, 1},         {{"cubic", "double", 1, 2048, 1}, 3},
-      {{"cubic", "float", 1, 1000, 1}, 4},          {{"cubic", "double", 1, 300, 1}, 5},
-      {{"sphere", "double", 2, 333, 1}, 4},         {{"sphere", "double", 2, 1, 1}, 2},
-      {{"target_distance", "double", 7, 99, 0}, 3}, {{"rosenbrock", "double", 5, 200, 0}, 4},
-      {{"rastrigin", "float", 16, 100, 0}, 2},      {{"griewank", "double", 10, 64, 0}, 3},
+      {{"cubic", "double", 1, 2048, 1, 8}, 1},         {{"cubic", "double", 1, 2048, 1, 8}, 3},
+      {{"cubic", "float", 1, 1000, 1, 4}, 4},          {{"cubic", "double", 1, 300, 1, 2}, 5},
+      {{"sphere", "double", 2, 333, 1, 8}, 4},         {{"sphere", "double", 2, 1, 1, 8}, 2},
+      {{"target_distance", "double", 7, 99, 0, 0}, 3}, {{"rosenbrock", "double", 5, 200, 0, 0}, 4},
+      {{"rastrigin", "float", 16, 100, 0, 0}, 2},      {{"griewank", "double", 10, 64, 0, 0}, 3},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
     check_islands(&cases[k].p, cases[k].islands);

@@ -40,6 +40,9 @@ static int compile_checked(const char *toml, const char *what, const char *want,
   if (cfg.swarm.sync == IPSO_SYNC_STRICT && cfg.swarm.topology == IPSO_SWARM_GLOBAL &&
       cfg.swarm.kernel == IPSO_KERNEL_QUEUE_LOCK && cfg.objective.dimensions <= IPSO_RESIDENT_MAX_D)
     gpu_mapping_block(&m, cfg.objective.dimensions, cfg.swarm.particles, 0);
+  /* The speculative kernel beside it wherever it may run (IPSO_GPU_SPEC). */
+  if (m.blk_threads && !user && !objective_get(cfg.objective.id)->needs_next)
+    gpu_mapping_spec(&m, cfg.objective.dimensions, cfg.swarm.particles, 8);
   struct swarm_consts k;
   swarm_consts_build(&cfg, &k);
   char *defines = gpu_kernel_defines(&cfg, &m, &k);
@@ -164,6 +167,18 @@ int main(void)
     fail += blk[b].want
                 ? compile_checked(toml, what, "resident_block_kernel", "lbest_kernel")
                 : compile_checked(toml, what, "step_queue_lock_kernel", "resident_block_kernel");
+  }
+  /* The speculative cluster kernel: rows on one thread, both precisions. */
+  const char *spec[] = {"precision = \"double\"\n[objective]\nname = \"cubic\"\ndimensions = 1\n"
+                        "[swarm]\nparticles = 2048\n",
+                        "precision = \"float\"\n[objective]\nname = \"cubic\"\ndimensions = 1\n"
+                        "[swarm]\nparticles = 300\n",
+                        "precision = \"double\"\n[objective]\nname = \"sphere\"\ndimensions = 3\n"
+                        "[swarm]\nparticles = 333\n"};
+  for (size_t b = 0; b < sizeof spec / sizeof spec[0]; b++) {
+    snprintf(toml, sizeof toml, "[run]\n%stopology = \"global\"\n", spec[b]);
+    snprintf(what, sizeof what, "speculative cluster %zu", b);
+    fail += compile_checked(toml, what, "speculative_cluster_kernel", "lbest_kernel");
   }
   char dir[] = "/tmp/ipso-gpu-compile-XXXXXX";
   if (!mkdtemp(dir)) return 1;

@@ -66,11 +66,35 @@ static void check_block_plans(void)
   char buf[128];
   struct gpu_plan b =
       plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &none);
-  CHECK(b.mode == GPU_MODE_BLOCK && b.keep && b.map.blk_threads == 256 && b.map.blk_ppt == 8,
-        "1-D 2,048: one block of 256 x 8 (mode %d, %d x %d)", b.mode, b.map.blk_threads,
+  CHECK(b.mode == GPU_MODE_SPEC && b.keep && b.map.spec_cb == 8 && b.map.spec_threads == 256 &&
+            b.map.spec_ppt == 1 && b.res_blocks == 8 && b.map.blk_threads == 256,
+        "1-D 2,048: the speculative kernel, 8 blocks of 256 x 1 (mode %d, %d: %d x %d)", b.mode,
+        b.map.spec_cb, b.map.spec_threads, b.map.spec_ppt);
+  CHECK(!strcmp(gpu_plan_mode_name(&b), "cluster-speculative"), "mode name '%s'",
+        gpu_plan_mode_name(&b));
+  o = none;
+  o.spec = -1;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.keep && b.map.blk_threads == 256 && b.map.blk_ppt == 8 &&
+            b.map.spec_cb == 0,
+        "IPSO_GPU_SPEC=0: one block of 256 x 8 (mode %d, %d x %d)", b.mode, b.map.blk_threads,
         b.map.blk_ppt);
   CHECK(!strcmp(gpu_plan_mode_name(&b), "block-resident"), "mode name '%s'",
         gpu_plan_mode_name(&b));
+  gpu_overrides_describe(&o, buf, sizeof buf);
+  CHECK(!strcmp(buf, "IPSO_GPU_SPEC=0"), "overrides '%s'", buf);
+  o = none;
+  o.spec = 4;
+  b = plan_of("cubic", 1, "double", 8, 300, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_SPEC && b.map.spec_cb == 4 && b.map.spec_threads == 96,
+        "IPSO_GPU_SPEC=4: 8 islands of 300, clusters of 4 blocks of 96 (mode %d, %d x %d)", b.mode,
+        b.map.spec_cb, b.map.spec_threads);
+  o.spec = 8;
+  b = plan_of("rosenbrock", 2, "double", 1, 333, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.map.spec_cb == 0,
+        "IPSO_GPU_SPEC=8, Rosenbrock (the next coordinate): block-resident");
+  b = plan_of("cubic", 1, "double", 1, 1024, "queue_lock", "strict", "global", &none);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.map.spec_cb == 0, "1-D 1,024: block-resident");
   o = none;
   o.no_block = 1;
   b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
