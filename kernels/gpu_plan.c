@@ -20,12 +20,13 @@
  * per iteration by the instructions ptxas emits, ~0.6 us; the
  * cluster-resident kernel takes 1.4 us per iteration). */
 #define BLOCK_MAX_ELEMENTS 4096
-/* A single strict island of at least this many particles (one coordinate
- * set per thread) runs in the speculative cluster kernel: measured on the
- * H200 (BENCHMARKS.md), 2,048 1-D particles took 0.69 us per iteration
- * there against 1.02 us in one block; its iteration costs about as much
- * whatever the particles, and one block's cost grows with them, so small
- * islands stay in one block. */
+/* A single strict island of at least this many particles (rows of one
+ * thread) runs in the speculative cluster kernel. Measured (BENCHMARKS.md):
+ * 2,048 1-D particles took 0.68-0.69 us per iteration there against 1.02
+ * us in one block, on an H100 and an H200. Its iteration is bound by the
+ * latency of the blocks' chains rather than by the particles, while one
+ * block's time grows with them; the threshold between the two is an
+ * estimate from those two numbers, not measured. */
 #define SPEC_MIN_PARTICLES 1536
 /* Blocks of the speculative kernel's cluster (the portable maximum). */
 #define SPEC_CLUSTER 8
