@@ -5,10 +5,11 @@
  * one launch, the particles' state in registers; block r of the cluster
  * holds particles r * IPSO_SPEC_PPB + j * IPSO_SPEC_THREADS + thread.
  *
- * Why: one block is bound by one multiprocessor's issue rate, and a barrier
- * of the cluster per iteration costs more than an iteration's work. So the
- * blocks do not wait for each other. Each block runs ahead on a guess of the
- * global best and checks the guess when the other blocks' results of that
+ * Why: one block is bound by its one multiprocessor (1.02 us per iteration
+ * for the paper's 1-D 2,048), and a barrier of the cluster per iteration
+ * costs half of that on its own (BENCHMARKS.md). So the blocks do not wait
+ * for each other. Each block runs ahead on a guess of the global best and
+ * checks the guess when the other blocks' results of that
  * iteration arrive; a wrong guess sends it back to the iteration after the
  * checked one, which it computes again. The result is the strict one, bit
  * for bit: the same Philox words, the same operations, and the best of
