@@ -49,10 +49,8 @@ struct gpu_overrides gpu_overrides_from_env(void)
   o.pdl = pdl && pdl[0] == '1';
   o.no_block = env_is_zero("IPSO_GPU_BLOCK");
   const char *sp = getenv("IPSO_GPU_SPEC");
-  if (sp && *sp) {
-    int c = atoi(sp);
-    if (c == 0 || c == 2 || c == 4 || c == 8) o.spec = c ? c : -1; /* else ignored */
-  }
+  if (sp && (!strcmp(sp, "0") || !strcmp(sp, "2") || !strcmp(sp, "4") || !strcmp(sp, "8")))
+    o.spec = sp[0] == '0' ? -1 : atoi(sp); /* else ignored */
   const char *bt = getenv("IPSO_GPU_BLOCK_THREADS");
   if (bt && (atoi(bt) == 512 || atoi(bt) == 1024)) o.blk_threads = atoi(bt); /* else ignored */
   const char *g = getenv("IPSO_GPU_GROUP");
