@@ -67,15 +67,13 @@ void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int 
 {
   m->spec_cb = m->spec_threads = m->spec_ppt = 0;
   if (m->group != 1 || dims > 4 || particles < 1 || (cb != 2 && cb != 4 && cb != 8)) return;
-  long long per = (particles + cb - 1) / cb;
-  for (int P = 1; P <= 4; P *= 2) {
-    long long threads = ((per + P - 1) / P + 31) / 32 * 32;
-    if (threads > 992) continue;
-    m->spec_cb = cb;
-    m->spec_threads = (int)threads;
-    m->spec_ppt = P;
-    return;
-  }
+  /* One particle per thread: the only shape the GPU tests compare bit for
+   * bit with the other modes (the kernel takes IPSO_SPEC_PPT > 1 too). */
+  long long threads = ((particles + cb - 1) / cb + 31) / 32 * 32;
+  if (threads > 992) return;
+  m->spec_cb = cb;
+  m->spec_threads = (int)threads;
+  m->spec_ppt = 1;
 }
 
 void gpu_mapping_set_group(struct gpu_mapping *m, int group)

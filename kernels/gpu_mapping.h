@@ -62,9 +62,9 @@ static inline int gpu_mapping_keep_ok(const struct gpu_mapping *m, int dims)
 void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles, int threads);
 
 /* Sets M's speculative shape for an island of PARTICLES in D <= 4
- * dimensions over a cluster of CB blocks (2, 4 or 8), one thread per
- * particle (G = 1) and up to 992 threads with particles per block; leaves
- * it 0 where the island does not fit or a particle takes several threads. */
+ * dimensions over a cluster of CB blocks (2, 4 or 8): one particle per
+ * thread (G = 1), up to 992 such threads per block; leaves it 0 where the
+ * island does not fit or a particle takes several threads. */
 void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int cb);
 
 /* The #define block that specialises the kernel source to CFG with mapping

@@ -89,6 +89,10 @@ static void check_block_plans(void)
   CHECK(b.mode == GPU_MODE_SPEC && b.map.spec_cb == 4 && b.map.spec_threads == 96,
         "IPSO_GPU_SPEC=4: 8 islands of 300, clusters of 4 blocks of 96 (mode %d, %d x %d)", b.mode,
         b.map.spec_cb, b.map.spec_threads);
+  o.spec = 2;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.map.spec_cb == 0,
+        "IPSO_GPU_SPEC=2, 1-D 2,048: 1,024 particles a block do not fit one per thread");
   o.spec = 8;
   b = plan_of("rosenbrock", 2, "double", 1, 333, "queue_lock", "strict", "global", &o);
   CHECK(b.mode == GPU_MODE_BLOCK && b.map.spec_cb == 0,
