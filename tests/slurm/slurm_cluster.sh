@@ -51,7 +51,7 @@ slurm_start() {
   mapfile -t inherited < <(compgen -v SLURM_)
   [ ${#inherited[@]} -eq 0 ] || unset "${inherited[@]}"
   slurm_dir=$work/slurm
-  mkdir -p "$slurm_dir"/{munge,state,spool,log,dev}
+  mkdir -p "$slurm_dir"/{munge,state,spool,log,dev,pmix,tmp}
   chmod 755 "$slurm_dir" "$slurm_dir/munge"
   # IPSO_TEST_KEEP=1 keeps the directory (jobs' logs, Slurm's logs) for a look.
   trap 'slurm_stop; if [ -n "${IPSO_TEST_KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi' EXIT
@@ -124,6 +124,20 @@ PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
   printf 'AutoDetect=off\nNodeName=%s Name=gpu File=%s/dev/nvidia[0-3]\n' "$host" "$slurm_dir" \
     >"$slurm_dir/gres.conf"
+  # Job ids start at 1 in every private cluster, and the temporary files of
+  # a job's step are named by its id: Slurm's PMIx plugin makes the step's
+  # client directory under /tmp (spmix_appdir_<uid>_<job>.<step>) unless
+  # told otherwise, Open MPI its session directory under TMPDIR and the
+  # backing files of its shared memory under /dev/shm. So a step of another
+  # test's cluster, or one left by a killed step, had the same names: the
+  # step failed to launch ("task 0 launch failed: Unspecified error";
+  # slurmd.log: "Cannot create directory ... File exists"), or its ranks
+  # mapped another job's shared memory and crashed (seen with two of these
+  # tests at once). All of them go into this cluster's directory (the jobs
+  # inherit the environment).
+  printf 'PMIxCliTmpDirBase=%s/pmix\n' "$slurm_dir" >"$slurm_dir/mpi.conf"
+  export TMPDIR=$slurm_dir/tmp OMPI_MCA_btl_vader_backing_directory=$slurm_dir/tmp \
+    OMPI_MCA_osc_sm_backing_directory=$slurm_dir/tmp OMPI_MCA_osc_rdma_backing_directory=$slurm_dir/tmp
   slurmctld -D -i -f "$SLURM_CONF" >"$slurm_dir/log/slurmctld.out" 2>&1 &
   slurm_pids+=($!)
   slurmd -D -f "$SLURM_CONF" -N "$host" >"$slurm_dir/log/slurmd.out" 2>&1 &
