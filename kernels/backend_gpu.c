@@ -575,7 +575,8 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
 /* The launch mode, from the device and the kernels' occupancy. */
 static int plan_launch(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
 {
-  struct gpu_device_facts dev = {prop->major, prop->multiProcessorCount, 0, 0, 0};
+  struct gpu_device_facts dev = {.major = prop->major,
+                                 .multiprocessors = prop->multiProcessorCount};
   int block = g->plan.map.block;
   if (g->plan.islands > 1)
     IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -586,6 +587,24 @@ static int plan_launch(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
     if (g->k.res_grid_keep)
       IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &dev.per_sm_keep, (const void *)g->k.res_grid_keep, block, 0));
+  }
+  /* A cluster the driver cannot place would fail at its launch: the plan
+   * takes another mode instead. A driver that cannot answer (an error of
+   * the query, cleared) leaves the plan as it was. */
+  int placed = 1;
+  if (g->plan.map.spec_cb > 0 && g->k.res_spec && prop->major >= 9) {
+    if (ipso_cluster_placed(g->k.res_spec, (unsigned)g->plan.map.spec_cb,
+                            (unsigned)g->plan.map.spec_threads + 32, &placed) == cudaSuccess)
+      dev.spec_refused = !placed;
+    (void)cudaGetLastError();
+  }
+  if (g->plan.islands == 1 && g->plan.blocks <= GPU_PLAN_MAX_CLUSTER && prop->major >= 9) {
+    cudaKernel_t cluster[2] = {g->k.res_cluster, g->k.res_cluster_keep};
+    for (int i = 0; i < 2 && !dev.cluster_refused; i++)
+      if (cluster[i] && ipso_cluster_placed(cluster[i], (unsigned)g->plan.blocks, (unsigned)block,
+                                            &placed) == cudaSuccess)
+        dev.cluster_refused = !placed;
+    (void)cudaGetLastError();
   }
   gpu_plan_launch(&g->plan, &dev);
   return IPSO_OK;

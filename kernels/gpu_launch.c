@@ -162,6 +162,25 @@ cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, uns
                           0, stream);
 }
 
+cudaError_t ipso_cluster_placed(cudaKernel_t kernel, unsigned cluster, unsigned block, int *placed)
+{
+  cudaLaunchConfig_t lc;
+  cudaLaunchAttribute attr;
+  memset(&lc, 0, sizeof lc);
+  memset(&attr, 0, sizeof attr);
+  lc.gridDim = dim3_of(cluster);
+  lc.blockDim = dim3_of(block);
+  lc.attrs = &attr;
+  lc.numAttrs = 1;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  int n = 0;
+  cudaError_t e = cudaOccupancyMaxActiveClusters(&n, (const void *)kernel, &lc);
+  *placed = e == cudaSuccess && n > 0;
+  return e;
+}
+
 cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mapping *m,
                              unsigned islands, struct swarm_ptrs s, long long first,
                              long long last, cudaStream_t stream)

@@ -75,6 +75,10 @@ cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, uns
                               struct swarm_ptrs s, long long first, long long last,
                               cudaStream_t stream);
 
+/* Whether the driver can place a cluster of CLUSTER blocks of BLOCK
+ * threads of KERNEL (cudaOccupancyMaxActiveClusters > 0): *PLACED 1 or 0. */
+cudaError_t ipso_cluster_placed(cudaKernel_t kernel, unsigned cluster, unsigned block, int *placed);
+
 /* Iterations FIRST..LAST of ISLANDS islands in one launch, one cluster of
  * M's spec_cb blocks per island (gridDim.y), each block's particles in its
  * registers (speculative_cluster_kernel). */

@@ -9,7 +9,6 @@
 #include "objective.h"
 
 /* Largest cluster the resident kernel uses (portable cluster size). */
-#define MAX_CLUSTER 8
 /* Strict swarms up to this many particle-dimensions run grid-resident: the
  * grid barrier costs less than a launch while an iteration is short. */
 #define GRID_RESIDENT_MAX_ELEMENTS (1 << 22)
@@ -170,7 +169,8 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
   p->mode = GPU_MODE_STREAMING;
   p->keep = 0;
   p->res_blocks = 0;
-  if (p->map.spec_cb > 0 && dev->major >= 9 && !o->no_resident && !o->no_block && !o->no_keep &&
+  if (p->map.spec_cb > 0 && dev->major >= 9 && !dev->spec_refused && !o->no_resident &&
+      !o->no_block && !o->no_keep &&
       (o->spec > 0 || p->islands * p->map.spec_cb <= dev->multiprocessors)) {
     p->mode = GPU_MODE_SPEC;
     p->keep = 1;
@@ -207,7 +207,7 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
   if (p->relaxed) {
     p->mode = GPU_MODE_RELAXED;
     p->res_blocks = p->blocks < resident ? p->blocks : resident;
-  } else if (p->blocks <= MAX_CLUSTER && dev->major >= 9) {
+  } else if (p->blocks <= GPU_PLAN_MAX_CLUSTER && dev->major >= 9 && !dev->cluster_refused) {
     p->mode = GPU_MODE_CLUSTER;
     p->res_blocks = p->blocks;
   } else if ((double)p->particles * p->dims <= GRID_RESIDENT_MAX_ELEMENTS) {

@@ -56,7 +56,16 @@ struct gpu_device_facts {
   int per_sm;          /* resident_grid_kernel */
   int per_sm_keep;     /* resident_grid_keep_kernel */
   int per_sm_step;     /* the step kernel of one launch per iteration */
+  /* The driver places no cluster of the speculative kernel's shape, or of
+   * the cluster-resident kernel's (cudaOccupancyMaxActiveClusters: 0, as
+   * where a partition of the GPU has fewer multiprocessors in a GPC than
+   * a cluster's blocks); 0 where it does or was not asked. */
+  int spec_refused, cluster_refused;
 };
+
+/* Where the GPU backend asks the driver whether a cluster fits: the
+ * cluster-resident kernel's clusters have this many blocks at most. */
+#define GPU_PLAN_MAX_CLUSTER 8
 
 struct gpu_plan {
   struct gpu_mapping map;

@@ -18,6 +18,9 @@
  * the state in registers, as plan_of's device reports them (step 0: not
  * asked, as for one island). */
 static int step_per_sm, keep_per_sm = 8;
+/* The driver places no cluster of the speculative kernel's shape, or of
+ * the cluster-resident kernel's (a partitioned GPU). */
+static int spec_refused, cluster_refused;
 
 /* The plan for ISLANDS islands of PARTICLES (DIMS-D OBJECTIVE in
  * PRECISION) on an H100-like device (132 SMs, 8 blocks per SM of the
@@ -41,7 +44,13 @@ static struct gpu_plan plan_of(const char *objective, int dims, const char *prec
     return p;
   }
   gpu_plan_mapping(&cfg, o, islands, &p);
-  struct gpu_device_facts dev = {9, 132, 8, keep_per_sm, step_per_sm};
+  struct gpu_device_facts dev = {.major = 9,
+                                 .multiprocessors = 132,
+                                 .per_sm = 8,
+                                 .per_sm_keep = keep_per_sm,
+                                 .per_sm_step = step_per_sm,
+                                 .spec_refused = spec_refused,
+                                 .cluster_refused = cluster_refused};
   gpu_plan_launch(&p, &dev);
   config_free(&cfg);
   return p;
@@ -106,6 +115,26 @@ static void check_block_plans(void)
         "IPSO_GPU_BLOCK=0: cluster-resident in registers, the block kernel still compiled");
   gpu_overrides_describe(&o, buf, sizeof buf);
   CHECK(!strcmp(buf, "IPSO_GPU_BLOCK=0"), "overrides '%s'", buf);
+  /* Where the driver cannot place the cluster (a partitioned GPU), the
+   * launch would fail: the next mode instead, forced or not. */
+  spec_refused = 1;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &none);
+  CHECK(b.mode == GPU_MODE_BLOCK && b.res_blocks == 1,
+        "no cluster of 8 placed: 1-D 2,048 block-resident (mode %d)", b.mode);
+  o = none;
+  o.spec = 8;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_BLOCK, "no cluster of 8 placed, IPSO_GPU_SPEC=8: block-resident");
+  spec_refused = 0;
+  cluster_refused = 1;
+  o = none;
+  o.no_block = 1;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_GRID && b.keep,
+        "no cluster placed, IPSO_GPU_BLOCK=0: grid-resident in registers (mode %d)", b.mode);
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &none);
+  CHECK(b.mode == GPU_MODE_SPEC, "only the cluster-resident kernel refused: speculative");
+  cluster_refused = 0;
   o = none;
   o.blk_threads = 512;
   b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
