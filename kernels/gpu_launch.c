@@ -162,19 +162,28 @@ cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, uns
                           0, stream);
 }
 
+/* LC for a grid GRID of BLOCK threads in clusters of CLUSTER blocks (along
+ * x), its one attribute in ATTR. */
+static void cluster_config(cudaLaunchConfig_t *lc, cudaLaunchAttribute *attr, dim3 grid,
+                           dim3 block, unsigned cluster, cudaStream_t stream)
+{
+  memset(lc, 0, sizeof *lc);
+  memset(attr, 0, sizeof *attr);
+  lc->gridDim = grid;
+  lc->blockDim = block;
+  lc->stream = stream;
+  lc->attrs = attr;
+  lc->numAttrs = 1;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = cluster;
+  attr->val.clusterDim.y = attr->val.clusterDim.z = 1;
+}
+
 cudaError_t ipso_cluster_placed(cudaKernel_t kernel, unsigned cluster, unsigned block, int *placed)
 {
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
-  memset(&lc, 0, sizeof lc);
-  memset(&attr, 0, sizeof attr);
-  lc.gridDim = dim3_of(cluster);
-  lc.blockDim = dim3_of(block);
-  lc.attrs = &attr;
-  lc.numAttrs = 1;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cluster;
-  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  cluster_config(&lc, &attr, dim3_of(cluster), dim3_of(block), cluster, 0);
   int n = 0;
   cudaError_t e = cudaOccupancyMaxActiveClusters(&n, (const void *)kernel, &lc);
   *placed = e == cudaSuccess && n > 0;
@@ -187,16 +196,8 @@ cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mappi
 {
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
-  memset(&lc, 0, sizeof lc);
-  memset(&attr, 0, sizeof attr);
-  lc.gridDim = grid_of((unsigned)m->spec_cb, islands);
-  lc.blockDim = dim3_of((unsigned)m->spec_threads + 32);
-  lc.stream = stream;
-  lc.attrs = &attr;
-  lc.numAttrs = 1;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = (unsigned)m->spec_cb;
-  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  cluster_config(&lc, &attr, grid_of((unsigned)m->spec_cb, islands),
+                 dim3_of((unsigned)m->spec_threads + 32), (unsigned)m->spec_cb, stream);
   void *args[] = {&s, &first, &last};
   return cudaLaunchKernelExC(&lc, (const void *)k->res_spec, args);
 }
