@@ -8,7 +8,6 @@
 #include "gpu_abi.h"
 #include "objective.h"
 
-/* Largest cluster the resident kernel uses (portable cluster size). */
 /* Strict swarms up to this many particle-dimensions run grid-resident: the
  * grid barrier costs less than a launch while an iteration is short. */
 #define GRID_RESIDENT_MAX_ELEMENTS (1 << 22)

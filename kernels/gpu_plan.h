@@ -63,8 +63,8 @@ struct gpu_device_facts {
   int spec_refused, cluster_refused;
 };
 
-/* Where the GPU backend asks the driver whether a cluster fits: the
- * cluster-resident kernel's clusters have this many blocks at most. */
+/* Largest cluster the cluster-resident kernel uses (the portable cluster
+ * size); the GPU backend asks the driver whether such a cluster fits. */
 #define GPU_PLAN_MAX_CLUSTER 8
 
 struct gpu_plan {
