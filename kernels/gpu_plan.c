@@ -26,8 +26,6 @@
  * block's time grows with them; the threshold between the two is an
  * estimate from those two numbers, not measured. */
 #define SPEC_MIN_PARTICLES 1536
-/* Blocks of the speculative kernel's cluster (the portable maximum). */
-#define SPEC_CLUSTER 8
 
 /* Whether the variable NAME is set and starts with '0'. */
 static int env_is_zero(const char *name)
@@ -112,7 +110,7 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
       !info->needs_next &&
       (o->spec > 0 ||
        (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES && !o->blk_threads)))
-    gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : SPEC_CLUSTER);
+    gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : GPU_PLAN_MAX_CLUSTER);
   /* Measured in BENCHMARKS.md: dealing the blocks out made 64 islands of
    * the global topology 4% faster and the ring's 2.5% slower. */
   p->map.deal = p->islands > 1 && !p->ring && !p->clpso;

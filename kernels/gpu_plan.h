@@ -63,8 +63,9 @@ struct gpu_device_facts {
   int spec_refused, cluster_refused;
 };
 
-/* Largest cluster the cluster-resident kernel uses (the portable cluster
- * size); the GPU backend asks the driver whether such a cluster fits. */
+/* Largest cluster the cluster kernels use (the portable cluster size; the
+ * speculative kernel's by default); the GPU backend asks the driver whether
+ * their clusters fit. */
 #define GPU_PLAN_MAX_CLUSTER 8
 
 struct gpu_plan {
