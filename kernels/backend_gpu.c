@@ -46,6 +46,11 @@ static int upload_learning(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
+/* The steps' history buffers as allocated (allocate): at most the entries
+ * of this many iterations, and this many bytes. */
+#define HIST_FIRST_ITERATIONS 10000
+#define HIST_FIRST_BYTES ((size_t)1 << 20)
+
 /* A step's history buffers for ALL values: the kernels' in device memory,
  * set to NaN (the mark of an entry no launch wrote), and the host's pinned
  * and mapped, which hist_out_kernel fills. */
@@ -110,9 +115,17 @@ static int allocate(struct gpu_swarm *g)
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_bar, 2 * sizeof(unsigned int)));
   IPSO_CHECK_CUDA(cudaMemset(g->d_bar, 0, 2 * sizeof(unsigned int)));
   g->s.hist_stride = 1;
+  /* The history of a whole run where it is short, else of a slice of
+   * HIST_FIRST_ITERATIONS (both within HIST_FIRST_BYTES): growing a step's
+   * buffers waits for the device (cudaFree) and pins memory, which a
+   * slice begun ahead would wait for. */
+  int64_t its = g->cfg->run.max_iterations, cap = (int64_t)(HIST_FIRST_BYTES / sizeof(double));
+  if (its > HIST_FIRST_ITERATIONS) its = HIST_FIRST_ITERATIONS;
+  int64_t first = (int64_t)K * its;
+  if (first > cap) first = cap > (int64_t)K ? cap : (int64_t)K;
   for (int i = 0; i < GPU_STEPS; i++) {
     struct gpu_step *st = &g->steps[i];
-    IPSO_TRY(alloc_history(g, st, (int64_t)K));
+    IPSO_TRY(alloc_history(g, st, first));
     IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_slots, K * IPSO_GB_SLOTS * sizeof *st->h_slots));
   }
   g->s.hist = g->steps[0].d_hist;
@@ -231,6 +244,16 @@ static int forget_attractors(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
+/* The device's clock over the steps starts here (struct device_slices). */
+static int clock_origin(struct gpu_swarm *g)
+{
+  IPSO_CHECK_CUDA(cudaEventRecord(g->origin, g->stream));
+  memset(&g->slices, 0, sizeof g->slices);
+  g->last_stop_ms = 0;
+  g->clocked = 1;
+  return IPSO_OK;
+}
+
 static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
@@ -240,6 +263,7 @@ static int gpu_init(struct backend *b)
                                    (unsigned)g->plan.map.block, g->s, g->stream));
   IPSO_TRY(forget_attractors(g));
   IPSO_TRY(gpu_recompute_best(g, 0, g->count, 1));
+  IPSO_TRY(clock_origin(g));
   return read_last_bests(g);
 }
 
@@ -297,7 +321,8 @@ static int gpu_step_begin_out(struct backend *b, int64_t first, int64_t last, in
     st->d_hist = NULL;
     IPSO_CHECK_CUDA(cudaFreeHost(st->h_hist));
     st->h_hist = NULL;
-    IPSO_TRY(alloc_history(g, st, all));
+    /* At least twice as large: slices grow, each growth waits. */
+    IPSO_TRY(alloc_history(g, st, all > 2 * st->hist_cap ? all : 2 * st->hist_cap));
   }
   /* Island k's history at [k * n]: the interface's layout of BEST. */
   g->s.hist = st->d_hist;
@@ -343,6 +368,37 @@ static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
   return gpu_step_begin_out(b, first, last, -1, NULL, NULL);
 }
 
+/* Step ST, ended, on the device's clock (struct device_slices), where
+ * it started (init or a restart's load). */
+static int clock_step(struct gpu_swarm *g, const struct gpu_step *st)
+{
+  float start = 0, stop = 0;
+  if (!g->clocked) return IPSO_OK;
+  IPSO_CHECK_CUDA(cudaEventElapsedTime(&start, g->origin, st->start));
+  IPSO_CHECK_CUDA(cudaEventElapsedTime(&stop, g->origin, st->stop));
+  struct device_slices *d = &g->slices;
+  double idle = 1e-3 * ((double)start - g->last_stop_ms);
+  if (idle < 0) idle = 0; /* the events' resolution */
+  d->slices++;
+  d->iterations += st->last - st->first + 1;
+  d->busy += 1e-3 * ((double)stop - (double)start);
+  d->idle += idle;
+  if (d->slices == 1) d->first = idle;
+  if (idle > d->idle_max) {
+    d->idle_max = idle;
+    d->idle_max_at = d->slices;
+  }
+  g->last_stop_ms = stop;
+  return IPSO_OK;
+}
+
+static int gpu_device_slices(struct backend *b, struct device_slices *d)
+{
+  struct gpu_swarm *g = b->impl;
+  *d = g->slices;
+  return IPSO_OK;
+}
+
 static int gpu_step_end(struct backend *b, double *best)
 {
   struct gpu_swarm *g = b->impl;
@@ -357,6 +413,7 @@ static int gpu_step_end(struct backend *b, double *best)
   g->step_oldest = (at + 1) % GPU_STEPS;
   g->steps_pending--;
   g->step_ended = at;
+  IPSO_TRY(clock_step(g, st));
   memcpy(best, st->h_hist, (size_t)(n * g->count) * sizeof(double));
   if (st->stale) take_slots(g, st->h_slots, st->slots_t);
   for (int k = 0; k < g->count; k++) {
@@ -391,6 +448,16 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
 {
   IPSO_TRY(gpu_step_begin(b, first, last));
   return gpu_step_end(b, best);
+}
+
+/* From last_best, read again only after migrants came in. */
+static int gpu_best_costs(struct backend *b, double *cost)
+{
+  struct gpu_swarm *g = b->impl;
+  if (g->steps_pending) return IPSO_FAIL("gpu", "the best costs asked for with a step begun");
+  if (g->stale) IPSO_TRY(read_last_bests(g));
+  memcpy(cost, g->last_best, sizeof(double) * (size_t)g->count);
+  return IPSO_OK;
 }
 
 static int gpu_best(struct backend *b, int k, struct island_best *out)
@@ -438,6 +505,7 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
     IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, (unsigned)g->count, (unsigned)g->plan.map.block, 0,
                                        gpu_island_view(g, 0), candidate_blocks(g), g->t - 1,
                                        g->t - 1, 0, g->stream));
+  IPSO_TRY(clock_origin(g));
   return read_last_bests(g);
 }
 
@@ -465,6 +533,7 @@ static void gpu_destroy(struct backend *b)
     for (int j = 0; j < 3; j++)
       if (ev[j]) cudaEventDestroy(ev[j]);
   }
+  if (g->origin) cudaEventDestroy(g->origin);
   if (g->stream) cudaStreamDestroy(g->stream);
   gpu_migrate_free(g);
   free(g->last_best);
@@ -504,6 +573,8 @@ static const struct backend_ops gpu_ops = {
     .mailbox_export = gpu_mailbox_export,
     .mailbox_attach = gpu_mailbox_attach,
     .mailbox_waits = gpu_mailbox_waits,
+    .best_costs = gpu_best_costs,
+    .device_slices = gpu_device_slices,
     .save_state = gpu_save,
     .load_state = gpu_load,
     .capture_state = gpu_capture,
@@ -692,6 +763,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   cudaError_t e = cudaSetDevice(g->device);
   if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, g->device);
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaEventCreate(&g->origin);
   for (int i = 0; i < GPU_STEPS && e == cudaSuccess; i++) {
     struct gpu_step *st = &g->steps[i];
     e = cudaEventCreate(&st->start);

@@ -99,6 +99,13 @@ struct gpu_swarm {
   } steps[GPU_STEPS];
   int step_oldest, steps_pending;
   int step_ended;   /* the step ended last (gpu_last_step_ms) */
+  /* The device's clock over the steps (gpu_device_slices): recorded at
+   * init's end, the steps' start and stop events measured from it as
+   * each step ends. */
+  cudaEvent_t origin;
+  int clocked; /* origin recorded */
+  double last_stop_ms;
+  struct device_slices slices;
   int64_t queued_t; /* the last iteration of the last step begun: where the stream is */
   /* The captured states (gpu_capture.c), one per slot (enum capture_slot):
    * a dense device copy of x, v, p, cost, pcost taken in the stream's

@@ -64,6 +64,19 @@ struct mailbox_waits {
   double post, wait, wait_p90, wait_mean, between, between_p90, between_mean;
 };
 
+/* The device's time over the slices by its own clock (backend_ops.
+ * device_slices; --timings): SLICES steps of ITERATIONS in all ended since
+ * init or a load, BUSY seconds from an event before each one's first
+ * launch to one after its last, IDLE seconds from the end of one step's
+ * launches to the next one's start (the history's copy, migrations, and
+ * any wait for the host's launch), of which FIRST before the first (from
+ * the end of init) and IDLE_MAX the largest, before step IDLE_MAX_AT
+ * (counted from 1). */
+struct device_slices {
+  int64_t slices, iterations, idle_max_at;
+  double busy, idle, first, idle_max;
+};
+
 /* Where the ranks of one node exchange the edge islands' messages
  * (backend_ops.mailbox_attach): each rank's region, in the device memory of
  * its backend (exported, HANDLE_PREV and HANDLE_NEXT its neighbours') or in
@@ -105,6 +118,10 @@ struct backend_ops {
                         int (*out)(void *ctx), void *ctx);
   /* Island K's best particle, position included. */
   int (*best)(struct backend *b, int k, struct island_best *out);
+  /* Optional (NULL: best() for each island): every island's best cost now
+   * into COST[K], from what the host already holds where it can. No step
+   * may be begun. */
+  int (*best_costs)(struct backend *b, double *cost);
   /* Copies island K's COUNT best personal bests (best first; position
    * [count*dims] and cost [count]) and their particle indices. */
   int (*pack_migrants)(struct backend *b, int k, int count, double *position, double *cost,
@@ -180,6 +197,8 @@ struct backend_ops {
   /* Optional: where the device's time went in the last migrations through
    * the mailbox (waits for the device; --timings). */
   int (*mailbox_waits)(struct backend *b, struct mailbox_waits *w);
+  /* Optional: the device's time over the slices since init (--timings). */
+  int (*device_slices)(struct backend *b, struct device_slices *d);
   /* Copies all K swarms to the host, and back: S holds K * particles rows,
    * island-major (island k's rows are swarm_state_island(S, particles, k)). */
   int (*save_state)(struct backend *b, struct swarm_state *s);

@@ -405,9 +405,14 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
  * checkpoint: --resume without one starts afresh, which is the same run. */
 static int record_start(struct solver *s)
 {
-  for (int k = 0; k < s->local; k++) {
-    IPSO_TRY(s->b.ops->best(&s->b, k, &s->best));
-    s->seg_best[k * s->segment] = s->best.cost;
+  if (s->b.ops->best_costs) {
+    IPSO_TRY(s->b.ops->best_costs(&s->b, s->step_best));
+    for (int k = 0; k < s->local; k++) s->seg_best[k * s->segment] = s->step_best[k];
+  } else {
+    for (int k = 0; k < s->local; k++) {
+      IPSO_TRY(s->b.ops->best(&s->b, k, &s->best));
+      s->seg_best[k * s->segment] = s->best.cost;
+    }
   }
   int64_t hit;
   double now = wall_seconds();
@@ -768,6 +773,16 @@ static void print_loop(const struct solver *s)
       print_phase("  of them, waiting for the device", s->device_wait, all, s->slices);
       print_phase("  of them, enqueueing slices", s->enqueue_seconds, all, s->slices);
     }
+  }
+  struct device_slices d;
+  if (s->b.ops->device_slices && s->b.ops->device_slices((struct backend *)&s->b, &d) == IPSO_OK &&
+      d.slices > 0) {
+    int64_t n = d.iterations;
+    printf("  %-34s %8.4f s  %8.3f us per iteration\n", "on the device: the slices' launches",
+           d.busy, n > 0 ? 1e6 * d.busy / (double)n : 0.0);
+    printf("  %-34s %8.4f s  first %.1f us, largest %.1f us (before slice %lld)\n",
+           "on the device: between them", d.idle, 1e6 * d.first, 1e6 * d.idle_max,
+           (long long)d.idle_max_at);
   }
   if (s->migrations) {
     printf("  %-34s %8.1f us\n", "of the migrations, the first", 1e6 * s->first_migration);
