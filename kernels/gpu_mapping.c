@@ -39,7 +39,7 @@ void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m)
   m->vec = V;
   m->pitch = (dims + V - 1) / V * V;
   m->blk_threads = m->blk_ppt = 0;
-  m->spec_cb = m->spec_threads = m->spec_ppt = 0;
+  m->spec_cb = m->spec_threads = m->spec_ppt = m->spec_win = 0;
   gpu_mapping_set_group(m, G);
 }
 
@@ -65,7 +65,7 @@ void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles, int
 
 void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int cb)
 {
-  m->spec_cb = m->spec_threads = m->spec_ppt = 0;
+  m->spec_cb = m->spec_threads = m->spec_ppt = m->spec_win = 0;
   if (m->group != 1 || dims > 4 || particles < 1 || (cb != 2 && cb != 4 && cb != 8)) return;
   /* One particle per thread: the only shape the GPU tests compare bit for
    * bit with the other modes (the kernel takes IPSO_SPEC_PPT > 1 too). */
@@ -103,7 +103,7 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       "#define IPSO_RING_K %d\n#define IPSO_CLPSO %d\n#define IPSO_CLPSO_REFRESH %d\n"
       "#define IPSO_INERTIA_END %d\n#define IPSO_BLK_THREADS %d\n#define IPSO_BLK_PPT %d\n"
       "#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n#define IPSO_SPEC_THREADS %d\n"
-      "#define IPSO_SPEC_PPT %d\n",
+      "#define IPSO_SPEC_PPT %d\n#define IPSO_SPEC_WIN %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
       m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
       user ? 0 : info->acc1, user ? 0 : info->needs_next, user, user && cfg->objective.separable,
@@ -111,7 +111,7 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       cfg->swarm.topology == IPSO_SWARM_RING ? cfg->swarm.neighbours : 0,
       cfg->swarm.topology == IPSO_SWARM_CLPSO,
       cfg->swarm.topology == IPSO_SWARM_CLPSO ? cfg->swarm.refresh : 1, cfg->swarm.has_inertia_end,
-      m->blk_threads, m->blk_ppt, m->deal, m->spec_cb, m->spec_threads, m->spec_ppt);
+      m->blk_threads, m->blk_ppt, m->deal, m->spec_cb, m->spec_threads, m->spec_ppt, m->spec_win);
   /* The inertia schedule's ends as exact hexadecimal literals (computed in
    * double, as on the host: inertia_at in kernels/pso_device.cuh). */
   if (cfg->swarm.has_inertia_end)

@@ -19,8 +19,10 @@ struct gpu_mapping {
   int blk_threads, blk_ppt;
   /* The speculative cluster kernel (speculative_cluster_kernel; 0: not
    * compiled): blocks of its cluster, threads with particles in each block
-   * (one warp more checks), particles per thread. */
-  int spec_cb, spec_threads, spec_ppt;
+   * (one warp more checks), particles per thread; its window (0: blocks
+   * that run ahead and check every iteration; W: windows of up to W
+   * iterations with one exchange each). */
+  int spec_cb, spec_threads, spec_ppt, spec_win;
   /* Several islands of the global topology in one launch: the step
    * kernel's blocks dealt out over them (IPSO_DEAL; 0: island-major). */
   int deal;

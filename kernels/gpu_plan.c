@@ -20,12 +20,19 @@
 #define BLOCK_MAX_ELEMENTS 4096
 /* A single strict island of at least this many particles (rows of one
  * thread) runs in the speculative cluster kernel. Measured (BENCHMARKS.md):
- * 2,048 1-D particles took 0.68-0.69 us per iteration there against 1.02
- * us in one block, on an H100 and an H200. Its iteration is bound by the
+ * 2,048 1-D particles took 0.68-0.69 us per iteration there (checking
+ * every iteration; 0.22 us in windows of up to 32) against 1.02 us in one
+ * block, on an H100 and an H200. Its iteration is bound by the
  * latency of the blocks' chains rather than by the particles, while one
  * block's time grows with them; the threshold between the two is an
  * estimate from those two numbers, not measured. */
 #define SPEC_MIN_PARTICLES 1536
+/* The speculative kernel's longest window (0: it checks every iteration).
+ * Measured on the 1-D 2,048 (H200, kernel alone): 0.0683 s checking every
+ * iteration, 0.0360 s with windows of up to 4, 0.0290 s 8, 0.0242 s 16,
+ * 0.0219 s 32, 0.0204 s 64 (BENCHMARKS.md); 32 for half the local memory
+ * of 64 (a window's states: (3 D + 1) x 32 reals per particle). */
+#define SPEC_WINDOW 32
 
 /* Whether the variable NAME is set and starts with '0'. */
 static int env_is_zero(const char *name)
@@ -47,6 +54,9 @@ struct gpu_overrides gpu_overrides_from_env(void)
   const char *sp = getenv("IPSO_GPU_SPEC");
   if (sp && (!strcmp(sp, "0") || !strcmp(sp, "2") || !strcmp(sp, "4") || !strcmp(sp, "8")))
     o.spec = sp[0] == '0' ? -1 : atoi(sp); /* else ignored */
+  const char *sw = getenv("IPSO_GPU_SPEC_WIN");
+  if (sw && *sw && atoi(sw) >= 0 && atoi(sw) <= 64)
+    o.spec_win = atoi(sw) == 0 ? -1 : atoi(sw); /* else ignored */
   const char *bt = getenv("IPSO_GPU_BLOCK_THREADS");
   if (bt && (atoi(bt) == 512 || atoi(bt) == 1024)) o.blk_threads = atoi(bt); /* else ignored */
   const char *g = getenv("IPSO_GPU_GROUP");
@@ -69,6 +79,10 @@ const char *gpu_overrides_describe(const struct gpu_overrides *o, char *buf, siz
   if (o->spec) {
     size_t used = strlen(buf);
     snprintf(buf + used, n - used, " IPSO_GPU_SPEC=%d", o->spec > 0 ? o->spec : 0);
+  }
+  if (o->spec_win) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, n - used, " IPSO_GPU_SPEC_WIN=%d", o->spec_win > 0 ? o->spec_win : 0);
   }
   if (o->blk_threads) {
     size_t used = strlen(buf);
@@ -108,9 +122,10 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   const struct objective_info *info = objective_get(cfg->objective.id);
   if (gpu_plan_block_compiled(p) && o->spec >= 0 && cfg->objective.id != IPSO_OBJ_USER &&
       !info->needs_next &&
-      (o->spec > 0 ||
-       (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES && !o->blk_threads)))
+      (o->spec > 0 || (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES && !o->blk_threads)))
     gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : GPU_PLAN_MAX_CLUSTER);
+  if (p->map.spec_cb > 0)
+    p->map.spec_win = o->spec_win < 0 ? 0 : o->spec_win > 0 ? o->spec_win : SPEC_WINDOW;
   /* Measured in BENCHMARKS.md: dealing the blocks out made 64 islands of
    * the global topology 4% faster and the ring's 2.5% slower. */
   p->map.deal = p->islands > 1 && !p->ring && !p->clpso;
@@ -226,9 +241,9 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
 
 const char *gpu_plan_mode_name(const struct gpu_plan *p)
 {
-  static const char *names[] = {"one launch per iteration", "cluster-resident", "grid-resident",
-                                "grid-resident, relaxed", "block-resident",
-                                "cluster-speculative"};
+  static const char *names[] = {
+      "one launch per iteration", "cluster-resident", "grid-resident",
+      "grid-resident, relaxed",   "block-resident",   "cluster-speculative"};
   if (p->ring) return "one launch per iteration with the lbest kernel";
   if (p->clpso) return "one launch per iteration with the exemplar kernel";
   return names[p->mode];
@@ -236,10 +251,13 @@ const char *gpu_plan_mode_name(const struct gpu_plan *p)
 
 const char *gpu_plan_describe(const struct gpu_plan *p, char *buf, size_t n)
 {
+  char win[48] = "";
+  if (p->mode == GPU_MODE_SPEC && p->map.spec_win > 0)
+    snprintf(win, sizeof win, " (windows of up to %d iterations)", p->map.spec_win);
   if (p->islands > 1)
-    snprintf(buf, n, "%d islands together, %s%s", p->islands, gpu_plan_mode_name(p),
-             p->pdl && p->mode == GPU_MODE_STREAMING ? " (PDL)" : "");
+    snprintf(buf, n, "%d islands together, %s%s%s", p->islands, gpu_plan_mode_name(p),
+             p->pdl && p->mode == GPU_MODE_STREAMING ? " (PDL)" : "", win);
   else
-    snprintf(buf, n, "%s", gpu_plan_mode_name(p));
+    snprintf(buf, n, "%s%s", gpu_plan_mode_name(p), win);
   return buf;
 }

@@ -26,6 +26,8 @@ struct gpu_overrides {
   int spec;        /* IPSO_GPU_SPEC=0 (-1 here): never the speculative cluster kernel; =2, 4
                       or 8: it, with clusters of that many blocks, for every island it
                       can run (strict, global, one thread per particle) */
+  int spec_win;    /* IPSO_GPU_SPEC_WIN=0 (-1 here): the speculative kernel checks every
+                      iteration; =W (1..64): windows of up to W iterations */
   int group;       /* IPSO_GPU_GROUP=G: threads per particle (a power of two up to
                       1024; changes the summation order, hence the last bits) */
 };

@@ -26,7 +26,9 @@
  *                  particles per group of IPSO_G threads (0: not compiled)
  *   IPSO_SPEC_CB, IPSO_SPEC_THREADS, IPSO_SPEC_PPT  the speculative cluster
  *                  kernel's blocks per cluster, threads with particles per
- *                  block and particles per thread (0: not compiled)
+ *                  block and particles per thread (0: not compiled);
+ *                  IPSO_SPEC_WIN its longest window (0: it checks every
+ *                  iteration)
  *   IPSO_DEAL      1: several islands of the global topology, the step
  *                  kernel's blocks dealt out over them (step)
  *

@@ -4,6 +4,9 @@
  * IPSO_SPEC_CB blocks (island blockIdx.y), every iteration of a segment in
  * one launch, the particles' state in registers; block r of the cluster
  * holds particles r * IPSO_SPEC_PPB + j * IPSO_SPEC_THREADS + thread.
+ * Two forms: in windows (IPSO_SPEC_WIN > 0, win_run below, the default),
+ * and checking every iteration (IPSO_SPEC_WIN = 0, spec_run), described
+ * first.
  *
  * Why: one block is bound by its one multiprocessor (1.02 us per iteration
  * for the paper's 1-D 2,048), and a barrier of the cluster per iteration
@@ -563,9 +566,311 @@ __device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_sha
   cluster_barrier();
 }
 
+#if IPSO_SPEC_WIN > 0
+/* The windowed form (IPSO_SPEC_WIN > 0): every thread runs its particles
+ * through a window of up to IPSO_SPEC_WIN iterations on the best it
+ * knows, with no exchange inside the window; then the cluster exchanges,
+ * once, where the window's guess broke. A particle breaks the guess at
+ * the first iteration t of the window where it improves its personal best
+ * to below the best it knows ((cost, index) lower): until the first such
+ * iteration of the whole island (T*), every particle computed on the true
+ * best of t - 1, and the best of T* is the lowest of the particles that
+ * broke at T* (the others are not below the best known, which the
+ * strict rule then keeps). So the window is taken up to T* (all of it if
+ * nothing broke), each particle's state at T* restored from the copy each
+ * iteration left in local memory, and the next window starts after T*.
+ * Its length doubles after a window taken whole and halves after a break
+ * (from 1 at the launch): short while the best moves, long once it
+ * settles. The result is the strict one, bit for bit, as the other form's.
+ *
+ * The exchange: each warp's lowest (T, cost, index) with its position,
+ * written by its lanes into every block of the cluster (distributed shared
+ * memory, by pass parity), one cluster barrier, and every warp takes the
+ * lowest of all of them. */
+#define IPSO_WIN_SLOTS (IPSO_SPEC_CB * IPSO_SPEC_WARPS)
+#define IPSO_WIN_NONE 0xffffffffu
+
+struct win_shared {
+  unsigned long long head[2][IPSO_WIN_SLOTS]; /* (break << 32) | index */
+  unsigned long long cost[2][IPSO_WIN_SLOTS];
+  unsigned long long pos[2][IPSO_WIN_SLOTS][IPSO_D];
+};
+
+IPSO_HD unsigned long long real_bits(real x)
+{
+  if (IPSO_SPEC_RW == 2) return (unsigned long long)__double_as_longlong((double)x);
+  return (unsigned long long)__float_as_uint((float)x);
+}
+IPSO_HD real bits_real(unsigned long long b)
+{
+  if (IPSO_SPEC_RW == 2) return (real)__longlong_as_double((long long)b);
+  return (real)__uint_as_float((unsigned int)b);
+}
+
+template <bool SCALED>
+__device__ void win_run(swarm_ptrs s, long long first, long long last, win_shared &ws,
+                        block_shared &sh)
+{
+  enum { P = IPSO_SPEC_PPT, E = IPSO_C * IPSO_V, WIN = IPSO_SPEC_WIN };
+  enum { PER_LANE = (IPSO_WIN_SLOTS + 31) / 32 };
+  s = island_ptrs(s, blockIdx.y);
+  const unsigned int isl = island_id(), rank = cluster_rank();
+  const int tid = threadIdx.x, warp = tid / 32, wl = tid % 32;
+  const bool idle = warp == IPSO_SPEC_WARPS; /* the launch's extra warp: no particles */
+  const int n = (int)K.n;
+  const int base = (int)rank * IPSO_SPEC_PPB + (idle ? 0 : tid);
+  const real cs1 = K.c1 * (real)0x1p-32, cs2 = K.c2 * (real)0x1p-32;
+#define IPSO_WIN_I(j) (base + (j)*IPSO_SPEC_THREADS)
+#define IPSO_WIN_ACT(j) (!idle && IPSO_WIN_I(j) < n)
+#define IPSO_WIN_ROW(j) ((size_t)(IPSO_WIN_ACT(j) ? IPSO_WIN_I(j) : n - 1) * IPSO_PITCH)
+  real x[P][IPSO_C][IPSO_V], v[P][IPSO_C][IPSO_V], p[P][IPSO_C][IPSO_V], pc[P];
+  unsigned int wa[P][IPSO_C][IPSO_V], wb[P][IPSO_C][IPSO_V];
+  uint2 spare[P];
+  /* The state after each iteration of the window: local memory, read only
+   * where a window is taken short. */
+  real kx[WIN][P][E], kv[WIN][P][E], kp[WIN][P][E], kc[WIN][P];
+#pragma unroll
+  for (int j = 0; j < P; j++) {
+    size_t row = IPSO_WIN_ROW(j);
+    spare[j] = make_uint2(0, 0);
+#pragma unroll
+    for (int c = 0; c < IPSO_C; c++) {
+#pragma unroll
+      for (int k = 0; k < IPSO_V; k++) {
+        x[j][c][k] = v[j][c][k] = p[j][c][k] = (real)0;
+        wa[j][c][k] = wb[j][c][k] = 0;
+      }
+      if (c * IPSO_V >= IPSO_D) continue;
+      vec<IPSO_V>::load(s.x + row + c * IPSO_V, x[j][c]);
+      vec<IPSO_V>::load(s.v + row + c * IPSO_V, v[j][c]);
+      vec<IPSO_V>::load(s.p + row + c * IPSO_V, p[j][c]);
+    }
+    pc[j] = s.pcost[row / IPSO_PITCH];
+  }
+  /* The best of TC, the last iteration taken. */
+  const int start = (int)((first - 1) & 1);
+  real vc = s.gb[start].cost;
+  int vi = s.gb[start].idx < IPSO_SPEC_NONE ? (int)s.gb[start].idx : IPSO_SPEC_NONE;
+  real vpos[E];
+#pragma unroll
+  for (int e = 0; e < E; e++)
+    vpos[e] = e < IPSO_D ? s.gpos[(size_t)start * IPSO_PITCH + e] : (real)0;
+  long long tc = first - 1, fresh = first;
+  int wlen = 1;
+  if (!idle) spec_draw(isl, base, first, fresh, spare, wa, wb);
+  /* No block writes into another's shared memory before it runs. */
+  cluster_barrier();
+
+  for (unsigned int pass = 0;; pass++) {
+    const int pp = (int)(pass & 1);
+    const int len = (int)(last - tc < wlen ? last - tc : wlen);
+    /* The thread's first break: iteration (1..len), cost, index, position. */
+    unsigned int brk = IPSO_WIN_NONE;
+    real bc = (real)IPSO_INF;
+    int bi = IPSO_SPEC_NONE;
+    real bpos[E];
+#pragma unroll
+    for (int e = 0; e < E; e++) bpos[e] = (real)0;
+    if (!idle)
+      for (int q = 1; q <= len; q++) {
+        const long long t = tc + q;
+        const real w = inertia_at(t);
+        unsigned int ua[P][IPSO_C][IPSO_V], ub[P][IPSO_C][IPSO_V];
+#pragma unroll
+        for (int j = 0; j < P; j++)
+#pragma unroll
+          for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+            for (int k = 0; k < IPSO_V; k++) ua[j][c][k] = wa[j][c][k], ub[j][c][k] = wb[j][c][k];
+        if (t < last) spec_draw(isl, base, t + 1, fresh, spare, wa, wb);
+#pragma unroll
+        for (int j = 0; j < P; j++) {
+#pragma unroll
+          for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+            for (int k = 0; k < IPSO_V; k++)
+              if (c * IPSO_V + k < IPSO_D)
+                update_coord_ab(x[j][c][k], v[j][c][k], p[j][c][k], vpos[c * IPSO_V + k],
+                                rand_factor<SCALED>(K.c1, cs1, ua[j][c][k]),
+                                rand_factor<SCALED>(K.c2, cs2, ub[j][c][k]), c * IPSO_V + k, w);
+          real f = group_value(x[j], s.x + IPSO_WIN_ROW(j), 0, sh);
+          bool improved = f < pc[j];
+          if (improved) {
+            pc[j] = f;
+#pragma unroll
+            for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+              for (int k = 0; k < IPSO_V; k++) p[j][c][k] = x[j][c][k];
+            if (IPSO_WIN_ACT(j) && lex_less(f, IPSO_WIN_I(j), vc, vi) &&
+                (brk == IPSO_WIN_NONE ||
+                 (brk == (unsigned int)q && lex_less(f, IPSO_WIN_I(j), bc, bi)))) {
+              brk = (unsigned int)q;
+              bc = f;
+              bi = IPSO_WIN_I(j);
+#pragma unroll
+              for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+                for (int k = 0; k < IPSO_V; k++) bpos[c * IPSO_V + k] = x[j][c][k];
+            }
+          }
+#pragma unroll
+          for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+            for (int k = 0; k < IPSO_V; k++) {
+              kx[q - 1][j][c * IPSO_V + k] = x[j][c][k];
+              kv[q - 1][j][c * IPSO_V + k] = v[j][c][k];
+              kp[q - 1][j][c * IPSO_V + k] = p[j][c][k];
+            }
+          kc[q - 1][j] = pc[j];
+        }
+      }
+
+    /* This warp's lowest break, into every block of the cluster. */
+    if (!idle) {
+      const unsigned int jw = __reduce_min_sync(0xffffffffu, brk);
+      real c = (real)IPSO_INF, cpos[E];
+      int i = IPSO_SPEC_NONE, l = wl;
+      if (jw != IPSO_WIN_NONE) {
+        if (brk == jw) c = bc, i = bi;
+        for (int off = 16; off > 0; off >>= 1) {
+          real oc = __shfl_xor_sync(0xffffffffu, c, off);
+          int oi = __shfl_xor_sync(0xffffffffu, i, off);
+          int ol = __shfl_xor_sync(0xffffffffu, l, off);
+          if (lex_less(oc, oi, c, i)) c = oc, i = oi, l = ol;
+        }
+      }
+#pragma unroll
+      for (int e = 0; e < E; e++) cpos[e] = __shfl_sync(0xffffffffu, bpos[e], l);
+      if (wl < IPSO_SPEC_CB) {
+        const int slot = (int)rank * IPSO_SPEC_WARPS + warp;
+        put_remote(&ws.head[pp][slot], (unsigned int)wl,
+                   ((unsigned long long)jw << 32) | (unsigned int)i);
+        if (jw != IPSO_WIN_NONE) {
+          put_remote(&ws.cost[pp][slot], (unsigned int)wl, real_bits(c));
+#pragma unroll
+          for (int e = 0; e < IPSO_D; e++)
+            put_remote(&ws.pos[pp][slot][e], (unsigned int)wl, real_bits(cpos[e]));
+        }
+      }
+    }
+    cluster_barrier();
+
+    /* The island's first break (the same in every warp of the cluster). */
+    unsigned long long h[PER_LANE];
+    unsigned int js = IPSO_WIN_NONE;
+#pragma unroll
+    for (int r = 0; r < PER_LANE; r++) {
+      const int q = wl + 32 * r;
+      h[r] = q < IPSO_WIN_SLOTS ? get_local(&ws.head[pp][q]) : ~0ull;
+      const unsigned int b = (unsigned int)(h[r] >> 32);
+      js = b < js ? b : js;
+    }
+    js = __reduce_min_sync(0xffffffffu, js);
+    if (js == IPSO_WIN_NONE) {
+      if (rank == 0 && tid == 0 && s.hist)
+        for (int q = 1; q <= len; q++) s.hist[tc + q - first] = (double)vc;
+      tc += len;
+      wlen = 2 * wlen < WIN ? 2 * wlen : WIN;
+    } else {
+      real c = (real)IPSO_INF;
+      int i = IPSO_SPEC_NONE, at = 0;
+#pragma unroll
+      for (int r = 0; r < PER_LANE; r++) {
+        const int q = wl + 32 * r;
+        if (q < IPSO_WIN_SLOTS && (unsigned int)(h[r] >> 32) == js) {
+          real oc = bits_real(get_local(&ws.cost[pp][q]));
+          int oi = (int)(unsigned int)h[r];
+          if (lex_less(oc, oi, c, i)) c = oc, i = oi, at = q;
+        }
+      }
+      for (int off = 16; off > 0; off >>= 1) {
+        real oc = __shfl_xor_sync(0xffffffffu, c, off);
+        int oi = __shfl_xor_sync(0xffffffffu, i, off);
+        int oa = __shfl_xor_sync(0xffffffffu, at, off);
+        if (lex_less(oc, oi, c, i)) c = oc, i = oi, at = oa;
+      }
+      if (rank == 0 && tid == 0 && s.hist) {
+        for (int q = 1; q < (int)js; q++) s.hist[tc + q - first] = (double)vc;
+        s.hist[tc + js - first] = (double)c;
+      }
+      vc = c;
+      vi = i;
+#pragma unroll
+      for (int e = 0; e < E; e++)
+        vpos[e] = e < IPSO_D ? bits_real(get_local(&ws.pos[pp][at][e])) : (real)0;
+      /* Back to the state of T*, unless it ended the window. */
+      if ((int)js < len && !idle) {
+#pragma unroll
+        for (int j = 0; j < P; j++) {
+#pragma unroll
+          for (int c2 = 0; c2 < IPSO_C; c2++)
+#pragma unroll
+            for (int k = 0; k < IPSO_V; k++) {
+              x[j][c2][k] = kx[js - 1][j][c2 * IPSO_V + k];
+              v[j][c2][k] = kv[js - 1][j][c2 * IPSO_V + k];
+              p[j][c2][k] = kp[js - 1][j][c2 * IPSO_V + k];
+            }
+          pc[j] = kc[js - 1][j];
+        }
+      }
+      tc += js;
+      if ((int)js < len) {
+        fresh = tc + 1;
+        if (!idle && tc < last) spec_draw(isl, base, tc + 1, fresh, spare, wa, wb);
+      }
+      wlen = wlen / 2 > 1 ? wlen / 2 : 1;
+    }
+    if (tc == last) break;
+  }
+
+  /* The state of LAST, and slot LAST & 1 with its best, as one launch per
+   * iteration would leave them (costs evaluated again: the same bits). */
+#pragma unroll
+  for (int j = 0; j < P; j++) {
+    if (!IPSO_WIN_ACT(j)) continue;
+    real f = group_value(x[j], s.x + IPSO_WIN_ROW(j), 0, sh);
+    const size_t row = (size_t)IPSO_WIN_I(j) * IPSO_PITCH;
+    s.cost[IPSO_WIN_I(j)] = isnan(f) ? (real)IPSO_INF : f;
+#pragma unroll
+    for (int c = 0; c < IPSO_C; c++) {
+      if (c * IPSO_V >= IPSO_D) continue;
+      vec<IPSO_V>::store(s.x + row + c * IPSO_V, x[j][c]);
+      vec<IPSO_V>::store(s.v + row + c * IPSO_V, v[j][c]);
+      vec<IPSO_V>::store(s.p + row + c * IPSO_V, p[j][c]);
+    }
+    s.pcost[IPSO_WIN_I(j)] = pc[j];
+  }
+#undef IPSO_WIN_I
+#undef IPSO_WIN_ACT
+#undef IPSO_WIN_ROW
+  const int cur = (int)(last & 1);
+  if (rank == 0 && tid == 0) {
+#pragma unroll
+    for (int e = 0; e < IPSO_D; e++) s.gpos[(size_t)cur * IPSO_PITCH + e] = vpos[e];
+    s.gb[cur].cost = vc;
+    s.gb[cur].idx = vi == IPSO_SPEC_NONE ? IPSO_NONE : vi;
+    s.gb[cur].hint = ~0ull; /* no offer stands */
+    s.gb[cur].tag = last;
+  }
+  /* No block leaves while another may still write into its records. */
+  cluster_barrier();
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(IPSO_SPEC_THREADS + 32, 1)
     speculative_cluster_kernel(swarm_ptrs s, long long first, long long last)
 {
+#if IPSO_SPEC_WIN > 0
+  __shared__ win_shared ws;
+  __shared__ block_shared sh; /* group_value's cross-warp sums: unused (IPSO_G = 1) */
+  if (first > last) return;
+  bool scaled = sizeof(real) == sizeof(double) && (K.c1 == 0 || (double)K.c1 >= 0x1p-960) &&
+                (K.c2 == 0 || (double)K.c2 >= 0x1p-960);
+  if (scaled)
+    win_run<sizeof(real) == sizeof(double)>(s, first, last, ws, sh);
+  else
+    win_run<false>(s, first, last, ws, sh);
+#else
   __shared__ spec_shared ss;
   __shared__ block_shared sh; /* group_value's cross-warp sums: unused (IPSO_G = 1) */
   if (first > last) return;
@@ -575,6 +880,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_SPEC_THREADS + 32, 1)
     spec_run<sizeof(real) == sizeof(double)>(s, first, last, ss, sh);
   else
     spec_run<false>(s, first, last, ss, sh);
+#endif
 }
 
 #endif

@@ -57,21 +57,30 @@ for p in rosenbrock:5:200:double cubic:1:2048:double; do
 done
 # The speculative cluster kernel (kernels/pso_spec.cuh): the paper's 1-D
 # 2,048 (the plan's own choice) and a 3-D swarm in clusters of 4 blocks
-# (IPSO_GPU_SPEC=4): memcheck and synccheck. Not racecheck: the blocks'
-# records are words that other blocks write into this block's shared
-# memory while its checker reads them (strong, cluster-scope accesses, each
-# word tagged), which racecheck reports as hazards by design.
+# (IPSO_GPU_SPEC=4), in windows (the default) and checking every iteration
+# (IPSO_GPU_SPEC_WIN=0): memcheck and synccheck; racecheck for the windows
+# (the blocks write into each other's shared memory only before the
+# cluster barrier that precedes the reads). Not racecheck for the checking
+# form: its records are words that other blocks write into this block's
+# shared memory while its checker reads them (strong, cluster-scope
+# accesses, each word tagged), which racecheck reports as hazards by design.
 for p in cubic:1:2048:double:8 sphere:3:333:double:4; do
   IFS=: read -r obj dims parts prec cb <<<"$p"
   export IPSO_GPU_SPEC=$cb
-  cfg=$work/spec-$obj.toml
-  write_config "$cfg" "$obj" "$dims" "$parts" "$prec" queue_lock strict 60
-  "$IPSO_BIN" "$cfg" >/dev/null 2>&1
-  for tool in memcheck synccheck; do
-    check "$tool" "$cfg" "cluster-speculative $obj D=$dims N=$parts"
+  for win in "" 0; do
+    export IPSO_GPU_SPEC_WIN=$win
+    cfg=$work/spec-$obj-$win.toml
+    write_config "$cfg" "$obj" "$dims" "$parts" "$prec" queue_lock strict 60
+    "$IPSO_BIN" "$cfg" >/dev/null 2>&1
+    tools="memcheck synccheck"
+    [ -z "$win" ] && tools="$tools racecheck"
+    for tool in $tools; do
+      check "$tool" "$cfg" "cluster-speculative $obj D=$dims N=$parts${win:+ IPSO_GPU_SPEC_WIN=$win}"
+    done
   done
 done
 export IPSO_GPU_SPEC=0
+unset IPSO_GPU_SPEC_WIN
 # The ring topology (lbest kernel before every step): memcheck, racecheck and
 # synccheck for the queue-lock kernel, strict and relaxed, and memcheck for
 # the reduction pair.

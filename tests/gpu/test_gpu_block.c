@@ -1,16 +1,17 @@
 /* The one-block kernel (block-resident, kernels/pso_block.cuh) against the
  * other strict launch modes and the CPU backend: K islands in one backend
  * run block-resident, the same islands in the speculative cluster kernel
- * (kernels/pso_spec.cuh, IPSO_GPU_SPEC=8 or 2, where it runs), with
- * IPSO_GPU_BLOCK=0 (cluster- or grid-resident), with one launch per iteration, and on the CPU, through
- * segments that start on odd and even iterations, a migration of the best
- * and the worst, one of drawn particles, and a save/load round trip into a
- * new backend in the middle of the run: histories, states, migrants and
- * bests bit for bit between the GPU modes, to rounding (bit for bit where
- * the problem allows) against the CPU, up to iteration 3,000 (the paper's
- * 1-D 2,048 swarm among the problems: its best settles on the bound and
- * moves to lower indices, the rare path of the kernel). Exit 77 without a
- * GPU; IPSO_GPU_TEST_SHORT=1: up to iteration 200. */
+ * (kernels/pso_spec.cuh, IPSO_GPU_SPEC=8 or 2, where it runs; in windows,
+ * and checking every iteration: IPSO_GPU_SPEC_WIN=0), with IPSO_GPU_BLOCK=0
+ * (cluster- or grid-resident), with one launch per iteration, and on the
+ * CPU, through segments that start on odd and even iterations, a migration
+ * of the best and the worst, one of drawn particles, and a save/load round
+ * trip into a new backend in the middle of the run: histories, states,
+ * migrants and bests bit for bit between the GPU modes, to rounding (bit for
+ * bit where the problem allows) against the CPU, up to iteration 3,000 (the
+ * paper's 1-D 2,048 swarm among the problems: its best settles on the bound
+ * and moves to lower indices, the rare path of the kernel). Exit 77 without
+ * a GPU; IPSO_GPU_TEST_SHORT=1: up to iteration 200. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,10 +47,14 @@ static int make_config(const struct problem *p, unsigned long long seed, struct 
 
 /* The backends compared: block-resident first, then the other GPU modes,
  * then the CPU. */
-enum { BLOCK, SPEC, NO_BLOCK, STREAMING, PLAIN, CPU, NB };
-static const char *const names[NB] = {"block-resident",           "IPSO_GPU_SPEC",
-                                      "IPSO_GPU_BLOCK=0",         "one launch per iteration",
-                                      "plain paths",              "cpu"};
+enum { BLOCK, SPEC, SPEC_CHECKED, NO_BLOCK, STREAMING, PLAIN, CPU, NB };
+static const char *const names[NB] = {"block-resident",
+                                      "IPSO_GPU_SPEC",
+                                      "IPSO_GPU_SPEC with IPSO_GPU_SPEC_WIN=0",
+                                      "IPSO_GPU_BLOCK=0",
+                                      "one launch per iteration",
+                                      "plain paths",
+                                      "cpu"};
 
 static int spec_blocks; /* the speculative kernel's clusters (IPSO_GPU_SPEC) */
 
@@ -60,8 +65,9 @@ static int create(int which, const struct swarm_setup *setup, struct backend *b)
   struct gpu_overrides o;
   memset(&o, 0, sizeof o);
   if (which == NO_BLOCK) o.no_block = 1;
-  if (which == SPEC) o.spec = spec_blocks;
-  if (which == BLOCK) o.spec = -1; /* IPSO_GPU_SPEC=0 */
+  if (which == SPEC || which == SPEC_CHECKED) o.spec = spec_blocks;
+  if (which == SPEC_CHECKED) o.spec_win = -1; /* IPSO_GPU_SPEC_WIN=0 */
+  if (which == BLOCK) o.spec = -1;            /* IPSO_GPU_SPEC=0 */
   if (which == STREAMING) o.no_resident = 1;
   if (which == PLAIN) o.no_keep = o.no_pdl = 1;
   return backend_gpu_create_with(setup, &o, b);
@@ -150,6 +156,9 @@ static void check_islands(const struct problem *p, int K)
         p->objective);
   CHECK((strstr(b[SPEC].description, "cluster-speculative") != NULL) == (p->spec != 0),
         "%s: IPSO_GPU_SPEC=%d gave %s", p->objective, spec_blocks, b[SPEC].description);
+  CHECK((strstr(b[SPEC_CHECKED].description, "cluster-speculative") != NULL) == (p->spec != 0),
+        "%s: IPSO_GPU_SPEC=%d IPSO_GPU_SPEC_WIN=0 gave %s", p->objective, spec_blocks,
+        b[SPEC_CHECKED].description);
   CHECK(strstr(b[NO_BLOCK].description, "block-resident") == NULL,
         "%s: IPSO_GPU_BLOCK=0 still block-resident", p->objective);
   for (int m = 0; m < NB; m++) b[m].ops->init(&b[m]);

@@ -81,6 +81,22 @@ static void check_block_plans(void)
         b.map.spec_cb, b.map.spec_threads, b.map.spec_ppt);
   CHECK(!strcmp(gpu_plan_mode_name(&b), "cluster-speculative"), "mode name '%s'",
         gpu_plan_mode_name(&b));
+  /* In windows of up to 32 iterations unless IPSO_GPU_SPEC_WIN says. */
+  CHECK(b.map.spec_win == 32, "1-D 2,048: windows of up to %d", b.map.spec_win);
+  gpu_plan_describe(&b, buf, sizeof buf);
+  CHECK(!strcmp(buf, "cluster-speculative (windows of up to 32 iterations)"), "described '%s'",
+        buf);
+  o = none;
+  o.spec_win = -1;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_SPEC && b.map.spec_win == 0, "IPSO_GPU_SPEC_WIN=0: window %d",
+        b.map.spec_win);
+  gpu_overrides_describe(&o, buf, sizeof buf);
+  CHECK(!strcmp(buf, "IPSO_GPU_SPEC_WIN=0"), "overrides '%s'", buf);
+  o.spec_win = 8;
+  b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
+  CHECK(b.mode == GPU_MODE_SPEC && b.map.spec_win == 8, "IPSO_GPU_SPEC_WIN=8: window %d",
+        b.map.spec_win);
   o = none;
   o.spec = -1;
   b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
@@ -181,10 +197,9 @@ static void check_block_plans(void)
 /* Programmatic dependent launch for several islands launched once per
  * iteration: only where the step's grid is more than one wave (5 blocks of
  * the step kernel per SM, 132 SMs: 660 blocks); one island, a ring, clpso,
- * relaxed islands and the queue variant keep it; IPSO_GPU_PDL=1 asks for it anyway, =0 never. Islands of
- * 1,024 30-D particles in float are 16 blocks each; with 2 blocks per SM
- * of the resident kernel that keeps the state in registers they run once
- * per iteration from 17 islands on. */
+ * relaxed islands and the queue variant keep it; IPSO_GPU_PDL=1 asks for it anyway, =0 never.
+ * Islands of 1,024 30-D particles in float are 16 blocks each; with 2 blocks per SM of the resident
+ * kernel that keeps the state in registers they run once per iteration from 17 islands on. */
 static void check_island_pdl(void)
 {
   struct gpu_overrides none, o;
@@ -210,8 +225,7 @@ static void check_island_pdl(void)
   o.pdl = 1;
   p = plan(32, 1024, "queue_lock", "strict", "global", &o);
   gpu_overrides_describe(&o, buf, sizeof buf);
-  CHECK(p.pdl && !strcmp(buf, "IPSO_GPU_PDL=1"), "IPSO_GPU_PDL=1: PDL for 32 x 1,024 ('%s')",
-        buf);
+  CHECK(p.pdl && !strcmp(buf, "IPSO_GPU_PDL=1"), "IPSO_GPU_PDL=1: PDL for 32 x 1,024 ('%s')", buf);
   o = none;
   o.no_pdl = 1;
   p = plan(64, 1024, "queue_lock", "strict", "global", &o);
