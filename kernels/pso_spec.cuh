@@ -226,30 +226,40 @@ IPSO_HD bool same_position(const real *a, const real *b)
   return same;
 }
 
-template <bool SCALED>
-__device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_shared &ss,
-                         block_shared &sh)
+/* A thread's particles: IPSO_SPEC_PPT of them, IPSO_SPEC_THREADS apart
+ * from particle BASE; none for the launch's extra warp (NONE), whose rows
+ * read the last particle's and are never written. */
+struct spec_thread {
+  int base;
+  bool none;
+  __device__ __forceinline__ int i(int j) const
+  {
+    return base + j * IPSO_SPEC_THREADS;
+  }
+  __device__ __forceinline__ bool act(int j) const
+  {
+    return !none && i(j) < (int)K.n;
+  }
+  __device__ __forceinline__ size_t row(int j) const
+  {
+    return (size_t)(act(j) ? i(j) : (int)K.n - 1) * IPSO_PITCH;
+  }
+};
+
+/* The thread's particles' coordinates (x, v, p), their words of one
+ * iteration, and states kept by slot (local memory). */
+#define IPSO_SPEC_ROWS(a) real(&a)[IPSO_SPEC_PPT][IPSO_C][IPSO_V]
+#define IPSO_SPEC_WORDS(a) unsigned int(&a)[IPSO_SPEC_PPT][IPSO_C][IPSO_V]
+#define IPSO_SPEC_KEPT(a) real(&a)[R][IPSO_SPEC_PPT][IPSO_C * IPSO_V]
+
+/* The particles' state from S; their words and spares cleared. */
+IPSO_HD void spec_load(const swarm_ptrs &s, const spec_thread &th, IPSO_SPEC_ROWS(x),
+                       IPSO_SPEC_ROWS(v), IPSO_SPEC_ROWS(p), real (&pc)[IPSO_SPEC_PPT],
+                       IPSO_SPEC_WORDS(wa), IPSO_SPEC_WORDS(wb), uint2 (&spare)[IPSO_SPEC_PPT])
 {
-  enum { P = IPSO_SPEC_PPT, E = IPSO_C * IPSO_V, RING = IPSO_SPEC_RING };
-  s = island_ptrs(s, blockIdx.y);
-  const unsigned int isl = island_id(), rank = cluster_rank();
-  const int tid = threadIdx.x, warp = tid / 32, wl = tid % 32;
-  const bool checker = warp == IPSO_SPEC_WARPS; /* the extra warp */
-  const int n = (int)K.n;
-  const int base = (int)rank * IPSO_SPEC_PPB + (checker ? 0 : tid);
-  const real cs1 = K.c1 * (real)0x1p-32, cs2 = K.c2 * (real)0x1p-32;
-#define IPSO_SPEC_I(j) (base + (j)*IPSO_SPEC_THREADS)
-#define IPSO_SPEC_ACT(j) (!checker && IPSO_SPEC_I(j) < n)
-#define IPSO_SPEC_ROW(j) ((size_t)(IPSO_SPEC_ACT(j) ? IPSO_SPEC_I(j) : n - 1) * IPSO_PITCH)
-  real x[P][IPSO_C][IPSO_V], v[P][IPSO_C][IPSO_V], p[P][IPSO_C][IPSO_V], pc[P];
-  unsigned int wa[P][IPSO_C][IPSO_V], wb[P][IPSO_C][IPSO_V];
-  uint2 spare[P];
-  /* The states of the iterations not yet checked, by slot: local memory,
-   * read only on a return. */
-  real kx[RING][P][E], kv[RING][P][E], kp[RING][P][E], kc[RING][P];
 #pragma unroll
-  for (int j = 0; j < P; j++) {
-    size_t row = IPSO_SPEC_ROW(j);
+  for (int j = 0; j < IPSO_SPEC_PPT; j++) {
+    size_t row = th.row(j);
     spare[j] = make_uint2(0, 0);
 #pragma unroll
     for (int c = 0; c < IPSO_C; c++) {
@@ -265,20 +275,154 @@ __device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_sha
     }
     pc[j] = s.pcost[row / IPSO_PITCH];
   }
+}
+
+/* The best of FIRST - 1 from its slot: cost, index (IPSO_SPEC_NONE for
+ * none) and position. */
+IPSO_HD void spec_best_before(const swarm_ptrs &s, long long first, real &vc, int &vi,
+                              real (&vpos)[IPSO_C * IPSO_V])
+{
+  const int start = (int)((first - 1) & 1);
+  vc = s.gb[start].cost;
+  vi = s.gb[start].idx < IPSO_SPEC_NONE ? (int)s.gb[start].idx : IPSO_SPEC_NONE;
+#pragma unroll
+  for (int e = 0; e < IPSO_C * IPSO_V; e++)
+    vpos[e] = e < IPSO_D ? s.gpos[(size_t)start * IPSO_PITCH + e] : (real)0;
+}
+
+/* Particle J's move with inertia W and its words UA, UB towards the best
+ * at G: its cost into F; whether its personal best improved. */
+template <bool SCALED>
+IPSO_HD bool spec_move(const swarm_ptrs &s, const spec_thread &th, int j, IPSO_SPEC_ROWS(x),
+                       IPSO_SPEC_ROWS(v), IPSO_SPEC_ROWS(p), real (&pc)[IPSO_SPEC_PPT],
+                       const IPSO_SPEC_WORDS(ua), const IPSO_SPEC_WORDS(ub),
+                       const real (&g)[IPSO_C * IPSO_V], real w, real cs1, real cs2, real &f,
+                       block_shared &sh)
+{
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++)
+      if (c * IPSO_V + k < IPSO_D)
+        update_coord_ab(x[j][c][k], v[j][c][k], p[j][c][k], g[c * IPSO_V + k],
+                        rand_factor<SCALED>(K.c1, cs1, ua[j][c][k]),
+                        rand_factor<SCALED>(K.c2, cs2, ub[j][c][k]), c * IPSO_V + k, w);
+  f = group_value(x[j], s.x + th.row(j), 0, sh);
+  bool improved = f < pc[j];
+  if (improved) {
+    pc[j] = f;
+#pragma unroll
+    for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+      for (int k = 0; k < IPSO_V; k++) p[j][c][k] = x[j][c][k];
+  }
+  return improved;
+}
+
+/* Particle J's state into slot SLOT of the kept states. */
+template <int R>
+IPSO_HD void spec_keep(IPSO_SPEC_KEPT(kx), IPSO_SPEC_KEPT(kv), IPSO_SPEC_KEPT(kp),
+                       real (&kc)[R][IPSO_SPEC_PPT], int slot, int j, IPSO_SPEC_ROWS(x),
+                       IPSO_SPEC_ROWS(v), IPSO_SPEC_ROWS(p), const real (&pc)[IPSO_SPEC_PPT])
+{
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) {
+      kx[slot][j][c * IPSO_V + k] = x[j][c][k];
+      kv[slot][j][c * IPSO_V + k] = v[j][c][k];
+      kp[slot][j][c * IPSO_V + k] = p[j][c][k];
+    }
+  kc[slot][j] = pc[j];
+}
+
+/* Every particle's state back from slot SLOT of the kept states. */
+template <int R>
+IPSO_HD void spec_back(IPSO_SPEC_KEPT(kx), IPSO_SPEC_KEPT(kv), IPSO_SPEC_KEPT(kp),
+                       real (&kc)[R][IPSO_SPEC_PPT], int slot, IPSO_SPEC_ROWS(x), IPSO_SPEC_ROWS(v),
+                       IPSO_SPEC_ROWS(p), real (&pc)[IPSO_SPEC_PPT])
+{
+#pragma unroll
+  for (int j = 0; j < IPSO_SPEC_PPT; j++) {
+#pragma unroll
+    for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+      for (int k = 0; k < IPSO_V; k++) {
+        x[j][c][k] = kx[slot][j][c * IPSO_V + k];
+        v[j][c][k] = kv[slot][j][c * IPSO_V + k];
+        p[j][c][k] = kp[slot][j][c * IPSO_V + k];
+      }
+    pc[j] = kc[slot][j];
+  }
+}
+
+/* The state of LAST, and slot LAST & 1 with its best (VC, VI, VPOS), as one
+ * launch per iteration would leave them (costs evaluated again: the same
+ * bits); then no block leaves while another may still write into its
+ * shared memory. */
+IPSO_HD void spec_finish(const swarm_ptrs &s, const spec_thread &th, long long last,
+                         IPSO_SPEC_ROWS(x), IPSO_SPEC_ROWS(v), IPSO_SPEC_ROWS(p),
+                         const real (&pc)[IPSO_SPEC_PPT], real vc, int vi,
+                         const real (&vpos)[IPSO_C * IPSO_V], block_shared &sh)
+{
+#pragma unroll
+  for (int j = 0; j < IPSO_SPEC_PPT; j++) {
+    if (!th.act(j)) continue;
+    real f = group_value(x[j], s.x + th.row(j), 0, sh);
+    const size_t row = (size_t)th.i(j) * IPSO_PITCH;
+    s.cost[th.i(j)] = isnan(f) ? (real)IPSO_INF : f;
+#pragma unroll
+    for (int c = 0; c < IPSO_C; c++) {
+      if (c * IPSO_V >= IPSO_D) continue;
+      vec<IPSO_V>::store(s.x + row + c * IPSO_V, x[j][c]);
+      vec<IPSO_V>::store(s.v + row + c * IPSO_V, v[j][c]);
+      vec<IPSO_V>::store(s.p + row + c * IPSO_V, p[j][c]);
+    }
+    s.pcost[th.i(j)] = pc[j];
+  }
+  const int cur = (int)(last & 1);
+  if (cluster_rank() == 0 && threadIdx.x == 0) {
+#pragma unroll
+    for (int e = 0; e < IPSO_D; e++) s.gpos[(size_t)cur * IPSO_PITCH + e] = vpos[e];
+    s.gb[cur].cost = vc;
+    s.gb[cur].idx = vi == IPSO_SPEC_NONE ? IPSO_NONE : vi;
+    s.gb[cur].hint = ~0ull; /* no offer stands */
+    s.gb[cur].tag = last;
+  }
+  cluster_barrier();
+}
+
+template <bool SCALED>
+__device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_shared &ss,
+                         block_shared &sh)
+{
+  enum { P = IPSO_SPEC_PPT, E = IPSO_C * IPSO_V, RING = IPSO_SPEC_RING };
+  s = island_ptrs(s, blockIdx.y);
+  const unsigned int isl = island_id(), rank = cluster_rank();
+  const int tid = threadIdx.x, warp = tid / 32, wl = tid % 32;
+  const bool checker = warp == IPSO_SPEC_WARPS; /* the extra warp */
+  const int base = (int)rank * IPSO_SPEC_PPB + (checker ? 0 : tid);
+  const real cs1 = K.c1 * (real)0x1p-32, cs2 = K.c2 * (real)0x1p-32;
+  const spec_thread th = {base, checker};
+  real x[P][IPSO_C][IPSO_V], v[P][IPSO_C][IPSO_V], p[P][IPSO_C][IPSO_V], pc[P];
+  unsigned int wa[P][IPSO_C][IPSO_V], wb[P][IPSO_C][IPSO_V];
+  uint2 spare[P];
+  /* The states of the iterations not yet checked, by slot: local memory,
+   * read only on a return. */
+  real kx[RING][P][E], kv[RING][P][E], kp[RING][P][E], kc[RING][P];
+  spec_load(s, th, x, v, p, pc, wa, wb, spare);
   /* The verified best (of TV); this block's record (its lowest personal
    * best improved since FIRST - 1: none yet, and the position it used);
    * the position guessed for the next iteration. The checker's lane r
    * keeps the last record it took from block r in LAST_R. */
-  const int start = (int)((first - 1) & 1);
-  real vc = s.gb[start].cost;
-  int vi = s.gb[start].idx < IPSO_SPEC_NONE ? (int)s.gb[start].idx : IPSO_SPEC_NONE;
-  real vpos[E], gg[E];
+  real vc, vpos[E], gg[E];
+  int vi;
+  spec_best_before(s, first, vc, vi, vpos);
   spec_record me;
   me.c = (real)IPSO_INF;
   me.i = IPSO_SPEC_NONE;
 #pragma unroll
   for (int e = 0; e < E; e++) {
-    vpos[e] = e < IPSO_D ? s.gpos[(size_t)start * IPSO_PITCH + e] : (real)0;
     gg[e] = me.used[e] = vpos[e];
     me.pos[e] = (real)0;
   }
@@ -313,33 +457,10 @@ __device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_sha
       bool maybe = false;
 #pragma unroll
       for (int j = 0; j < P; j++) {
-#pragma unroll
-        for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-          for (int k = 0; k < IPSO_V; k++)
-            if (c * IPSO_V + k < IPSO_D)
-              update_coord_ab(x[j][c][k], v[j][c][k], p[j][c][k], gg[c * IPSO_V + k],
-                              rand_factor<SCALED>(K.c1, cs1, ua[j][c][k]),
-                              rand_factor<SCALED>(K.c2, cs2, ub[j][c][k]), c * IPSO_V + k, w);
-        real f = group_value(x[j], s.x + IPSO_SPEC_ROW(j), 0, sh);
-        bool improved = f < pc[j];
-        if (improved) {
-          pc[j] = f;
-#pragma unroll
-          for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-            for (int k = 0; k < IPSO_V; k++) p[j][c][k] = x[j][c][k];
-        }
+        real f;
+        bool improved = spec_move<SCALED>(s, th, j, x, v, p, pc, ua, ub, gg, w, cs1, cs2, f, sh);
         maybe = maybe || (improved && f <= me.c);
-#pragma unroll
-        for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-          for (int k = 0; k < IPSO_V; k++) {
-            kx[slot][j][c * IPSO_V + k] = x[j][c][k];
-            kv[slot][j][c * IPSO_V + k] = v[j][c][k];
-            kp[slot][j][c * IPSO_V + k] = p[j][c][k];
-          }
-        kc[slot][j] = pc[j];
+        spec_keep(kx, kv, kp, kc, slot, j, x, v, p, pc);
       }
       /* This warp's lowest particle below the block's own lowest. */
       if (__any_sync(0xffffffffu, maybe)) {
@@ -347,9 +468,8 @@ __device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_sha
         int bi = IPSO_SPEC_NONE;
 #pragma unroll
         for (int j = 0; j < P; j++)
-          if (IPSO_SPEC_ACT(j) && lex_less(pc[j], IPSO_SPEC_I(j), me.c, me.i) &&
-              lex_less(pc[j], IPSO_SPEC_I(j), bc, bi))
-            bc = pc[j], bi = IPSO_SPEC_I(j);
+          if (th.act(j) && lex_less(pc[j], th.i(j), me.c, me.i) && lex_less(pc[j], th.i(j), bc, bi))
+            bc = pc[j], bi = th.i(j);
         for (int off = 16; off > 0; off >>= 1) {
           real oc = __shfl_xor_sync(0xffffffffu, bc, off);
           int oi = __shfl_xor_sync(0xffffffffu, bi, off);
@@ -358,7 +478,7 @@ __device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_sha
         found = bi != IPSO_SPEC_NONE;
 #pragma unroll
         for (int j = 0; j < P; j++)
-          if (IPSO_SPEC_I(j) == bi)
+          if (th.i(j) == bi)
 #pragma unroll
             for (int c = 0; c < IPSO_C; c++)
 #pragma unroll
@@ -503,19 +623,7 @@ __device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_sha
       if (wrong) {
         /* Back to the state of TV and this block's record of it. */
         const int slot = (int)(tv & (RING - 1));
-        if (!checker)
-#pragma unroll
-          for (int j = 0; j < P; j++) {
-#pragma unroll
-            for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-              for (int k = 0; k < IPSO_V; k++) {
-                x[j][c][k] = kx[slot][j][c * IPSO_V + k];
-                v[j][c][k] = kv[slot][j][c * IPSO_V + k];
-                p[j][c][k] = kp[slot][j][c * IPSO_V + k];
-              }
-            pc[j] = kc[slot][j];
-          }
+        if (!checker) spec_back(kx, kv, kp, kc, slot, x, v, p, pc);
         unsigned int d[IPSO_SPEC_NW];
 #pragma unroll
         for (int q = 0; q < IPSO_SPEC_NW; q++) d[q] = ss.mine[slot][q];
@@ -533,37 +641,7 @@ __device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_sha
     for (int e = 0; e < E; e++) gg[e] = own ? me.pos[e] : vpos[e];
   }
 
-  /* The state of LAST, and slot LAST & 1 with its best, as one launch per
-   * iteration would leave them (costs evaluated again: the same bits). */
-#pragma unroll
-  for (int j = 0; j < P; j++) {
-    if (!IPSO_SPEC_ACT(j)) continue;
-    real f = group_value(x[j], s.x + IPSO_SPEC_ROW(j), 0, sh);
-    const size_t row = (size_t)IPSO_SPEC_I(j) * IPSO_PITCH;
-    s.cost[IPSO_SPEC_I(j)] = isnan(f) ? (real)IPSO_INF : f;
-#pragma unroll
-    for (int c = 0; c < IPSO_C; c++) {
-      if (c * IPSO_V >= IPSO_D) continue;
-      vec<IPSO_V>::store(s.x + row + c * IPSO_V, x[j][c]);
-      vec<IPSO_V>::store(s.v + row + c * IPSO_V, v[j][c]);
-      vec<IPSO_V>::store(s.p + row + c * IPSO_V, p[j][c]);
-    }
-    s.pcost[IPSO_SPEC_I(j)] = pc[j];
-  }
-#undef IPSO_SPEC_I
-#undef IPSO_SPEC_ACT
-#undef IPSO_SPEC_ROW
-  const int cur = (int)(last & 1);
-  if (rank == 0 && tid == 0) {
-#pragma unroll
-    for (int e = 0; e < IPSO_D; e++) s.gpos[(size_t)cur * IPSO_PITCH + e] = vpos[e];
-    s.gb[cur].cost = vc;
-    s.gb[cur].idx = vi == IPSO_SPEC_NONE ? IPSO_NONE : vi;
-    s.gb[cur].hint = ~0ull; /* no offer stands */
-    s.gb[cur].tag = last;
-  }
-  /* No block leaves while another may still write into its records. */
-  cluster_barrier();
+  spec_finish(s, th, last, x, v, p, pc, vc, vi, vpos, sh);
 }
 
 #if IPSO_SPEC_WIN > 0
@@ -617,44 +695,20 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
   const unsigned int isl = island_id(), rank = cluster_rank();
   const int tid = threadIdx.x, warp = tid / 32, wl = tid % 32;
   const bool idle = warp == IPSO_SPEC_WARPS; /* the launch's extra warp: no particles */
-  const int n = (int)K.n;
   const int base = (int)rank * IPSO_SPEC_PPB + (idle ? 0 : tid);
   const real cs1 = K.c1 * (real)0x1p-32, cs2 = K.c2 * (real)0x1p-32;
-#define IPSO_WIN_I(j) (base + (j)*IPSO_SPEC_THREADS)
-#define IPSO_WIN_ACT(j) (!idle && IPSO_WIN_I(j) < n)
-#define IPSO_WIN_ROW(j) ((size_t)(IPSO_WIN_ACT(j) ? IPSO_WIN_I(j) : n - 1) * IPSO_PITCH)
+  const spec_thread th = {base, idle};
   real x[P][IPSO_C][IPSO_V], v[P][IPSO_C][IPSO_V], p[P][IPSO_C][IPSO_V], pc[P];
   unsigned int wa[P][IPSO_C][IPSO_V], wb[P][IPSO_C][IPSO_V];
   uint2 spare[P];
   /* The state after each iteration of the window: local memory, read only
    * where a window is taken short. */
   real kx[WIN][P][E], kv[WIN][P][E], kp[WIN][P][E], kc[WIN][P];
-#pragma unroll
-  for (int j = 0; j < P; j++) {
-    size_t row = IPSO_WIN_ROW(j);
-    spare[j] = make_uint2(0, 0);
-#pragma unroll
-    for (int c = 0; c < IPSO_C; c++) {
-#pragma unroll
-      for (int k = 0; k < IPSO_V; k++) {
-        x[j][c][k] = v[j][c][k] = p[j][c][k] = (real)0;
-        wa[j][c][k] = wb[j][c][k] = 0;
-      }
-      if (c * IPSO_V >= IPSO_D) continue;
-      vec<IPSO_V>::load(s.x + row + c * IPSO_V, x[j][c]);
-      vec<IPSO_V>::load(s.v + row + c * IPSO_V, v[j][c]);
-      vec<IPSO_V>::load(s.p + row + c * IPSO_V, p[j][c]);
-    }
-    pc[j] = s.pcost[row / IPSO_PITCH];
-  }
+  spec_load(s, th, x, v, p, pc, wa, wb, spare);
   /* The best of TC, the last iteration taken. */
-  const int start = (int)((first - 1) & 1);
-  real vc = s.gb[start].cost;
-  int vi = s.gb[start].idx < IPSO_SPEC_NONE ? (int)s.gb[start].idx : IPSO_SPEC_NONE;
-  real vpos[E];
-#pragma unroll
-  for (int e = 0; e < E; e++)
-    vpos[e] = e < IPSO_D ? s.gpos[(size_t)start * IPSO_PITCH + e] : (real)0;
+  real vc, vpos[E];
+  int vi;
+  spec_best_before(s, first, vc, vi, vpos);
   long long tc = first - 1, fresh = first;
   int wlen = 1;
   if (!idle) spec_draw(isl, base, first, fresh, spare, wa, wb);
@@ -685,43 +739,19 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
         if (t < last) spec_draw(isl, base, t + 1, fresh, spare, wa, wb);
 #pragma unroll
         for (int j = 0; j < P; j++) {
-#pragma unroll
-          for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-            for (int k = 0; k < IPSO_V; k++)
-              if (c * IPSO_V + k < IPSO_D)
-                update_coord_ab(x[j][c][k], v[j][c][k], p[j][c][k], vpos[c * IPSO_V + k],
-                                rand_factor<SCALED>(K.c1, cs1, ua[j][c][k]),
-                                rand_factor<SCALED>(K.c2, cs2, ub[j][c][k]), c * IPSO_V + k, w);
-          real f = group_value(x[j], s.x + IPSO_WIN_ROW(j), 0, sh);
-          bool improved = f < pc[j];
-          if (improved) {
-            pc[j] = f;
+          real f;
+          if (spec_move<SCALED>(s, th, j, x, v, p, pc, ua, ub, vpos, w, cs1, cs2, f, sh) &&
+              th.act(j) && lex_less(f, th.i(j), vc, vi) &&
+              (brk == IPSO_WIN_NONE || (brk == (unsigned int)q && lex_less(f, th.i(j), bc, bi)))) {
+            brk = (unsigned int)q;
+            bc = f;
+            bi = th.i(j);
 #pragma unroll
             for (int c = 0; c < IPSO_C; c++)
 #pragma unroll
-              for (int k = 0; k < IPSO_V; k++) p[j][c][k] = x[j][c][k];
-            if (IPSO_WIN_ACT(j) && lex_less(f, IPSO_WIN_I(j), vc, vi) &&
-                (brk == IPSO_WIN_NONE ||
-                 (brk == (unsigned int)q && lex_less(f, IPSO_WIN_I(j), bc, bi)))) {
-              brk = (unsigned int)q;
-              bc = f;
-              bi = IPSO_WIN_I(j);
-#pragma unroll
-              for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-                for (int k = 0; k < IPSO_V; k++) bpos[c * IPSO_V + k] = x[j][c][k];
-            }
+              for (int k = 0; k < IPSO_V; k++) bpos[c * IPSO_V + k] = x[j][c][k];
           }
-#pragma unroll
-          for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-            for (int k = 0; k < IPSO_V; k++) {
-              kx[q - 1][j][c * IPSO_V + k] = x[j][c][k];
-              kv[q - 1][j][c * IPSO_V + k] = v[j][c][k];
-              kp[q - 1][j][c * IPSO_V + k] = p[j][c][k];
-            }
-          kc[q - 1][j] = pc[j];
+          spec_keep(kx, kv, kp, kc, q - 1, j, x, v, p, pc);
         }
       }
 
@@ -799,20 +829,7 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
       for (int e = 0; e < E; e++)
         vpos[e] = e < IPSO_D ? bits_real(get_local(&ws.pos[pp][at][e])) : (real)0;
       /* Back to the state of T*, unless it ended the window. */
-      if ((int)js < len && !idle) {
-#pragma unroll
-        for (int j = 0; j < P; j++) {
-#pragma unroll
-          for (int c2 = 0; c2 < IPSO_C; c2++)
-#pragma unroll
-            for (int k = 0; k < IPSO_V; k++) {
-              x[j][c2][k] = kx[js - 1][j][c2 * IPSO_V + k];
-              v[j][c2][k] = kv[js - 1][j][c2 * IPSO_V + k];
-              p[j][c2][k] = kp[js - 1][j][c2 * IPSO_V + k];
-            }
-          pc[j] = kc[js - 1][j];
-        }
-      }
+      if ((int)js < len && !idle) spec_back(kx, kv, kp, kc, (int)js - 1, x, v, p, pc);
       tc += js;
       if ((int)js < len) {
         fresh = tc + 1;
@@ -823,37 +840,7 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
     if (tc == last) break;
   }
 
-  /* The state of LAST, and slot LAST & 1 with its best, as one launch per
-   * iteration would leave them (costs evaluated again: the same bits). */
-#pragma unroll
-  for (int j = 0; j < P; j++) {
-    if (!IPSO_WIN_ACT(j)) continue;
-    real f = group_value(x[j], s.x + IPSO_WIN_ROW(j), 0, sh);
-    const size_t row = (size_t)IPSO_WIN_I(j) * IPSO_PITCH;
-    s.cost[IPSO_WIN_I(j)] = isnan(f) ? (real)IPSO_INF : f;
-#pragma unroll
-    for (int c = 0; c < IPSO_C; c++) {
-      if (c * IPSO_V >= IPSO_D) continue;
-      vec<IPSO_V>::store(s.x + row + c * IPSO_V, x[j][c]);
-      vec<IPSO_V>::store(s.v + row + c * IPSO_V, v[j][c]);
-      vec<IPSO_V>::store(s.p + row + c * IPSO_V, p[j][c]);
-    }
-    s.pcost[IPSO_WIN_I(j)] = pc[j];
-  }
-#undef IPSO_WIN_I
-#undef IPSO_WIN_ACT
-#undef IPSO_WIN_ROW
-  const int cur = (int)(last & 1);
-  if (rank == 0 && tid == 0) {
-#pragma unroll
-    for (int e = 0; e < IPSO_D; e++) s.gpos[(size_t)cur * IPSO_PITCH + e] = vpos[e];
-    s.gb[cur].cost = vc;
-    s.gb[cur].idx = vi == IPSO_SPEC_NONE ? IPSO_NONE : vi;
-    s.gb[cur].hint = ~0ull; /* no offer stands */
-    s.gb[cur].tag = last;
-  }
-  /* No block leaves while another may still write into its records. */
-  cluster_barrier();
+  spec_finish(s, th, last, x, v, p, pc, vc, vi, vpos, sh);
 }
 #endif
 
