@@ -55,8 +55,10 @@ struct gpu_overrides gpu_overrides_from_env(void)
   if (sp && (!strcmp(sp, "0") || !strcmp(sp, "2") || !strcmp(sp, "4") || !strcmp(sp, "8")))
     o.spec = sp[0] == '0' ? -1 : atoi(sp); /* else ignored */
   const char *sw = getenv("IPSO_GPU_SPEC_WIN");
-  if (sw && *sw && atoi(sw) >= 0 && atoi(sw) <= 64)
-    o.spec_win = atoi(sw) == 0 ? -1 : atoi(sw); /* else ignored */
+  char *end = NULL;
+  long win = sw && *sw ? strtol(sw, &end, 10) : -1;
+  if (end && *end == '\0' && win >= 0 && win <= 64)
+    o.spec_win = win == 0 ? -1 : (int)win; /* else ignored */
   const char *bt = getenv("IPSO_GPU_BLOCK_THREADS");
   if (bt && (atoi(bt) == 512 || atoi(bt) == 1024)) o.blk_threads = atoi(bt); /* else ignored */
   const char *g = getenv("IPSO_GPU_GROUP");

@@ -7,6 +7,7 @@
  * Strict queue-lock islands that fit one block run block-resident, unless
  * an override says otherwise. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -93,6 +94,18 @@ static void check_block_plans(void)
         b.map.spec_win);
   gpu_overrides_describe(&o, buf, sizeof buf);
   CHECK(!strcmp(buf, "IPSO_GPU_SPEC_WIN=0"), "overrides '%s'", buf);
+  /* From the environment: 0 to 64, digits only; anything else ignored. */
+  const struct {
+    const char *value;
+    int win;
+  } env[] = {{"0", -1}, {"8", 8}, {"64", 64}, {"65", 0}, {"-1", 0}, {"8x", 0}, {"", 0}, {"abc", 0}};
+  for (size_t k = 0; k < sizeof env / sizeof env[0]; k++) {
+    setenv("IPSO_GPU_SPEC_WIN", env[k].value, 1);
+    struct gpu_overrides from = gpu_overrides_from_env();
+    CHECK(from.spec_win == env[k].win, "IPSO_GPU_SPEC_WIN='%s': %d, not %d", env[k].value,
+          from.spec_win, env[k].win);
+  }
+  unsetenv("IPSO_GPU_SPEC_WIN");
   o.spec_win = 8;
   b = plan_of("cubic", 1, "double", 1, 2048, "queue_lock", "strict", "global", &o);
   CHECK(b.mode == GPU_MODE_SPEC && b.map.spec_win == 8, "IPSO_GPU_SPEC_WIN=8: window %d",
