@@ -24,8 +24,12 @@
  * every iteration; 0.22 us in windows of up to 32) against 1.02 us in one
  * block, on an H100 and an H200. Its iteration is bound by the
  * latency of the blocks' chains rather than by the particles, while one
- * block's time grows with them; the threshold between the two is an
- * estimate from those two numbers, not measured. */
+ * block's time grows with them; the threshold between the two was an
+ * estimate from those two numbers. Measured since (windows of up to 32,
+ * 1-D cubic and Rastrigin, H200, BENCHMARKS.md): clusters of 8 are faster
+ * than one block from 128 particles up (1.2-1.3x at 128, 3.2-3.5x at 1,024);
+ * the threshold stays until the GPU tests run single islands below it in
+ * the speculative kernel by default. */
 #define SPEC_MIN_PARTICLES 1536
 /* The speculative kernel's longest window (0: it checks every iteration).
  * Measured on the 1-D 2,048 (H200, kernel alone): 0.0683 s checking every
