@@ -848,26 +848,21 @@ extern "C" __global__ void __launch_bounds__(IPSO_SPEC_THREADS + 32, 1)
     speculative_cluster_kernel(swarm_ptrs s, long long first, long long last)
 {
 #if IPSO_SPEC_WIN > 0
-  __shared__ win_shared ws;
-  __shared__ block_shared sh; /* group_value's cross-warp sums: unused (IPSO_G = 1) */
-  if (first > last) return;
-  bool scaled = sizeof(real) == sizeof(double) && (K.c1 == 0 || (double)K.c1 >= 0x1p-960) &&
-                (K.c2 == 0 || (double)K.c2 >= 0x1p-960);
-  if (scaled)
-    win_run<sizeof(real) == sizeof(double)>(s, first, last, ws, sh);
-  else
-    win_run<false>(s, first, last, ws, sh);
+  __shared__ win_shared ss;
+#define IPSO_SPEC_RUN win_run
 #else
   __shared__ spec_shared ss;
+#define IPSO_SPEC_RUN spec_run
+#endif
   __shared__ block_shared sh; /* group_value's cross-warp sums: unused (IPSO_G = 1) */
   if (first > last) return;
   bool scaled = sizeof(real) == sizeof(double) && (K.c1 == 0 || (double)K.c1 >= 0x1p-960) &&
                 (K.c2 == 0 || (double)K.c2 >= 0x1p-960);
   if (scaled)
-    spec_run<sizeof(real) == sizeof(double)>(s, first, last, ss, sh);
+    IPSO_SPEC_RUN<sizeof(real) == sizeof(double)>(s, first, last, ss, sh);
   else
-    spec_run<false>(s, first, last, ss, sh);
-#endif
+    IPSO_SPEC_RUN<false>(s, first, last, ss, sh);
+#undef IPSO_SPEC_RUN
 }
 
 #endif

@@ -118,8 +118,8 @@ struct backend_ops {
                         int (*out)(void *ctx), void *ctx);
   /* Island K's best particle, position included. */
   int (*best)(struct backend *b, int k, struct island_best *out);
-  /* Optional (NULL: best() for each island): every island's best cost now
-   * into COST[K], from what the host already holds where it can. No step
+  /* Every island's best cost now into COST[K], from what the host already
+   * holds where it can (without best()'s copy of each position). No step
    * may be begun. */
   int (*best_costs)(struct backend *b, double *cost);
   /* Copies island K's COUNT best personal bests (best first; position

@@ -206,6 +206,13 @@ static int cpu_best(struct backend *b, int k, struct island_best *out)
   return IPSO_OK;
 }
 
+static int cpu_best_costs(struct backend *b, double *cost)
+{
+  const struct cpu_backend *cb = b->impl;
+  for (int k = 0; k < cb->count; k++) cost[k] = cb->isl[k].gcost;
+  return IPSO_OK;
+}
+
 static int cpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
@@ -396,6 +403,7 @@ static const struct backend_ops cpu_ops = {
     .init = cpu_init,
     .step = cpu_step,
     .best = cpu_best,
+    .best_costs = cpu_best_costs,
     .pack_migrants = cpu_pack,
     .unpack_migrants = cpu_unpack,
     .pack_chosen = cpu_pack_chosen,

@@ -405,15 +405,8 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
  * checkpoint: --resume without one starts afresh, which is the same run. */
 static int record_start(struct solver *s)
 {
-  if (s->b.ops->best_costs) {
-    IPSO_TRY(s->b.ops->best_costs(&s->b, s->step_best));
-    for (int k = 0; k < s->local; k++) s->seg_best[k * s->segment] = s->step_best[k];
-  } else {
-    for (int k = 0; k < s->local; k++) {
-      IPSO_TRY(s->b.ops->best(&s->b, k, &s->best));
-      s->seg_best[k * s->segment] = s->best.cost;
-    }
-  }
+  IPSO_TRY(s->b.ops->best_costs(&s->b, s->step_best));
+  for (int k = 0; k < s->local; k++) s->seg_best[k * s->segment] = s->step_best[k];
   int64_t hit;
   double now = wall_seconds();
   IPSO_TRY(solver_record_segment(s, 0, 0, now, now, 0, &hit, NULL, 0));
