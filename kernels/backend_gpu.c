@@ -580,6 +580,7 @@ static const struct backend_ops gpu_ops = {
     .capture_state = gpu_capture,
     .read_captured = gpu_read_captured,
     .read_captured_piece = gpu_read_captured_piece,
+    .hold_state = gpu_hold,
     .destroy = gpu_destroy,
     .end = gpu_end,
 };

@@ -8,7 +8,9 @@
  * the host's doubles; gpu_read_captured_piece(), called by a checkpoint's
  * I/O threads, reads one piece into a pinned buffer of the calling
  * reader's, from which the thread sums and writes it (no host copy of the
- * state). The run's thread never waits for the copy to the host. */
+ * state). The run's thread never waits for the copy to the host. A held
+ * state (gpu_hold, the run's last checkpoint) is read the same way from
+ * the swarms' own arrays: no second device buffer, no copy on the device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,14 @@ static void capture_layout(const struct gpu_swarm *g, size_t off[5], size_t byte
   }
 }
 
+/* Slot C's stream and event, on first use. */
+static int capture_events(struct gpu_capture *c)
+{
+  if (!c->stream) IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+  if (!c->taken) IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&c->taken, cudaEventDisableTiming));
+  return IPSO_OK;
+}
+
 /* Slot C's buffer, stream and event, on first use; 0 when the device has
  * no memory for another copy of the state (the caller then copies
  * synchronously). */
@@ -56,11 +66,19 @@ static int capture_ready(struct gpu_swarm *g, struct gpu_capture *c, int *ready)
       return IPSO_OK;
     }
     IPSO_CHECK_CUDA(e);
-    IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-    IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&c->taken, cudaEventDisableTiming));
-    IPSO_CHECK_CUDA(cudaMallocHost(&c->h_bounce, CAPTURE_CHUNK));
   }
+  IPSO_TRY(capture_events(c));
   *ready = 1;
+  return IPSO_OK;
+}
+
+int gpu_hold(struct backend *b, int slot)
+{
+  struct gpu_swarm *g = b->impl;
+  struct gpu_capture *c = &g->capture[slot];
+  IPSO_TRY(capture_events(c));
+  IPSO_CHECK_CUDA(cudaEventRecord(c->taken, g->stream));
+  c->held = 1;
   return IPSO_OK;
 }
 
@@ -70,6 +88,7 @@ int gpu_capture(struct backend *b, int slot, int *captured)
   struct gpu_capture *c = &g->capture[slot];
   IPSO_TRY(capture_ready(g, c, captured));
   if (!*captured) return IPSO_OK;
+  c->held = 0;
   size_t rows, costs, n = (size_t)g->N * (size_t)g->count;
   capture_sizes(g, &rows, &costs);
   size_t w = (size_t)g->D * g->es, pitch = (size_t)g->plan.map.pitch * g->es;
@@ -86,27 +105,68 @@ int gpu_capture(struct backend *b, int slot, int *captured)
   return IPSO_OK;
 }
 
+/* Enqueues on STREAM the copy of elements FIRST .. FIRST + N - 1 of
+ * capture C's array ARRAY (0-2 rows, 3-4 costs; dense element order) to
+ * TO, in the device's element type: from C's buffer, or, held, from the
+ * swarms' pitched rows (a piece then starts and ends anywhere in a row). */
+static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c, cudaStream_t stream,
+                         int array, size_t first, size_t n, void *to)
+{
+  const size_t es = g->es;
+  char *dst = to;
+  if (!c->held || array >= 3) {
+    size_t off[5], bytes[5];
+    capture_layout(g, off, bytes);
+    const char *src = c->held ? (const char *)(array == 3 ? g->s.cost : g->s.pcost) + first * es
+                              : (const char *)c->d + off[array] + first * es;
+    IPSO_CHECK_CUDA(cudaMemcpyAsync(dst, src, n * es, cudaMemcpyDeviceToHost, stream));
+    return IPSO_OK;
+  }
+  const char *base = (const char *)(array == 0 ? g->s.x : array == 1 ? g->s.v : g->s.p);
+  const size_t D = (size_t)g->D, pitch = (size_t)g->plan.map.pitch * es;
+  size_t row = first / D, col = first % D;
+  if (col) { /* the rest of the row the piece starts in */
+    size_t k = D - col < n ? D - col : n;
+    IPSO_CHECK_CUDA(cudaMemcpyAsync(dst, base + row * pitch + col * es, k * es,
+                                    cudaMemcpyDeviceToHost, stream));
+    dst += k * es;
+    n -= k;
+    row++;
+  }
+  if (n >= D) { /* whole rows */
+    size_t rows = n / D;
+    IPSO_CHECK_CUDA(cudaMemcpy2DAsync(dst, D * es, base + row * pitch, pitch, D * es, rows,
+                                      cudaMemcpyDeviceToHost, stream));
+    dst += rows * D * es;
+    n -= rows * D;
+    row += rows;
+  }
+  if (n) /* the start of the row it ends in */
+    IPSO_CHECK_CUDA(
+        cudaMemcpyAsync(dst, base + row * pitch, n * es, cudaMemcpyDeviceToHost, stream));
+  return IPSO_OK;
+}
+
 int gpu_read_captured(struct backend *b, int slot, struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
   struct gpu_capture *c = &g->capture[slot];
   size_t off[5], bytes[5];
   capture_layout(g, off, bytes);
-  const char *d = c->d;
   double *dst[5] = {st->position, st->velocity, st->pbest_position, st->cost, st->pbest_cost};
   /* The runtime's current device is per thread. */
   IPSO_CHECK_CUDA(cudaSetDevice(g->device));
+  if (!c->h_bounce) IPSO_CHECK_CUDA(cudaMallocHost(&c->h_bounce, CAPTURE_CHUNK));
   IPSO_CHECK_CUDA(cudaStreamWaitEvent(c->stream, c->taken, 0));
   /* Through the pinned bounce buffer, a chunk at a time (a copy into
    * pageable memory would hold up the run thread's launches for as long
-   * as it takes); the state is dense, so a chunk is a run of elements. */
+   * as it takes); a chunk is a run of elements in dense order. */
   for (int a = 0; a < 5; a++)
     for (size_t at = 0; at < bytes[a]; at += CAPTURE_CHUNK) {
       size_t len = bytes[a] - at < CAPTURE_CHUNK ? bytes[a] - at : CAPTURE_CHUNK;
-      IPSO_CHECK_CUDA(
-          cudaMemcpyAsync(c->h_bounce, d + off[a] + at, len, cudaMemcpyDeviceToHost, c->stream));
-      IPSO_CHECK_CUDA(cudaStreamSynchronize(c->stream));
       size_t first = at / g->es, n = len / g->es;
+      IPSO_TRY(copy_elements(g, c, c->stream, a, first, n, c->h_bounce));
+      IPSO_CHECK_CUDA(cudaStreamSynchronize(c->stream));
       if (g->fl)
         gpu_rows_from_real(dst[a] + first, c->h_bounce, 1, n, 1, 1);
       else
@@ -123,7 +183,8 @@ int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, 
   size_t off[5], bytes[5];
   capture_layout(g, off, bytes);
   if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 5 || first < 0 ||
-      n < 0 || n > STATE_PIECE_ELEMENTS || (size_t)(first + n) * g->es > bytes[array] || !c->d)
+      n < 0 || n > STATE_PIECE_ELEMENTS || (size_t)(first + n) * g->es > bytes[array] ||
+      (!c->d && !c->held))
     return IPSO_FAIL("gpu", "reading elements %lld..%lld of captured array %d: out of range",
                      (long long)first, (long long)(first + n), array);
   struct gpu_capture_reader *r = &c->reader[reader];
@@ -135,9 +196,8 @@ int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, 
     IPSO_CHECK_CUDA(cudaMallocHost(&r->raw, (size_t)STATE_PIECE_ELEMENTS * g->es));
   if (!r->stream) IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
   IPSO_CHECK_CUDA(cudaStreamWaitEvent(r->stream, c->taken, 0));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->fl ? r->raw : (void *)r->out,
-                                  (const char *)c->d + off[array] + (size_t)first * g->es,
-                                  (size_t)n * g->es, cudaMemcpyDeviceToHost, r->stream));
+  IPSO_TRY(copy_elements(g, c, r->stream, array, (size_t)first, (size_t)n,
+                         g->fl ? r->raw : (void *)r->out));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(r->stream));
   if (g->fl) gpu_rows_from_real(r->out, r->raw, 1, (size_t)n, 1, 1);
   *data = r->out;

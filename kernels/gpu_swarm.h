@@ -109,11 +109,13 @@ struct gpu_swarm {
   int64_t queued_t; /* the last iteration of the last step begun: where the stream is */
   /* The captured states (gpu_capture.c), one per slot (enum capture_slot):
    * a dense device copy of x, v, p, cost, pcost taken in the stream's
-   * order, read by another thread through its own stream and pinned
-   * buffer, or in pieces by several threads, each through a stream and
-   * pinned buffers of its own (allocated by that thread on first use). */
+   * order (or, held, the swarms themselves once the stream gets there),
+   * read by another thread through its own stream and pinned buffer, or
+   * in pieces by several threads, each through a stream and pinned
+   * buffers of its own (allocated by that thread on first use). */
   struct gpu_capture {
     void *d;
+    int held; /* gpu_hold: the pieces come from the swarms themselves, not d */
     void *h_bounce;
     cudaStream_t stream;
     cudaEvent_t taken;
@@ -133,6 +135,7 @@ int gpu_recompute_best(struct gpu_swarm *g, int first, int count, int from_init)
 
 /* The backend's state capture (gpu_capture.c), and its release. */
 int gpu_capture(struct backend *b, int slot, int *captured);
+int gpu_hold(struct backend *b, int slot);
 int gpu_read_captured(struct backend *b, int slot, struct swarm_state *st);
 int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, int64_t first,
                             int64_t n, const double **data);

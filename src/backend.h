@@ -217,6 +217,12 @@ struct backend_ops {
    * state_fill.piece's contract (swarm.h). */
   int (*read_captured_piece)(struct backend *b, int slot, int reader, int array, int64_t first,
                              int64_t n, const double **data);
+  /* Optional (with capture_state): capture SLOT as capture_state does, of
+   * a state that nothing changes until its readers are done (the run's
+   * last checkpoint, which the backend's end follows): nothing is copied
+   * and no second buffer is taken, the readers read the swarms
+   * themselves once the work enqueued so far is done. */
+  int (*hold_state)(struct backend *b, int slot);
   void (*destroy)(struct backend *b);
   /* Optional (NULL: destroy): destroys B and hands its device back to the
    * driver, the end of the process's work on it (backend_end). */

@@ -160,9 +160,14 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
   IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
   /* A checkpoint that is not waited for at once takes the state without
    * waiting for its copy to the host where the backend can (the GPU's):
-   * its I/O threads read it, piece by piece where the backend offers. */
+   * its I/O threads read it, piece by piece where the backend offers. The
+   * run's last reads the swarms themselves: nothing changes them before
+   * the backend's end, which waits for its readers (write_checkpoint). */
   int captured = 0;
-  if (mode != CHECKPOINT_WAIT && s->b.ops->capture_state) {
+  if (mode == CHECKPOINT_LAST && s->b.ops->hold_state && s->b.ops->read_captured_piece) {
+    IPSO_TRY(s->b.ops->hold_state(&s->b, CAPTURE_CHECKPOINT));
+    captured = 1;
+  } else if (mode != CHECKPOINT_WAIT && s->b.ops->capture_state) {
     watchdog_beat("capturing the swarm", s->t);
     IPSO_TRY(s->b.ops->capture_state(&s->b, CAPTURE_CHECKPOINT, &captured));
   }
