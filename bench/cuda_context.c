@@ -4,10 +4,16 @@
  * of seconds per run. Run it under different CUDA_DEVICE_MAX_CONNECTIONS
  * or CUDA_VISIBLE_DEVICES (bench/cuda_context.sh does).
  *
- *   build-gpu/cuda_context [GiB]   (default 1.5) */
+ *   build-gpu/cuda_context [GiB] [reset|held|init|none]   (default 1.5 reset)
+ *
+ * The second argument says where the process stops before it exits, so
+ * that the exit's own cost (the shell's wall clock less the phases) can be
+ * told apart: after the reset (the default), with the context still held,
+ * right after cuInit, or before any call of the driver. */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double seconds(void)
@@ -30,14 +36,24 @@ static void check(CUresult r, const char *call)
 int main(int argc, char **argv)
 {
   double gib = argc > 1 ? atof(argv[1]) : 1.5;
-  if (!(gib > 0 && gib < 1024)) {
-    fprintf(stderr, "usage: cuda_context [GiB]\n");
+  const char *end = argc > 2 ? argv[2] : "reset";
+  if (!(gib > 0 && gib < 1024) || argc > 3 ||
+      (strcmp(end, "reset") && strcmp(end, "held") && strcmp(end, "init") && strcmp(end, "none"))) {
+    fprintf(stderr, "usage: cuda_context [GiB] [reset|held|init|none]\n");
     return 2;
+  }
+  if (!strcmp(end, "none")) {
+    printf("no driver call\n");
+    return 0;
   }
   size_t bytes = (size_t)(gib * 1073741824.0);
   double t0 = seconds();
   check(cuInit(0), "cuInit");
   double t1 = seconds();
+  if (!strcmp(end, "init")) {
+    printf("cuInit %.4f s\n", t1 - t0);
+    return 0;
+  }
   CUdevice dev;
   CUcontext ctx;
   CUdeviceptr small, big;
@@ -53,6 +69,12 @@ int main(int argc, char **argv)
   check(cuMemFree(big), "cuMemFree");
   check(cuMemFree(small), "cuMemFree");
   double t4 = seconds();
+  if (!strcmp(end, "held")) {
+    printf("cuInit %.4f s  context %.4f s  %.1f GiB allocated and set %.4f s  freed %.4f s  "
+           "(context held at exit)\n",
+           t1 - t0, t2 - t1, gib, t3 - t2, t4 - t3);
+    return 0;
+  }
   check(cuDevicePrimaryCtxReset(dev), "cuDevicePrimaryCtxReset");
   double t5 = seconds();
   printf("cuInit %.4f s  context %.4f s  %.1f GiB allocated and set %.4f s  freed %.4f s  reset "
