@@ -433,20 +433,14 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     eval_d = info->eval_d;
     eval_f = info->eval_f;
   }
-  /* A user objective is its own in both builds; a built-in objective that
-   * the AVX2 build does not list keeps the baseline's (the same bits). */
+  /* A user objective is its own in both builds, as is a built-in one that
+   * the AVX2 build does not list (the same bits either way). */
   eval_d_fma = eval_d;
   eval_f_fma = eval_f;
   int fma = 0;
 #if IPSO_CPU_FMA_BUILD
   fma = cpu_fma_usable();
-  if (fma && cfg->objective.id != IPSO_OBJ_USER) {
-    cpu_fma_objective(cfg->objective.id, &eval_d_fma, &eval_f_fma);
-    if (!eval_d_fma || !eval_f_fma) {
-      eval_d_fma = eval_d;
-      eval_f_fma = eval_f;
-    }
-  }
+  if (fma) cpu_fma_objective(cfg->objective.id, &eval_d_fma, &eval_f_fma);
 #endif
 #ifdef _OPENMP
   int threads = omp_get_max_threads();

@@ -66,9 +66,8 @@ void cpu_fma_objective(int id, objective_fn_d *d, objective_fn_f *f)
     IPSO_CASE(IPSO_OBJ_SCHWEFEL, schwefel);
     IPSO_CASE(IPSO_OBJ_CUBIC, cubic);
     IPSO_CASE(IPSO_OBJ_TARGET_DISTANCE, target_distance);
-  default:
-    *d = NULL;
-    *f = NULL;
+  default: /* a user objective: *D and *F as they are */
+    return;
   }
 #undef IPSO_CASE
 }

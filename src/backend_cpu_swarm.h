@@ -76,7 +76,8 @@ static inline void cpu_words(uint64_t seed, uint64_t sub, int D, uint64_t W, int
 #if IPSO_CPU_FMA_BUILD
 /* backend_cpu_fma.c: whether this processor runs it (AVX2 and FMA, and
  * IPSO_CPU_FMA is not 0); the built-in objective ID's instances there
- * (NULL for a user objective); iteration 0 and iteration T of swarm C. */
+ * (*D and *F left as they are for any other); iteration 0 and iteration T
+ * of swarm C. */
 int cpu_fma_usable(void);
 void cpu_fma_objective(int id, objective_fn_d *d, objective_fn_f *f);
 void cpu_fma_init(struct cpu_swarm *c);

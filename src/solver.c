@@ -164,7 +164,7 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
    * run's last reads the swarms themselves: nothing changes them before
    * the backend's end, which waits for its readers (write_checkpoint). */
   int captured = 0;
-  if (mode == CHECKPOINT_LAST && s->b.ops->hold_state && s->b.ops->read_captured_piece) {
+  if (mode == CHECKPOINT_LAST && s->b.ops->hold_state) {
     IPSO_TRY(s->b.ops->hold_state(&s->b, CAPTURE_CHECKPOINT));
     captured = 1;
   } else if (mode != CHECKPOINT_WAIT && s->b.ops->capture_state) {
