@@ -10,8 +10,7 @@
  *                      velocity_clamp, inertia_end (= inertia: constant
  *                      inertia), kernel, sync, swarm_topology,
  *                      neighbours, refresh, migration_interval,
- *                      migrants, topology, probability, select, policy,
- *                      migration_lead
+ *                      migrants, topology, probability, select, policy
  *   /lower, /upper     [D] float64, the bounds
  *   /objective_params  [sum of lengths] float64, the parameters' values one
  *                      after the other; attributes names [P] (strings) and
@@ -127,7 +126,6 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"migration_interval", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->migration.interval},
       {"migrants", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->migration.migrants},
       {"probability", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->migration.probability},
-      {"migration_lead", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->migration.lead},
       {"neighbours", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->swarm.neighbours},
       {"refresh", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->swarm.refresh},
       {"inertia_end", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &inertia_end},

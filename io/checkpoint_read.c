@@ -366,15 +366,6 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
   snprintf(then, sizeof then, "%d", migrants);
   snprintf(now, sizeof now, "%d", cfg->migration.migrants);
   warn_changed(f, "migration.migrants", then, now);
-  /* The lead (recorded since it came: earlier checkpoints sent at the
-   * migration). A checkpoint is never taken while migrants are in flight,
-   * so another lead only changes the migrations to come (and skips one
-   * whose messages would have gone out before the restart). */
-  int64_t lead = 0;
-  if (h5u_read_attr(f->id, "migration_lead", H5T_NATIVE_INT64, 1, &lead) != 0) lead = 0;
-  snprintf(then, sizeof then, "%" PRId64, lead);
-  snprintf(now, sizeof now, "%" PRId64, cfg->migration.lead);
-  warn_changed(f, "migration.lead", then, now);
   return IPSO_OK;
 }
 

@@ -87,7 +87,6 @@ struct ipso_migration_config {
   double probability; /* each link carries its migrants at a migration with it, (0, 1] */
   enum ipso_select select;
   enum ipso_policy policy;
-  int64_t lead; /* the messages leave this many iterations before the migration; < interval */
 };
 
 struct ipso_output_config {

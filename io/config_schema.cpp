@@ -21,7 +21,7 @@ const std::vector<table_schema> &config_schema()
        {"particles", "inertia", "inertia_end", "cognitive", "social", "velocity_clamp", "kernel",
         "sync", "topology", "neighbours", "refresh"}},
       {"migration",
-       {"interval", "migrants", "topology", "probability", "select", "policy", "lead"}},
+       {"interval", "migrants", "topology", "probability", "select", "policy"}},
       {"output",
        {"history_interval", "snapshot_interval", "checkpoint_interval", "checkpoint", "progress"}},
   };
@@ -142,7 +142,6 @@ std::string resolved_text(const ipso_config &c)
   kv("probability", toml_double(m.probability));
   kv("select", str(config_select_name(m.select)));
   kv("policy", str(config_policy_name(m.policy)));
-  if (m.lead) kv("lead", std::to_string(m.lead));
 
   const ipso_output_config &u = c.output;
   t += "\n[output]\n";

@@ -485,16 +485,6 @@ void validator::read_migration(const section &s, staged &out)
   m.topology = static_cast<ipso_topology>(topology);
   m.select = static_cast<ipso_select>(select);
   m.policy = static_cast<ipso_policy>(policy);
-  m.lead = 0;
-  got gl = get_integer(s, "lead", 0, INT64_MAX, m.lead);
-  if (gl == got::ok && gi == got::ok && m.lead > 0 && m.lead >= interval) {
-    diag_.error(s.tbl->get("lead")->source(), "migration.lead",
-                "the messages leave " + std::to_string(m.lead) +
-                    " iterations before each migration; that must be fewer than the "
-                    "iterations between migrations (migration.interval = " +
-                    std::to_string(interval) + ")");
-    return;
-  }
 
   if (gi == got::bad || gm == got::bad || gt == got::bad || !particles_ok_) return;
   int islands = config_islands(&out.cfg, ranks_);

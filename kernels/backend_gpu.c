@@ -302,11 +302,8 @@ static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
  * hist_out_kernel, which brings their history into the step's pinned
  * buffer, gpu_step_end waits
  * for the oldest step begun (the host works in between; a second step may
- * be begun before the first has ended). gpu_step_begin_out: with OUT(CTX)
- * (a migration's messages out) enqueued after iteration MID, the
- * iterations after it writing their history from entry MID + 1 - FIRST. */
-static int gpu_step_begin_out(struct backend *b, int64_t first, int64_t last, int64_t mid,
-                              int (*out)(void *ctx), void *ctx)
+ * be begun before the first has ended). */
+static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
 {
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
@@ -341,17 +338,7 @@ static int gpu_step_begin_out(struct backend *b, int64_t first, int64_t last, in
   if (st->stale) IPSO_TRY(read_slots(g, st->h_slots));
   g->stale = 0;
   IPSO_CHECK_CUDA(cudaEventRecord(st->start, g->stream));
-  if (out && mid >= first && mid < last) {
-    IPSO_TRY(enqueue_iterations(g, first, mid));
-    /* The messages out read the swarms after MID: queued_t says so. */
-    g->queued_t = mid;
-    IPSO_TRY(out(ctx));
-    g->s.hist = st->d_hist + (mid + 1 - first);
-    IPSO_TRY(enqueue_iterations(g, mid + 1, last));
-    g->s.hist = st->d_hist;
-  } else {
-    IPSO_TRY(enqueue_iterations(g, first, last));
-  }
+  IPSO_TRY(enqueue_iterations(g, first, last));
   IPSO_CHECK_CUDA(cudaGetLastError());
   IPSO_CHECK_CUDA(cudaEventRecord(st->stop, g->stream));
   IPSO_CHECK_CUDA(ipso_launch_hist_out(&g->k, p->pdl, g->s.hist, st->dh_hist, all, g->stream));
@@ -361,11 +348,6 @@ static int gpu_step_begin_out(struct backend *b, int64_t first, int64_t last, in
   g->queued_t = last;
   g->steps_pending++;
   return IPSO_OK;
-}
-
-static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
-{
-  return gpu_step_begin_out(b, first, last, -1, NULL, NULL);
 }
 
 /* Step ST, ended, on the device's clock (struct device_slices), where
@@ -513,7 +495,6 @@ static void gpu_destroy(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   if (!g) return;
-  gpu_mailbox_attach(b, 0, NULL);
   gpu_capture_free(g);
   /* s.hist is one of the steps' d_hist, freed with them below. */
   void *dev[] = {g->s.x,    g->s.v,         g->s.p,        g->s.cost,   g->s.pcost,    g->s.gb,
@@ -558,7 +539,6 @@ static const struct backend_ops gpu_ops = {
     .step = gpu_step,
     .step_begin = gpu_step_begin,
     .step_end = gpu_step_end,
-    .step_begin_out = gpu_step_begin_out,
     .best = gpu_best,
     .pack_migrants = gpu_pack,
     .unpack_migrants = gpu_unpack,
@@ -568,11 +548,6 @@ static const struct backend_ops gpu_ops = {
     .migrate_edges = gpu_migrate_edges,
     .migrate_in = gpu_migrate_in,
     .migrate_sent = gpu_migrate_sent,
-    .migrate_post = gpu_migrate_post,
-    .mailbox_bytes = gpu_mailbox_bytes,
-    .mailbox_export = gpu_mailbox_export,
-    .mailbox_attach = gpu_mailbox_attach,
-    .mailbox_waits = gpu_mailbox_waits,
     .best_costs = gpu_best_costs,
     .device_slices = gpu_device_slices,
     .save_state = gpu_save,

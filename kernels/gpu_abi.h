@@ -29,9 +29,6 @@
 #define IPSO_GB_SLOTS 2
 /* Islands one launch can hold (gridDim.y). */
 #define IPSO_MAX_ISLANDS 65535
-/* Migrations whose mailbox stamps are kept (the last ones). */
-#define IPSO_MAILBOX_STAMPS 4096
-
 /* Scalars of the run, set once by the host (the kernels' __constant__ K). */
 #define IPSO_ABI_CONSTS(NAME, REAL)                                                                \
   struct NAME {                                                                                    \
@@ -73,33 +70,6 @@
     unsigned char *pnew;   /* ring: [n] 1: personal best changed since the last lbest pass */      \
     long long slot_stride; /* per-block candidate slots of one island */                           \
     long long hist_stride; /* history entries of one island: the iterations of the step */         \
-  }
-
-/* The edge islands' messages between the devices of one node's ranks,
- * without the host (migrate_kernel). Each rank's region (in its device's
- * memory, written by its neighbours' devices through peer access, or in
- * node-shared host memory) holds its read marks and, by the migration's
- * parity, two slots of the messages it takes. A message travels as 8-byte
- * words, each 32 bits of it (the rows of COUNT migrants, then their costs;
- * a double in two words) beside the low 32 bits of the migration's number:
- * a word is written and read whole, so a receiver that reads this
- * migration's number in a word has the sender's bits with it, and no flag
- * or fence stands between the sender's writes and the receiver's reads.
- * SEQ 0: no mailbox. */
-#define IPSO_ABI_MAILBOX(NAME, U64)                                                                \
-  struct NAME {                                                                                    \
-    U64 *out[2];            /* where message 0 (island 0's) and 1 (island K-1's) go: the previous  \
-                               rank's link-1 slot and the next rank's link-0 slot of this          \
-                               migration (NULL: not posted here) */                                \
-    const U64 *in[2];       /* this rank's link-0 and link-1 slots of this migration */            \
-    const U64 *taken_by[2]; /* the receivers' marks of what they have read of message 0 / 1, read  \
-                               before a slot is written again (NULL: implied by their messages) */ \
-    U64 *taken;             /* this rank's [2]: the last migration whose link 0 / 1 message it     \
-                               has read (or passed over); NULL: implied, not written */            \
-    unsigned long long seq; /* the migration's number, from 1 */                                   \
-    U64 *stamps;            /* [IPSO_MAILBOX_STAMPS * 4] the GPU's clock (ns) by migration SEQ     \
-                               (modulo): island K-1's block begun, its message posted; island 0's  \
-                               block begun, its link-0 message come (NULL: none) */                \
   }
 
 #ifdef __CUDACC_RTC__
@@ -161,16 +131,6 @@
                   "swarm pointers: fields");                                                       \
   IPSO_ABI_ASSERT(sizeof(T) == 15 * IPSO_ABI_PTR, "swarm pointers: size")
 
-/* The mailbox: nine 8-byte fields in the order above. */
-#define IPSO_ABI_CHECK_MAILBOX(T)                                                                  \
-  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, out) == 0 && IPSO_ABI_OFFSET(T, in) == 2 * IPSO_ABI_PTR &&    \
-                      IPSO_ABI_OFFSET(T, taken_by) == 4 * IPSO_ABI_PTR &&                          \
-                      IPSO_ABI_OFFSET(T, taken) == 6 * IPSO_ABI_PTR &&                             \
-                      IPSO_ABI_OFFSET(T, seq) == 7 * IPSO_ABI_PTR &&                               \
-                      IPSO_ABI_OFFSET(T, stamps) == 8 * IPSO_ABI_PTR,                              \
-                  "mailbox: fields");                                                              \
-  IPSO_ABI_ASSERT(sizeof(T) == 9 * IPSO_ABI_PTR, "mailbox: size")
-
 #ifdef __CUDACC_RTC__
 IPSO_ABI_CONSTS(ipso_consts, real);
 IPSO_ABI_GBEST_SLOT(gbest_slot, real);
@@ -178,8 +138,6 @@ IPSO_ABI_SWARM_PTRS(swarm_ptrs, real, gbest_slot);
 IPSO_ABI_CHECK_CONSTS(ipso_consts, real);
 IPSO_ABI_CHECK_GBEST_SLOT(gbest_slot);
 IPSO_ABI_CHECK_SWARM_PTRS(swarm_ptrs);
-IPSO_ABI_MAILBOX(mailbox, unsigned long long);
-IPSO_ABI_CHECK_MAILBOX(mailbox);
 #else
 IPSO_ABI_CONSTS(ipso_consts_f, float);
 IPSO_ABI_CONSTS(ipso_consts_d, double);
@@ -191,8 +149,6 @@ IPSO_ABI_CHECK_CONSTS(struct ipso_consts_d, double);
 IPSO_ABI_CHECK_GBEST_SLOT(struct gbest_slot_f);
 IPSO_ABI_CHECK_GBEST_SLOT(struct gbest_slot_d);
 IPSO_ABI_CHECK_SWARM_PTRS(struct swarm_ptrs);
-IPSO_ABI_MAILBOX(mailbox, unsigned long long);
-IPSO_ABI_CHECK_MAILBOX(struct mailbox);
 #endif
 
 #endif

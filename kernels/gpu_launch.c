@@ -52,7 +52,6 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"scatter_kernel", 1, &k->scatter},
                {"migrate_kernel", 1, &k->migrate},
                {"emigrate_kernel", 1, &k->emigrate},
-               {"post_kernel", 1, &k->post},
                {"hist_out_kernel", 1, &k->hist_out},
                {"resident_cluster_kernel", resident, &k->res_cluster},
                {"resident_grid_kernel", resident, &k->res_grid},
@@ -251,11 +250,10 @@ cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
                                  struct swarm_ptrs s, int count, long long *d_sel, void *d_sel_cost,
                                  void *d_msg, void *d_edge_rows, void *d_edge_cost, int victims,
-                                 long long *d_vsel, void *d_vcost, struct mailbox mb,
-                                 cudaStream_t stream)
+                                 long long *d_vsel, void *d_vcost, cudaStream_t stream)
 {
   void *args[] = {&s,           &count,       &d_sel,   &d_sel_cost, &d_msg,
-                  &d_edge_rows, &d_edge_cost, &victims, &d_vsel,     &d_vcost, &mb};
+                  &d_edge_rows, &d_edge_cost, &victims, &d_vsel,     &d_vcost};
   return cudaLaunchKernel((const void *)k->emigrate, dim3_of(islands), dim3_of(block), args, 0,
                           stream);
 }
@@ -265,23 +263,14 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
                                 int *d_order, void *d_sent, const void *const d_rmsg[2],
-                                const void *const d_rcost[2], struct mailbox mb, long long t,
-                                cudaStream_t stream)
+                                const void *const d_rcost[2], long long t, cudaStream_t stream)
 {
   const void *rmsg0 = d_rmsg[0], *rcost0 = d_rcost[0], *rmsg1 = d_rmsg[1], *rcost1 = d_rcost[1];
   void *args[] = {&s,         &islands, &count,   &links,   &closed,  &d_msg,  &d_mcost,
                   &d_carried, &d_vidx,  &d_vcost, &vstride, &d_order, &d_sent, &rmsg0,
-                  &rcost0,    &rmsg1,   &rcost1,  &mb,      &t};
+                  &rcost0,    &rmsg1,   &rcost1,  &t};
   return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
                           args, 0, stream);
-}
-
-cudaError_t ipso_launch_post(const struct gpu_kernels *k, unsigned block, const void *d_msg,
-                             const void *d_mcost, int islands, int count, struct mailbox mb,
-                             cudaStream_t stream)
-{
-  void *args[] = {&d_msg, &d_mcost, &islands, &count, &mb};
-  return cudaLaunchKernel((const void *)k->post, dim3_of(2), dim3_of(block), args, 0, stream);
 }
 
 cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src, double *d_dst,

@@ -19,7 +19,7 @@ struct gpu_kernels {
   cudaKernel_t step;     /* the plan's variant */
   cudaKernel_t lbest;    /* ring topology only */
   cudaKernel_t exemplar; /* clpso topology only */
-  cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate, emigrate, post, hist_out;
+  cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate, emigrate, hist_out;
   cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
   cudaKernel_t res_block; /* one block per island (map.blk_threads > 0) */
   cudaKernel_t res_spec;  /* one cluster per island (map.spec_cb > 0) */
@@ -113,12 +113,11 @@ cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, st
                                void *d_edge_rows, void *d_edge_cost, cudaStream_t stream);
 /* Every island's message out, and with VICTIMS > 0 its victims, in one
  * launch of ISLANDS blocks of BLOCK threads (emigrate_kernel; its
- * arguments as there; MB.seq 0: nothing posted). */
+ * arguments as there). */
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
                                  struct swarm_ptrs s, int count, long long *d_sel, void *d_sel_cost,
                                  void *d_msg, void *d_edge_rows, void *d_edge_cost, int victims,
-                                 long long *d_vsel, void *d_vcost, struct mailbox mb,
-                                 cudaStream_t stream);
+                                 long long *d_vsel, void *d_vcost, cudaStream_t stream);
 /* One migration of all ISLANDS islands of S on the device (migrate_kernel,
  * one block of BLOCK threads per island, the new bests of iteration T of
  * the islands that took migrants included; its arguments as there). */
@@ -127,15 +126,7 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 void *d_mcost, const unsigned char *d_carried,
                                 const long long *d_vidx, const void *d_vcost, int vstride,
                                 int *d_order, void *d_sent, const void *const d_rmsg[2],
-                                const void *const d_rcost[2], struct mailbox mb, long long t,
-                                cudaStream_t stream);
-
-/* The edge islands' messages (slots 0 and ISLANDS - 1 of D_MSG, D_MCOST)
- * posted in the neighbours' mailbox regions (post_kernel: two blocks of
- * BLOCK threads; MB as migrate_kernel takes it). */
-cudaError_t ipso_launch_post(const struct gpu_kernels *k, unsigned block, const void *d_msg,
-                             const void *d_mcost, int islands, int count, struct mailbox mb,
-                             cudaStream_t stream);
+                                const void *const d_rcost[2], long long t, cudaStream_t stream);
 
 /* A step's history, N values at D_SRC, into D_DST (the host's mapped
  * buffer: hist_out_kernel), with programmatic dependent launch when PDL. */

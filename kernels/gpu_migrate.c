@@ -386,174 +386,6 @@ int gpu_reserve_device_migration(struct gpu_swarm *g, int count)
   return IPSO_OK;
 }
 
-/* The mailbox (struct mailbox, kernels/gpu_abi.h): a rank's region holds
- * its read marks taken[2] at MAILBOX_TAKEN, then from MAILBOX_SLOTS two
- * slots (the migration's parity), each the messages of link 0 and link 1
- * it takes, each message the words of mb_count rows (of the device's pitch
- * and precision) and then of their costs, 16-byte aligned. */
-#define MAILBOX_TAKEN 64
-#define MAILBOX_SLOTS 128
-
-/* Words of a message's rows; bytes of a whole message and of a region, for
- * messages of COUNT migrants (a word: 32 bits of the message beside the
- * migration's number). */
-static size_t mailbox_row_words(const struct gpu_swarm *g, int count)
-{
-  return (size_t)count * (size_t)g->plan.map.pitch * (g->es / 4);
-}
-
-static size_t mailbox_message(const struct gpu_swarm *g, int count)
-{
-  return align16((mailbox_row_words(g, count) + (size_t)count * (g->es / 4)) * 8);
-}
-
-static size_t mailbox_region(const struct gpu_swarm *g, int count)
-{
-  return MAILBOX_SLOTS + 4 * mailbox_message(g, count);
-}
-
-/* Where migration SEQ's message on link L starts in a region. */
-static size_t mailbox_at(const struct gpu_swarm *g, unsigned long long seq, int l)
-{
-  return MAILBOX_SLOTS + ((size_t)(seq & 1) * 2 + (size_t)l) * mailbox_message(g, g->mb_count);
-}
-
-/* The kernel's view of the mailbox for migration SEQ on LINKS links.
- * Message 0 goes to the previous rank's link 1 (a second link only),
- * message 1 to the next rank's link 0. A receiver's mark is implied where
- * it also sends to this rank (two links, or two ranks): this rank waited
- * for its message of the last migration, which it sent after reading the
- * one before. */
-static struct mailbox mailbox_of(const struct gpu_swarm *g, int links, unsigned long long seq)
-{
-  struct mailbox mb;
-  memset(&mb, 0, sizeof mb);
-  const size_t taken = MAILBOX_TAKEN / sizeof(unsigned long long);
-  unsigned long long *own = (unsigned long long *)g->mb_own;
-  unsigned long long *prev = (unsigned long long *)g->mb_prev;
-  unsigned long long *next = (unsigned long long *)g->mb_next;
-  int implied = links == 2 || g->mb_ranks == 2;
-  if (links == 2) {
-    mb.out[0] = (unsigned long long *)(g->mb_prev + mailbox_at(g, seq, 1));
-    mb.taken_by[0] = implied ? NULL : prev + taken + 1;
-  }
-  mb.out[1] = (unsigned long long *)(g->mb_next + mailbox_at(g, seq, 0));
-  mb.taken_by[1] = implied ? NULL : next + taken;
-  for (int l = 0; l < 2; l++)
-    mb.in[l] = (const unsigned long long *)(g->mb_own + mailbox_at(g, seq, l));
-  /* Where the neighbours' marks are implied, nobody reads this rank's. */
-  mb.taken = implied ? NULL : own + taken;
-  mb.seq = seq;
-  mb.stamps = g->mb_stamps;
-  return mb;
-}
-
-size_t gpu_mailbox_bytes(struct backend *b, int count)
-{
-  return mailbox_region(b->impl, count);
-}
-
-/* Detaches: the neighbours' regions closed, the own one freed (the
- * device's), the host range unregistered, the stamps freed. */
-static void mailbox_detach(struct gpu_swarm *g)
-{
-  if (g->mb_own) cudaStreamSynchronize(g->stream);
-  for (int i = 0; i < 2; i++)
-    if (g->mb_opened[i]) cudaIpcCloseMemHandle(g->mb_opened[i]);
-  if (g->mb_dev) cudaFree(g->mb_dev);
-  if (g->mb_registered) cudaHostUnregister(g->mb_registered);
-  if (g->mb_stamps) cudaFree(g->mb_stamps);
-  g->mb_stamps = NULL;
-  g->mb_opened[0] = g->mb_opened[1] = g->mb_dev = g->mb_registered = NULL;
-  g->mb_own = g->mb_prev = g->mb_next = NULL;
-  g->mb_count = g->mb_ranks = 0;
-  g->mb_seq = g->mb_posted = 0;
-  cudaGetLastError();
-}
-
-int gpu_mailbox_export(struct backend *b, int count, void *handle)
-{
-  struct gpu_swarm *g = b->impl;
-  mailbox_detach(g);
-  size_t bytes = mailbox_region(g, count);
-  cudaIpcMemHandle_t h;
-  cudaError_t e = cudaMalloc(&g->mb_dev, bytes);
-  if (e == cudaSuccess) e = cudaMemset(g->mb_dev, 0, bytes);
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) e = cudaIpcGetMemHandle(&h, g->mb_dev);
-  if (e != cudaSuccess) {
-    mailbox_detach(g);
-    return IPSO_ERR_RUNTIME;
-  }
-  _Static_assert(sizeof h <= EDGE_MAILBOX_HANDLE, "an IPC handle fits");
-  memset(handle, 0, EDGE_MAILBOX_HANDLE);
-  memcpy(handle, &h, sizeof h);
-  return IPSO_OK;
-}
-
-/* Opens a neighbour's exported region (its device memory, mapped for this
- * device with peer access where it is another). */
-static cudaError_t mailbox_open(const void *handle, void **out)
-{
-  cudaIpcMemHandle_t h;
-  memcpy(&h, handle, sizeof h);
-  return cudaIpcOpenMemHandle(out, h, cudaIpcMemLazyEnablePeerAccess);
-}
-
-int gpu_mailbox_attach(struct backend *b, int count, const struct edge_mailbox *mb)
-{
-  struct gpu_swarm *g = b->impl;
-  if (!mb) {
-    mailbox_detach(g);
-    return IPSO_OK;
-  }
-  IPSO_TRY(gpu_reserve_device_migration(g, count));
-  cudaError_t e = cudaSuccess;
-  void *d[3] = {NULL, NULL, NULL};
-  if (mb->handle_prev) {
-    /* The device's memory: the own region exported, the neighbours'
-     * opened (once where one rank is both). */
-    if (!g->mb_dev) return IPSO_ERR_RUNTIME;
-    d[0] = g->mb_dev;
-    e = mailbox_open(mb->handle_prev, &g->mb_opened[0]);
-    d[1] = g->mb_opened[0];
-    if (e == cudaSuccess && memcmp(mb->handle_prev, mb->handle_next, EDGE_MAILBOX_HANDLE) != 0) {
-      e = mailbox_open(mb->handle_next, &g->mb_opened[1]);
-      d[2] = g->mb_opened[1];
-    } else {
-      d[2] = d[1];
-    }
-  } else {
-    e = cudaHostRegister(mb->window, mb->window_bytes,
-                         cudaHostRegisterMapped | cudaHostRegisterPortable);
-    if (e == cudaSuccess) g->mb_registered = mb->window;
-    void *h[3] = {mb->own, mb->prev, mb->next};
-    for (int i = 0; i < 3 && e == cudaSuccess; i++) e = cudaHostGetDevicePointer(&d[i], h[i], 0);
-  }
-  if (e != cudaSuccess) {
-    log_warn("gpu %d cannot reach the neighbouring ranks' %s (%s): the edge islands' migrants go "
-             "another way",
-             g->device, mb->handle_prev ? "GPU memory" : "node-shared memory",
-             cudaGetErrorString(e));
-    mailbox_detach(g);
-    return IPSO_ERR_RUNTIME;
-  }
-  /* The stamps of the handshake, for --timings (a failure leaves none). */
-  const size_t stamps = (size_t)IPSO_MAILBOX_STAMPS * 4 * sizeof *g->mb_stamps;
-  if (cudaMalloc((void **)&g->mb_stamps, stamps) != cudaSuccess ||
-      cudaMemset(g->mb_stamps, 0, stamps) != cudaSuccess) {
-    if (g->mb_stamps) cudaFree(g->mb_stamps);
-    g->mb_stamps = NULL;
-    cudaGetLastError();
-  }
-  g->mb_own = d[0];
-  g->mb_prev = d[1];
-  g->mb_next = d[2];
-  g->mb_count = count;
-  g->mb_ranks = mb->ranks;
-  return IPSO_OK;
-}
-
 int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,
                     double *const edge[2])
 {
@@ -566,16 +398,9 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
    * waited for the device since). */
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
   g->vpre = 0;
-  /* The edge islands' messages straight into h_mig (mapped) by the gather;
-   * with the mailbox, migrate_kernel posts them from d_msg. */
-  if (g->mb_own) edge = NULL;
+  /* The edge islands' messages straight into h_mig (mapped) by the gather. */
   void *erows = edge ? g->d_hmig + L.edge_rows : NULL;
   void *ecost = edge ? g->d_hmig + L.edge_costs : NULL;
-  /* Posted with the selection where gpu_migrate_post asked for it. */
-  struct mailbox post;
-  memset(&post, 0, sizeof post);
-  if (g->post_links && g->mb_own) post = mailbox_of(g, g->post_links, g->mb_seq + 1);
-  g->post_links = 0;
   if (select) {
     long long *sel = (long long *)(h + L.select);
     for (size_t i = 0; i < K * c; i++) sel[i] = select[i];
@@ -589,17 +414,12 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
     g->vpre = victims > 0 && victims <= 2 * count ? victims : 0;
     IPSO_CHECK_CUDA(ipso_launch_emigrate(&g->k, (unsigned)K, (unsigned)g->plan.map.block, g->s,
                                          count, g->d_msel, g->d_mcost, g->d_msg, erows, ecost,
-                                         g->vpre, g->d_vsel, g->d_vcost, post, g->stream));
+                                         g->vpre, g->d_vsel, g->d_vcost, g->stream));
   } else {
     IPSO_TRY(select_into(g, 0, count, g->d_msel, g->d_mcost));
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg, NULL,
                                        erows, ecost, g->stream));
   }
-  /* The emigrate kernel posted them itself. */
-  if (post.seq && (select || pick_blocks(g) != 1))
-    IPSO_CHECK_CUDA(ipso_launch_post(&g->k, (unsigned)g->plan.map.block, g->d_msg, g->d_mcost,
-                                     g->count, count, post, g->stream));
-  if (post.seq) g->mb_posted = post.seq;
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[0], g->stream));
   g->packed = g->victims = 0;
   /* The victims now, for migrate_in: the device chooses them while the
@@ -645,19 +465,9 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   int K = g->count;
   size_t c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es, vs = (size_t)links * c;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
-  /* The other ranks' messages: where the host put them, or in this rank's
-   * region of the mailbox. */
+  /* The other ranks' messages, where the host put them. */
   const void *rmsg[2] = {NULL, NULL}, *rcost[2] = {NULL, NULL};
-  struct mailbox mb;
-  memset(&mb, 0, sizeof mb);
-  if (g->mb_own) {
-    if (count != g->mb_count)
-      return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
-                       g->mb_count);
-    mb = mailbox_of(g, links, ++g->mb_seq);
-    /* Posted ahead by migrate_out (gpu_migrate_post): only read here. */
-    if (g->mb_posted == g->mb_seq) mb.out[0] = mb.out[1] = NULL;
-  } else if (remote) {
+  if (remote) {
     rmsg[0] = g->d_hmig + L.remote_rows;
     rmsg[1] = g->d_hmig + L.remote_rows + c * row;
     rcost[0] = g->d_hmig + L.remote_costs;
@@ -709,26 +519,15 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   /* The messages' best costs (the log's) straight into h_mig: no copy
    * between this kernel and the next step's. */
   IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
-                                      !rmsg[0] && !mb.seq, g->d_msg, g->d_mcost, g->d_carried,
+                                      !rmsg[0], g->d_msg, g->d_mcost, g->d_carried,
                                       g->d_vsel, g->d_vcost, (int)vs, g->d_order,
-                                      g->d_hmig + L.sent, rmsg, rcost, mb, t, g->stream));
+                                      g->d_hmig + L.sent, rmsg, rcost, t, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
   g->sent_pending = 1;
   /* The islands that took migrants found their best again in
    * migrate_kernel: the next step reads the slots as it begins. */
   g->stale = 1;
   g->packed = g->victims = 0;
-  return IPSO_OK;
-}
-
-int gpu_migrate_post(struct backend *b, int count, int links)
-{
-  struct gpu_swarm *g = b->impl;
-  if (!g->mb_own) return IPSO_OK;
-  if (count != g->mb_count)
-    return IPSO_FAIL("migration", "messages of %d migrants; the mailbox holds %d", count,
-                     g->mb_count);
-  g->post_links = links;
   return IPSO_OK;
 }
 
@@ -741,24 +540,4 @@ int gpu_migrate_sent(struct backend *b, double *sent)
   for (int k = 0; k < g->count; k++) sent[k] = gpu_real_get(h, (size_t)k, g->fl);
   g->sent_pending = 0;
   return IPSO_OK;
-}
-
-int gpu_mailbox_waits(struct backend *b, struct mailbox_waits *w)
-{
-  struct gpu_swarm *g = b->impl;
-  memset(w, 0, sizeof *w);
-  if (!g->mb_stamps || g->mb_seq < 2) return IPSO_OK;
-  const size_t cap = IPSO_MAILBOX_STAMPS;
-  unsigned long long *st = malloc(cap * 4 * sizeof *st);
-  if (!st) return IPSO_FAIL("memory", "out of memory");
-  cudaError_t e = cudaStreamSynchronize(g->stream);
-  if (e == cudaSuccess)
-    e = cudaMemcpy(st, g->mb_stamps, cap * 4 * sizeof *st, cudaMemcpyDeviceToHost);
-  int rc = IPSO_OK;
-  if (e != cudaSuccess)
-    rc = IPSO_FAIL("cuda", "the mailbox's stamps: %s", cudaGetErrorString(e));
-  else if (timings_handshake(st, cap, g->mb_seq, w) != 0)
-    rc = IPSO_FAIL("memory", "out of memory");
-  free(st);
-  return rc;
 }

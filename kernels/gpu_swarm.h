@@ -66,19 +66,6 @@ struct gpu_swarm {
   int edge_count;    /* their migrants */
   int sent_pending;  /* a migration's sent costs are on their way to h_mig */
   int carried_valid; /* d_carried holds h_mig's links (uploaded, unchanged since) */
-  /* The mailbox of the node's ranks (gpu_mailbox_attach; mb_own NULL:
-   * none): their regions as the device addresses them; the own region in
-   * device memory (gpu_mailbox_export) and the neighbours' opened, or the
-   * host range registered; the node's ranks and the migrations so far. */
-  char *mb_own, *mb_prev, *mb_next;
-  void *mb_dev, *mb_opened[2], *mb_registered;
-  int mb_count, mb_ranks;
-  unsigned long long mb_seq;
-  unsigned long long mb_posted; /* the last migration whose edges migrate_out posted */
-  int post_links; /* > 0: the next migrate_out posts its edges for LINKS links (migrate_post) */
-  /* [IPSO_MAILBOX_STAMPS * 4] the handshake's stamps (mailbox.stamps;
-   * NULL: none) */
-  unsigned long long *mb_stamps;
   double *last_best;       /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots; /* [count * IPSO_GB_SLOTS] read_last_bests' copy */
   /* The steps begun and not yet ended (gpu_step_begin, gpu_step_end), first
@@ -161,11 +148,6 @@ int gpu_migrate_edges(struct backend *b);
 int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,
                    const int64_t *replace, const double *const remote[2]);
 int gpu_migrate_sent(struct backend *b, double *sent);
-int gpu_migrate_post(struct backend *b, int count, int links);
-size_t gpu_mailbox_bytes(struct backend *b, int count);
-int gpu_mailbox_export(struct backend *b, int count, void *handle);
-int gpu_mailbox_attach(struct backend *b, int count, const struct edge_mailbox *mb);
-int gpu_mailbox_waits(struct backend *b, struct mailbox_waits *w);
 void gpu_migrate_free(struct gpu_swarm *g);
 
 #endif

@@ -630,120 +630,17 @@ __device__ void edge_out(real *edge_rows, real *edge_cost, bool first, bool last
   if (d == 0 && last) edge_cost[count + m] = pc;
 }
 
-/* A mailbox read mark (this or a neighbour's device memory, or node-shared
- * host memory), read and written in the order of the whole system: the
- * other ranks' devices read and write it. */
-__device__ unsigned long long ld_acquire_sys(const unsigned long long *p)
-{
-  unsigned long long v;
-  asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ void st_release_sys(unsigned long long *p, unsigned long long v)
-{
-  asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-/* The GPU's clock in nanoseconds. */
-__device__ unsigned long long gpu_clock_ns()
-{
-  unsigned long long v;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(v));
-  return v;
-}
-
-/* Thread 0: spins until *MARK reaches AT_LEAST. */
-__device__ void wait_for(const unsigned long long *mark, unsigned long long at_least)
-{
-  while (ld_acquire_sys(mark) < at_least) __nanosleep(32);
-}
-
-/* A word of the mailbox (struct mailbox), written and read whole at the
- * system's scope: the other ranks' devices read and write them. */
-__device__ void st_word(unsigned long long *p, unsigned long long v)
-{
-  asm volatile("st.relaxed.sys.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-__device__ unsigned long long ld_word(const unsigned long long *p)
-{
-  unsigned long long v;
-  asm volatile("ld.relaxed.sys.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-/* Words of the mailbox per real. */
-#define IPSO_WORDS ((int)(sizeof(real) / 4))
-
-/* X into the words at W (IPSO_WORDS of them), each beside TAG (the low
- * 32 bits of the migration's number). */
-__device__ void put_words(unsigned long long *w, float x, unsigned tag)
-{
-  st_word(w, (unsigned long long)tag << 32 | __float_as_uint(x));
-}
-
-__device__ void put_words(unsigned long long *w, double x, unsigned tag)
-{
-  unsigned long long b = (unsigned long long)__double_as_longlong(x);
-  st_word(w, (unsigned long long)tag << 32 | (b & 0xffffffffull));
-  st_word(w + 1, (unsigned long long)tag << 32 | b >> 32);
-}
-
-/* The low 32 bits of word W once it stands beside TAG (spins until then). */
-__device__ unsigned word_of(const unsigned long long *w, unsigned tag)
-{
-  unsigned long long v;
-  while ((unsigned)((v = ld_word(w)) >> 32) != tag) __nanosleep(32);
-  return (unsigned)v;
-}
-
-/* The real in the words at W, once they stand beside TAG. */
-__device__ void get_words(const unsigned long long *w, unsigned tag, float *x)
-{
-  *x = __uint_as_float(word_of(w, tag));
-}
-
-__device__ void get_words(const unsigned long long *w, unsigned tag, double *x)
-{
-  unsigned long long lo = word_of(w, tag), hi = word_of(w + 1, tag);
-  *x = __longlong_as_double((long long)(hi << 32 | lo));
-}
-
-/* The block of an edge island posts its message (ROWS, COST: its slot of
- * MSG) as message E into the receiver's region, where the receiver's mark
- * is not implied once it has read the message this slot held two
- * migrations ago: every word beside the migration's number, nothing after
- * them (a word carries its own mark). */
-__device__ void post_edge(const mailbox &mb, int e, const real *rows, const real *cost, int count)
-{
-  if (!mb.out[e]) return;
-  if (mb.taken_by[e]) {
-    if (threadIdx.x == 0 && mb.seq > 2) wait_for(mb.taken_by[e], mb.seq - 2);
-    __syncthreads();
-  }
-  unsigned long long *out = mb.out[e];
-  const unsigned tag = (unsigned)mb.seq;
-  for (long long i = threadIdx.x; i < (long long)count * IPSO_PITCH; i += blockDim.x)
-    put_words(out + i * IPSO_WORDS, rows[i], tag);
-  out += (size_t)count * IPSO_PITCH * IPSO_WORDS;
-  for (int m = threadIdx.x; m < count; m += blockDim.x)
-    put_words(out + m * IPSO_WORDS, cost[m], tag);
-}
-
 /* Every island's message out in one block (island blockIdx.x) where the
  * island fits one selection chunk: its COUNT best personal bests as
  * select_kernel picks them (into SEL, SEL_COST at [k * count]), their rows
  * as gather_kernel copies them (into MSG at [k * count * IPSO_PITCH], the
  * first and last island's also into EDGE_ROWS and EDGE_COST, mapped host
- * memory, NULL: none; with MB.seq > 0 posted in the neighbours' mailbox
- * regions as migrate_kernel posts them), then with VICTIMS > 0 its VICTIMS
+ * memory, NULL: none), then with VICTIMS > 0 its VICTIMS
  * worst (into VSEL, VCOST at [k * victims]). The same picks as select_kernel and the same
  * rows as gather_kernel, in one launch instead of three. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     emigrate_kernel(swarm_ptrs s, int count, long long *sel, real *sel_cost, real *msg,
-                    real *edge_rows, real *edge_cost, int victims, long long *vsel, real *vcost,
-                    mailbox mb)
+                    real *edge_rows, real *edge_cost, int victims, long long *vsel, real *vcost)
 {
   __shared__ block_shared sh;
   __shared__ real last_c;
@@ -760,13 +657,6 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     real r = s.p[(size_t)sel[m] * IPSO_PITCH + d];
     msg[e] = r;
     if (first || last) edge_out(edge_rows, edge_cost, first, last, count, e, m, d, r, sel_cost[m]);
-  }
-  /* Ahead of the migration (MB.seq > 0): the edge islands post their
-   * messages in the neighbours' mailbox regions now, as post_kernel would. */
-  if (mb.seq && (k == 0 || k == (int)gridDim.x - 1)) {
-    __syncthreads();
-    if (k == 0) post_edge(mb, 0, msg, sel_cost, count);
-    if (k == (int)gridDim.x - 1) post_edge(mb, 1, msg, sel_cost, count);
   }
   if (victims > 0)
     select_block(s.pcost, NULL, 0, K.n, 1, victims, vsel + (size_t)k * (size_t)victims,
@@ -838,19 +728,6 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
   }
 }
 
-/* The edge islands' messages of a migration posted in the neighbours'
- * regions ahead of its migrate_kernel (migration.lead: they travel while
- * the islands compute): block 0 posts island 0's (slot 0 of MSG, MCOST) as
- * message 0, block 1 island ISLANDS - 1's as message 1, as migrate_kernel
- * posts them otherwise. Blocks of IPSO_BLOCK threads. */
-extern "C" __global__ void post_kernel(const real *msg, const real *mcost, int islands, int count,
-                                       mailbox mb)
-{
-  const size_t k = blockIdx.x ? (size_t)islands - 1 : 0;
-  post_edge(mb, (int)blockIdx.x, msg + k * (size_t)count * IPSO_PITCH, mcost + k * (size_t)count,
-            count);
-}
-
 /* One migration of all the backend's islands on the device, island
  * blockIdx.x (one block each). Message slot j (rows MSG[j * count *
  * IPSO_PITCH], costs MCOST[j * count]) is island j's COUNT migrants out for
@@ -866,21 +743,16 @@ extern "C" __global__ void post_kernel(const real *msg, const real *mcost, int i
  * the ring's mark, as scatter_kernel writes. ORDER: [ISLANDS * 2 * count]
  * scratch. SENT[k]: the best cost of island k's message (the log's).
  * RMSG0, RCOST0 and RMSG1, RCOST1 (NULL: slots ISLANDS and ISLANDS + 1 are
- * filled already, or the mailbox's): the other ranks' two messages, the
- * previous rank's and the next rank's, copied into those slots by the
- * islands that take them. MB (mailbox.seq 0: none): the ranks' devices
- * exchange the edge messages themselves (peer or node-shared memory),
- * MB.in in this rank's region: island 0 and island ISLANDS - 1 post theirs
- * into the neighbours' regions (post_edge) before they wait for the
- * neighbours' words (word_of), and mark what they have read where the mark
- * is not implied. T: the iteration, whose best slot an island that took
+ * filled already): the other ranks' two messages, the previous rank's and
+ * the next rank's, copied into those slots by the islands that take them.
+ * T: the iteration, whose best slot an island that took
  * migrants sets anew. Blocks of IPSO_BLOCK threads. */
 extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
                                           int closed, real *msg, real *mcost,
                                           const unsigned char *carried, const long long *vidx,
                                           const real *vcost, int vstride, int *order, real *sent,
                                           const real *rmsg0, const real *rcost0, const real *rmsg1,
-                                          const real *rcost1, mailbox mb, long long t)
+                                          const real *rcost1, long long t)
 {
   const int k = (int)blockIdx.x;
   s = island_ptrs(s, (unsigned)k);
@@ -890,61 +762,22 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
   for (int l = 0; l < links; l++)
     if (carried[2 * k + l]) from[open++] = src[l];
   const int total = open * count;
-  /* With the mailbox: the edge islands post their messages, then wait
-   * for their neighbours'. */
-  if (mb.seq) {
-    /* The stamps of the edge blocks' marks (--timings). */
-    unsigned long long *stamp =
-        mb.stamps && threadIdx.x == 0 ? mb.stamps + (mb.seq % IPSO_MAILBOX_STAMPS) * 4 : NULL;
-    if (stamp && k == islands - 1) stamp[0] = gpu_clock_ns();
-    if (stamp && k == 0) stamp[2] = gpu_clock_ns();
-    if (k == 0) post_edge(mb, 0, msg, mcost, count);
-    if (k == islands - 1)
-      post_edge(mb, 1, msg + (size_t)k * count * IPSO_PITCH, mcost + (size_t)k * count, count);
-    if (stamp && k == islands - 1) stamp[1] = gpu_clock_ns();
-    /* Every neighbour's message of this migration, whether its link
-     * carries this time or not (a word of it): its arrival also tells that
-     * the neighbour has read this rank's message of the migration before
-     * (taken_by). */
-    if (threadIdx.x == 0) {
-      if (k == 0) word_of(mb.in[0], (unsigned)mb.seq);
-      if (stamp && k == 0) stamp[3] = gpu_clock_ns();
-      if (k == islands - 1 && links == 2) word_of(mb.in[1], (unsigned)mb.seq);
-    }
-    __syncthreads();
-  }
-  /* The other ranks' messages this island takes (the mailbox's words in
-   * this rank's region, or RMSG0, RCOST0 and RMSG1, RCOST1 in mapped host
-   * memory) into slots ISLANDS and ISLANDS + 1 here, read once, past any
-   * cache, and in parallel; only this block reads them. */
-  if (rmsg0 || mb.seq) {
+  /* The other ranks' messages this island takes (RMSG0, RCOST0 and RMSG1,
+   * RCOST1 in mapped host memory) into slots ISLANDS and ISLANDS + 1 here,
+   * read once, past any cache, and in parallel; only this block reads
+   * them. */
+  if (rmsg0) {
     for (int o = 0; o < open; o++) {
       const int q = from[o];
       if (q < islands) continue;
       const int l = q - islands; /* 0: the previous rank's, 1: the next rank's */
       real *to = msg + (size_t)q * count * IPSO_PITCH, *to_cost = mcost + (size_t)q * count;
-      if (mb.seq) {
-        const unsigned long long *w = mb.in[l];
-        const unsigned tag = (unsigned)mb.seq;
-        for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
-          get_words(w + e * IPSO_WORDS, tag, &to[e]);
-        w += (size_t)count * IPSO_PITCH * IPSO_WORDS;
-        for (int m = threadIdx.x; m < count; m += blockDim.x)
-          get_words(w + m * IPSO_WORDS, tag, &to_cost[m]);
-      } else {
-        const real *rm = l ? rmsg1 : rmsg0, *rc = l ? rcost1 : rcost0;
-        for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
-          to[e] = __ldcv(rm + e);
-        for (int m = threadIdx.x; m < count; m += blockDim.x) to_cost[m] = __ldcv(rc + m);
-      }
+      const real *rm = l ? rmsg1 : rmsg0, *rc = l ? rcost1 : rcost0;
+      for (long long e = threadIdx.x; e < (long long)count * IPSO_PITCH; e += blockDim.x)
+        to[e] = __ldcv(rm + e);
+      for (int m = threadIdx.x; m < count; m += blockDim.x) to_cost[m] = __ldcv(rc + m);
     }
     __syncthreads();
-    /* Read (or passed over): the neighbour may fill this slot again, two
-     * migrations on. */
-    if (mb.taken && threadIdx.x == 0) {
-      if (k == 0) st_release_sys(mb.taken, mb.seq);
-      if (k == islands - 1 && links == 2) st_release_sys(mb.taken + 1, mb.seq);
-    }
   }
   order += (size_t)k * 2 * (size_t)count;
   vidx += (size_t)k * (size_t)vstride;

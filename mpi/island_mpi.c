@@ -1,15 +1,10 @@
 /* MPI for the islands. */
 #include "island_mpi.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 int ipso_mpi_fail(const char *call, int rc, const char *file, int line)
@@ -36,15 +31,10 @@ static void singleton_defaults(void)
     if (getenv(*v)) return;
   setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   setenv("OMPI_MCA_pml", "ob1", 0);
-  /* Only the transport to itself: the shared-memory and TCP ones are not
-   * opened (a one-iteration run 0.044 -> 0.038 s on a 2-core VM). */
-  setenv("OMPI_MCA_btl", "self", 0);
   /* hwloc's GPU plugins add 0.2 s to MPI_Init on a GPU node (NVML and CUDA
-   * enumeration), and its discovery of the PCI devices (sysfs, libpciaccess)
-   * 0.013 s on a 2-core VM (MPI_Init 0.035 -> 0.022 s): a process that
-   * talks to no other needs neither the GPUs' nor the network cards' place
-   * in the topology. */
-  setenv("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-gl,-rsmi,-levelzero,-linuxio,-pci", 0);
+   * enumeration): a process that talks to no other needs no GPU's place in
+   * the topology. */
+  setenv("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-gl,-rsmi,-levelzero", 0);
   /* Isolated singletons all take job family 0: without a session
    * directory of their own, concurrent ones (a parameter sweep) remove
    * each other's. Open MPI creates it and removes it at MPI_Finalize. */
@@ -79,17 +69,6 @@ int island_local_rank(MPI_Comm comm, int *local_rank, int *local_size)
   IPSO_CHECK_MPI(MPI_Comm_rank(node, local_rank));
   IPSO_CHECK_MPI(MPI_Comm_size(node, local_size));
   IPSO_CHECK_MPI(MPI_Comm_free(&node));
-  return IPSO_OK;
-}
-
-int island_one_node(MPI_Comm comm, int *yes)
-{
-  int rank, size, local_rank, local_size;
-  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
-  IPSO_TRY(island_local_rank(comm, &local_rank, &local_size));
-  *yes = local_size == size;
-  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, yes, 1, MPI_INT, MPI_MIN, comm));
   return IPSO_OK;
 }
 
@@ -215,75 +194,4 @@ void ring_exchange_free(struct ring_exchange *rx)
   free(rx->recv[0]);
   free(rx->recv[1]);
   free(rx);
-}
-
-struct node_shared {
-  void *base;
-  size_t bytes, region;
-};
-
-/* Rank 0 creates the segment under a name no other job uses and tells the
- * others; once every rank has mapped it, the name is removed, so that
- * nothing is left behind however the job ends. */
-int node_shared_create(MPI_Comm comm, size_t region, struct node_shared **out)
-{
-  *out = NULL;
-  int rank, size, all_here, ok = 1;
-  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
-  IPSO_TRY(island_one_node(comm, &all_here));
-  if (!all_here) return IPSO_OK;
-  long page = sysconf(_SC_PAGESIZE);
-  if (page <= 0) page = 4096;
-  region = (region + (size_t)page - 1) / (size_t)page * (size_t)page;
-  size_t bytes = region * (size_t)size;
-  char name[64] = "";
-  int fd = -1;
-  if (rank == 0) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    snprintf(name, sizeof name, "/islandpso-%ld-%lx", (long)getpid(),
-             (unsigned long)ts.tv_nsec ^ (unsigned long)ts.tv_sec);
-    fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) ok = 0;
-  }
-  IPSO_CHECK_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-  IPSO_CHECK_MPI(MPI_Bcast(name, sizeof name, MPI_CHAR, 0, comm));
-  if (ok && rank != 0) fd = shm_open(name, O_RDWR, 0600);
-  void *base = MAP_FAILED;
-  if (ok && fd >= 0) base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (fd >= 0) close(fd);
-  int mine = base != MAP_FAILED;
-  IPSO_CHECK_MPI(MPI_Allreduce(&mine, &ok, 1, MPI_INT, MPI_MIN, comm));
-  if (rank == 0 && name[0]) shm_unlink(name);
-  if (!ok) {
-    if (base != MAP_FAILED) munmap(base, bytes);
-    return IPSO_OK;
-  }
-  struct node_shared *ns = malloc(sizeof *ns);
-  if (!ns) {
-    munmap(base, bytes);
-    return IPSO_FAIL("migration", "out of memory");
-  }
-  *ns = (struct node_shared){base, bytes, region};
-  *out = ns;
-  return IPSO_OK;
-}
-
-void *node_shared_region(const struct node_shared *ns, int rank)
-{
-  return (char *)ns->base + (size_t)rank * ns->region;
-}
-
-void *node_shared_base(const struct node_shared *ns, size_t *bytes)
-{
-  *bytes = ns->bytes;
-  return ns->base;
-}
-
-void node_shared_free(struct node_shared *ns)
-{
-  if (!ns) return;
-  munmap(ns->base, ns->bytes);
-  free(ns);
 }

@@ -22,9 +22,6 @@ int island_mpi_init(int *argc, char ***argv, int *rank, int *size);
 /* This rank's index and the number of ranks on its node. */
 int island_local_rank(MPI_Comm comm, int *local_rank, int *local_size);
 
-/* Whether every rank of COMM runs on one node (the same on every rank). */
-int island_one_node(MPI_Comm comm, int *yes);
-
 /* The GPU a rank drives: local rank modulo the visible devices. */
 static inline int island_device_for(int local_rank, int devices)
 {
@@ -63,19 +60,6 @@ int ring_exchange(struct ring_exchange *rx, const double *to_right, const double
 /* The ranks this one sends to: right first, then left (if both). */
 int ring_exchange_neighbours(const struct ring_exchange *rx, int to[2]);
 void ring_exchange_free(struct ring_exchange *rx);
-
-/* Memory every rank of a node maps: REGION bytes for each rank (rounded up
- * to pages), rank r's at node_shared_region(ns, r), zero at the start.
- * Collective. *OUT is NULL (and IPSO_OK returned) where the ranks of COMM
- * do not all share one node or the node cannot give the memory (no POSIX
- * shared memory): the caller goes on without it. */
-struct node_shared;
-
-int node_shared_create(MPI_Comm comm, size_t region, struct node_shared **out);
-void *node_shared_region(const struct node_shared *ns, int rank);
-/* The whole mapping: every rank's region. */
-void *node_shared_base(const struct node_shared *ns, size_t *bytes);
-void node_shared_free(struct node_shared *ns);
 
 #ifdef __cplusplus
 }

@@ -48,22 +48,6 @@ static inline int swarm_setup_count(const struct swarm_setup *setup)
 
 struct backend;
 
-/* Bytes of a device region's handle (backend_ops.mailbox_export). */
-#define EDGE_MAILBOX_HANDLE 64
-
-/* The edge islands' handshake on the device, by the device's clock over
- * the last migrations through the mailbox (backend_ops.mailbox_waits):
- * medians in seconds of island K-1's post of its message (POST), island
- * 0's wait for the message of its neighbour on link 0 (WAIT; _P90 the 90th
- * percentile, _MEAN the mean) and the device's time from the end of one
- * such wait to the next migration's start (BETWEEN: the rest of the
- * migration, the slice, the messages out, and any wait for the host's
- * launches). */
-struct mailbox_waits {
-  int64_t migrations;
-  double post, wait, wait_p90, wait_mean, between, between_p90, between_mean;
-};
-
 /* The device's time over the slices by its own clock (backend_ops.
  * device_slices; --timings): SLICES steps of ITERATIONS in all ended since
  * init or a load, BUSY seconds from an event before each one's first
@@ -75,18 +59,6 @@ struct mailbox_waits {
 struct device_slices {
   int64_t slices, iterations, idle_max_at;
   double busy, idle, first, idle_max;
-};
-
-/* Where the ranks of one node exchange the edge islands' messages
- * (backend_ops.mailbox_attach): each rank's region, in the device memory of
- * its backend (exported, HANDLE_PREV and HANDLE_NEXT its neighbours') or in
- * host memory that every rank maps (WINDOW; OWN, PREV, NEXT in it). */
-struct edge_mailbox {
-  const void *handle_prev, *handle_next; /* NULL: host memory */
-  void *window;
-  size_t window_bytes;
-  void *own, *prev, *next;
-  int ranks; /* on the ring */
 };
 
 /* The capture slots (backend_ops.capture_state): one per kind of
@@ -109,13 +81,6 @@ struct backend_ops {
    * their history). */
   int (*step_begin)(struct backend *b, int64_t first, int64_t last);
   int (*step_end)(struct backend *b, double *best);
-  /* Optional (with step_begin): step_begin with a migration's messages out
-   * after iteration MID (FIRST <= MID < LAST) inside the iterations: OUT(CTX)
-   * is called once iterations FIRST..MID are enqueued and enqueues the
-   * messages out (migration.lead: one slice and one history for the
-   * iterations on both sides of them). */
-  int (*step_begin_out)(struct backend *b, int64_t first, int64_t last, int64_t mid,
-                        int (*out)(void *ctx), void *ctx);
   /* Island K's best particle, position included. */
   int (*best)(struct backend *b, int k, struct island_best *out);
   /* Every island's best cost now into COST[K], from what the host already
@@ -173,30 +138,6 @@ struct backend_ops {
   int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,
                     const int64_t *replace, const double *const remote[2]);
   int (*migrate_sent)(struct backend *b, double *sent);
-  /* Optional, with the mailbox (NULL: migrate_in posts them): the next
-   * migrate_out posts the edge islands' messages in the neighbours'
-   * regions as it selects them, in the device's order, for the migrate_in
-   * on LINKS links that follows (migration.lead: the messages travel while
-   * the islands compute). */
-  int (*migrate_post)(struct backend *b, int count, int links);
-  /* Optional, both or neither (NULL: the edges go through the host, EDGE
-   * and REMOTE above): where every rank runs on one node, the devices
-   * exchange the edge islands' messages themselves. mailbox_bytes: the
-   * bytes of one rank's region for messages of COUNT migrants;
-   * mailbox_export (optional): the region in the device's memory, its
-   * handle (EDGE_MAILBOX_HANDLE bytes) into HANDLE for the other ranks;
-   * mailbox_attach: from now on migrate_out and migrate_in take EDGE and
-   * REMOTE NULL, island 0 and K-1 post their messages in the neighbours'
-   * regions and the islands that take theirs read them in the own one, in
-   * the device's order (nothing waits for the host); the ranks' i-th
-   * migrate_in calls pair up. MB NULL: detaches (the host's way again). A
-   * failure leaves the backend detached. */
-  size_t (*mailbox_bytes)(struct backend *b, int count);
-  int (*mailbox_export)(struct backend *b, int count, void *handle);
-  int (*mailbox_attach)(struct backend *b, int count, const struct edge_mailbox *mb);
-  /* Optional: where the device's time went in the last migrations through
-   * the mailbox (waits for the device; --timings). */
-  int (*mailbox_waits)(struct backend *b, struct mailbox_waits *w);
   /* Optional: the device's time over the slices since init (--timings). */
   int (*device_slices)(struct backend *b, struct device_slices *d);
   /* Copies all K swarms to the host, and back: S holds K * particles rows,

@@ -21,13 +21,6 @@ struct cpu_backend {
   struct cpu_swarm *isl;       /* [count] */
   struct user_objective *user; /* a user objective, opened once */
   struct cpu_migration mig;
-  /* step() in two halves (IPSO_CPU_HALVES=1): the histories of the steps
-   * computed and not yet handed back, first in first out. */
-  struct cpu_step {
-    size_t n, cap; /* values */
-    double *best;
-  } steps[2];
-  int oldest, pending;
 };
 
 #define REAL double
@@ -100,61 +93,6 @@ static int cpu_step(struct backend *b, int64_t first, int64_t last, double *best
   int small = cb->isl[0].N * cb->isl[0].D < CPU_PARALLEL_MIN;
 #pragma omp parallel for schedule(dynamic, 1) if (small && cb->count > 1)
   for (int k = 0; k < cb->count; k++) cpu_run(&cb->isl[k], first, last, best + (size_t)k * n);
-  return IPSO_OK;
-}
-
-/* step() in two halves as the GPU's (backend.h), for the tests of the
- * solver's loop that the GPU runs (a slice begun ahead, the migrants in
- * behind the messages out; IPSO_CPU_HALVES=1): step_begin computes the
- * iterations at once, step_end hands back the oldest step's history. */
-static int cpu_step_begin_out(struct backend *b, int64_t first, int64_t last, int64_t mid,
-                              int (*out)(void *ctx), void *ctx)
-{
-  struct cpu_backend *cb = b->impl;
-  if (cb->pending == 2) return IPSO_FAIL("cpu", "two steps begun and not ended");
-  struct cpu_step *st = &cb->steps[(cb->oldest + cb->pending) % 2];
-  size_t n = (size_t)(last - first + 1), K = (size_t)cb->count;
-  st->n = n * K;
-  if (2 * st->n > st->cap) {
-    /* Room for the history and, behind it, its two parts. */
-    double *p = realloc(st->best, 2 * st->n * sizeof *p);
-    if (!p) return IPSO_FAIL("cpu", "out of memory");
-    st->best = p;
-    st->cap = 2 * st->n;
-  }
-  if (out && mid >= first && mid < last) {
-    /* FIRST..MID, the messages out, MID + 1..LAST: each part's history
-     * [K, part] behind the buffer's first half, then island by island into
-     * it as one step's [K, n]. */
-    size_t n1 = (size_t)(mid - first + 1), n2 = n - n1;
-    double *a = st->best + st->n, *c = a + n1 * K;
-    IPSO_TRY(cpu_step(b, first, mid, a));
-    IPSO_TRY(out(ctx));
-    IPSO_TRY(cpu_step(b, mid + 1, last, c));
-    for (size_t k = 0; k < K; k++) {
-      memcpy(st->best + k * n, a + k * n1, n1 * sizeof(double));
-      memcpy(st->best + k * n + n1, c + k * n2, n2 * sizeof(double));
-    }
-  } else {
-    IPSO_TRY(cpu_step(b, first, last, st->best));
-  }
-  cb->pending++;
-  return IPSO_OK;
-}
-
-static int cpu_step_begin(struct backend *b, int64_t first, int64_t last)
-{
-  return cpu_step_begin_out(b, first, last, -1, NULL, NULL);
-}
-
-static int cpu_step_end(struct backend *b, double *best)
-{
-  struct cpu_backend *cb = b->impl;
-  if (!cb->pending) return IPSO_FAIL("cpu", "no step begun");
-  struct cpu_step *st = &cb->steps[cb->oldest];
-  memcpy(best, st->best, st->n * sizeof *best);
-  cb->oldest = (cb->oldest + 1) % 2;
-  cb->pending--;
   return IPSO_OK;
 }
 
@@ -355,7 +293,6 @@ static void cpu_destroy(struct backend *b)
   }
   free(cb->isl);
   cpu_migration_free(&cb->mig);
-  for (int i = 0; i < 2; i++) free(cb->steps[i].best);
   user_objective_close(cb->user);
   free(cb);
   b->impl = NULL;
@@ -379,10 +316,6 @@ static const struct backend_ops cpu_ops = {
     .destroy = cpu_destroy,
 };
 
-/* cpu_ops with step() in two halves too (IPSO_CPU_HALVES=1), filled in
- * by backend_cpu_create. */
-static struct backend_ops cpu_ops_halves;
-
 void backend_cpu_threads(int ranks_on_node)
 {
 #ifdef _OPENMP
@@ -399,15 +332,7 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
   const struct ipso_config *cfg = setup->cfg;
   struct cpu_backend *cb = calloc(1, sizeof *cb);
   if (!cb) return IPSO_FAIL("cpu", "out of memory");
-  const char *halves = getenv("IPSO_CPU_HALVES");
   b->ops = &cpu_ops;
-  if (halves && strcmp(halves, "1") == 0) {
-    cpu_ops_halves = cpu_ops;
-    cpu_ops_halves.step_begin = cpu_step_begin;
-    cpu_ops_halves.step_end = cpu_step_end;
-    cpu_ops_halves.step_begin_out = cpu_step_begin_out;
-    b->ops = &cpu_ops_halves;
-  }
   b->setup = *setup;
   b->impl = cb;
   b->segment_updates = 0x1p25; /* about 0.1 s on one core */

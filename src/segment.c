@@ -13,21 +13,12 @@ int64_t segment_length(double updates, int64_t particles, int dims)
   return k < 1 ? 1 : (k > SEGMENT_MAX_ITERATIONS ? SEGMENT_MAX_ITERATIONS : (int64_t)k);
 }
 
-int64_t segment_next_lead(int64_t every, int64_t lead, int64_t t)
-{
-  return next_multiple(t + lead, every) - lead;
-}
-
 int64_t segment_end(const struct segment_plan *p, int64_t t)
 {
   int64_t end = p->max_iterations;
   if (p->length > 0 && next_multiple(t, p->length) < end) end = next_multiple(t, p->length);
   for (int i = 0; i < 3; i++)
     if (p->every[i] > 0 && next_multiple(t, p->every[i]) < end) end = next_multiple(t, p->every[i]);
-  if (p->every[0] > 0 && p->lead > 0) {
-    int64_t out = segment_next_lead(p->every[0], p->lead, t);
-    if (out < end) end = out;
-  }
   if (p->single && t + 1 < end) end = t + 1;
   return end;
 }

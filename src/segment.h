@@ -17,8 +17,6 @@ struct segment_plan {
   int64_t length;         /* iterations per segment at most (segment_length) */
   int64_t every[3];       /* migration, snapshot and checkpoint intervals; 0 = none */
   int single;             /* one iteration per segment (--check-invariants) */
-  int64_t lead;           /* migration.lead: the messages out LEAD iterations before each
-                             migration, also a segment's end (0: at the migration) */
 };
 
 #ifdef __cplusplus
@@ -30,15 +28,9 @@ extern "C" {
 int64_t segment_length(double updates, int64_t particles, int dims);
 
 /* The last iteration of the segment that starts after T: the nearest of the
- * run's end, the next multiple of the segment length and of each interval,
- * and with a lead the next iteration LEAD before a multiple of the
- * migration interval (where the messages go out). */
+ * run's end and the next multiple of the segment length and of each
+ * interval. */
 int64_t segment_end(const struct segment_plan *p, int64_t t);
-
-/* With a migration every EVERY iterations and migration.lead LEAD > 0: the
- * first iteration after T that is LEAD before a multiple of EVERY (where a
- * migration's messages go out). */
-int64_t segment_next_lead(int64_t every, int64_t lead, int64_t t);
 
 /* Segments are computed in slices bounded by time, so that stop signals,
  * the time limit, time-based checkpoints and the watchdog are served

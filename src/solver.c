@@ -48,8 +48,7 @@ static int64_t next_segment_end(const struct solver *s, int64_t t)
                            {s->links ? cfg->migration.interval : 0,
                             s->out ? cfg->output.snapshot_interval : 0,
                             cfg->output.checkpoint_interval},
-                           s->opt->check_invariants,
-                           s->links && !s->b.ops->step_begin_out ? cfg->migration.lead : 0};
+                           s->opt->check_invariants};
   return segment_end(&p, t);
 }
 
@@ -453,15 +452,11 @@ static int prepare_last_rows(struct solver *s, int64_t first, int64_t last)
 }
 
 /* A slice of iterations FIRST..LAST of the segment ending at END, and
- * what follows it on the device: a migration's messages out (OUT: of the
- * migration at LAST, or with migration.lead at LAST + lead) and its
- * migrants in (IN: of the migration at LAST), with AHEAD enqueued behind
- * the iterations before they are computed. MID (-1: none): with a lead,
- * where the backend enqueues them inside a slice (step_begin_out), the
- * iteration FIRST <= MID < LAST after which the messages of the migration
- * at MID + lead go out. */
+ * what follows it on the device: a migration's messages out (OUT) and its
+ * migrants in (IN), with AHEAD enqueued behind the iterations before they
+ * are computed. */
 struct slice {
-  int64_t first, last, end, mid;
+  int64_t first, last, end;
   int out, in, ahead;
 };
 
@@ -476,92 +471,36 @@ static int in_ahead_ok(const struct solver *s, const struct slice *c)
          !cfg->run.has_target && cfg->swarm.sync == IPSO_SYNC_STRICT;
 }
 
-/* Whether migrants are in flight after iteration s->t: their messages went
- * out (migration.lead iterations before the migration) and are not yet
- * taken in. No checkpoint is taken there (it would not hold them) and no
- * run stops there; both wait for the migration. */
-static int in_flight(const struct solver *s)
-{
-  int64_t every = s->cfg->migration.interval, lead = s->cfg->migration.lead;
-  if (!s->links || lead <= 0) return 0;
-  int64_t r = s->t % every;
-  return r > every - lead && s->t - r + every <= s->cfg->run.max_iterations;
-}
-
 /* The slice after iteration T of at most LENGTH iterations. The migrants
  * in go behind the iterations when they are enqueued where no host takes
- * part (one rank, the devices' mailbox, or edges already exchanged after a
- * lead's messages out) and nothing before them reads the islands (the
- * result, a target's stop, relaxed mode's history). */
+ * part (one rank) and nothing before them reads the islands (the result, a target's stop, relaxed mode's history). */
 static struct slice plan_slice(const struct solver *s, int64_t t, int64_t length)
 {
   const struct ipso_config *cfg = s->cfg;
-  int64_t every = cfg->migration.interval, lead = cfg->migration.lead,
-          max_it = cfg->run.max_iterations;
+  int64_t every = cfg->migration.interval;
   struct slice c;
   c.first = t + 1;
   c.end = next_segment_end(s, t);
   c.last = c.end - t > length ? t + length : c.end;
-  int at_end = s->links && c.last == c.end;
-  /* A migration's messages out after the slice that ends at their
-   * iteration (the migration's, which ends a segment, or a lead's, which
-   * on the GPU's loop ends none: step_begin_out sends them inside a
-   * slice, and a slice that time ended there sends them itself). */
-  c.out = s->links && (c.last + lead) % every == 0 && c.last + lead <= max_it;
-  c.in = at_end && c.last % every == 0;
-  c.mid = -1;
-  if (s->links && lead > 0 && s->b.ops->step_begin_out) {
-    int64_t x = segment_next_lead(every, lead, t);
-    if (x < c.last && x + lead <= max_it) c.mid = x;
-  }
-  int edges = s->size == 1 || s->mailbox || (s->out_for == c.last && s->exchanged);
+  /* A migration's messages out and its migrants in after the slice that
+   * ends at its iteration (which ends a segment). */
+  c.out = c.in = s->links && c.last == c.end && c.last % every == 0;
+  int edges = s->size == 1;
   c.ahead = edges && in_ahead_ok(s, &c);
   return c;
 }
 
-/* A lead's messages out, through the host: exchanged between the ranks at
- * once, while the device computes, and where slice C (begun) ends at
- * their migration, its migrants in enqueued behind it. */
-static int exchange_ahead(struct solver *s, struct slice *c)
-{
-  IPSO_TRY(solver_migrate_exchange(s));
-  if (c && !c->ahead && s->out_for == c->last && in_ahead_ok(s, c)) {
-    IPSO_TRY(solver_migrate_in(s, c->last));
-    c->ahead = 1;
-  }
-  return IPSO_OK;
-}
-
-/* The messages out of the migration at T, enqueued inside a slice
- * (step_begin_out). */
-struct mid_out {
-  struct solver *s;
-  int64_t t;
-};
-
-static int mid_out(void *ctx)
-{
-  struct mid_out *m = ctx;
-  return solver_migrate_out(m->s, m->t);
-}
-
 /* Enqueues slice C on the device (the GPU's halves; the CPU computes it in
- * step()): the iterations (with a lead's messages out among them, at
- * C->mid), then a migration's messages out, which the device selects
- * while the host reads the history, and ahead the migrants in. The
- * iterations first: the migration's calls may wait for the previous
- * one's. */
+ * step()): the iterations, then a migration's messages out, which the
+ * device selects while the host reads the history, and ahead the migrants
+ * in. The iterations first: the migration's calls may wait for the
+ * previous one's. */
 static int begin_slice(struct solver *s, const struct slice *c)
 {
   if (!s->b.ops->step_begin) return IPSO_OK;
   double t0 = wall_seconds();
-  if (c->mid >= 0) {
-    struct mid_out m = {s, c->mid + s->cfg->migration.lead};
-    IPSO_TRY(s->b.ops->step_begin_out(&s->b, c->first, c->last, c->mid, mid_out, &m));
-  } else {
-    IPSO_TRY(s->b.ops->step_begin(&s->b, c->first, c->last));
-  }
-  if (c->out) IPSO_TRY(solver_migrate_out(s, c->last + s->cfg->migration.lead));
+  IPSO_TRY(s->b.ops->step_begin(&s->b, c->first, c->last));
+  if (c->out) IPSO_TRY(solver_migrate_out(s, c->last));
   if (c->ahead) IPSO_TRY(solver_migrate_in(s, c->last));
   s->enqueue_seconds += wall_seconds() - t0;
   return IPSO_OK;
@@ -608,14 +547,6 @@ static int iterate(struct solver *s)
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
   struct slice cur, next;
   int have_next = 0, stop_pending = 0;
-  /* A restart at a lead's iteration (a checkpoint holds the swarms, not
-   * messages): the messages of the coming migration go out again, as they
-   * went out after this iteration in the run that wrote it. */
-  int64_t every = cfg->migration.interval, lead = cfg->migration.lead;
-  if (s->links && lead > 0 && (s->t + lead) % every == 0 && s->t + lead <= max_it) {
-    IPSO_TRY(solver_migrate_out(s, s->t + lead));
-    IPSO_TRY(solver_migrate_exchange(s));
-  }
   double prev_end = wall_seconds();
   while (s->t < max_it) {
     watchdog_beat("computing", s->t);
@@ -628,9 +559,6 @@ static int iterate(struct solver *s)
       cur = plan_slice(s, s->t, slice);
       IPSO_TRY(begin_slice(s, &cur));
     }
-    /* Messages out inside the slice: sent once the device has selected
-     * them, while the slice's last iterations compute. */
-    if (cur.mid >= 0 && s->rx) IPSO_TRY(exchange_ahead(s, &cur));
     int64_t first = cur.first, last = cur.last, end = cur.end;
     /* The host's work for the run's last slice (the GPU's: while it
      * computes; the CPU's: before). */
@@ -647,7 +575,7 @@ static int iterate(struct solver *s)
       s->device_wait += wall_seconds() - w;
     } else {
       IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
-      if (cur.out) IPSO_TRY(solver_migrate_out(s, last + lead));
+      if (cur.out) IPSO_TRY(solver_migrate_out(s, last));
     }
     double b = wall_seconds(), at = a;
     prev_end = b;
@@ -680,12 +608,9 @@ static int iterate(struct solver *s)
      * step's history, not from every island's device (a copy each). */
     double rank_best = s->seg_min[last - first];
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
-    int reached = s->target_iteration >= 0 && !done && segment_end && !in_flight(s);
+    int reached = s->target_iteration >= 0 && !done && segment_end;
     if (done || reached) IPSO_TRY(take_result(s));
     lap(s, LOOP_OUTPUT, &at);
-    /* Messages out ahead of their migration: while the next slice
-     * computes. */
-    if (cur.out && lead > 0) IPSO_TRY(exchange_ahead(s, have_next ? &next : NULL));
     if (cur.in) {
       if (!cur.ahead) IPSO_TRY(solver_migrate_in(s, s->t));
       if (!s->migrations++) s->first_migration = wall_seconds() - at;
@@ -698,8 +623,7 @@ static int iterate(struct solver *s)
     /* With a slice begun ahead the device is past this one: a stop comes
      * at that slice's end, as does a checkpoint that fell due by time. */
     int stop = (flags | stop_pending) & (STOP_SIGNAL | STOP_TIME);
-    int flying = in_flight(s);
-    if (have_next || flying) {
+    if (have_next) {
       stop_pending = stop;
       stop = 0;
     }
@@ -717,8 +641,8 @@ static int iterate(struct solver *s)
         cfg->output.checkpoint_interval > 0 && s->t % cfg->output.checkpoint_interval == 0;
     if (stop) {
       IPSO_TRY(write_checkpoint(s, CHECKPOINT_WAIT));
-    } else if (have_next || flying) {
-      if ((flags & CHECKPOINT_DUE) || (flying && periodic)) s->ckpt_pending = 1;
+    } else if (have_next) {
+      if (flags & CHECKPOINT_DUE) s->ckpt_pending = 1;
     } else if ((flags & CHECKPOINT_DUE) || periodic || (s->ckpt_pending && segment_end)) {
       /* A periodic checkpoint never waits for the writer: while it is busy
        * the checkpoint is deferred to the next segment end. */
@@ -790,41 +714,6 @@ static void print_loop(const struct solver *s)
   }
 }
 
-/* Where the devices' time went at the migrations through the mailbox,
- * rank by rank (--timings; collective). */
-static void print_mailbox(const struct solver *s)
-{
-  struct mailbox_waits w;
-  memset(&w, 0, sizeof w);
-  if (s->b.ops->mailbox_waits && s->b.ops->mailbox_waits((struct backend *)&s->b, &w) != IPSO_OK)
-    memset(&w, 0, sizeof w);
-  double mine[8] = {(double)w.migrations, w.post,    w.wait,        w.wait_p90,
-                    w.wait_mean,          w.between, w.between_p90, w.between_mean};
-  double *all = s->rank == 0 ? malloc(sizeof mine * (size_t)s->size) : NULL;
-  int room = s->rank != 0 || all;
-  if (MPI_Bcast(&room, 1, MPI_INT, 0, s->comm) != MPI_SUCCESS || !room) {
-    free(all);
-    return;
-  }
-  if (MPI_Gather(mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, s->comm) == MPI_SUCCESS &&
-      s->rank == 0) {
-    printf("islandpso: the migrations' handshake on the GPUs (the device's clock over the last "
-           "migrations; us: median / 90th percentile / mean)\n");
-    for (int r = 0; r < s->size; r++) {
-      const double *a = all + 8 * r;
-      if (a[0] <= 0) {
-        printf("  rank %d: not measured\n", r);
-        continue;
-      }
-      printf("  rank %d: %.0f migrations; message posted %.1f; waited for the neighbour's "
-             "%.1f / %.1f / %.1f; from the wait to the next migration %.1f / %.1f / %.1f\n",
-             r, a[0], 1e6 * a[1], 1e6 * a[2], 1e6 * a[3], 1e6 * a[4], 1e6 * a[5], 1e6 * a[6],
-             1e6 * a[7]);
-    }
-  }
-  free(all);
-}
-
 /* Where the checkpoints' time went, and the I/O threads' of the last one
  * (--timings). */
 static void print_last_checkpoint(const struct solver *s)
@@ -882,7 +771,6 @@ static void solver_free(struct solver *s)
   checkpoint_remove_wait();
   if (s->b.ops) s->b.ops->destroy(&s->b);
   ring_exchange_free(s->rx);
-  node_shared_free(s->node); /* after the backend, which maps it */
   free(s->msg);
   free(s->carried);
   free(s->drawn);
@@ -983,7 +871,6 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (rc == IPSO_OK) rc = iterate(&s);
   timings_mark("iterations");
   if (opt->timings && s.rank == 0) print_loop(&s);
-  if (rc == IPSO_OK && opt->timings && s.mailbox) print_mailbox(&s);
   if (rc == IPSO_OK) rc = solver_flush_records(&s);
   timings_mark("the history's last rows written");
   if (rc == IPSO_OK) {

@@ -42,9 +42,6 @@ enum loop_phase {
 /* Checkpoints whose times --timings prints. */
 #define SOLVER_CKPT_LOG 8
 
-/* Where the devices exchange the edge islands' messages (solver.mailbox). */
-enum { MAILBOX_DEVICE = 1, MAILBOX_HOST = 2 };
-
 /* A rank's part of the run: its islands, their output and migration. */
 struct solver {
   MPI_Comm comm;
@@ -55,10 +52,7 @@ struct solver {
   const struct solver_options *opt;
   struct backend b; /* the rank's islands, one backend (island k: global id first + k) */
   struct h5out *out;
-  struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank, or where
-                               the devices exchange the edges (node) */
-  int mailbox;              /* the devices exchange the edges (MAILBOX_DEVICE, _HOST; 0: not) */
-  struct node_shared *node; /* the mailbox's memory where it is the host's */
+  struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank */
   int links;                /* migration messages each island receives (migration_links) */
   double *msg;              /* [4 * message]: the rank's first and last islands' messages out, then
                                what came from the previous and the next rank */
@@ -67,9 +61,9 @@ struct solver {
   int64_t *drawn;         /* [local * 2 * migrants] the random policies' draws */
   double *sent;           /* [local] the best cost each island sent */
   int sent_from;          /* the first migration record waiting for its cost, or -1 */
-  /* migration.lead: the messages of the migration after iteration OUT_FOR
-   * went out (migrate_out) and are not yet taken in (-1: none); EXCHANGED:
-   * their edges went between the ranks (the host's way). */
+  /* The messages of the migration after iteration OUT_FOR went out
+   * (migrate_out) and are not yet taken in (-1: none); EXCHANGED: their
+   * edges went between the ranks (the host's way). */
   int64_t out_for;
   int exchanged;
   struct history hist;
@@ -161,12 +155,10 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
 /* Allocates the migration buffers and connects the ranks' ring. */
 int solver_migration_setup(struct solver *s);
 /* One migration of every island of the rank on the global ring, after
- * iteration T, in two halves: the messages out (enqueued, right after the
- * iterations up to T, or with migration.lead up to T - lead, are), then,
- * with s->t = T, the migrants in. solver_migrate_exchange: the edge
- * islands' messages out exchanged between the ranks (the host's way; at
- * once with a lead, so that they travel while the islands compute; else
- * in solver_migrate_in). */
+ * iteration T, in two halves: the messages out (enqueued right after the
+ * iterations up to T), then, with s->t = T, the migrants in.
+ * solver_migrate_exchange: the edge islands' messages out exchanged
+ * between the ranks (the host's way, in solver_migrate_in). */
 int solver_migrate_out(struct solver *s, int64_t t);
 int solver_migrate_exchange(struct solver *s);
 int solver_migrate_in(struct solver *s, int64_t t);

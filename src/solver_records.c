@@ -149,74 +149,6 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
   return IPSO_OK;
 }
 
-/* Where every rank runs on one node and the backend can, the devices
- * exchange the edge islands' messages themselves (backend mailbox_attach),
- * so that a migration between ranks waits for neither host nor MPI: each
- * device writing into its neighbours' memory where they can reach each
- * other's (peer access), else through node-shared host memory. Otherwise,
- * or with IPSO_MIGRATION_MAILBOX=0 (=host: host memory only), the edges go
- * through the host and MPI. Collective; sets s->mailbox. */
-static int mailbox_setup(struct solver *s)
-{
-  const struct backend_ops *ops = s->b.ops;
-  const char *env = getenv("IPSO_MIGRATION_MAILBOX");
-  int can = ops->mailbox_attach && !(env && strcmp(env, "0") == 0), one_node;
-  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_MIN, s->comm));
-  if (!can) return IPSO_OK;
-  IPSO_TRY(island_one_node(s->comm, &one_node));
-  if (!one_node) return IPSO_OK;
-  int m = s->cfg->migration.migrants, prev = (s->rank + s->size - 1) % s->size,
-      next = (s->rank + 1) % s->size;
-  int device = ops->mailbox_export && !(env && strcmp(env, "host") == 0);
-  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MIN, s->comm));
-  if (device) {
-    char mine[EDGE_MAILBOX_HANDLE];
-    int rc = island_agree(s->comm, ops->mailbox_export(&s->b, m, mine));
-    char *all = rc == IPSO_OK ? malloc((size_t)s->size * EDGE_MAILBOX_HANDLE) : NULL;
-    if (rc == IPSO_OK && !all) return IPSO_FAIL("migration", "out of memory");
-    if (rc == IPSO_OK) {
-      int mrc = MPI_Allgather(mine, EDGE_MAILBOX_HANDLE, MPI_BYTE, all, EDGE_MAILBOX_HANDLE,
-                              MPI_BYTE, s->comm);
-      if (mrc != MPI_SUCCESS) {
-        free(all);
-        return ipso_mpi_fail("MPI_Allgather", mrc, __FILE__, __LINE__);
-      }
-      struct edge_mailbox mb = {.handle_prev = all + (size_t)prev * EDGE_MAILBOX_HANDLE,
-                                .handle_next = all + (size_t)next * EDGE_MAILBOX_HANDLE,
-                                .ranks = s->size};
-      rc = island_agree(s->comm, ops->mailbox_attach(&s->b, m, &mb));
-      free(all);
-    }
-    if (rc == IPSO_OK) {
-      s->mailbox = MAILBOX_DEVICE;
-      if (s->rank == 0)
-        log_info("  migration         the GPUs exchange the edge islands' migrants (GPU memory)");
-      timings_mark("migration mailbox in GPU memory");
-      return IPSO_OK;
-    }
-    ops->mailbox_attach(&s->b, m, NULL);
-  }
-  IPSO_TRY(node_shared_create(s->comm, ops->mailbox_bytes(&s->b, m), &s->node));
-  if (!s->node) return IPSO_OK;
-  struct edge_mailbox mb = {.own = node_shared_region(s->node, s->rank),
-                            .prev = node_shared_region(s->node, prev),
-                            .next = node_shared_region(s->node, next),
-                            .ranks = s->size};
-  mb.window = node_shared_base(s->node, &mb.window_bytes);
-  if (island_agree(s->comm, ops->mailbox_attach(&s->b, m, &mb)) != IPSO_OK) {
-    ops->mailbox_attach(&s->b, m, NULL);
-    node_shared_free(s->node);
-    s->node = NULL;
-    return IPSO_OK;
-  }
-  s->mailbox = MAILBOX_HOST;
-  if (s->rank == 0)
-    log_info("  migration         the GPUs exchange the edge islands' migrants (node-shared "
-             "memory)");
-  timings_mark("migration mailbox in node-shared memory");
-  return IPSO_OK;
-}
-
 /* Allocates the migration buffers and connects the ranks' ring (when
  * islands migrate, and more than one rank runs them). */
 int solver_migration_setup(struct solver *s)
@@ -244,8 +176,6 @@ int solver_migration_setup(struct solver *s)
   if (!s->msg || !s->carried || !s->drawn || !s->sent)
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
   if (s->size == 1) return IPSO_OK;
-  IPSO_TRY(mailbox_setup(s));
-  if (s->mailbox) return IPSO_OK;
   IPSO_TRY(ring_exchange_create(s->comm, n, s->links == 2, &s->rx));
   /* A first exchange (of nothing the run reads) now: the connections
    * between neighbouring ranks are set up at start-up, not inside the
@@ -279,8 +209,8 @@ static int reserve_log(struct solver *s)
  * selects, merges and replaces where the swarms are (migrate_out,
  * migrate_in: the GPU's on the device); only the messages of the rank's
  * first and last islands come to the host, for the previous and the next
- * rank (mpi/), whether the link carries them or not (the receiver knows),
- * unless the devices exchange them (mailbox_setup). The records' costs are
+ * rank (mpi/), whether the link carries them or not (the receiver knows).
+ * The records' costs are
  * taken when the records are written (take_sent). In two halves:
  * solver_migrate_out enqueues the messages out of the migration after
  * iteration T (the GPU's right behind the iterations, before the host
@@ -302,16 +232,8 @@ int solver_migrate_out(struct solver *s, int64_t t)
   /* The first and last islands' messages out, for the previous and next
    * ranks. */
   double *edge[2] = {s->msg, s->msg + n};
-  /* With the worst replaced, the backend may choose them now, unless the
-   * messages go out ahead of the migration (migration.lead): then the
-   * worst are those of the migration's iteration. */
-  int victims =
-      cfg->migration.policy == IPSO_POLICY_REPLACE_WORST && cfg->migration.lead == 0 ? L * m : 0;
-  /* Ahead of the migration, the devices post the edge messages in the
-   * neighbours' mailboxes as they select them, so that they have arrived
-   * when taken in. */
-  if (cfg->migration.lead > 0 && s->mailbox && s->b.ops->migrate_post)
-    IPSO_TRY(s->b.ops->migrate_post(&s->b, m, L));
+  /* With the worst replaced, the backend may choose them now. */
+  int victims = cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? L * m : 0;
   IPSO_TRY(s->b.ops->migrate_out(&s->b, m,
                                  cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn,
                                  victims, s->rx ? edge : NULL));
@@ -343,9 +265,6 @@ int solver_migrate_in(struct solver *s, int64_t t)
   /* The first and last islands' messages out, the previous and next
    * ranks' in. */
   const double *remote[2] = {s->msg + 2 * n, s->msg + 3 * n};
-  /* A restart between a lead's messages out and this migration (from a
-   * checkpoint that another lead or an extended run brings there): no
-   * messages went out for it in this run, so none come in. */
   if (s->out_for != t) return IPSO_OK;
   s->out_for = -1;
   IPSO_TRY(solver_migrate_exchange(s));

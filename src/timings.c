@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
 
 #define MAX_MARKS 32
 
@@ -87,53 +86,4 @@ void timings_print(const char *title)
   }
   tm.printed = tm.n;
   fflush(stdout);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-  unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
-  return (x > y) - (x < y);
-}
-
-/* The Q-quantile of N sorted nanoseconds (the nearest rank), in seconds. */
-static double quantile_s(const unsigned long long *v, size_t n, double q)
-{
-  return n ? 1e-9 * (double)v[(size_t)(q * (double)(n - 1) + 0.5)] : 0.0;
-}
-
-int timings_handshake(const unsigned long long *stamps, size_t cap, unsigned long long last,
-                      struct mailbox_waits *w)
-{
-  memset(w, 0, sizeof *w);
-  if (cap < 2 || last < 2) return 0;
-  unsigned long long *v = malloc(3 * cap * sizeof *v);
-  if (!v) return -1;
-  unsigned long long first = last >= cap ? last - cap + 2 : 2;
-  unsigned long long *post = v, *wait = v + cap, *between = v + 2 * cap;
-  size_t n = 0;
-  double wsum = 0, bsum = 0;
-  for (unsigned long long q = first; q <= last; q++) {
-    const unsigned long long *a = stamps + (q % cap) * 4, *p = stamps + ((q - 1) % cap) * 4;
-    if (!a[0] || !a[1] || !a[2] || !a[3] || !p[3] || a[1] < a[0] || a[3] < a[2] || a[2] < p[3])
-      continue;
-    post[n] = a[1] - a[0];
-    wait[n] = a[3] - a[2];
-    between[n] = a[2] - p[3];
-    wsum += 1e-9 * (double)wait[n];
-    bsum += 1e-9 * (double)between[n];
-    n++;
-  }
-  qsort(post, n, sizeof *post, cmp_u64);
-  qsort(wait, n, sizeof *wait, cmp_u64);
-  qsort(between, n, sizeof *between, cmp_u64);
-  w->migrations = (int64_t)n;
-  w->post = quantile_s(post, n, 0.5);
-  w->wait = quantile_s(wait, n, 0.5);
-  w->wait_p90 = quantile_s(wait, n, 0.9);
-  w->wait_mean = n ? wsum / (double)n : 0.0;
-  w->between = quantile_s(between, n, 0.5);
-  w->between_p90 = quantile_s(between, n, 0.9);
-  w->between_mean = n ? bsum / (double)n : 0.0;
-  free(v);
-  return 0;
 }

@@ -178,7 +178,6 @@ static int configs_equal(const struct ipso_config *a, const struct ipso_config *
   CHECK_DBL(a->migration.probability, b->migration.probability);
   CHECK_INT(a->migration.select, b->migration.select);
   CHECK_INT(a->migration.policy, b->migration.policy);
-  CHECK_INT(a->migration.lead, b->migration.lead);
 
   CHECK_INT(a->output.history_interval, b->output.history_interval);
   CHECK_INT(a->output.snapshot_interval, b->output.snapshot_interval);
@@ -274,7 +273,6 @@ static void test_basic(void)
   CHECK_DBL(c.migration.probability, 0.5);
   CHECK_INT(c.migration.select, IPSO_SELECT_RANDOM);
   CHECK_INT(c.migration.policy, IPSO_POLICY_REPLACE_RANDOM);
-  CHECK_INT(c.migration.lead, 7);
   CHECK_INT(c.output.history_interval, 5);
   CHECK_INT(c.output.snapshot_interval, 1000);
   CHECK_INT(c.output.checkpoint_interval, 1000);
@@ -403,7 +401,6 @@ static void test_defaults(void)
   CHECK_DBL(c.migration.probability, 1.0);
   CHECK_INT(c.migration.select, IPSO_SELECT_BEST);
   CHECK_INT(c.migration.policy, IPSO_POLICY_REPLACE_WORST);
-  CHECK_INT(c.migration.lead, 0);
   CHECK_INT(c.output.history_interval, 10);
   CHECK_INT(c.output.snapshot_interval, 0);
   CHECK_INT(c.output.checkpoint_interval, 0);

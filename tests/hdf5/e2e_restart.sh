@@ -1,7 +1,7 @@
 #!/bin/bash
 # Exact restart of strict 4-rank CPU runs: stopped at a checkpoint and continued, the file ends as the uninterrupted run's.
 #
-# Usage: e2e_restart.sh iterations|signal|signal-ahead|signal-lead|clpso
+# Usage: e2e_restart.sh iterations|signal|clpso
 #
 # Every run has its own directory with the same relative names (run.toml,
 # run.h5, run.ckpt.h5), so the config text stored in the files is the same.
@@ -36,15 +36,6 @@
 #   checkpoint), the original with --restart run.ckpt.h5; both must equal the
 #   uninterrupted run in every dataset and attribute but the wall-clock ones,
 #   /migrations row for row, and end with the same checkpoint.
-# signal-ahead  the same on 1 rank running the 4 islands, with the CPU
-#   backend in two halves (IPSO_CPU_HALVES=1): the GPU's loop, where the
-#   next slice and its migration are begun before the stop is seen, which
-#   then comes at that slice's end.
-# signal-lead  the same as signal with migration.lead = 20: the messages of
-#   each migration go out 20 iterations before it (a segment's end too), so
-#   the stop comes at a multiple of 50 or 20 iterations before one (where
-#   the restart sends the messages again), never while migrants are in
-#   flight.
 # clpso  the clpso topology (exemplars of epochs of 7 iterations, inertia
 #   0.9 -> 0.4 over max_iterations, which therefore stays the same): 120
 #   iterations, a checkpoint every 60, migration every 10. The checkpoint of
@@ -53,13 +44,8 @@
 #   on 2: the output and the final checkpoint must be identical to the
 #   uninterrupted run's, and so must the printed results.
 . "$IPSO_TEST_DIR/lib/common.sh"
-mode=${1:?usage: e2e_restart.sh iterations|signal|signal-ahead|signal-lead|clpso}
+mode=${1:?usage: e2e_restart.sh iterations|signal|clpso}
 nranks=4 islands=()
-[ "$mode" = signal-lead ] && islands=(migration.lead=20)
-if [ "$mode" = signal-ahead ]; then
-  nranks=1 islands=(run.islands=4)
-  export IPSO_CPU_HALVES=1
-fi
 compare_py=$IPSO_TEST_DIR/lib/h5compare.py
 if ! "$IPSO_PYTHON" -c 'import h5py' 2>/dev/null; then
   echo "$IPSO_PYTHON has no h5py: skipped"
@@ -74,7 +60,7 @@ write_cfg() {
     "${@:9}"
 }
 
-# run_in DIR LOG ARGS...: islandpso on $nranks ranks (4; 1 for signal-ahead) in DIR; fails the test on a non-zero exit.
+# run_in DIR LOG ARGS...: islandpso on $nranks ranks in DIR; fails the test on a non-zero exit.
 run_in() {
   local dir=$1 log=$2; shift 2
   if (cd "$dir" && mpi "$nranks" run.toml "$@" >"$log" 2>&1); then
@@ -212,7 +198,7 @@ iterations)
   iterations_pair 1 1
   iterations_pair 7 7
   ;;
-signal | signal-ahead | signal-lead)
+signal)
   its=12000
   mkdir ref cut
   write_cfg ref/run.toml "$its" 1 2000 2000 50 20 96 "${islands[@]}"
@@ -237,10 +223,8 @@ signal | signal-ahead | signal-lead)
   n=$(sed -n 's/.*stopped at iteration \([0-9]*\) by User defined signal 1; checkpoint written to run.ckpt.h5$/\1/p' cut/log)
   if [ -n "$n" ]; then pass "stop message: iteration $n, checkpoint run.ckpt.h5"; else
     fail "no stop message naming SIGUSR1 and the checkpoint"; tail -20 cut/log; finish; fi
-  lead=0
-  [ "$mode" = signal-lead ] && lead=20
-  [ "$n" -ge 2000 ] && [ "$n" -lt "$its" ] && { [ $((n % 50)) -eq 0 ] || [ $(((n + lead) % 50)) -eq 0 ]; } &&
-    pass "stopped mid-run at a segment end ($n of $its: a multiple of 50, or with a lead $lead before one)" ||
+  [ "$n" -ge 2000 ] && [ "$n" -lt "$its" ] && [ $((n % 50)) -eq 0 ] &&
+    pass "stopped mid-run at a segment end ($n of $its: a multiple of 50)" ||
     fail "stopped at iteration $n"
   "$IPSO_PYTHON" - cut "$n" 96 4 >stop.log 2>&1 <<'PY' && pass "$(cat stop.log)" || { fail "state after the stop"; cat stop.log; }
 import sys, h5py

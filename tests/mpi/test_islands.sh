@@ -7,18 +7,12 @@
 # attribute bit for bit but the wall-clock ones (wall_seconds,
 # elapsed_seconds, started, finished).
 #
-# Usage: test_islands.sh [cpu|gpu] [best|random|lead] (default cpu; gpu: the GPU
+# Usage: test_islands.sh [cpu|gpu] [best|random] (default cpu; gpu: the GPU
 # backend, every rank's islands on the one GPU, skipped (77) without one;
 # random: the random migration policies, migration.select = "random" and
 # migration.policy = "replace_random", with migration.probability = 0.75,
 # whose draws are addressed by global island id: 1, 2 and 4 ranks, the checkpoint of 4 continued on 2 and 8,
-# and the log's best sent no better than the sender's best; no refusals;
-# lead: migration.lead = 3, the messages out 3 iterations before each
-# migration: every record's best sent is the sender's best 3 iterations
-# before, periodic checkpoints every 27 iterations (at a lead's iteration,
-# where a restart sends the messages again), one due at 108 with migrants
-# in flight taken at the migration of 110, on the GPU also the edges through the
-# host and node-shared memory; no refusals).
+# and the log's best sent no better than the sender's best; no refusals).
 backend=${1:-cpu}
 policies=${2:-best}
 if [ "$backend" = gpu ]; then
@@ -39,8 +33,6 @@ ckpt=40
 if [ "$policies" = random ]; then
   ranks=(1 2 4) extra=('migration.select="random"' 'migration.policy="replace_random"'
     migration.probability=0.75)
-elif [ "$policies" = lead ]; then
-  extra=(migration.lead=3) ckpt=27
 fi
 ipso_config run.toml rastrigin 6 "$particles" "$its" "run.backend=\"$backend\"" run.islands=8 \
   run.seed=21 'run.output="run.h5"' \
@@ -100,30 +92,6 @@ with h5py.File(sys.argv[1], "r") as f:
 sys.exit(0 if (mig["best_fitness"] >= best).all() and worse > 0 else 1)
 PY
 fi
-if [ "$policies" = lead ]; then
-  "$IPSO_PYTHON" - r1/run.h5 <<'PY' && pass "lead 3: every record's best sent is the sender's best 3 iterations before the migration, which at times differs from its best at the migration" || fail "lead 3: the migration log's best fitness is not the sender's best 3 iterations before"
-import sys, h5py
-with h5py.File(sys.argv[1], "r") as f:
-    mig = f["/migrations"][()]
-    ib = f["/history/island_best"][()]
-    it = mig["iteration"]
-    before = ib[it - 3, mig["from"]]
-    at = ib[it, mig["from"]]
-    later = int((before != at).sum())
-    print(f"{len(mig)} records, {later} whose sender improved in the 3 iterations before the migration")
-sys.exit(0 if (mig["best_fitness"] == before).all() and later > 0 and (it % 10 == 0).all() else 1)
-PY
-  if [ "$backend" = gpu ]; then
-    # The edges between the ranks through the host (MPI) and through
-    # node-shared memory rather than the GPUs' memory.
-    for way in 0 host; do
-      mkdir "way-$way"
-      (cd "way-$way" && IPSO_MIGRATION_MAILBOX=$way mpi 2 ../run.toml >log 2>&1) ||
-        { fail "way-$way: 2 ranks exited $?"; tail -15 "way-$way/log"; }
-      same "lead 3, 2 ranks, edges by way '$way': output identical to 1 rank's" r1/run.h5 "way-$way/run.h5"
-    done
-  fi
-fi
 for n in "${ranks[@]:1}"; do
   same "8 islands on $n ranks: output identical to 1 rank's (result, history, migrations, snapshots, attributes)" r1/run.h5 "r$n/run.h5"
   same "8 islands on $n ranks: final checkpoint identical to 1 rank's" r1/run.ckpt.h5 "r$n/run.ckpt.h5"
@@ -159,19 +127,6 @@ same "the periodic checkpoint of iteration $ckpt continued: output identical to 
   r4/run.h5 cutp/run.h5
 same "the periodic checkpoint of iteration $ckpt continued: final checkpoint identical to the uninterrupted run's" \
   r4/run.ckpt.h5 cutp/run.ckpt.h5
-if [ "$policies" = lead ]; then
-  # A checkpoint due at 108 (checkpoint_interval = 108), while migrants are
-  # in flight, is taken at the migration of 110 (the one before the final
-  # checkpoint: kept as .prev); the output is the same as with checkpoints
-  # every 27.
-  mkdir defer
-  run_in defer log 2 --set output.checkpoint_interval=108
-  iteration=$(cd defer && h5get run.ckpt.h5.prev @iteration 2>&1)
-  [ "$iteration" = 110 ] && pass "lead 3: the checkpoint due at 108 (migrants in flight) was taken at 110, after their migration" ||
-    fail "lead 3: the checkpoint due at 108 is of iteration '$iteration', not 110"
-  same "lead 3: checkpoints every 108: output identical to 1 rank's (but the config text)" r1/run.h5 defer/run.h5 --ignore config
-fi
-
 [ "$policies" = best ] || finish
 
 # 3. Refusals, before anything is written: a restart with another island

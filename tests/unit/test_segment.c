@@ -48,49 +48,36 @@ static void check_ends(const char *what, const struct segment_plan *p, int n, co
 static void test_end_values(void)
 {
   /* Migration every 100, segments of 300: the intervals cut. */
-  struct segment_plan a = {1000, 300, {100, 0, 0}, 0, 0};
+  struct segment_plan a = {1000, 300, {100, 0, 0}, 0};
   check_ends("migration 100, length 300", &a, 6, (const int64_t[]){0, 99, 100, 150, 950, 999},
              (const int64_t[]){100, 100, 200, 200, 1000, 1000});
 
   /* Length 64 with snapshots every 30 and checkpoints every 250. */
-  struct segment_plan b = {1000, 64, {0, 30, 250}, 0, 0};
+  struct segment_plan b = {1000, 64, {0, 30, 250}, 0};
   check_ends("length 64, snapshot 30, checkpoint 250", &b, 9,
              (const int64_t[]){0, 30, 60, 64, 90, 120, 128, 240, 990},
              (const int64_t[]){30, 60, 64, 90, 120, 128, 150, 250, 1000});
 
   /* No intervals and no length: the whole run is one segment. */
-  struct segment_plan c = {12345, 0, {0, 0, 0}, 0, 0};
+  struct segment_plan c = {12345, 0, {0, 0, 0}, 0};
   check_ends("no intervals", &c, 2, (const int64_t[]){0, 12000}, (const int64_t[]){12345, 12345});
 
   /* The run's end cuts a segment short. */
-  struct segment_plan d = {250, 10000, {100, 0, 0}, 0, 0};
+  struct segment_plan d = {250, 10000, {100, 0, 0}, 0};
   check_ends("end before the next multiple", &d, 3, (const int64_t[]){0, 100, 200},
              (const int64_t[]){100, 200, 250});
 
   /* --check-invariants: one iteration per segment, whatever the intervals. */
-  struct segment_plan e = {5, 10000, {100, 10, 0}, 1, 0};
+  struct segment_plan e = {5, 10000, {100, 10, 0}, 1};
   check_ends("single", &e, 5, (const int64_t[]){0, 1, 2, 3, 4}, (const int64_t[]){1, 2, 3, 4, 5});
 
   /* Interval 1: every iteration. */
-  struct segment_plan f = {3, 10000, {1, 0, 0}, 0, 0};
+  struct segment_plan f = {3, 10000, {1, 0, 0}, 0};
   check_ends("migration every iteration", &f, 3, (const int64_t[]){0, 1, 2},
              (const int64_t[]){1, 2, 3});
 
-  /* migration.lead = 3: the messages out 3 iterations before each
-   * migration, a segment's end too (7, 17, ...); a lead of 0 is the
-   * migration's own iteration. */
-  struct segment_plan h = {45, 10000, {10, 0, 0}, 0, 3};
-  check_ends("migration 10, lead 3", &h, 9, (const int64_t[]){0, 6, 7, 9, 10, 16, 17, 37, 40},
-             (const int64_t[]){7, 7, 10, 10, 17, 17, 20, 40, 45});
-  struct segment_plan h0 = {45, 10000, {10, 0, 0}, 0, 0};
-  check_ends("migration 10, lead 0", &h0, 3, (const int64_t[]){0, 7, 40},
-             (const int64_t[]){10, 10, 45});
-  struct segment_plan h9 = {30, 4, {10, 0, 0}, 0, 9};
-  check_ends("migration 10, lead 9, length 4", &h9, 6, (const int64_t[]){0, 1, 4, 8, 10, 11},
-             (const int64_t[]){1, 4, 8, 10, 11, 12});
-
   /* Beyond 2^31 iterations. */
-  struct segment_plan g = {5000000000LL, 10000, {0, 0, 0}, 0, 0};
+  struct segment_plan g = {5000000000LL, 10000, {0, 0, 0}, 0};
   check_ends("64-bit iterations", &g, 2, (const int64_t[]){4294967296LL, 4999999999LL},
              (const int64_t[]){4294970000LL, 5000000000LL});
 }
@@ -107,9 +94,9 @@ static int multiple_between(int64_t a, int64_t b, int64_t k)
 static void test_end_properties(void)
 {
   const struct segment_plan plans[] = {
-      {1000, 300, {100, 0, 0}, 0, 0},     {997, 64, {0, 30, 250}, 0, 0},
-      {5000, 1092, {100, 17, 700}, 0, 0}, {123, 10000, {0, 0, 0}, 0, 0},
-      {40, 7, {3, 5, 11}, 0, 0},          {12, 10000, {100, 10, 0}, 1, 0},
+      {1000, 300, {100, 0, 0}, 0},     {997, 64, {0, 30, 250}, 0},
+      {5000, 1092, {100, 17, 700}, 0}, {123, 10000, {0, 0, 0}, 0},
+      {40, 7, {3, 5, 11}, 0},          {12, 10000, {100, 10, 0}, 1},
   };
   for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
     const struct segment_plan *p = &plans[i];
