@@ -9,10 +9,6 @@
  * attractor rows that the lbest (exemplar) kernel writes and the step reads). Optionally the CPU
  * backend on the same problems (--cpu), for the GPU/CPU speedup.
  *
- * A workload whose strict queue-lock row runs block-resident (one block per
- * island: the 1-D 2,048 swarm) gets a second row without the one-block
- * kernel (IPSO_GPU_BLOCK=0: cluster-resident), sync column "strict+noblock".
- *
  * Islands: the 30-D float Rastrigin workload's 65,536 particles as 64
  * islands of 1,024 and 16 of 4,096 in one backend (all islands in one launch
  * per iteration) against one swarm of 65,536, global topology, ring and
@@ -26,11 +22,14 @@
  * (NVRTC compile) and with the cache filled.
  *
  * Migration (--only migration for these rows alone): 64 islands of 1,024
- * in segments of 10 and 100 iterations, without migration, migrating
- * through the host and on the device: wall time and kernel time per
- * iteration.
+ * in segments of 10 and 100 iterations, without migration and migrating
+ * on the device: wall time and kernel time per iteration.
  *
- *   bench_gpu [--reps N] [--only NAME|islands|migration] [--cpu] [--csv FILE] [--user FILE]  */
+ * --no-pdl: plain launches instead of programmatic dependent launch (what a
+ * GPU before Hopper runs).
+ *
+ *   bench_gpu [--reps N] [--only NAME|islands|migration] [--cpu] [--csv FILE] [--user FILE]
+ *             [--no-pdl]  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,26 +63,26 @@ static const struct workload workloads[] = {
 
 struct variant {
   const char *kernel, *sync;
-  int streaming; /* force one launch per iteration (gpu_overrides.no_resident) */
+  int streaming; /* force one launch per iteration (gpu_overrides.streaming) */
   int topology;  /* 0 global; 1 ring (4 neighbours), labelled "<sync>+ring"; 2 clpso, "+clpso" */
-  int no_block;  /* never the one-block kernel (gpu_overrides.no_block), labelled
-                    "<sync>+noblock"; measured only where the first row ran it */
 };
 static const struct variant variants[] = {
-    {"queue_lock", "strict", 0, 0, 0},  {"queue_lock", "strict", 1, 0, 0},
-    {"queue_lock", "relaxed", 0, 0, 0}, {"queue", "strict", 0, 0, 0},
-    {"reduction", "strict", 0, 0, 0},   {"queue_lock", "strict", 0, 1, 0},
-    {"queue_lock", "relaxed", 0, 1, 0}, {"queue_lock", "strict", 0, 0, 1}};
+    {"queue_lock", "strict", 0, 0},  {"queue_lock", "strict", 1, 0}, {"queue_lock", "relaxed", 0, 0},
+    {"queue", "strict", 0, 0},       {"reduction", "strict", 0, 0},  {"queue_lock", "strict", 0, 1},
+    {"queue_lock", "relaxed", 0, 1}};
 enum { V_QUEUE_LOCK = 0, V_REDUCTION = 4 };
 
 static const char *const topology_names[] = {"global", "ring", "clpso"};
 
+/* What every backend of this run is forced to (--no-pdl). */
+static struct gpu_overrides forced;
+
 /* The sync column of a variant: the mode, "+ring" or "+clpso" for those
- * topologies, "+noblock" without the one-block kernel. */
+ * topologies. */
 static const char *sync_label(const struct variant *v, char *buf, size_t n)
 {
-  snprintf(buf, n, "%s%s%s%s", v->sync, v->topology ? "+" : "",
-           v->topology ? topology_names[v->topology] : "", v->no_block ? "+noblock" : "");
+  snprintf(buf, n, "%s%s%s", v->sync, v->topology ? "+" : "",
+           v->topology ? topology_names[v->topology] : "");
   return buf;
 }
 
@@ -136,16 +135,15 @@ static int make_config(const struct workload *w, const struct variant *v, const 
 /* Times ITERATIONS iterations of ISLANDS islands in one backend REPS times
  * (after a warm-up) on the GPU; the median device time in seconds, and the
  * final best of the last run (the best of its islands). STREAMING: one
- * launch per iteration; NO_BLOCK: never the one-block kernel. */
-static int time_islands(const struct ipso_config *cfg, int islands, int streaming, int no_block,
-                        long iterations, int reps, double *median, double *spread, double *best_out,
-                        char *mapping, size_t mlen)
+ * launch per iteration. */
+static int time_islands(const struct ipso_config *cfg, int islands, int streaming, long iterations,
+                        int reps, double *median, double *spread, double *best_out, char *mapping,
+                        size_t mlen)
 {
   struct swarm_setup setup = {cfg, 0, islands, 0, islands};
   struct backend b;
-  struct gpu_overrides o = gpu_overrides_from_env();
-  if (streaming) o.no_resident = 1;
-  if (no_block) o.no_block = 1;
+  struct gpu_overrides o = forced;
+  o.streaming = streaming;
   IPSO_TRY(backend_gpu_create_with(&setup, &o, &b));
   gpu_mapping_of(&b, mapping, mlen);
   double *best = malloc(sizeof(double) * (size_t)iterations * (size_t)islands);
@@ -178,8 +176,7 @@ static int time_islands(const struct ipso_config *cfg, int islands, int streamin
 static int time_gpu(const struct ipso_config *cfg, int streaming, long iterations, int reps,
                     double *median, double *spread, double *best_out, char *mapping, size_t mlen)
 {
-  return time_islands(cfg, 1, streaming, 0, iterations, reps, median, spread, best_out, mapping,
-                      mlen);
+  return time_islands(cfg, 1, streaming, iterations, reps, median, spread, best_out, mapping, mlen);
 }
 
 /* The 30-D float Rastrigin workload's particles as one swarm and as islands
@@ -197,12 +194,12 @@ static int compare_islands(int reps, FILE *csv)
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
       struct workload iw = *w;
       iw.particles = w->particles / rows[r].islands;
-      struct variant v = {"queue_lock", "strict", rows[r].streaming, topo, 0};
+      struct variant v = {"queue_lock", "strict", rows[r].streaming, topo};
       struct ipso_config cfg;
       IPSO_TRY(make_config(&iw, &v, "gpu", &cfg));
       double med = 0, spread = 0, best = 0;
       char mapping[64] = "", label[64];
-      int rc = time_islands(&cfg, rows[r].islands, rows[r].streaming, 0, iterations, reps, &med,
+      int rc = time_islands(&cfg, rows[r].islands, rows[r].streaming, iterations, reps, &med,
                             &spread, &best, mapping, sizeof mapping);
       config_free(&cfg);
       snprintf(label, sizeof label, "%d x %d%s", rows[r].islands, iw.particles,
@@ -228,10 +225,7 @@ static int compare_islands(int reps, FILE *csv)
 
 /* What migration costs K islands in one backend: ITERATIONS iterations in
  * segments of INTERVAL (one step() call each), after each segment nothing
- * (HOW 0), the migration through the host (1: pack_migrants of every
- * island, then unpack_migrants from the previous one, as the solver does
- * where the backend has no migrate_out), or on the device (2: migrate_out,
- * migrate_in). The medians of REPS runs (after a warm-up) of the wall time
+ * (HOW 0) or the migration on the device (1: migrate_out, migrate_in). The medians of REPS runs (after a warm-up) of the wall time
  * from the first step to the device's end, and of the sum of the steps'
  * device times (CUDA events), both per iteration. */
 static int time_migration(const struct ipso_config *cfg, int K, int interval, int how,
@@ -239,18 +233,13 @@ static int time_migration(const struct ipso_config *cfg, int K, int interval, in
 {
   struct swarm_setup setup = {cfg, 0, K, 0, K};
   struct backend b;
-  struct gpu_overrides o = gpu_overrides_from_env();
-  IPSO_TRY(backend_gpu_create_with(&setup, &o, &b));
-  int M = cfg->migration.migrants, D = cfg->objective.dimensions;
+  IPSO_TRY(backend_gpu_create_with(&setup, &forced, &b));
+  int M = cfg->migration.migrants;
   double *best = malloc(sizeof(double) * (size_t)interval * (size_t)K);
-  double *pos = malloc(sizeof(double) * (size_t)K * (size_t)M * (size_t)D);
-  double *cost = malloc(sizeof(double) * (size_t)K * (size_t)M);
-  int64_t *idx = malloc(sizeof(int64_t) * (size_t)M);
   unsigned char *carried = calloc(2 * (size_t)K, 1);
   double *tw = malloc(sizeof(double) * (size_t)(reps + 1));
   double *tk = malloc(sizeof(double) * (size_t)(reps + 1));
-  int rc = best && pos && cost && idx && carried && tw && tk ? IPSO_OK
-                                                             : IPSO_FAIL("memory", "out of memory");
+  int rc = best && carried && tw && tk ? IPSO_OK : IPSO_FAIL("memory", "out of memory");
   for (int k = 0; k < K; k++) carried[2 * k] = 1;
   for (int r = 0; r <= reps && rc == IPSO_OK; r++) {
     rc = b.ops->init(&b);
@@ -261,14 +250,6 @@ static int time_migration(const struct ipso_config *cfg, int K, int interval, in
       rc = b.ops->step(&b, first, last, best);
       ksum += gpu_last_step_ms(&b) * 1e-3;
       if (how == 1) {
-        for (int k = 0; k < K && rc == IPSO_OK; k++)
-          rc = b.ops->pack_migrants(&b, k, M, pos + (size_t)k * M * D, cost + (size_t)k * M, idx);
-        for (int k = 0; k < K && rc == IPSO_OK; k++) {
-          int from = (k + K - 1) % K;
-          rc = b.ops->unpack_migrants(&b, k, M, pos + (size_t)from * M * D, cost + (size_t)from * M,
-                                      idx);
-        }
-      } else if (how == 2) {
         rc = b.ops->migrate_out(&b, M, NULL, M, NULL);
         if (rc == IPSO_OK) rc = b.ops->migrate_in(&b, M, 1, carried, NULL, NULL);
       }
@@ -285,9 +266,6 @@ static int time_migration(const struct ipso_config *cfg, int K, int interval, in
     *kernel = tk[1 + reps / 2];
   }
   free(best);
-  free(pos);
-  free(cost);
-  free(idx);
   free(carried);
   free(tw);
   free(tk);
@@ -297,22 +275,22 @@ static int time_migration(const struct ipso_config *cfg, int K, int interval, in
 
 /* 64 islands of 1,024 (the islands rows' global swarm, 2 migrants on a
  * ring): per iteration, in segments of 10 and of 100 iterations, without
- * migration, through the host and on the device. */
+ * migration and with it. */
 static int compare_migration(int reps)
 {
   const struct workload *w = &workloads[4];
   struct workload iw = *w;
   enum { K = 64 };
   iw.particles = w->particles / K;
-  struct variant v = {"queue_lock", "strict", 0, 0, 0};
+  struct variant v = {"queue_lock", "strict", 0, 0};
   struct ipso_config cfg;
   IPSO_TRY(make_config(&iw, &v, "gpu", &cfg));
-  const char *hows[] = {"none", "through the host", "on the device"};
+  const char *hows[] = {"none", "on the device"};
   const int intervals[] = {10, 100};
   long iterations = 2000;
   for (int i = 0; i < 2; i++) {
     double base = 0;
-    for (int how = 0; how < 3; how++) {
+    for (int how = 0; how < 2; how++) {
       double wall = 0, kernel = 0;
       int rc = time_migration(&cfg, K, intervals[i], how, iterations, reps, &wall, &kernel);
       if (rc != IPSO_OK) {
@@ -361,7 +339,7 @@ static double startup_seconds(const struct ipso_config *cfg)
   struct swarm_setup setup = {cfg, 0, 1, 0, 1};
   struct backend b;
   double t0 = wall_seconds();
-  if (backend_gpu_create(&setup, &b) != IPSO_OK) return -1;
+  if (backend_gpu_create_with(&setup, &forced, &b) != IPSO_OK) return -1;
   double t = wall_seconds() - t0;
   b.ops->destroy(&b);
   return t;
@@ -431,10 +409,12 @@ int main(int argc, char **argv)
       csv_path = argv[++i];
     else if (!strcmp(argv[i], "--user") && i + 1 < argc)
       user = argv[++i];
+    else if (!strcmp(argv[i], "--no-pdl"))
+      forced.no_pdl = 1;
     else {
       fprintf(stderr,
               "usage: bench_gpu [--reps N] [--only NAME|islands|migration] [--cpu] [--csv FILE] "
-              "[--user FILE]\n");
+              "[--user FILE] [--no-pdl]\n");
       return 2;
     }
   }
@@ -469,16 +449,13 @@ int main(int argc, char **argv)
     double es = strcmp(w->precision, "float") ? 8 : 4;
     double bytes = 5.0 * w->particles * (double)w->dims * es * (double)w->iterations;
     double ql = 0, red = 0;
-    int block = 0; /* the first row ran the one-block kernel */
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-      if (variants[v].no_block && !block) continue;
       struct ipso_config cfg;
       if (make_config(w, &variants[v], "gpu", &cfg) != IPSO_OK) return 1;
       double med = 0, spread = 0, best = 0;
       char mapping[64] = "";
-      int rc = time_islands(&cfg, 1, variants[v].streaming, variants[v].no_block, w->iterations,
-                            reps, &med, &spread, &best, mapping, sizeof mapping);
-      if (v == V_QUEUE_LOCK && strstr(mapping, "block")) block = 1;
+      int rc = time_islands(&cfg, 1, variants[v].streaming, w->iterations, reps, &med, &spread,
+                            &best, mapping, sizeof mapping);
       config_free(&cfg);
       char sync[32];
       sync_label(&variants[v], sync, sizeof sync);

@@ -112,8 +112,6 @@ static int allocate(struct gpu_swarm *g)
   IPSO_CHECK_CUDA(cudaMalloc(&g->s.slot_cost, K * (size_t)g->plan.blocks * g->es));
   IPSO_CHECK_CUDA(
       cudaMalloc((void **)&g->s.slot_idx, K * (size_t)g->plan.blocks * sizeof(long long)));
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_bar, 2 * sizeof(unsigned int)));
-  IPSO_CHECK_CUDA(cudaMemset(g->d_bar, 0, 2 * sizeof(unsigned int)));
   g->s.hist_stride = 1;
   /* The history of a whole run where it is short, else of a slice of
    * HIST_FIRST_ITERATIONS (both within HIST_FIRST_BYTES): growing a step's
@@ -275,12 +273,9 @@ static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
   unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
   if (p->mode == GPU_MODE_SPEC) {
     IPSO_CHECK_CUDA(ipso_launch_spec(&g->k, &p->map, islands, g->s, first, last, g->stream));
-  } else if (p->mode == GPU_MODE_BLOCK) {
-    IPSO_CHECK_CUDA(ipso_launch_block(&g->k, islands, (unsigned)p->map.blk_threads, g->s, first,
-                                      last, g->stream));
-  } else if (p->mode != GPU_MODE_STREAMING) {
-    IPSO_CHECK_CUDA(ipso_launch_resident(&g->k, p->mode, p->keep, (unsigned)p->res_blocks, block,
-                                         g->s, first, last, g->d_bar, g->stream));
+  } else if (p->mode == GPU_MODE_RELAXED) {
+    IPSO_CHECK_CUDA(ipso_launch_relaxed(&g->k, (unsigned)p->res_blocks, block, g->s, first, last,
+                                        g->stream));
   } else {
     for (long long t = first; t <= last; t++) {
       if (p->ring)
@@ -499,7 +494,7 @@ static void gpu_destroy(struct backend *b)
   /* s.hist is one of the steps' d_hist, freed with them below. */
   void *dev[] = {g->s.x,    g->s.v,         g->s.p,        g->s.cost,   g->s.pcost,    g->s.gb,
                  g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->d_tables, g->d_sel,      g->d_selcost,
-                 g->d_buf,  g->d_bufcost,   g->d_bar,      g->d_pick,   g->d_pickcost, g->s.lbest,
+                 g->d_buf,  g->d_bufcost,   g->d_pick,     g->d_pickcost, g->s.lbest,
                  g->s.lidx, g->s.pnew,      g->d_in,       g->d_learn};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
@@ -573,13 +568,10 @@ const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
 {
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
-  snprintf(buf, n, "G=%d V=%d %s%s", p->map.group, p->map.vec,
+  snprintf(buf, n, "G=%d V=%d %s", p->map.group, p->map.vec,
            p->mode == GPU_MODE_STREAMING ? "streaming"
-           : p->mode == GPU_MODE_CLUSTER ? "cluster"
-           : p->mode == GPU_MODE_BLOCK   ? "block"
            : p->mode == GPU_MODE_SPEC    ? "speculative"
-                                         : "resident",
-           p->keep ? "+regs" : "");
+                                         : "resident");
   return buf;
 }
 
@@ -628,13 +620,9 @@ static int plan_launch(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
   if (g->plan.islands > 1)
     IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &dev.per_sm_step, (const void *)g->k.step, block, 0));
-  if (gpu_plan_resident_possible(&g->plan)) {
+  if (gpu_plan_relaxed_possible(&g->plan))
     IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &dev.per_sm, (const void *)g->k.res_grid, block, 0));
-    if (g->k.res_grid_keep)
-      IPSO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &dev.per_sm_keep, (const void *)g->k.res_grid_keep, block, 0));
-  }
+        &dev.per_sm, (const void *)g->k.res_relaxed, block, 0));
   /* A cluster the driver cannot place would fail at its launch: the plan
    * takes another mode instead. A driver that cannot answer (an error of
    * the query, cleared) leaves the plan as it was. */
@@ -643,14 +631,6 @@ static int plan_launch(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
     if (ipso_cluster_placed(g->k.res_spec, (unsigned)g->plan.map.spec_cb,
                             (unsigned)g->plan.map.spec_threads + 32, &placed) == cudaSuccess)
       dev.spec_refused = !placed;
-    (void)cudaGetLastError();
-  }
-  if (g->plan.islands == 1 && g->plan.blocks <= GPU_PLAN_MAX_CLUSTER && prop->major >= 9) {
-    cudaKernel_t cluster[2] = {g->k.res_cluster, g->k.res_cluster_keep};
-    for (int i = 0; i < 2 && !dev.cluster_refused; i++)
-      if (cluster[i] && ipso_cluster_placed(cluster[i], (unsigned)g->plan.blocks, (unsigned)block,
-                                            &placed) == cudaSuccess)
-        dev.cluster_refused = !placed;
     (void)cudaGetLastError();
   }
   gpu_plan_launch(&g->plan, &dev);
@@ -697,8 +677,8 @@ done:
 
 int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
 {
-  struct gpu_overrides o = gpu_overrides_from_env();
-  return backend_gpu_create_with(setup, &o, b);
+  struct gpu_overrides none = {0};
+  return backend_gpu_create_with(setup, &none, b);
 }
 
 int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_overrides *o,
@@ -754,19 +734,16 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   timings_mark(g->prog.compile_seconds > 0 ? "GPU kernels compiled (NVRTC)" : "GPU kernels loaded");
   if (rc == IPSO_OK) rc = plan_launch(g, &prop);
   if (rc == IPSO_OK) {
-    char bus[32] = "?", forced[104], ring[48] = "", mode[96];
+    char bus[32] = "?", ring[48] = "", mode[96];
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
-    gpu_overrides_describe(o, forced, sizeof forced);
     if (g->plan.ring) snprintf(ring, sizeof ring, " ring k=%d", g->plan.neighbours);
     if (g->plan.clpso) snprintf(ring, sizeof ring, " clpso refresh=%d", g->plan.refresh);
     /* Numbered as on the node where this rank sees only its own GPU. */
     int number = gpu_visible_shown() >= 0 ? gpu_visible_shown() : g->device;
     snprintf(b->description, sizeof b->description,
-             "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s%s%s%s", number, prop.name, bus,
+             "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s", number, prop.name, bus,
              (double)prop.totalGlobalMem / (1 << 30), config_kernel_name(cfg->swarm.kernel),
-             config_sync_name(cfg->swarm.sync), ring,
-             gpu_plan_describe(&g->plan, mode, sizeof mode),
-             g->plan.keep ? " (state in registers)" : "", forced[0] ? ", overrides " : "", forced);
+             config_sync_name(cfg->swarm.sync), ring, gpu_plan_describe(&g->plan, mode, sizeof mode));
   }
   if (rc == IPSO_OK) rc = allocate(g);
   /* Pinned: step() copies the slots after a migration without waiting. */

@@ -12,8 +12,7 @@
 extern "C" {
 #endif
 
-/* Creates the backend with the overrides of the IPSO_GPU_* environment
- * variables (gpu_overrides_from_env). */
+/* Creates the backend with the plan's own choices. */
 int backend_gpu_create(const struct swarm_setup *setup, struct backend *b);
 /* The same with overrides O (all zero: none), for tests and benchmarks. */
 int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_overrides *o,

@@ -11,16 +11,8 @@
 #ifndef IPSO_GPU_ABI_H
 #define IPSO_GPU_ABI_H
 
-/* Rows the resident kernels can keep in shared memory (coordinates). */
+/* Rows the relaxed resident kernel can keep in shared memory (coordinates). */
 #define IPSO_RESIDENT_MAX_D 1024
-/* Elements per thread up to which the resident kernels have a variant that
- * keeps a thread's part of the state in registers. */
-#define IPSO_KEEP_MAX_ELEMENTS 8
-/* The one-block kernel (resident_block_kernel): threads of its block at
- * most, and its warps' candidate rows at most (warps x row pitch, in
- * elements; two sets of them in shared memory). */
-#define IPSO_BLK_MAX_THREADS 1024
-#define IPSO_BLK_MAX_ROW_ELEMENTS 1024
 /* "No particle" in (cost, index) reductions and in an empty global-best
  * slot: after every real index, so a real particle wins a tie at +infinity
  * (an objective that is NaN everywhere). */

@@ -17,7 +17,6 @@ extern const char ipso_src_pso_kernels[];
 extern const char ipso_src_objectives[];
 extern const char ipso_src_gpu_abi[];
 extern const char ipso_src_pso_device[];
-extern const char ipso_src_pso_block[];
 extern const char ipso_src_pso_ring[];
 extern const char ipso_src_pso_spec[];
 

@@ -32,11 +32,9 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
 {
   static const char *step_names[] = {"step_queue_lock_kernel", "step_queue_kernel",
                                      "step_reduction_kernel"};
-  /* The program has the resident kernels only for rows they can keep, and
-   * their register variants only where a thread's part fits (the same
-   * conditions as in kernels/pso_kernels.cu). */
-  int resident = p->dims <= IPSO_RESIDENT_MAX_D && !p->ring && !p->clpso;
-  int keep = resident && gpu_mapping_keep_ok(&p->map, p->dims);
+  /* The program has the relaxed resident kernel only for rows it can keep
+   * (the same conditions as in kernels/pso_kernels.cu). */
+  int resident = p->relaxed && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring && !p->clpso;
   struct {
     const char *name;
     int wanted;
@@ -53,11 +51,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"migrate_kernel", 1, &k->migrate},
                {"emigrate_kernel", 1, &k->emigrate},
                {"hist_out_kernel", 1, &k->hist_out},
-               {"resident_cluster_kernel", resident, &k->res_cluster},
-               {"resident_grid_kernel", resident, &k->res_grid},
-               {"resident_cluster_keep_kernel", keep, &k->res_cluster_keep},
-               {"resident_grid_keep_kernel", keep, &k->res_grid_keep},
-               {"resident_block_kernel", gpu_plan_block_compiled(p), &k->res_block},
+               {"resident_relaxed_kernel", resident, &k->res_relaxed},
                {"speculative_cluster_kernel", p->map.spec_cb > 0, &k->res_spec},
                {"separable_check_kernel", separable, &k->separable_check}};
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
@@ -123,42 +117,13 @@ cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned islands, un
   return launch_pdl(k->reduce, 1, islands, block, pdl, args, stream);
 }
 
-cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mode mode, int keep,
-                                 unsigned grid, unsigned block, struct swarm_ptrs s,
-                                 long long first, long long last, unsigned int *d_bar,
-                                 cudaStream_t stream)
-{
-  cudaLaunchConfig_t lc;
-  cudaLaunchAttribute attr;
-  memset(&lc, 0, sizeof lc);
-  memset(&attr, 0, sizeof attr);
-  lc.gridDim = dim3_of(grid);
-  lc.blockDim = dim3_of(block);
-  lc.stream = stream;
-  lc.attrs = &attr;
-  if (mode == GPU_MODE_CLUSTER) {
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = grid;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    lc.numAttrs = 1;
-  } else if (mode == GPU_MODE_GRID) {
-    attr.id = cudaLaunchAttributeCooperative;
-    attr.val.cooperative = 1;
-    lc.numAttrs = 1;
-  }
-  cudaKernel_t kernel = mode == GPU_MODE_CLUSTER ? k->res_cluster : k->res_grid;
-  if (keep) kernel = mode == GPU_MODE_CLUSTER ? k->res_cluster_keep : k->res_grid_keep;
-  void *args[] = {&s, &first, &last, &d_bar};
-  return cudaLaunchKernelExC(&lc, (const void *)kernel, args);
-}
-
-cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, unsigned threads,
-                              struct swarm_ptrs s, long long first, long long last,
-                              cudaStream_t stream)
+cudaError_t ipso_launch_relaxed(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                                struct swarm_ptrs s, long long first, long long last,
+                                cudaStream_t stream)
 {
   void *args[] = {&s, &first, &last};
-  return cudaLaunchKernel((const void *)k->res_block, grid_of(1, islands), dim3_of(threads), args,
-                          0, stream);
+  return cudaLaunchKernel((const void *)k->res_relaxed, dim3_of(grid), dim3_of(block), args, 0,
+                          stream);
 }
 
 /* LC for a grid GRID of BLOCK threads in clusters of CLUSTER blocks (along

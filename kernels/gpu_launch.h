@@ -13,16 +13,14 @@
 #include "gpu_plan.h"
 
 /* The kernels of one compiled program; NULL where the program has none
- * (resident kernels for long rows, register variants, the separability
- * check). */
+ * (the resident kernels, the separability check). */
 struct gpu_kernels {
   cudaKernel_t step;     /* the plan's variant */
   cudaKernel_t lbest;    /* ring topology only */
   cudaKernel_t exemplar; /* clpso topology only */
   cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate, emigrate, hist_out;
-  cudaKernel_t res_cluster, res_grid, res_cluster_keep, res_grid_keep;
-  cudaKernel_t res_block; /* one block per island (map.blk_threads > 0) */
-  cudaKernel_t res_spec;  /* one cluster per island (map.spec_cb > 0) */
+  cudaKernel_t res_relaxed; /* one relaxed island in one launch per segment */
+  cudaKernel_t res_spec;    /* one cluster per island (map.spec_cb > 0) */
   cudaKernel_t separable_check;
 };
 
@@ -60,20 +58,11 @@ cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned islands, un
                                int pdl, struct swarm_ptrs s, int nslots, long long t,
                                long long first, int fresh, cudaStream_t stream);
 
-/* Iterations FIRST..LAST of one island in one launch of GRID resident blocks: a cluster
- * of all blocks, a cooperative grid, or a plain grid (relaxed), by MODE;
- * KEEP: the variant that keeps the state in registers. */
-cudaError_t ipso_launch_resident(const struct gpu_kernels *k, enum gpu_launch_mode mode, int keep,
-                                 unsigned grid, unsigned block, struct swarm_ptrs s,
-                                 long long first, long long last, unsigned int *d_bar,
-                                 cudaStream_t stream);
-
-/* Iterations FIRST..LAST of ISLANDS islands in one launch, one block of
- * THREADS threads per island (gridDim.y), each island's state in its
- * block's registers (resident_block_kernel). */
-cudaError_t ipso_launch_block(const struct gpu_kernels *k, unsigned islands, unsigned threads,
-                              struct swarm_ptrs s, long long first, long long last,
-                              cudaStream_t stream);
+/* Iterations FIRST..LAST of one relaxed island in one launch of GRID
+ * resident blocks (resident_relaxed_kernel). */
+cudaError_t ipso_launch_relaxed(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                                struct swarm_ptrs s, long long first, long long last,
+                                cudaStream_t stream);
 
 /* Whether the driver can place a cluster of CLUSTER blocks of BLOCK
  * threads of KERNEL (cudaOccupancyMaxActiveClusters > 0): *PLACED 1 or 0. */

@@ -38,29 +38,9 @@ void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m)
   }
   m->vec = V;
   m->pitch = (dims + V - 1) / V * V;
-  m->blk_threads = m->blk_ppt = 0;
   m->spec_cb = m->spec_threads = m->spec_ppt = m->spec_win = 0;
-  gpu_mapping_set_group(m, G);
-}
-
-void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles, int threads)
-{
-  m->blk_threads = m->blk_ppt = 0;
-  int G = m->group, E = (dims + G * m->vec - 1) / (G * m->vec) * m->vec;
-  if (G > 32 || E > IPSO_KEEP_MAX_ELEMENTS || particles < 1) return;
-  /* Registers: 8 elements per thread in blocks of 256 threads, 4 in 512, 2
-   * in 1024 (ptxas spills beyond); the fewest threads first (fewer warps to
-   * reduce, and as many independent particles per scheduler). */
-  for (int limit = threads > 256 ? threads : 256; limit <= IPSO_BLK_MAX_THREADS; limit *= 2)
-    for (int P = 1; P * E * limit <= 2048; P *= 2) {
-      long long need = (particles + P - 1) / P * G;
-      need = (need + 31) / 32 * 32;
-      if (need > limit) continue;
-      if (need / 32 * m->pitch > IPSO_BLK_MAX_ROW_ELEMENTS) continue;
-      m->blk_threads = (int)need;
-      m->blk_ppt = P;
-      return;
-    }
+  m->group = G;
+  m->block = G > 256 ? G : 256;
 }
 
 void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int cb)
@@ -74,12 +54,6 @@ void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int 
   m->spec_cb = cb;
   m->spec_threads = (int)threads;
   m->spec_ppt = 1;
-}
-
-void gpu_mapping_set_group(struct gpu_mapping *m, int group)
-{
-  m->group = group;
-  m->block = group > 256 ? group : 256;
 }
 
 char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping *m,
@@ -101,8 +75,7 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_USER_SEPARABLE %d\n"
       "#define IPSO_RELAXED %d\n#define IPSO_UNIFORM %d\n#define IPSO_RING %d\n"
       "#define IPSO_RING_K %d\n#define IPSO_CLPSO %d\n#define IPSO_CLPSO_REFRESH %d\n"
-      "#define IPSO_INERTIA_END %d\n#define IPSO_BLK_THREADS %d\n#define IPSO_BLK_PPT %d\n"
-      "#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n#define IPSO_SPEC_THREADS %d\n"
+      "#define IPSO_INERTIA_END %d\n#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n#define IPSO_SPEC_THREADS %d\n"
       "#define IPSO_SPEC_PPT %d\n#define IPSO_SPEC_WIN %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
       m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
@@ -111,7 +84,7 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       cfg->swarm.topology == IPSO_SWARM_RING ? cfg->swarm.neighbours : 0,
       cfg->swarm.topology == IPSO_SWARM_CLPSO,
       cfg->swarm.topology == IPSO_SWARM_CLPSO ? cfg->swarm.refresh : 1, cfg->swarm.has_inertia_end,
-      m->blk_threads, m->blk_ppt, m->deal, m->spec_cb, m->spec_threads, m->spec_ppt, m->spec_win);
+      m->deal, m->spec_cb, m->spec_threads, m->spec_ppt, m->spec_win);
   /* The inertia schedule's ends as exact hexadecimal literals (computed in
    * double, as on the host: inertia_at in kernels/pso_device.cuh). */
   if (cfg->swarm.has_inertia_end)

@@ -14,14 +14,10 @@ struct gpu_mapping {
   int vec;   /* V: coordinates per thread and chunk */
   int pitch; /* row length in elements */
   int block; /* threads per block */
-  /* The one-block kernel (resident_block_kernel; 0: not compiled): threads
-   * of its block, and particles per group of G threads. */
-  int blk_threads, blk_ppt;
   /* The speculative cluster kernel (speculative_cluster_kernel; 0: not
    * compiled): blocks of its cluster, threads with particles in each block
-   * (one warp more checks), particles per thread; its window (0: blocks
-   * that run ahead and check every iteration; W: windows of up to W
-   * iterations with one exchange each). */
+   * (one warp more), particles per thread; its longest window of
+   * iterations with one exchange each. */
   int spec_cb, spec_threads, spec_ppt, spec_win;
   /* Several islands of the global topology in one launch: the step
    * kernel's blocks dealt out over them (IPSO_DEAL; 0: island-major). */
@@ -36,32 +32,10 @@ extern "C" {
  * objective that is not declared separable, evaluated on one thread). */
 void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m);
 
-/* Sets G to GROUP threads per particle (a power of two, 1..1024) and the
- * block to match (gpu_overrides.group, for benchmarks). */
-void gpu_mapping_set_group(struct gpu_mapping *m, int group);
-
 static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
 {
   return m->block / m->group;
 }
-
-/* Whether the resident kernels have a variant that keeps a thread's part of
- * the state in registers (IPSO_KEEP_OK in kernels/pso_device.cuh): at most
- * IPSO_KEEP_MAX_ELEMENTS elements per thread for D dimensions. */
-static inline int gpu_mapping_keep_ok(const struct gpu_mapping *m, int dims)
-{
-  int chunks = (dims + m->group * m->vec - 1) / (m->group * m->vec);
-  return chunks * m->vec <= IPSO_KEEP_MAX_ELEMENTS;
-}
-
-/* Sets M's one-block shape for an island of PARTICLES in D dimensions:
- * every particle's state in the registers of one block of at most 1024
- * threads, a group of G threads holding IPSO_BLK_PPT particles (up to 8
- * elements per thread in 256 threads, 4 in 512, 2 in 1024: the fewest
- * threads that hold the island, from THREADS on, 0 meaning 256), and its
- * warps' candidate rows in shared memory. Leaves the shape 0 where the
- * island does not fit. */
-void gpu_mapping_block(struct gpu_mapping *m, int dims, long long particles, int threads);
 
 /* Sets M's speculative shape for an island of PARTICLES in D <= 4
  * dimensions over a cluster of CB blocks (2, 4 or 8): one particle per

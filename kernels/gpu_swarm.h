@@ -23,7 +23,6 @@ struct gpu_swarm {
   struct gpu_plan plan;
   int device, island, D, fl;
   int count;           /* K: islands, global ids island .. island + count - 1 */
-  unsigned int *d_bar; /* grid barrier: arrivals, generation */
   int64_t N;
   size_t es; /* bytes per element */
   int64_t t; /* last completed iteration */

@@ -360,27 +360,12 @@ IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, b
   return isnan(cost) ? (real)IPSO_INF : cost;
 }
 
-/* This thread's part of a particle's state, kept in registers across the
- * iterations of a resident launch when every block has one tile of
- * particles (particle_step<true>): the loads of position, velocity and
- * personal best are then paid once per launch instead of once per
- * iteration. Only for rows of few elements per thread (registers). */
-struct particle_regs {
-  real x[IPSO_C][IPSO_V], v[IPSO_C][IPSO_V], p[IPSO_C][IPSO_V];
-  real pc;
-};
-#define IPSO_KEEP_OK (IPSO_C * IPSO_V <= IPSO_KEEP_MAX_ELEMENTS)
-
 /* Updates particle I of island ISL (global id) at iteration T against the
  * global best position G:
  * new position and velocity, cost, personal best. Returns the cost and
- * whether the personal best improved (on every thread of the group).
- * KEEP: the state comes from R when HAVE (else from memory) and goes back
- * to R; memory is written as always. */
-template <bool KEEP>
+ * whether the personal best improved (on every thread of the group). */
 IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, long long t,
-                           const real *g, int lane, bool active, block_shared &sh, bool &improved,
-                           particle_regs &r, bool have)
+                           const real *g, int lane, bool active, block_shared &sh, bool &improved)
 {
   real xs[IPSO_C][IPSO_V];
   size_t row = (size_t)i * IPSO_PITCH;
@@ -390,14 +375,9 @@ IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, l
     int base = (c * IPSO_G + lane) * IPSO_V;
     if (base >= IPSO_D) continue;
     real x[IPSO_V], v[IPSO_V], p[IPSO_V], gg[IPSO_V];
-    if (KEEP && have) {
-#pragma unroll
-      for (int k = 0; k < IPSO_V; k++) x[k] = r.x[c][k], v[k] = r.v[c][k], p[k] = r.p[c][k];
-    } else {
-      vec<IPSO_V>::load(s.x + row + base, x);
-      vec<IPSO_V>::load(s.v + row + base, v);
-      vec<IPSO_V>::load(s.p + row + base, p);
-    }
+    vec<IPSO_V>::load(s.x + row + base, x);
+    vec<IPSO_V>::load(s.v + row + base, v);
+    vec<IPSO_V>::load(s.p + row + base, p);
 #pragma unroll
     for (int k = 0; k < IPSO_V; k++) gg[k] = base + k < IPSO_D ? g[base + k] : (real)0;
 #pragma unroll
@@ -412,27 +392,16 @@ IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, l
       vec<IPSO_V>::store(s.v + row + base, v);
     }
 #pragma unroll
-    for (int k = 0; k < IPSO_V; k++) {
-      xs[c][k] = x[k];
-      if (KEEP) r.x[c][k] = x[k], r.v[c][k] = v[k], r.p[c][k] = p[k];
-    }
+    for (int k = 0; k < IPSO_V; k++) xs[c][k] = x[k];
   }
   /* Read before group_cost, whose shuffles (or, for a group of several
    * warps, block barriers) every thread of the group passes before lane 0
    * can write the new personal-best cost below: read after it, a warp of
    * the group that is behind could see the new cost, take the particle for
    * not improved, and leave its part of the personal-best row unwritten. */
-  real pc = KEEP && have ? r.pc : s.pcost[i];
+  real pc = s.pcost[i];
   real cost = group_cost(xs, s.x + row, lane, sh);
   improved = cost < pc;
-  if (KEEP) {
-    r.pc = improved ? cost : pc;
-    if (improved)
-#pragma unroll
-      for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-        for (int k = 0; k < IPSO_V; k++) r.p[c][k] = xs[c][k];
-  }
   if (active) {
     if (improved) {
 #pragma unroll

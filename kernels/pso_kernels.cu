@@ -22,13 +22,10 @@
  *                  iterations of an epoch of exemplars
  *   IPSO_INERTIA_END  1 for an inertia schedule: IPSO_W0 at iteration 0 to
  *                  IPSO_W1 at IPSO_TMAX (exact literals)
- *   IPSO_BLK_THREADS, IPSO_BLK_PPT  the one-block kernel's threads and
- *                  particles per group of IPSO_G threads (0: not compiled)
  *   IPSO_SPEC_CB, IPSO_SPEC_THREADS, IPSO_SPEC_PPT  the speculative cluster
  *                  kernel's blocks per cluster, threads with particles per
  *                  block and particles per thread (0: not compiled);
- *                  IPSO_SPEC_WIN its longest window (0: it checks every
- *                  iteration)
+ *                  IPSO_SPEC_WIN its longest window
  *   IPSO_DEAL      1: several islands of the global topology, the step
  *                  kernel's blocks dealt out over them (step)
  *
@@ -37,9 +34,8 @@
  * (island-major), each with its own global-best slots, lock and history.
  * The per-iteration kernels run all K islands in one launch, island
  * blockIdx.y (island_ptrs), so small islands fill the GPU together; the
- * resident kernels find the island from blockIdx.x (several islands only
- * grid-resident, one tile per block: gpu_plan.c; the one-block kernel of
- * pso_block.cuh by blockIdx.y). Random numbers: cuRAND's Philox4_32_10
+ * relaxed resident kernel runs one island, the speculative kernel one per
+ * cluster (blockIdx.y). Random numbers: cuRAND's Philox4_32_10
  * addressed exactly as curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h has
  * the host twin), W = swarm_words_per_iteration(D).
  *
@@ -117,9 +113,7 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   const real *attract = IPSO_RING || IPSO_CLPSO ? s.lbest + (size_t)i * IPSO_PITCH : g;
   __syncthreads();
   bool improved;
-  particle_regs none;
-  real pc =
-      particle_step<false>(s, K.island + isl, i, t, attract, lane, active, sh, improved, none, false);
+  real pc = particle_step(s, K.island + isl, i, t, attract, lane, active, sh, improved);
   /* Ring: whether this particle's personal best changed, for the next
    * lbest_kernel (which copies only the rows that change). */
   if (IPSO_RING && active && lane == 0) s.pnew[i] = improved ? 1 : 0;
@@ -242,77 +236,20 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 }
 #endif
 
-/* The resident kernels keep the best position in shared memory: only for
- * rows up to IPSO_RESIDENT_MAX_D coordinates (kernels/gpu_abi.h); never
- * with a ring or clpso (one launch per iteration, with lbest_kernel or
- * exemplar_kernel between). */
-#if IPSO_D <= IPSO_RESIDENT_MAX_D && !IPSO_RING && !IPSO_CLPSO
-/* Global-memory loads that bypass L1, for what other blocks wrote. */
-template <typename T> IPSO_HD T ld_l2(const T *p)
-{
-  return __ldcg(p);
-}
-
-/* A barrier over every block of the grid, which must be co-resident (the
- * host launches it cooperatively): BAR[0] counts arrivals, BAR[1] is the
- * generation the waiting blocks watch. */
-IPSO_HD void grid_barrier(unsigned int *bar)
-{
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    volatile unsigned int *gen = bar + 1;
-    unsigned int g = *gen;
-    __threadfence();
-    if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-      atomicExch(bar, 0u);
-      __threadfence();
-      atomicAdd(bar + 1, 1u);
-    } else {
-      while (*gen == g) {
-      }
-    }
-    __threadfence();
-  }
-  __syncthreads();
-}
-
-/* The hardware barrier of a thread-block cluster (the whole grid is one
- * cluster), with release/acquire ordering of memory at cluster scope. */
-IPSO_HD void cluster_barrier()
-{
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-               "barrier.cluster.wait.acquire.aligned;" ::
-                   : "memory");
-}
-
-/* Iterations FIRST..LAST in one launch. Every block stays resident for the
- * whole launch and loops over its tiles of particles, so the launch cost is
- * paid once per segment instead of once per iteration.
- *
- * Strict, SCOPE 1 (the swarm fits one thread-block cluster, which is the
- * grid): a block with a candidate publishes it under the global-memory
- * slot's lock (publish_queue_lock); after the cluster's hardware barrier
- * every block reads the slot of iteration t if it was written, and keeps
- * the best of t-1 otherwise.
- *
- * Strict, SCOPE 2 (any co-resident grid): the global-memory slots and
- * grid_barrier, a software barrier.
- *
- * Relaxed: no barrier; blocks run ahead; each iteration uses the live best
- * read during the previous one (the load is issued before the particles
- * are updated, so its latency is hidden), possibly while a writer updates
- * it.
- *
- * KEEP: every block has at most one tile, whose state stays in registers
- * from one iteration to the next (particle_regs).
- *
- * Several islands (strict, SCOPE 2, KEEP: gpu_plan.c): the grid is the
- * islands' tiles one after the other, every block one tile of one island
- * (island blockIdx.x / tiles), with the island's own slots and history;
- * the grid barrier keeps all islands in step. With one island the grid
- * may be smaller than the tiles (then per = gridDim.x, island 0). */
-template <int SCOPE, bool KEEP>
-__device__ void resident(swarm_ptrs s, long long first, long long last, unsigned int *bar)
+/* The relaxed resident kernel keeps the best position in shared memory:
+ * only for rows up to IPSO_RESIDENT_MAX_D coordinates (kernels/gpu_abi.h);
+ * never with a ring or clpso (one launch per iteration, with lbest_kernel
+ * or exemplar_kernel between). */
+#if IPSO_RELAXED && IPSO_D <= IPSO_RESIDENT_MAX_D && !IPSO_RING && !IPSO_CLPSO
+/* Iterations FIRST..LAST of a relaxed swarm in one launch. Every block
+ * stays resident for the whole launch and loops over its tiles of
+ * particles, so the launch cost is paid once per segment instead of once
+ * per iteration. No barrier: blocks run ahead; each iteration uses the
+ * live best read during the previous one (the load is issued before the
+ * particles are updated, so its latency is hidden), possibly while a
+ * writer updates it. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    resident_relaxed_kernel(swarm_ptrs s, long long first, long long last)
 {
   __shared__ block_shared sh;
   __shared__ real gs[IPSO_PITCH];
@@ -320,42 +257,32 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
   __shared__ long long g_idx;
   int lane = threadIdx.x % IPSO_G;
   long long tiles = (K.n + IPSO_PPB - 1) / IPSO_PPB;
-  /* This block's island and its place among the island's blocks. */
-  long long per = (long long)gridDim.x < tiles ? (long long)gridDim.x : tiles;
-  unsigned int island = (unsigned int)(blockIdx.x / per), isl = K.island + island;
-  long long lb = blockIdx.x % per;
-  s = island_ptrs(s, island);
-  particle_regs keep; /* KEEP: one tile per block, its state across iterations */
-  int start = IPSO_RELAXED ? 0 : (int)((first - 1) & 1);
+  const unsigned int isl = K.island;
+  volatile gbest_slot *live = s.gb;
   if (threadIdx.x == 0) {
-    g_cost = ld_l2(&s.gb[start].cost);
-    g_idx = ld_l2(&s.gb[start].idx);
+    g_cost = live->cost;
+    g_idx = live->idx;
   }
-  for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
-    gs[d] = ld_l2(s.gpos + (size_t)start * IPSO_PITCH + d);
+  for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) gs[d] = ((volatile real *)s.gpos)[d];
   __syncthreads();
   for (long long t = first; t <= last; t++) {
-    int cur = IPSO_RELAXED ? 0 : (int)(t & 1);
     real gc = g_cost;
     long long gi = g_idx;
-    /* Relaxed: start reading the live best for the next iteration now. */
+    /* Start reading the live best for the next iteration now. */
     real next_c = gc, next_g = (real)0;
     long long next_i = gi;
-    if (IPSO_RELAXED) {
-      volatile gbest_slot *live = s.gb;
-      if (threadIdx.x == 0) next_c = live->cost, next_i = live->idx;
-      if (threadIdx.x < IPSO_D) next_g = ((volatile real *)s.gpos)[threadIdx.x];
-    }
+    if (threadIdx.x == 0) next_c = live->cost, next_i = live->idx;
+    if (threadIdx.x < IPSO_D) next_g = ((volatile real *)s.gpos)[threadIdx.x];
     real bc = (real)IPSO_INF;
     long long bi = -1;
-    for (long long tile = lb; tile < tiles; tile += per) {
+    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       if (threadIdx.x == 0) sh.q_n = 0;
       __syncthreads();
       long long i = tile * IPSO_PPB + threadIdx.x / IPSO_G;
       bool active = i < K.n;
       if (!active) i = K.n - 1;
       bool improved;
-      real pc = particle_step<KEEP>(s, isl, i, t, gs, lane, active, sh, improved, keep, t > first);
+      real pc = particle_step(s, isl, i, t, gs, lane, active, sh, improved);
       if (active && lane == 0 && improved && lex_less(pc, i, gc, gi)) {
         int k = atomicAdd(&sh.q_n, 1);
         sh.q_cost[k] = pc;
@@ -369,78 +296,21 @@ __device__ void resident(swarm_ptrs s, long long first, long long last, unsigned
         if (k >= 0 && (bi < 0 || lex_less(c, k, bc, bi))) bc = c, bi = k;
       }
     }
-    if (IPSO_RELAXED) {
-      publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
-      if (threadIdx.x == 0) g_cost = next_c, g_idx = next_i;
-      if (threadIdx.x < IPSO_D) gs[threadIdx.x] = next_g;
-      for (int d = threadIdx.x + IPSO_BLOCK; d < IPSO_D; d += IPSO_BLOCK)
-        gs[d] = ((volatile real *)s.gpos)[d];
-    } else {
-      publish_queue_lock(s, t, cur, gc, gi, gs, bc, bi, false, sh, NULL);
-      if (SCOPE == 1)
-        cluster_barrier();
-      else
-        grid_barrier(bar);
-      if (threadIdx.x == 0) {
-        sh.win = ld_l2(&s.gb[cur].tag) == t;
-        if (sh.win) {
-          g_cost = ld_l2(&s.gb[cur].cost);
-          g_idx = ld_l2(&s.gb[cur].idx);
-        }
-      }
-      __syncthreads();
-      if (sh.win)
-        for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
-          gs[d] = ld_l2(s.gpos + (size_t)cur * IPSO_PITCH + d);
-    }
+    publish_queue_lock(s, t, 0, gc, gi, gs, bc, bi, false, sh, NULL);
+    if (threadIdx.x == 0) g_cost = next_c, g_idx = next_i;
+    if (threadIdx.x < IPSO_D) gs[threadIdx.x] = next_g;
+    for (int d = threadIdx.x + IPSO_BLOCK; d < IPSO_D; d += IPSO_BLOCK)
+      gs[d] = ((volatile real *)s.gpos)[d];
     __syncthreads();
-    if (lb == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
-  }
-  if (!IPSO_RELAXED && lb == 0) {
-    /* Leave slot LAST&1 holding the final best, as one launch per iteration would. */
-    int cur = (int)(last & 1);
-    if (threadIdx.x == 0) sh.stale = ld_l2(&s.gb[cur].tag) != last;
-    __syncthreads();
-    if (sh.stale) {
-      for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK)
-        s.gpos[(size_t)cur * IPSO_PITCH + d] = gs[d];
-      __threadfence();
-      __syncthreads();
-      if (threadIdx.x == 0) {
-        volatile gbest_slot *vs = s.gb + cur;
-        vs->cost = g_cost;
-        vs->idx = g_idx;
-        __threadfence();
-        vs->tag = last;
-      }
-    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) s.hist[t - first] = (double)g_cost;
   }
 }
-
-#define IPSO_RESIDENT_KERNEL(NAME, SCOPE, KEEP)                                                    \
-  extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)                                         \
-      NAME(swarm_ptrs s, long long first, long long last, unsigned int *bar)                       \
-  {                                                                                                \
-    resident<SCOPE, KEEP>(s, first, last, bar);                                                    \
-  }
-IPSO_RESIDENT_KERNEL(resident_cluster_kernel, 1, false)
-IPSO_RESIDENT_KERNEL(resident_grid_kernel, 2, false)
-/* With the state in registers: the host launches these when every block
- * has one tile and they fit (they use more registers). */
-#if IPSO_KEEP_OK
-IPSO_RESIDENT_KERNEL(resident_cluster_keep_kernel, 1, true)
-IPSO_RESIDENT_KERNEL(resident_grid_keep_kernel, 2, true)
 #endif
 
-#endif
-
-/* Strict swarms whose island fits one block (the host sets its shape,
- * kernels/gpu_mapping.c): resident_block_kernel. */
-#if IPSO_BLK_THREADS > 0 && !IPSO_RELAXED && !IPSO_RING
-#include "pso_block.cuh"
-#if IPSO_SPEC_CB > 0
+/* Strict swarms of short rows in one cluster each (the host sets its
+ * shape, kernels/gpu_mapping.c): speculative_cluster_kernel. */
+#if IPSO_SPEC_CB > 0 && !IPSO_RELAXED && !IPSO_RING && !IPSO_CLPSO
 #include "pso_spec.cuh"
-#endif
 #endif
 
 /* The island's best of iteration T, (C, IDX) as block_lexmin left them in

@@ -4,60 +4,21 @@
  * IPSO_SPEC_CB blocks (island blockIdx.y), every iteration of a segment in
  * one launch, the particles' state in registers; block r of the cluster
  * holds particles r * IPSO_SPEC_PPB + j * IPSO_SPEC_THREADS + thread.
- * Two forms: in windows (IPSO_SPEC_WIN > 0, win_run below, the default),
- * and checking every iteration (IPSO_SPEC_WIN = 0, spec_run), described
- * first.
  *
- * Why: one block is bound by its one multiprocessor (1.02 us per iteration
- * for the paper's 1-D 2,048), and a barrier of the cluster per iteration
- * costs half of that on its own (BENCHMARKS.md). So the blocks do not wait
- * for each other. Each block runs ahead on a guess of the global best and
- * checks the guess when the other blocks' results of that
- * iteration arrive; a wrong guess sends it back to the iteration after the
- * checked one, which it computes again. The result is the strict one, bit
- * for bit: the same Philox words, the same operations, and the best of
- * iteration t the lowest (cost, index) of the best of FIRST - 1 and of
- * every particle that improved its personal best in FIRST..t (which is the
- * lowest of the best of t-1 and the particles that improved at t, as
- * publish_queue_lock decides).
- *
- * What travels: after iteration t, block r sends every block of the
- * cluster (distributed shared memory) its record of t: the lowest (cost,
- * index) of its particles that improved in FIRST..t with its position, and
- * the position of the best of t-1 it used for t. Records are 8-byte words,
- * each 32 bits of it beside a tag (t and the block's epoch, which a return
- * bumps), written and read whole: a reader that sees the tag it expects in
- * every word has the whole record, with no fence or flag. A record that
- * equals the block's record of t-1 (the common case once the swarm has
- * settled) travels as its head word alone.
- *
- * Checking iteration t (the block's extra warp, once per pass): every
- * record of t carries tag t, an epoch not older than the last one taken
- * from that block, and the verified best of t-1 as the position it used;
- * then the best of t is the lowest of the best of t-1 and the records, the
- * same in every block (and the best of t-1 itself where every record is
- * the same as before). Then the block's own guess for t+1, if it computed
- * t+1, is compared with the best of t. A wrong guess sends the block back:
- * its state of t (kept in a ring in local memory), its record of t (its
- * own copies in shared memory), and a new epoch, so that readers skip the
- * records computed from the wrong guess (a reader that took a record of t
- * checked the position it was computed from; a record of t+1 of the older
- * epoch can only follow a wrong guess).
- *
- * Flow: a block computes at most IPSO_SPEC_LAG iterations past the last
- * one it checked, and records stay in a ring of IPSO_SPEC_RING >= 2 x lag
- * slots, so no record is overwritten before every block has checked it.
- * The guess: the lowest of the verified best and the block's own record. */
+ * Why: one block is bound by its one multiprocessor, and a barrier of the
+ * cluster per iteration costs about half an iteration of the paper's 1-D
+ * 2,048 on its own. So the blocks run through windows of iterations
+ * without waiting for each other, on a guess of the global best, and check
+ * the guess once per window (win_run below). The result is the strict one,
+ * bit for bit: the same Philox words, the same operations, and the best of
+ * iteration t the lowest (cost, index) of the best of t-1 and of the
+ * particles that improved at t, as publish_queue_lock decides. */
 #ifndef IPSO_PSO_SPEC_CUH
 #define IPSO_PSO_SPEC_CUH
 
 #define IPSO_SPEC_WARPS (IPSO_SPEC_THREADS / 32)          /* warps with particles */
 #define IPSO_SPEC_PPB (IPSO_SPEC_THREADS * IPSO_SPEC_PPT) /* particles per block */
-#define IPSO_SPEC_RING 16
-#define IPSO_SPEC_LAG 8
 #define IPSO_SPEC_RW ((int)(sizeof(real) / 4)) /* words of one real */
-/* Words of a record: index, cost, position, the position used. */
-#define IPSO_SPEC_NW (1 + IPSO_SPEC_RW * (1 + 2 * IPSO_D))
 #define IPSO_SPEC_NONE 0x7fffffff
 
 static_assert(IPSO_G == 1 && !IPSO_NEEDS_NEXT && !IPSO_USER_ROW,
@@ -65,48 +26,29 @@ static_assert(IPSO_G == 1 && !IPSO_NEEDS_NEXT && !IPSO_USER_ROW,
 static_assert(IPSO_SPEC_THREADS % 32 == 0 && IPSO_SPEC_THREADS + 32 <= 1024 && IPSO_SPEC_PPT >= 1,
               "speculative kernel: shape");
 static_assert(IPSO_SPEC_CB >= 2 && IPSO_SPEC_CB <= 8 && IPSO_D <= 4, "speculative kernel: records");
-static_assert(2 * IPSO_SPEC_LAG <= IPSO_SPEC_RING && (IPSO_SPEC_RING & (IPSO_SPEC_RING - 1)) == 0,
-              "speculative kernel: rings");
 
-struct spec_shared {
-  /* Records by iteration slot and block: the head word (data 0: the same
-   * as the block's record of the iteration before; 1: the words beside it
-   * hold the record), and the record's words. */
-  unsigned long long head[IPSO_SPEC_RING][IPSO_SPEC_CB];
-  unsigned long long rec[IPSO_SPEC_RING][IPSO_SPEC_CB][IPSO_SPEC_NW];
-  /* This block's own records in full (data only), by iteration slot. */
-  unsigned int mine[IPSO_SPEC_RING][IPSO_SPEC_NW];
-  /* The warps' candidates by pass parity: lowest (cost, particle), its row. */
-  real cost[2][IPSO_SPEC_WARPS];
-  int idx[2][IPSO_SPEC_WARPS];
-  real row[2][IPSO_SPEC_WARPS][IPSO_PITCH];
-  /* The check's outcome by pass parity: iterations verified (bits 0-1), the
-   * best changed (bit 2: GC, GI, GPOS hold it), the guess for the
-   * iteration after them was wrong (bit 3). */
-  int out[2];
-  real gc[2];
-  int gi[2];
-  real gpos[2][IPSO_PITCH];
-};
-
-/* A real's bits in one or two words, and back. */
-IPSO_HD unsigned int real_word(real x, int k)
+/* The random factor C * u01(W). SCALED (double, C = 0 or C >= 2^-960): CS *
+ * (W + 1) with CS = C * 2^-32, the same number: u01(W) = (W + 1) * 2^-32
+ * exactly, and a power of two leaves the rounding of a product that stays
+ * normal unchanged. W + 1 is built without a conversion instruction (a
+ * quarter of the FP64 rate): the bits of 2^52 + W, minus 2^52 - 1, both
+ * exact. */
+template <bool SCALED> IPSO_HD real rand_factor(real c, real cs, unsigned int w)
 {
-  if (IPSO_SPEC_RW == 2) {
-    long long b = __double_as_longlong((double)x);
-    return k ? (unsigned int)((unsigned long long)b >> 32) : (unsigned int)b;
+  if (SCALED) {
+    double m = __hiloint2double(0x43300000, (int)w) - 4503599627370495.0;
+    return (real)((double)cs * m);
   }
-  return __float_as_uint((float)x);
+  return c * u01(w);
 }
-IPSO_HD real word_real(unsigned int lo, unsigned int hi)
+
+/* The hardware barrier of the thread-block cluster, with release/acquire
+ * ordering of memory at cluster scope. */
+IPSO_HD void cluster_barrier()
 {
-  if (IPSO_SPEC_RW == 2) return (real)__hiloint2double((int)hi, (int)lo);
-  return (real)__uint_as_float(lo);
-}
-IPSO_HD bool same_bits(real a, real b)
-{
-  if (IPSO_SPEC_RW == 2) return __double_as_longlong((double)a) == __double_as_longlong((double)b);
-  return __float_as_uint((float)a) == __float_as_uint((float)b);
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+               "barrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
 }
 
 IPSO_HD unsigned int cluster_rank()
@@ -174,56 +116,6 @@ IPSO_HD void spec_draw(unsigned int isl, long long i, long long t, long long fre
           }
         }
   }
-}
-
-/* Record words: 0 the index, 1.. the cost, then the position, then the
- * position used (IPSO_SPEC_RW words per real, low word first). */
-#define IPSO_SPEC_AT_COST 1
-#define IPSO_SPEC_AT_POS(e) (1 + IPSO_SPEC_RW * (1 + (e)))
-#define IPSO_SPEC_AT_USED(e) (1 + IPSO_SPEC_RW * (1 + IPSO_D + (e)))
-
-/* A record's content. */
-struct spec_record {
-  real c;
-  int i;
-  real pos[IPSO_C * IPSO_V], used[IPSO_C * IPSO_V];
-};
-
-IPSO_HD unsigned int record_word(const spec_record &r, int k)
-{
-  unsigned int w = (unsigned int)r.i;
-#pragma unroll
-  for (int h = 0; h < IPSO_SPEC_RW; h++) {
-    if (k == IPSO_SPEC_AT_COST + h) w = real_word(r.c, h);
-#pragma unroll
-    for (int e = 0; e < IPSO_D; e++) {
-      if (k == IPSO_SPEC_AT_POS(e) + h) w = real_word(r.pos[e], h);
-      if (k == IPSO_SPEC_AT_USED(e) + h) w = real_word(r.used[e], h);
-    }
-  }
-  return w;
-}
-
-/* Word K of D (an array of IPSO_SPEC_NW words) as a real. */
-#define IPSO_SPEC_REAL(d, k) word_real((d)[k], (d)[(k) + IPSO_SPEC_RW - 1])
-
-IPSO_HD void record_of(const unsigned int *d, spec_record &r)
-{
-  r.i = (int)d[0];
-  r.c = IPSO_SPEC_REAL(d, IPSO_SPEC_AT_COST);
-#pragma unroll
-  for (int e = 0; e < IPSO_C * IPSO_V; e++) {
-    r.pos[e] = e < IPSO_D ? IPSO_SPEC_REAL(d, IPSO_SPEC_AT_POS(e < IPSO_D ? e : 0)) : (real)0;
-    r.used[e] = e < IPSO_D ? IPSO_SPEC_REAL(d, IPSO_SPEC_AT_USED(e < IPSO_D ? e : 0)) : (real)0;
-  }
-}
-
-IPSO_HD bool same_position(const real *a, const real *b)
-{
-  bool same = true;
-#pragma unroll
-  for (int e = 0; e < IPSO_D; e++) same = same && same_bits(a[e], b[e]);
-  return same;
 }
 
 /* A thread's particles: IPSO_SPEC_PPT of them, IPSO_SPEC_THREADS apart
@@ -392,260 +284,7 @@ IPSO_HD void spec_finish(const swarm_ptrs &s, const spec_thread &th, long long l
   cluster_barrier();
 }
 
-template <bool SCALED>
-__device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_shared &ss,
-                         block_shared &sh)
-{
-  enum { P = IPSO_SPEC_PPT, E = IPSO_C * IPSO_V, RING = IPSO_SPEC_RING };
-  s = island_ptrs(s, blockIdx.y);
-  const unsigned int isl = island_id(), rank = cluster_rank();
-  const int tid = threadIdx.x, warp = tid / 32, wl = tid % 32;
-  const bool checker = warp == IPSO_SPEC_WARPS; /* the extra warp */
-  const int base = (int)rank * IPSO_SPEC_PPB + (checker ? 0 : tid);
-  const real cs1 = K.c1 * (real)0x1p-32, cs2 = K.c2 * (real)0x1p-32;
-  const spec_thread th = {base, checker};
-  real x[P][IPSO_C][IPSO_V], v[P][IPSO_C][IPSO_V], p[P][IPSO_C][IPSO_V], pc[P];
-  unsigned int wa[P][IPSO_C][IPSO_V], wb[P][IPSO_C][IPSO_V];
-  uint2 spare[P];
-  /* The states of the iterations not yet checked, by slot: local memory,
-   * read only on a return. */
-  real kx[RING][P][E], kv[RING][P][E], kp[RING][P][E], kc[RING][P];
-  spec_load(s, th, x, v, p, pc, wa, wb, spare);
-  /* The verified best (of TV); this block's record (its lowest personal
-   * best improved since FIRST - 1: none yet, and the position it used);
-   * the position guessed for the next iteration. The checker's lane r
-   * keeps the last record it took from block r in LAST_R. */
-  real vc, vpos[E], gg[E];
-  int vi;
-  spec_best_before(s, first, vc, vi, vpos);
-  spec_record me;
-  me.c = (real)IPSO_INF;
-  me.i = IPSO_SPEC_NONE;
-#pragma unroll
-  for (int e = 0; e < E; e++) {
-    gg[e] = me.used[e] = vpos[e];
-    me.pos[e] = (real)0;
-  }
-  spec_record last_r = me;
-  /* No record is taken before it is written: every slot's tag names the
-   * iteration FIRST - 1, which no check asks for. */
-  const unsigned long long stale =
-      (unsigned long long)(((unsigned int)(first - 1) & 0xffffffu) << 8) << 32;
-  for (int k = tid; k < RING * IPSO_SPEC_CB; k += blockDim.x) (&ss.head[0][0])[k] = stale;
-  long long tc = first - 1, tv = first - 1, fresh = first;
-  unsigned int epoch = 0, taken = 0; /* taken: lane r of the checker, block r's epoch */
-  if (!checker) spec_draw(isl, base, first, fresh, spare, wa, wb);
-  cluster_barrier();
-
-  for (unsigned int pass = 0;; pass++) {
-    const int pp = (int)(pass & 1);
-    const bool comp = tc < last && tc - tv < IPSO_SPEC_LAG;
-    const long long t = tc + 1;
-    bool found = false;
-    if (comp && !checker) {
-      const real w = inertia_at(t);
-      const int slot = (int)(t & (RING - 1));
-      /* This iteration's words; the next one's drawn meanwhile. */
-      unsigned int ua[P][IPSO_C][IPSO_V], ub[P][IPSO_C][IPSO_V];
-#pragma unroll
-      for (int j = 0; j < P; j++)
-#pragma unroll
-        for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-          for (int k = 0; k < IPSO_V; k++) ua[j][c][k] = wa[j][c][k], ub[j][c][k] = wb[j][c][k];
-      if (t < last) spec_draw(isl, base, t + 1, fresh, spare, wa, wb);
-      bool maybe = false;
-#pragma unroll
-      for (int j = 0; j < P; j++) {
-        real f;
-        bool improved = spec_move<SCALED>(s, th, j, x, v, p, pc, ua, ub, gg, w, cs1, cs2, f, sh);
-        maybe = maybe || (improved && f <= me.c);
-        spec_keep(kx, kv, kp, kc, slot, j, x, v, p, pc);
-      }
-      /* This warp's lowest particle below the block's own lowest. */
-      if (__any_sync(0xffffffffu, maybe)) {
-        real bc = (real)IPSO_INF;
-        int bi = IPSO_SPEC_NONE;
-#pragma unroll
-        for (int j = 0; j < P; j++)
-          if (th.act(j) && lex_less(pc[j], th.i(j), me.c, me.i) && lex_less(pc[j], th.i(j), bc, bi))
-            bc = pc[j], bi = th.i(j);
-        for (int off = 16; off > 0; off >>= 1) {
-          real oc = __shfl_xor_sync(0xffffffffu, bc, off);
-          int oi = __shfl_xor_sync(0xffffffffu, bi, off);
-          if (lex_less(oc, oi, bc, bi)) bc = oc, bi = oi;
-        }
-        found = bi != IPSO_SPEC_NONE;
-#pragma unroll
-        for (int j = 0; j < P; j++)
-          if (th.i(j) == bi)
-#pragma unroll
-            for (int c = 0; c < IPSO_C; c++)
-#pragma unroll
-              for (int k = 0; k < IPSO_V; k++)
-                if (c * IPSO_V + k < IPSO_D) ss.row[pp][warp][c * IPSO_V + k] = p[j][c][k];
-        if (wl == 0) ss.cost[pp][warp] = bc, ss.idx[pp][warp] = bi;
-      } else if (wl == 0) {
-        ss.cost[pp][warp] = (real)IPSO_INF;
-        ss.idx[pp][warp] = IPSO_SPEC_NONE;
-      }
-    }
-
-    if (checker) {
-      /* The check of iteration TV + 1, if every block's record of it has
-       * come: lane r reads block r's. (Two checks per pass, to catch up
-       * after a late record, made every pass slower: BENCHMARKS.md.) */
-      int done = 0;
-      bool changed = false, back = false;
-      real gc = vc, gpos[E];
-      int gi = vi;
-#pragma unroll
-      for (int e = 0; e < E; e++) gpos[e] = vpos[e];
-      do {
-        const long long u = tv + 1;
-        if (u > tc) break;
-        const int slot = (int)(u & (RING - 1));
-        bool ok = true;
-        unsigned int tag = 0, full = 0;
-        spec_record r = last_r;
-        if (wl < IPSO_SPEC_CB) {
-          unsigned long long h = get_local(&ss.head[slot][wl]);
-          tag = (unsigned int)(h >> 32);
-          full = (unsigned int)h;
-          ok = (tag >> 8) == ((unsigned int)u & 0xffffffu) &&
-               (signed char)(unsigned char)((tag & 0xffu) - taken) >= 0;
-          if (ok && full) {
-            unsigned int d[IPSO_SPEC_NW];
-#pragma unroll
-            for (int q = 0; q < IPSO_SPEC_NW; q++) {
-              unsigned long long word = get_local(&ss.rec[slot][wl][q]);
-              ok = ok && (unsigned int)(word >> 32) == tag;
-              d[q] = (unsigned int)word;
-            }
-            record_of(d, r);
-          }
-          ok = ok && same_position(r.used, gpos);
-        }
-        if (!__all_sync(0xffffffffu, ok)) break;
-        if (wl < IPSO_SPEC_CB) taken = tag & 0xffu, last_r = r;
-        if (__any_sync(0xffffffffu, full != 0)) {
-          /* The lowest of the best of U - 1 and the records. */
-          real bc = wl < IPSO_SPEC_CB ? r.c : (real)IPSO_INF;
-          int bi = wl < IPSO_SPEC_CB ? r.i : IPSO_SPEC_NONE, bl = wl;
-          for (int off = IPSO_SPEC_CB / 2; off > 0; off >>= 1) {
-            real oc = __shfl_xor_sync(0xffffffffu, bc, off);
-            int oi = __shfl_xor_sync(0xffffffffu, bi, off);
-            int ol = __shfl_xor_sync(0xffffffffu, bl, off);
-            if (lex_less(oc, oi, bc, bi)) bc = oc, bi = oi, bl = ol;
-          }
-          bl = __shfl_sync(0xffffffffu, bl, 0);
-          bc = __shfl_sync(0xffffffffu, bc, 0);
-          bi = __shfl_sync(0xffffffffu, bi, 0);
-          if (lex_less(bc, bi, gc, gi)) {
-            changed = true;
-            gc = bc;
-            gi = bi;
-#pragma unroll
-            for (int e = 0; e < E; e++) gpos[e] = __shfl_sync(0xffffffffu, r.pos[e], bl);
-          }
-        }
-        if (rank == 0 && wl == 0 && s.hist) s.hist[u - first] = (double)gc;
-        done++;
-        /* The guess used for U + 1, if it was computed before this pass
-         * (one computed in this pass is checked after the barrier). */
-        if (u + 1 <= tc) {
-          unsigned int d[IPSO_SPEC_NW];
-#pragma unroll
-          for (int q = 0; q < IPSO_SPEC_NW; q++) d[q] = ss.mine[(u + 1) & (RING - 1)][q];
-          spec_record g;
-          record_of(d, g);
-          back = !same_position(g.used, gpos);
-        }
-      } while (0);
-      if (wl == 0) {
-        ss.out[pp] = done | (changed ? 4 : 0) | (back ? 8 : 0);
-        if (changed) {
-          ss.gc[pp] = gc;
-          ss.gi[pp] = gi;
-#pragma unroll
-          for (int e = 0; e < E; e++) ss.gpos[pp][e] = gpos[e];
-        }
-      }
-    }
-
-    const bool any = __syncthreads_or(found) != 0;
-    if (any) {
-      /* The lowest of the warps' candidates: below the block's own lowest. */
-      real bc = wl < IPSO_SPEC_WARPS ? ss.cost[pp][wl] : (real)IPSO_INF;
-      int bi = wl < IPSO_SPEC_WARPS ? ss.idx[pp][wl] : IPSO_SPEC_NONE;
-      for (int off = 16; off > 0; off >>= 1) {
-        real oc = __shfl_xor_sync(0xffffffffu, bc, off);
-        int oi = __shfl_xor_sync(0xffffffffu, bi, off);
-        if (lex_less(oc, oi, bc, bi)) bc = oc, bi = oi;
-      }
-      const int w = (bi - (int)rank * IPSO_SPEC_PPB) % IPSO_SPEC_THREADS / 32;
-      me.c = bc;
-      me.i = bi;
-#pragma unroll
-      for (int e = 0; e < E; e++) me.pos[e] = e < IPSO_D ? ss.row[pp][w][e] : (real)0;
-    }
-    if (comp) {
-      tc = t;
-      if (checker) {
-        /* This block's record of T: in full to its own copy; to every block
-         * of the cluster in full, or as "the same as T - 1". */
-        const bool same = !any && same_position(gg, me.used);
-#pragma unroll
-        for (int e = 0; e < E; e++) me.used[e] = gg[e];
-        const int slot = (int)(t & (RING - 1));
-        const unsigned long long tag =
-            (unsigned long long)((((unsigned int)t & 0xffffffu) << 8) | (epoch & 0xffu)) << 32;
-        if (wl < IPSO_SPEC_NW) ss.mine[slot][wl] = record_word(me, wl);
-        if (!same)
-          for (int q = wl; q < IPSO_SPEC_CB * IPSO_SPEC_NW; q += 32)
-            put_remote(&ss.rec[slot][rank][q % IPSO_SPEC_NW], (unsigned int)(q / IPSO_SPEC_NW),
-                       tag | record_word(me, q % IPSO_SPEC_NW));
-        if (wl < IPSO_SPEC_CB) put_remote(&ss.head[slot][rank], (unsigned int)wl, tag | !same);
-      }
-    }
-    const int out = ss.out[pp];
-    if (out & 3) {
-      tv += out & 3;
-      if (out & 4) {
-        vc = ss.gc[pp];
-        vi = ss.gi[pp];
-#pragma unroll
-        for (int e = 0; e < E; e++) vpos[e] = ss.gpos[pp][e];
-      }
-      /* A wrong guess for TV + 1: found by the checker, or computed in
-       * this pass. */
-      bool wrong = (out & 8) != 0 || (comp && t == tv + 1 && !same_position(gg, vpos));
-      if (wrong) {
-        /* Back to the state of TV and this block's record of it. */
-        const int slot = (int)(tv & (RING - 1));
-        if (!checker) spec_back(kx, kv, kp, kc, slot, x, v, p, pc);
-        unsigned int d[IPSO_SPEC_NW];
-#pragma unroll
-        for (int q = 0; q < IPSO_SPEC_NW; q++) d[q] = ss.mine[slot][q];
-        record_of(d, me);
-        tc = tv;
-        epoch++;
-        fresh = tv + 1;
-        if (!checker && tv < last) spec_draw(isl, base, tv + 1, fresh, spare, wa, wb);
-      }
-    }
-    if (tv == last) break;
-    /* The guess for the next iteration. */
-    const bool own = lex_less(me.c, me.i, vc, vi);
-#pragma unroll
-    for (int e = 0; e < E; e++) gg[e] = own ? me.pos[e] : vpos[e];
-  }
-
-  spec_finish(s, th, last, x, v, p, pc, vc, vi, vpos, sh);
-}
-
-#if IPSO_SPEC_WIN > 0
-/* The windowed form (IPSO_SPEC_WIN > 0): every thread runs its particles
+/* The windows: every thread runs its particles
  * through a window of up to IPSO_SPEC_WIN iterations on the best it
  * knows, with no exchange inside the window; then the cluster exchanges,
  * once, where the window's guess broke. A particle breaks the guess at
@@ -659,7 +298,7 @@ __device__ void spec_run(swarm_ptrs s, long long first, long long last, spec_sha
  * iteration left in local memory, and the next window starts after T*.
  * Its length doubles after a window taken whole and halves after a break
  * (from 1 at the launch): short while the best moves, long once it
- * settles. The result is the strict one, bit for bit, as the other form's.
+ * settles.
  *
  * The exchange: each warp's lowest (T, cost, index) with its position,
  * written by its lanes into every block of the cluster (distributed shared
@@ -842,27 +481,19 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
 
   spec_finish(s, th, last, x, v, p, pc, vc, vi, vpos, sh);
 }
-#endif
 
 extern "C" __global__ void __launch_bounds__(IPSO_SPEC_THREADS + 32, 1)
     speculative_cluster_kernel(swarm_ptrs s, long long first, long long last)
 {
-#if IPSO_SPEC_WIN > 0
   __shared__ win_shared ss;
-#define IPSO_SPEC_RUN win_run
-#else
-  __shared__ spec_shared ss;
-#define IPSO_SPEC_RUN spec_run
-#endif
   __shared__ block_shared sh; /* group_value's cross-warp sums: unused (IPSO_G = 1) */
   if (first > last) return;
   bool scaled = sizeof(real) == sizeof(double) && (K.c1 == 0 || (double)K.c1 >= 0x1p-960) &&
                 (K.c2 == 0 || (double)K.c2 >= 0x1p-960);
   if (scaled)
-    IPSO_SPEC_RUN<sizeof(real) == sizeof(double)>(s, first, last, ss, sh);
+    win_run<sizeof(real) == sizeof(double)>(s, first, last, ss, sh);
   else
-    IPSO_SPEC_RUN<false>(s, first, last, ss, sh);
-#undef IPSO_SPEC_RUN
+    win_run<false>(s, first, last, ss, sh);
 }
 
 #endif

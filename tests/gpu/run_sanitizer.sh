@@ -1,12 +1,11 @@
 #!/bin/bash
 # No out-of-bounds access, race or barrier misuse under compute-sanitizer on
-# small configs: memcheck for every kernel variant and launch mode (built-in
-# objectives and a user objective declared separable),
-# racecheck and synccheck for the fused queue-lock kernels (block-, cluster-
-# and grid-resident, relaxed) and the reduction pair; the ring topology;
-# four islands on one GPU (grid-resident, one launch per iteration, and one
-# block per island); two ranks of four islands sharing the GPU (the edges
-# through mapped host memory); then the GPU test programs
+# small configs: memcheck for every kernel variant (built-in objectives and
+# a user objective declared separable), racecheck and synccheck for the
+# fused queue-lock kernels (one launch per iteration, grid-resident relaxed)
+# and the reduction pair; the speculative cluster kernel; the ring
+# topology; four islands on one GPU; two ranks of four islands sharing the
+# GPU (the edges through mapped host memory); then the GPU test programs
 # (IPSO_GPU_TEST_PROGRAMS) under all three.
 . "$(dirname "$0")/gpu_common.sh"
 if ! command -v compute-sanitizer >/dev/null 2>&1; then
@@ -24,63 +23,29 @@ check() { # check TOOL CONFIG LABEL
 }
 for p in ${IPSO_SANITIZER_PROBLEMS:-cubic:1:300:double rastrigin:30:1333:float sphere:700:9:double user_sep:30:500:float}; do
   IFS=: read -r obj dims parts prec <<<"$p"
-  # block=1: the one-block kernel where the island fits one block (cubic
-  # 1-D 300 does); block=0 (IPSO_GPU_BLOCK=0): cluster- or grid-resident.
-  for variant in queue_lock:strict:1:1 queue_lock:strict:1:0 queue_lock:strict:0:1 \
-                 queue_lock:relaxed:1:1 queue:strict:1:1 reduction:strict:1:1; do
-    IFS=: read -r kernel sync resident block <<<"$variant"
-    export IPSO_GPU_RESIDENT=$resident IPSO_GPU_BLOCK=$block
-    cfg=$work/$obj-$kernel-$sync-$resident-$block.toml
-    label="$obj D=$dims $kernel $sync resident=$resident block=$block"
+  for variant in queue_lock:strict queue_lock:relaxed queue:strict reduction:strict; do
+    IFS=: read -r kernel sync <<<"$variant"
+    cfg=$work/$obj-$kernel-$sync.toml
+    label="$obj D=$dims $kernel $sync"
     write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 4
     "$IPSO_BIN" "$cfg" >/dev/null 2>&1 # compile into the cache outside the sanitizer
     check memcheck "$cfg" "$label"
-    if [ "$obj" != sphere ] && [ "$obj" != user_sep ] && [ "$variant" != queue:strict:1:1 ] && [ "$variant" != queue_lock:strict:0:1 ]; then
+    if [ "$obj" != sphere ] && [ "$obj" != user_sep ] && [ "$kernel" != queue ]; then
       check racecheck "$cfg" "$label"
       check synccheck "$cfg" "$label"
     fi
   done
 done
-export IPSO_GPU_BLOCK=1 IPSO_GPU_SPEC=0
-# The one-block kernel over more iterations than a segment of the runs
-# above, with a row of two threads that reads the next coordinate
-# (Rosenbrock 5-D) and with several particles per thread (cubic 1-D 2,048):
-# all three tools.
-for p in rosenbrock:5:200:double cubic:1:2048:double; do
-  IFS=: read -r obj dims parts prec <<<"$p"
-  cfg=$work/block-$obj.toml
-  write_config "$cfg" "$obj" "$dims" "$parts" "$prec" queue_lock strict 60
-  "$IPSO_BIN" "$cfg" >/dev/null 2>&1
-  for tool in memcheck racecheck synccheck; do
-    check "$tool" "$cfg" "block-resident $obj D=$dims N=$parts"
-  done
-done
 # The speculative cluster kernel (kernels/pso_spec.cuh): the paper's 1-D
-# 2,048 (the plan's own choice) and a 3-D swarm in clusters of 4 blocks
-# (IPSO_GPU_SPEC=4), in windows (the default) and checking every iteration
-# (IPSO_GPU_SPEC_WIN=0): memcheck and synccheck; racecheck for the windows
-# (the blocks write into each other's shared memory only before the
-# cluster barrier that precedes the reads). Not racecheck for the checking
-# form: its records are words that other blocks write into this block's
-# shared memory while its checker reads them (strong, cluster-scope
-# accesses, each word tagged), which racecheck reports as hazards by design.
-for p in cubic:1:2048:double:8 sphere:3:333:double:4; do
-  IFS=: read -r obj dims parts prec cb <<<"$p"
-  export IPSO_GPU_SPEC=$cb
-  for win in "" 0; do
-    export IPSO_GPU_SPEC_WIN=$win
-    cfg=$work/spec-$obj-$win.toml
-    write_config "$cfg" "$obj" "$dims" "$parts" "$prec" queue_lock strict 60
-    "$IPSO_BIN" "$cfg" >/dev/null 2>&1
-    tools="memcheck synccheck"
-    [ -z "$win" ] && tools="$tools racecheck"
-    for tool in $tools; do
-      check "$tool" "$cfg" "cluster-speculative $obj D=$dims N=$parts${win:+ IPSO_GPU_SPEC_WIN=$win}"
-    done
-  done
+# 2,048, the plan's own choice, over more iterations than a window: all
+# three tools (the blocks write into each other's shared memory only before
+# the cluster barrier that precedes the reads).
+cfg=$work/spec-cubic.toml
+write_config "$cfg" cubic 1 2048 double queue_lock strict 60
+"$IPSO_BIN" "$cfg" >/dev/null 2>&1
+for tool in memcheck racecheck synccheck; do
+  check "$tool" "$cfg" "cluster-speculative cubic D=1 N=2048"
 done
-export IPSO_GPU_SPEC=0
-unset IPSO_GPU_SPEC_WIN
 # The ring topology (lbest kernel before every step): memcheck, racecheck and
 # synccheck for the queue-lock kernel, strict and relaxed, and memcheck for
 # the reduction pair.
@@ -107,19 +72,17 @@ for sync in strict relaxed; do
     check "$tool" "$cfg" "clpso refresh=3 4 islands rastrigin D=30 queue_lock $sync"
   done
 done
-# Four islands on one GPU (strict queue-lock grid-resident with the state in
-# registers, one launch per iteration for all islands, one block per island;
-# ring) with migration: all three tools.
-for variant in queue_lock:strict:1:global:rastrigin:30 queue_lock:strict:0:global:rastrigin:30 \
-               queue_lock:relaxed:1:ring:rastrigin:30 queue_lock:strict:1:global:cubic:1; do
-  IFS=: read -r kernel sync resident topo obj dims <<<"$variant"
-  export IPSO_GPU_RESIDENT=$resident
-  cfg=$work/islands-$kernel-$sync-$resident-$topo-$obj.toml
+# Four islands on one GPU (one launch per iteration for all islands; global
+# and ring) with migration: all three tools.
+for variant in queue_lock:strict:global:rastrigin:30 queue_lock:relaxed:ring:rastrigin:30 \
+               queue_lock:strict:global:cubic:1; do
+  IFS=: read -r kernel sync topo obj dims <<<"$variant"
+  cfg=$work/islands-$kernel-$sync-$topo-$obj.toml
   write_config "$cfg" "$obj" "$dims" 333 float "$kernel" "$sync" 6 5 "swarm.topology=\"$topo\"" \
     run.islands=4 migration.interval=3 migration.migrants=2
   "$IPSO_BIN" "$cfg" >/dev/null 2>&1
   for tool in memcheck racecheck synccheck; do
-    check "$tool" "$cfg" "4 islands $obj D=$dims $kernel $sync resident=$resident $topo"
+    check "$tool" "$cfg" "4 islands $obj D=$dims $kernel $sync $topo"
   done
 done
 # Two ranks of 4 islands each sharing the GPU: the edge islands' messages
@@ -141,7 +104,7 @@ for policy in best random; do
   done
   launch=()
 done
-export IPSO_GPU_RESIDENT=1 IPSO_GPU_TEST_SHORT=1
+export IPSO_GPU_TEST_SHORT=1
 # Snapshots and checkpoints written in the background (the state captured
 # on the device in both slots, read back by the writers' threads), and the
 # random migration policies: memcheck.

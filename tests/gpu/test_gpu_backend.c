@@ -91,12 +91,10 @@ static int states_equal(const struct swarm_state *a, const struct swarm_state *b
 }
 
 /* Strict runs: variants equal, repeatable, and close to (or equal to) the CPU.
- * The queue-lock kernel runs four times: as the backend chooses (with the
- * overrides of the environment, if any), with one launch per iteration
- * (no_resident), on the plain paths (no_keep, no_pdl: no state in
- * registers, no programmatic dependent launch), and without the one-block
- * kernel (no_block: cluster- or grid-resident where the plan would run the
- * island in one block). */
+ * The queue-lock kernel runs four times: as the backend chooses, with one
+ * launch per iteration (streaming), on the plain paths (no_pdl: no
+ * programmatic dependent launch), and in the speculative kernel wherever it
+ * can run (spec 8). */
 static void check_problem(const struct problem *p)
 {
   enum { NV = 6 };
@@ -107,7 +105,7 @@ static void check_problem(const struct problem *p)
                             "queue",
                             "reduction",
                             "queue_lock (plain paths)",
-                            "queue_lock (IPSO_GPU_BLOCK=0)"};
+                            "queue_lock (speculative kernel where it runs)"};
   const int iters = 3;
   double best[16];
   struct ipso_config cfg;
@@ -122,14 +120,14 @@ static void check_problem(const struct problem *p)
   printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d %s\n", p->objective, p->dims, p->particles,
          p->precision, m.group, m.vec, topology_of(p, topo, sizeof topo));
   CHECK(run(&cfg, NULL, iters, &cpu, best) == IPSO_OK, "cpu run");
-  const struct gpu_overrides chosen = gpu_overrides_from_env();
+  const struct gpu_overrides chosen = {0};
   config_free(&cfg);
   for (int v = 0; v < NV; v++) {
     make_config(p, kernels[v], "strict", 7, &cfg);
     struct gpu_overrides o = chosen;
-    if (v == 1) o.no_resident = 1;
-    if (v == 4) o.no_keep = o.no_pdl = 1;
-    if (v == 5) o.no_block = 1;
+    if (v == 1) o.streaming = 1;
+    if (v == 4) o.no_pdl = 1;
+    if (v == 5) o.spec = 8;
     CHECK(run(&cfg, &o, iters, &gpu[v], best) == IPSO_OK, "gpu run %s", labels[v]);
     config_free(&cfg);
     const char *what;
@@ -293,8 +291,8 @@ static void check_state_and_migrants(int ring, int clpso)
  * neighbours, always one launch per iteration). */
 static void check_relaxed(int resident, int ring)
 {
-  struct gpu_overrides o = gpu_overrides_from_env();
-  if (!resident) o.no_resident = 1;
+  struct gpu_overrides o = {0};
+  if (!resident) o.streaming = 1;
   struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 3, &cfg);
@@ -337,8 +335,8 @@ static void check_segments(int ring)
   double best[12];
   for (int k = 0; k < 3; k++) {
     struct backend b;
-    struct gpu_overrides o = gpu_overrides_from_env();
-    if (k == 2) o.no_resident = 1;
+    struct gpu_overrides o = {0};
+    if (k == 2) o.streaming = 1;
     CHECK(backend_gpu_create_with(&setup, &o, &b) == IPSO_OK, "gpu create");
     b.ops->init(&b);
     if (k == 1) {
@@ -468,9 +466,9 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   char topo[32];
   printf("%d islands in one backend: %-10s %-10s D=%-3d N=%-5d %-6s %s\n", K, kernel, p->objective,
          p->dims, p->particles, p->precision, topology_of(p, topo, sizeof topo));
-  const struct gpu_overrides chosen = gpu_overrides_from_env();
+  const struct gpu_overrides chosen = {0};
   struct gpu_overrides together = chosen;
-  if (streaming) together.no_resident = 1;
+  if (streaming) together.streaming = 1;
   const int D = p->dims, N = p->particles;
   struct swarm_setup all = {&cfg, FIRST, ALL, 0, K};
   struct swarm_setup halves[2] = {{&cfg, FIRST, ALL, 0, K / 2},
@@ -710,7 +708,7 @@ static void check_islands_relaxed(int ring)
   make_config(&p, "queue_lock", "relaxed", 5, &cfg);
   struct swarm_setup all = {&cfg, 0, K, 0, K};
   struct backend g;
-  struct gpu_overrides o = gpu_overrides_from_env();
+  struct gpu_overrides o = {0};
   CHECK(backend_gpu_create_with(&all, &o, &g) == IPSO_OK, "gpu create relaxed islands");
   double best[K * T];
   g.ops->init(&g);

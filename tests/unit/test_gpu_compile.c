@@ -1,9 +1,10 @@
 /* Every kernel variant compiles with NVRTC for sm_90 (no GPU needed): each
  * built-in objective in both precisions, the thread mappings of short,
- * medium and long rows, strict and relaxed, the ring topology (with its
- * lbest kernel and without the resident kernels), the clpso topology (with
- * its exemplar kernel, without the resident kernels), an inertia schedule,
- * and a user objective, whole-row and separable. */
+ * medium and long rows, strict and relaxed (with the relaxed resident
+ * kernel), the speculative cluster kernel where it may run, the ring
+ * topology (with its lbest kernel and without the resident kernel), the
+ * clpso topology (with its exemplar kernel, without the resident kernel),
+ * an inertia schedule, and a user objective, whole-row and separable. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include "swarm.h"
 #include "config.h"
 #include "gpu_compile.h"
-#include "gpu_mapping.h"
+#include "gpu_plan.h"
 #include "objective.h"
 #include "user_objective.h"
 
@@ -32,17 +33,12 @@ static int compile_checked(const char *toml, const char *what, const char *want,
 {
   struct ipso_config cfg;
   if (config_load_text(toml, what, 0, NULL, 1, &cfg) != IPSO_OK) return 1;
-  struct gpu_mapping m;
   int user = cfg.objective.id == IPSO_OBJ_USER;
-  gpu_mapping_choose(cfg.objective.dimensions, cfg.run.precision == IPSO_FLOAT,
-                     user && !cfg.objective.separable, &m);
-  /* The one-block kernel where the plan compiles it (gpu_plan_mapping). */
-  if (cfg.swarm.sync == IPSO_SYNC_STRICT && cfg.swarm.topology == IPSO_SWARM_GLOBAL &&
-      cfg.swarm.kernel == IPSO_KERNEL_QUEUE_LOCK && cfg.objective.dimensions <= IPSO_RESIDENT_MAX_D)
-    gpu_mapping_block(&m, cfg.objective.dimensions, cfg.swarm.particles, 0);
-  /* The speculative kernel beside it wherever it may run (IPSO_GPU_SPEC). */
-  if (m.blk_threads && !user && !objective_get(cfg.objective.id)->needs_next)
-    gpu_mapping_spec(&m, cfg.objective.dimensions, cfg.swarm.particles, 8);
+  /* The plan's mapping, with the speculative kernel wherever it may run. */
+  struct gpu_overrides spec = {.spec = 8};
+  struct gpu_plan p;
+  gpu_plan_mapping(&cfg, &spec, 1, &p);
+  const struct gpu_mapping m = p.map;
   struct swarm_consts k;
   swarm_consts_build(&cfg, &k);
   char *defines = gpu_kernel_defines(&cfg, &m, &k);
@@ -54,8 +50,8 @@ static int compile_checked(const char *toml, const char *what, const char *want,
     printf("FAIL %s: %s should have %s and not %s\n", what, "the image", want, not );
     rc = IPSO_ERR_RUNTIME;
   }
-  printf("%-4s %-60s G=%-3d V=%d block %4dx%d %zu bytes\n", rc == IPSO_OK ? "ok" : "FAIL", what,
-         m.group, m.vec, m.blk_threads, m.blk_ppt, n);
+  printf("%-4s %-60s G=%-3d V=%d cluster %dx%d %zu bytes\n", rc == IPSO_OK ? "ok" : "FAIL", what,
+         m.group, m.vec, m.spec_cb, m.spec_threads, n);
   free(image);
   free(defines);
   free(prelude);
@@ -109,17 +105,21 @@ int main(void)
     snprintf(what, sizeof what, "ring k=%d %s D=%d %s %s", 1 + r,
              r < 2 ? "rastrigin" : "rosenbrock", D, r % 2 ? "float" : "double",
              r == 1 ? "relaxed" : "strict");
-    fail += compile_checked(toml, what, "lbest_kernel", "resident_grid_kernel");
+    fail += compile_checked(toml, what, "lbest_kernel", "resident_relaxed_kernel");
   }
   /* A ring of 2k+1 > 32: lbest_kernel's warp scans the shared core. */
   fail += compile_checked("[run]\nprecision = \"float\"\n[objective]\nname = \"rastrigin\"\n"
                           "dimensions = 30\n[swarm]\nparticles = 64\ntopology = \"ring\"\n"
                           "neighbours = 20\n",
                           "ring k=20 rastrigin D=30 float strict", "lbest_kernel",
-                          "resident_grid_kernel");
+                          "resident_relaxed_kernel");
+  fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n[swarm]\n"
+                          "topology = \"global\"\nsync = \"relaxed\"\n",
+                          "sphere D=30 global relaxed", "resident_relaxed_kernel", "lbest_kernel");
   fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n[swarm]\n"
                           "topology = \"global\"\n",
-                          "sphere D=30 global", "resident_grid_kernel", "lbest_kernel");
+                          "sphere D=30 global strict", "step_queue_lock_kernel",
+                          "resident_relaxed_kernel");
   /* clpso: short, medium and long rows, strict and relaxed, with its
    * inertia schedule; and a schedule on the global topology. */
   const int clpso_dims[] = {1, 30, 1500};
@@ -133,41 +133,12 @@ int main(void)
     snprintf(what, sizeof what, "clpso refresh=%d %s D=%d %s %s", 3 + r,
              r < 2 ? "rastrigin" : "rosenbrock", D, r % 2 ? "float" : "double",
              r == 1 ? "relaxed" : "strict");
-    fail += compile_checked(toml, what, "exemplar_kernel", "resident_grid_kernel");
+    fail += compile_checked(toml, what, "exemplar_kernel", "resident_relaxed_kernel");
   }
   fail += compile_checked("[objective]\nname = \"ackley\"\ndimensions = 30\n[swarm]\n"
                           "topology = \"global\"\ninertia = 0.9\ninertia_end = 0.4\n",
-                          "ackley D=30 global, inertia 0.9 -> 0.4", "resident_grid_kernel",
+                          "ackley D=30 global, inertia 0.9 -> 0.4", "step_queue_lock_kernel",
                           "exemplar_kernel");
-  /* The one-block kernel: the paper's 1-D 2,048 (8 particles per thread),
-   * a 1-D island of 300, rows of 2 and 7 coordinates, a row that reads the
-   * next coordinate (Rosenbrock), a float swarm of 8 coordinates per
-   * thread; none for 8,192 1-D particles (too many for one block's
-   * registers), relaxed or a ring. */
-  const struct {
-    const char *obj, *prec, *sync, *topo;
-    int dims, particles, want;
-  } blk[] = {{"cubic", "double", "strict", "global", 1, 2048, 1},
-             {"cubic", "double", "strict", "global", 1, 300, 1},
-             {"cubic", "float", "strict", "global", 1, 8192, 0},
-             {"sphere", "double", "strict", "global", 2, 333, 1},
-             {"target_distance", "double", "strict", "global", 7, 99, 1},
-             {"rosenbrock", "double", "strict", "global", 5, 200, 1},
-             {"rastrigin", "float", "strict", "global", 16, 100, 1},
-             {"cubic", "double", "relaxed", "global", 1, 2048, 0},
-             {"cubic", "double", "strict", "ring", 1, 2048, 0},
-             {"cubic", "double", "strict", "clpso", 1, 2048, 0}};
-  for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
-    snprintf(toml, sizeof toml,
-             "[run]\nprecision = \"%s\"\n[objective]\nname = \"%s\"\ndimensions = %d\n"
-             "[swarm]\nparticles = %d\nsync = \"%s\"\ntopology = \"%s\"\n",
-             blk[b].prec, blk[b].obj, blk[b].dims, blk[b].particles, blk[b].sync, blk[b].topo);
-    snprintf(what, sizeof what, "one block: %s D=%d N=%d %s %s %s", blk[b].obj, blk[b].dims,
-             blk[b].particles, blk[b].prec, blk[b].sync, blk[b].topo);
-    fail += blk[b].want
-                ? compile_checked(toml, what, "resident_block_kernel", "lbest_kernel")
-                : compile_checked(toml, what, "step_queue_lock_kernel", "resident_block_kernel");
-  }
   /* The speculative cluster kernel: rows on one thread, both precisions. */
   const char *spec[] = {"precision = \"double\"\n[objective]\nname = \"cubic\"\ndimensions = 1\n"
                         "[swarm]\nparticles = 2048\n",
@@ -179,6 +150,20 @@ int main(void)
     snprintf(toml, sizeof toml, "[run]\n%stopology = \"global\"\n", spec[b]);
     snprintf(what, sizeof what, "speculative cluster %zu", b);
     fail += compile_checked(toml, what, "speculative_cluster_kernel", "lbest_kernel");
+  }
+  /* None where it may not run: too many particles, relaxed, a ring, a
+   * term that reads the next coordinate. */
+  const char *nospec[] = {"[objective]\nname = \"cubic\"\ndimensions = 1\n[swarm]\n"
+                          "particles = 8192\ntopology = \"global\"\n",
+                          "[objective]\nname = \"cubic\"\ndimensions = 1\n[swarm]\n"
+                          "particles = 2048\ntopology = \"global\"\nsync = \"relaxed\"\n",
+                          "[objective]\nname = \"cubic\"\ndimensions = 1\n[swarm]\n"
+                          "particles = 2048\ntopology = \"ring\"\n",
+                          "[objective]\nname = \"rosenbrock\"\ndimensions = 2\n[swarm]\n"
+                          "particles = 200\ntopology = \"global\"\n"};
+  for (size_t b = 0; b < sizeof nospec / sizeof nospec[0]; b++) {
+    snprintf(what, sizeof what, "no speculative cluster %zu", b);
+    fail += compile_checked(nospec[b], what, "init_kernel", "speculative_cluster_kernel");
   }
   char dir[] = "/tmp/ipso-gpu-compile-XXXXXX";
   if (!mkdtemp(dir)) return 1;
@@ -201,16 +186,16 @@ int main(void)
                sep ? ", separable" : "");
       fail += compile(toml, what);
     }
-  /* A user function of the whole row in the one-block kernel (the row read
-   * from memory after the group's barrier). */
+  /* A user function of the whole row, one thread per particle, on the
+   * global topology (never the speculative kernel). */
   snprintf(toml, sizeof toml,
            "[run]\nprecision = \"double\"\n[objective]\nname = \"user\"\ndimensions = 4\n"
            "lower = -5\nupper = 5\nsource = \"%s\"\nfunction = \"shifted\"\n"
            "[objective.params]\nshift = [1, 2, 3]\nscale = 0.5\n[swarm]\nparticles = 100\n"
            "topology = \"global\"\n",
            src);
-  fail += compile_checked(toml, "one block: user objective (double, whole rows) D=4 N=100",
-                          "resident_block_kernel", "lbest_kernel");
+  fail += compile_checked(toml, "user objective (double, whole rows) D=4 N=100, global",
+                          "step_queue_lock_kernel", "speculative_cluster_kernel");
   remove(src);
   rmdir(dir);
   printf("%s\n", fail ? "FAILED" : "passed");
