@@ -23,7 +23,6 @@
 #include "gpu_launch.h"
 #include "gpu_plan.h"
 #include "gpu_stage.h"
-#include "gpu_visible.h"
 #include "log.h"
 #include "timings.h"
 #include "objective.h"
@@ -738,10 +737,8 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
     if (g->plan.ring) snprintf(ring, sizeof ring, " ring k=%d", g->plan.neighbours);
     if (g->plan.clpso) snprintf(ring, sizeof ring, " clpso refresh=%d", g->plan.refresh);
-    /* Numbered as on the node where this rank sees only its own GPU. */
-    int number = gpu_visible_shown() >= 0 ? gpu_visible_shown() : g->device;
     snprintf(b->description, sizeof b->description,
-             "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s", number, prop.name, bus,
+             "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s", g->device, prop.name, bus,
              (double)prop.totalGlobalMem / (1 << 30), config_kernel_name(cfg->swarm.kernel),
              config_sync_name(cfg->swarm.sync), ring, gpu_plan_describe(&g->plan, mode, sizeof mode));
   }

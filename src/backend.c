@@ -6,25 +6,10 @@
 
 #include "backend_cpu.h"
 #include "check.h"
-#include "gpu_visible.h"
 #include "log.h"
 #ifdef IPSO_HAVE_CUDA
 #include "backend_gpu.h"
 #endif
-
-/* Where the GPU this rank was given (gpu_visible.h) turned out unusable:
- * what was done, and how to undo it. */
-static const char *narrowed(void)
-{
-  static char buf[320];
-  buf[0] = '\0';
-  if (gpu_visible_shown() >= 0)
-    snprintf(buf, sizeof buf,
-             "; islandpso set CUDA_VISIBLE_DEVICES=%s for this rank, IPSO_GPU_MASK=0 leaves it "
-             "as it is",
-             gpu_visible_value());
-  return buf;
-}
 
 int backend_gpu_count(void)
 {
@@ -55,13 +40,13 @@ int backend_create(const struct swarm_setup *setup, struct backend *b)
 #ifdef IPSO_HAVE_CUDA
   if (backend_gpu_count() > 0) return backend_gpu_create(setup, b);
   if (kind == IPSO_BACKEND_GPU)
-    return IPSO_FAIL("gpu", "backend = \"gpu\" but no usable CUDA device is visible (%s)%s",
-                     gpu_unavailable_reason(), narrowed());
+    return IPSO_FAIL("gpu", "backend = \"gpu\" but no usable CUDA device is visible (%s)",
+                     gpu_unavailable_reason());
 #else
   if (kind == IPSO_BACKEND_GPU)
     return IPSO_FAIL("gpu", "backend = \"gpu\" but this islandpso was built without CUDA");
 #endif
   if (setup->island == 0)
-    log_info("islandpso: no GPU available%s; running on the CPU backend", narrowed());
+    log_info("islandpso: no GPU available; running on the CPU backend");
   return backend_cpu_create(setup, b);
 }

@@ -1,7 +1,68 @@
 /* The CPU reference backend: the swarms of the backend's islands in host
  * memory, structure of arrays, OpenMP over particles (or over islands, when
  * the islands are small), the GPU's random stream (src/philox.h). */
-#include "backend_cpu_swarm.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <string.h>
+
+#include "backend_cpu.h"
+#include "check.h"
+#include "log.h"
+#include "migration.h"
+#include "objective.h"
+#include "philox.h"
+#include "user_objective.h"
+
+#define IPSO_FN(name) cpu_unused_##name
+#define IPSO_REAL double
+#include "objectives.h" /* for IPSO_M_FMA */
+#undef IPSO_FN
+#undef IPSO_REAL
+
+/* Swarms smaller than this (particles x dimensions) run on one thread: the
+ * fork and join of a parallel region would cost more than they save. */
+#define CPU_PARALLEL_MIN 16384
+
+struct cpu_swarm {
+  const struct ipso_config *cfg;
+  int island, D;
+  int64_t N;
+  uint64_t seed, W;
+  enum ipso_precision precision;
+  double sign, inertia, cognitive, social;
+  objective_fn_d eval_d;
+  objective_fn_f eval_f;
+  int has_w_end; /* inertia decreasing to w_end at tmax */
+  double w_end;
+  int64_t tmax;                               /* run.max_iterations */
+  int ring;                                   /* topology ring: follow lbest rows */
+  int64_t neighbours;                         /* ring: k on each side */
+  int clpso;                                  /* topology clpso: follow exemplar rows */
+  int refresh;                                /* clpso: iterations of an epoch */
+  uint32_t *learn;                            /* clpso: [N] swarm_clpso_threshold */
+  void *lbest;                                /* ring, clpso: REAL [N * D] attractors */
+  void *x, *v, *p, *cost, *pcost, *gpos;      /* REAL arrays */
+  void *tables, *lo, *hi, *span, *vmax, *prm; /* REAL [D] each, in one block */
+  double gcost;                               /* global best cost, exact */
+  int64_t gidx;
+};
+
+/* The 4 random words of dimensions 2k and 2k+1 of one particle at iteration
+ * T (in 1-D: the iteration's 2 words in w[0], w[1]). */
+static inline void cpu_words(uint64_t seed, uint64_t sub, int D, uint64_t W, int64_t t, int k,
+                             uint32_t w[4])
+{
+  uint64_t off = (uint64_t)t * W + 4u * (uint64_t)k;
+  philox_block(seed, sub, off / 4, w);
+  if (D == 1 && off % 4) {
+    w[0] = w[2];
+    w[1] = w[3];
+  }
+}
 
 /* The migration's buffers (cpu_migrate_out, cpu_migrate_in), for
  * messages of up to cap migrants. */
@@ -42,34 +103,10 @@ struct cpu_backend {
 #define DISPATCH(c, fn, ...)                                                                       \
   ((c)->precision == IPSO_FLOAT ? fn##_f(__VA_ARGS__) : fn##_d(__VA_ARGS__))
 
-/* Iteration 0 and iteration T of swarm C, in the build this processor
- * runs (backend_cpu_fma.c where it has AVX2 and FMA; the same bits). */
-static void cpu_swarm_init(struct cpu_swarm *c)
-{
-#if IPSO_CPU_FMA_BUILD
-  if (c->fma) {
-    cpu_fma_init(c);
-    return;
-  }
-#endif
-  DISPATCH(c, init, c);
-}
-
-static void cpu_swarm_iterate(struct cpu_swarm *c, int64_t t)
-{
-#if IPSO_CPU_FMA_BUILD
-  if (c->fma) {
-    cpu_fma_iterate(c, t);
-    return;
-  }
-#endif
-  DISPATCH(c, iterate, c, t);
-}
-
 static int cpu_init(struct backend *b)
 {
   struct cpu_backend *cb = b->impl;
-  for (int k = 0; k < cb->count; k++) cpu_swarm_init(&cb->isl[k]);
+  for (int k = 0; k < cb->count; k++) DISPATCH(&cb->isl[k], init, &cb->isl[k]);
   return IPSO_OK;
 }
 
@@ -77,7 +114,7 @@ static int cpu_init(struct backend *b)
 static void cpu_run(struct cpu_swarm *c, int64_t first, int64_t last, double *best)
 {
   for (int64_t t = first; t <= last; t++) {
-    cpu_swarm_iterate(c, t);
+    DISPATCH(c, iterate, c, t);
     best[t - first] = c->gcost;
   }
 }
@@ -342,8 +379,8 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     cpu_destroy(b);
     return IPSO_FAIL("cpu", "out of memory");
   }
-  objective_fn_d eval_d, eval_d_fma;
-  objective_fn_f eval_f, eval_f_fma;
+  objective_fn_d eval_d;
+  objective_fn_f eval_f;
   if (cfg->objective.id == IPSO_OBJ_USER) {
     int rc = user_objective_open_cpu(cfg, &cb->user);
     if (rc == IPSO_OK && cfg->objective.separable) rc = user_separable_check_cpu(cfg, cb->user);
@@ -358,21 +395,12 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     eval_d = info->eval_d;
     eval_f = info->eval_f;
   }
-  /* A user objective is its own in both builds, as is a built-in one that
-   * the AVX2 build does not list (the same bits either way). */
-  eval_d_fma = eval_d;
-  eval_f_fma = eval_f;
-  int fma = 0;
-#if IPSO_CPU_FMA_BUILD
-  fma = cpu_fma_usable();
-  if (fma) cpu_fma_objective(cfg->objective.id, &eval_d_fma, &eval_f_fma);
-#endif
 #ifdef _OPENMP
   int threads = omp_get_max_threads();
-  snprintf(b->description, sizeof b->description, "cpu (%d OpenMP thread%s%s)", threads,
-           threads == 1 ? "" : "s", fma ? ", AVX2 and FMA" : "");
+  snprintf(b->description, sizeof b->description, "cpu (%d OpenMP thread%s)", threads,
+           threads == 1 ? "" : "s");
 #else
-  snprintf(b->description, sizeof b->description, "cpu (1 thread%s)", fma ? ", AVX2 and FMA" : "");
+  snprintf(b->description, sizeof b->description, "cpu (1 thread)");
 #endif
   struct swarm_consts k;
   int rc = swarm_consts_build(cfg, &k);
@@ -398,9 +426,6 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     c->refresh = cfg->swarm.refresh;
     c->eval_d = eval_d;
     c->eval_f = eval_f;
-    c->eval_d_fma = eval_d_fma;
-    c->eval_f_fma = eval_f_fma;
-    c->fma = fma;
     rc = DISPATCH(c, alloc, c, &k);
   }
   swarm_consts_free(&k);

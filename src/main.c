@@ -13,7 +13,6 @@
 #include "config.h"
 #include "island_mpi.h"
 #include "check.h"
-#include "gpu_visible.h"
 #include "log.h"
 #include "runtime.h"
 #include "solver.h"
@@ -308,10 +307,6 @@ int main(int argc, char **argv)
   int rc = answer_without_mpi(argc, argv, &c);
   if (rc >= 0) return rc;
   gpu_queues_default();
-#ifdef IPSO_HAVE_CUDA
-  gpu_visible_restrict();
-  timings_mark(gpu_visible_describe());
-#endif
   int rank = 0, size = 1;
   if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
   signals_install();

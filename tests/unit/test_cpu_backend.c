@@ -4,10 +4,7 @@
  * when better; the random policies' chosen particles are sent as given and
  * replaced exactly where given, only when better; save/load continues
  * exactly; K islands in one backend give
- * the bits of K backends of one island each (any thread count); the
- * build for AVX2 and FMA (backend_cpu_fma.c) gives the bits of the
- * baseline build for every built-in objective, both precisions and every
- * topology. */
+ * the bits of K backends of one island each (any thread count). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -402,41 +399,6 @@ static void check_whole_migration(const char *precision)
   config_free(&cfg);
 }
 
-/* The swarm after 40 iterations in the baseline build (IPSO_CPU_FMA=0)
- * and in the one the processor runs: the same bits. Where that is the
- * baseline too (no AVX2 and FMA, or a build without the second), there is
- * nothing to compare and the check says so. */
-static void check_builds(const char *objective, int dims, const char *precision,
-                         const char *topology)
-{
-  char text[640];
-  snprintf(text, sizeof text,
-           "[run]\nseed = 9\nprecision = \"%s\"\noutput = \"\"\n[objective]\nname = \"%s\"\n"
-           "dimensions = %d\n[swarm]\nparticles = 257\ntopology = \"%s\"\n",
-           precision, objective, dims, topology);
-  struct ipso_config cfg;
-  if (config_load_text(text, "test", 0, NULL, 1, &cfg) != IPSO_OK) exit(1);
-  struct swarm_setup setup = {&cfg, 0, 1, -1, 1};
-  struct backend probe;
-  if (backend_cpu_create(&setup, &probe) != IPSO_OK) exit(1);
-  int second = strstr(probe.description, "FMA") != NULL;
-  probe.ops->destroy(&probe);
-  struct swarm_state base, fast;
-  setenv("IPSO_CPU_FMA", "0", 1);
-  run(&cfg, 2, 40, &base);
-  unsetenv("IPSO_CPU_FMA");
-  run(&cfg, 2, 40, &fast);
-  if (second)
-    CHECK(same_swarm(&base, &fast), "%s %dD %s %s: the AVX2 and FMA build differs from the baseline",
-          objective, dims, precision, topology);
-  else
-    printf("ok   %s %dD %s %s: no AVX2 and FMA build on this processor, nothing to compare\n",
-           objective, dims, precision, topology);
-  swarm_state_free(&base);
-  swarm_state_free(&fast);
-  config_free(&cfg);
-}
-
 int main(void)
 {
   check_initial_swarm();
@@ -457,17 +419,6 @@ int main(void)
     check_islands("rastrigin", 30, 50, "double", "clpso", threads);
     check_islands("ackley", 30, 700, "float", "clpso", threads);
   }
-  const char *objectives[] = {"sphere",  "rastrigin", "rosenbrock", "griewank",
-                              "ackley",  "schwefel",  "cubic",      "target_distance"};
-  for (size_t k = 0; k < sizeof objectives / sizeof objectives[0]; k++) {
-    check_builds(objectives[k], 30, "double", "global");
-    check_builds(objectives[k], 30, "float", "global");
-  }
-  check_builds("rastrigin", 1, "double", "ring");
-  check_builds("cubic", 1, "float", "global");
-  check_builds("rosenbrock", 7, "float", "ring");
-  check_builds("ackley", 120, "double", "clpso");
-  check_builds("griewank", 10, "float", "clpso");
   printf("%s\n", failures ? "FAILED" : "passed");
   return failures ? 1 : 0;
 }
