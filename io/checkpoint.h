@@ -76,14 +76,12 @@ enum checkpoint_mode {
 
 /* Starts writing a checkpoint of the buffer with INFO (collective); FILL,
  * when not NULL, fills it instead: the I/O threads read the state through
- * FILL->piece (no host copy of the state at all) where it is given, else
- * call FILL->fn before writing, so the run's thread does not wait for the
- * copy (with CHECKPOINT_WAIT it is called at once). The threads sum each
- * piece as they write it. Where the asynchronous path cannot be taken
- * (serial HDF5 on several ranks, a big-endian host) it writes the
- * checkpoint whole with checkpoint_write and nothing is left in flight.
- * IPSO_ERR_RUNTIME with the path and the reason on failure, leaving the
- * previous checkpoint in place. */
+ * FILL->piece (no host copy of the state at all; with CHECKPOINT_WAIT the
+ * buffer is filled at once). The threads sum each piece as they write it.
+ * Where the asynchronous path cannot be taken (serial HDF5 on several
+ * ranks, a big-endian host) it writes the checkpoint whole with
+ * checkpoint_write and nothing is left in flight. IPSO_ERR_RUNTIME with the
+ * path and the reason on failure, leaving the previous checkpoint in place. */
 int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info,
                      enum checkpoint_mode mode, const struct state_fill *fill);
 
@@ -114,19 +112,6 @@ int checkpoint_join(struct checkpoint_writer *w);
  * with the path and errno's text and returns IPSO_ERR_RUNTIME on every
  * rank, the temporary file removed and the previous checkpoint in place. */
 int checkpoint_commit(struct checkpoint_writer *w);
-
-/* Seconds the I/O thread of the last committed checkpoint took. */
-double checkpoint_writer_seconds(const struct checkpoint_writer *w);
-
-/* Where the I/O threads of the last committed checkpoint spent their time,
- * in seconds summed over the THREADS threads (--timings): filling the
- * buffer (the copy from the GPU), the checksums, the writes (pwrite and the
- * start of their write-back) and the flush (fsync) of the last thread. */
-struct checkpoint_phases {
-  double fill, sums, writes, flush;
-  int threads;
-};
-void checkpoint_writer_phases(const struct checkpoint_writer *w, struct checkpoint_phases *p);
 
 /* Reads checkpoint PATH into this rank's islands S (allocated here, the
  * islands one after the other) and INFO; any number of ranks that divides

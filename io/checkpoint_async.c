@@ -58,7 +58,7 @@ struct checkpoint_writer {
   int cores; /* online */
   char tmp[IPSO_PATH_MAX], prev[IPSO_PATH_MAX];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
-  int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS: tests only */
+  int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS (test builds): each piece's */
 
   /* The checkpoint in flight. */
   struct state_fill fill;          /* fills the buffer in the thread (fn NULL: filled) */
@@ -76,26 +76,17 @@ struct checkpoint_writer {
   uint64_t *sums;               /* [K] this rank's islands' checksums */
   int64_t pieces;               /* of one island, all arrays */
   uint64_t *piece_sums;         /* [K * pieces] their sums, in file order */
-  int joined; /* checkpoint_join returned: only the commit is left */
+  int joined;                   /* checkpoint_join returned: only the commit is left */
   atomic_int done, cancel, failed, finished, read;
   int err;        /* errno of the failed step, or 0 */
   char what[256]; /* the failed step */
-  double t_start, t_end, seconds;
-  struct checkpoint_phases phases; /* summed by the threads under lock */
 };
-
-static double now_seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
                              struct checkpoint_writer **out)
 {
   struct checkpoint_writer *w = calloc(1, sizeof *w);
-  const char *path = cfg->output.checkpoint, *delay = getenv("IPSO_TEST_CHECKPOINT_DELAY_MS");
+  const char *path = cfg->output.checkpoint;
   *out = NULL;
   if (!w) return IPSO_FAIL("checkpoint", "out of memory");
   w->comm = comm;
@@ -111,7 +102,10 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   w->N = cfg->swarm.particles;
   w->dims = cfg->objective.dimensions;
   w->async = h5u_pwrite_possible(w->size);
+#ifdef IPSO_TEST_HOOKS
+  const char *delay = getenv("IPSO_TEST_CHECKPOINT_DELAY_MS");
   if (delay) w->delay_ms = strtoll(delay, NULL, 10);
+#endif
   if (snprintf(w->tmp, sizeof w->tmp, "%s.tmp", path) >= (int)sizeof w->tmp ||
       snprintf(w->prev, sizeof w->prev, "%s.prev", path) >= (int)sizeof w->prev) {
     free(w);
@@ -151,17 +145,6 @@ int checkpoint_writing(const struct checkpoint_writer *w)
   return w && w->in_flight && !atomic_load_explicit(&w->done, memory_order_acquire);
 }
 
-double checkpoint_writer_seconds(const struct checkpoint_writer *w)
-{
-  return w ? w->seconds : 0;
-}
-
-void checkpoint_writer_phases(const struct checkpoint_writer *w, struct checkpoint_phases *p)
-{
-  memset(p, 0, sizeof *p);
-  if (w) *p = w->phases;
-}
-
 /* Records the failed step of a thread (the first one). */
 static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -190,15 +173,7 @@ static void *job_run(void *arg)
   struct checkpoint_writer *w = me->w;
   const struct swarm_state *s = &w->buf;
   uint64_t piece = 0;
-  struct checkpoint_phases mine_t = {0, 0, 0, 0, 1};
-  double t0 = now_seconds(), t1;
   int e;
-  if (!w->fill.piece && w->fill.fn && w->fill.fn(w->fill.ctx, &w->buf) != IPSO_OK) {
-    job_fail(w, EIO, "copying the state to the host");
-    goto out;
-  }
-  t1 = now_seconds();
-  mine_t.fill = t1 - t0;
   for (int a = 0, first_piece = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     const int64_t width = state_array_width(sa, w->dims), n = w->N * width;
@@ -225,14 +200,8 @@ static void *job_run(void *arg)
             job_fail(w, EIO, "copying %s to the host", sa->name);
             goto out;
           }
-          t0 = now_seconds();
-          mine_t.fill += t0 - t1;
-          t1 = t0;
         }
         w->piece_sums[(int64_t)k * w->pieces + first_piece + p] = checkpoint_piece_sum(src, count);
-        t0 = now_seconds();
-        mine_t.sums += t0 - t1;
-        t1 = t0;
         if ((e = h5u_pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
           job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
                    base + off + len);
@@ -243,24 +212,15 @@ static void *job_run(void *arg)
          * (advisory: fsync reports what fails). */
         sync_file_range(w->fd, (off_t)(base + off), (off_t)len, SYNC_FILE_RANGE_WRITE);
 #endif
-        t0 = now_seconds();
-        mine_t.writes += t0 - t1;
-        t1 = t0;
         if (w->delay_ms > 0) {
           struct timespec ts = {w->delay_ms / 1000, (w->delay_ms % 1000) * 1000000L};
           nanosleep(&ts, NULL);
-          t1 = now_seconds();
         }
       }
     }
     first_piece += pieces;
   }
 out:
-  pthread_mutex_lock(&w->lock);
-  w->phases.fill += mine_t.fill;
-  w->phases.sums += mine_t.sums;
-  w->phases.writes += mine_t.writes;
-  pthread_mutex_unlock(&w->lock);
   atomic_fetch_add_explicit(&w->read, 1, memory_order_release);
   if (atomic_fetch_add(&w->finished, 1) + 1 < w->threads) return NULL;
   struct stat sb;
@@ -270,9 +230,7 @@ out:
       for (int64_t p = 0; p < w->pieces; p++)
         w->sums[k] = checkpoint_fold_piece(w->sums[k], w->piece_sums[(int64_t)k * w->pieces + p]);
     }
-    t0 = now_seconds();
     int synced = fsync(w->fd) == 0 ? 0 : errno;
-    w->phases.flush = now_seconds() - t0;
     if (synced)
       job_fail(w, synced, "flushing to disk");
     else if (fstat(w->fd, &sb) != 0)
@@ -281,7 +239,6 @@ out:
       job_fail(w, EIO, "the file is %lld bytes long, its data end at %" PRIu64,
                (long long)sb.st_size, w->file_end);
   }
-  w->t_end = now_seconds();
   atomic_store_explicit(&w->done, 1, memory_order_release);
   return NULL;
 }
@@ -353,10 +310,9 @@ done:
   return st;
 }
 
-/* Fills the buffer on the caller's thread, whole or piece by piece. */
+/* Fills the buffer on the caller's thread, piece by piece. */
 static int fill_now(struct checkpoint_writer *w, const struct state_fill *fill)
 {
-  if (fill->fn) return fill->fn(fill->ctx, &w->buf);
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const int64_t n = (int64_t)w->K * w->N * state_array_width(&state_arrays[a], w->dims);
     double *to = state_array_data(&state_arrays[a], &w->buf);
@@ -379,7 +335,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   if (w->in_flight) return IPSO_FAIL("checkpoint", "'%s': a checkpoint is already in flight", path);
   if (!w->buf.position) return IPSO_FAIL("checkpoint", "'%s': nothing to write", path);
   memset(&w->fill, 0, sizeof w->fill);
-  if (fill && !fill->fn && !fill->piece) fill = NULL;
+  if (fill && !fill->piece) fill = NULL;
   /* Filled now where the caller waits anyway (one thread fills, then any
    * number write). */
   if (fill && (wait || !w->async)) IPSO_TRY(fill_now(w, fill));
@@ -419,16 +375,13 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   atomic_store(&w->finished, 0);
   atomic_store(&w->read, 0);
   w->iteration = info->iteration;
-  memset(&w->phases, 0, sizeof w->phases);
   if (fill && !wait) w->fill = *fill;
   int want = mode == CHECKPOINT_BACKGROUND ? 1 : w->cores < IO_THREADS ? w->cores : IO_THREADS;
-  w->t_start = now_seconds();
   /* Signals stay with the main thread (the stop flags are its business). */
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
   w->threads = want;
-  w->phases.threads = want;
   w->started = 0;
   for (int j = 0; j < want; j++) {
     w->thread[j].w = w;
@@ -438,10 +391,8 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
       /* The missing threads count as finished, and failed. */
       job_fail(w, rc, "starting I/O thread %d", j);
       atomic_fetch_add(&w->read, want - j);
-      if (atomic_fetch_add(&w->finished, want - j) + (want - j) == want) {
-        w->t_end = now_seconds();
+      if (atomic_fetch_add(&w->finished, want - j) + (want - j) == want)
         atomic_store_explicit(&w->done, 1, memory_order_release);
-      }
       break;
     }
     w->started++;
@@ -458,7 +409,6 @@ static int join(struct checkpoint_writer *w)
   int st = IPSO_OK;
   for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
   w->started = 0;
-  w->seconds = w->t_end - w->t_start;
   if (w->err) {
     log_fail("checkpoint", __FILE__, __LINE__,
              "'%s': the new checkpoint '%s': %s failed: %s; the previous checkpoint is kept", path,

@@ -107,10 +107,7 @@ int h5out_close_file(struct h5out *h)
 /* Closes H's file and frees H (collective); returns the first failure. */
 static int h5out_release(struct h5out *h)
 {
-  int st = h5out_snapshot_wait(h);
-  h5out_snapshot_free(h);
-  int closed = h5out_close_file(h);
-  if (st == IPSO_OK) st = closed;
+  int st = h5out_close_file(h);
   MPI_Comm_free(&h->comm);
   free(h);
   return st;
@@ -122,7 +119,6 @@ static int h5out_release(struct h5out *h)
  * aborted (h5util.h). */
 void h5out_discard(struct h5out *h)
 {
-  h5out_snapshot_free(h);
   if (h->f.writer) {
     h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
     H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_mem);
@@ -132,7 +128,6 @@ void h5out_discard(struct h5out *h)
 
 void h5out_abandon(struct h5out *h)
 {
-  h5out_snapshot_free(h);
   free(h);
 }
 
@@ -318,17 +313,10 @@ int h5out_set_history_extent(struct h5out *h, int64_t rows)
   return IPSO_OK;
 }
 
-int h5out_reserve_history(struct h5out *h, int64_t rows)
-{
-  IPSO_TRY(h5out_snapshot_wait(h));
-  return rows > h->history_extent ? h5out_set_history_extent(h, rows) : IPSO_OK;
-}
-
 int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
                          const double *island_best, const double *global_best,
                          const int64_t *evaluations, const double *wall_seconds)
 {
-  IPSO_TRY(h5out_snapshot_wait(h));
   struct h5u_file *f = &h->f;
   double *matrix = NULL, *gathered = NULL;
   int range[2] = {n, -n};
@@ -561,7 +549,6 @@ done:
 
 int h5out_append_migrations(struct h5out *h, int n, const struct migration_record *rec)
 {
-  IPSO_TRY(h5out_snapshot_wait(h));
   struct h5u_file *f = &h->f;
   MPI_Datatype rec_type = MPI_DATATYPE_NULL;
   struct migration_record *all = NULL, *tmp = NULL;
@@ -650,7 +637,11 @@ done:
   return st;
 }
 
-hid_t h5out_snapshot_group(struct h5out *h, int64_t iteration, char *name, size_t len)
+/* /snapshots/<ITERATION> created afresh (an older one of that name
+ * deleted) with its 'iteration' attribute, its name into NAME [LEN];
+ * writers only. The open group, or a negative identifier after reporting
+ * the failure. */
+static hid_t snapshot_group(struct h5out *h, int64_t iteration, char *name, size_t len)
 {
   struct h5u_file *f = &h->f;
   hid_t group = H5I_INVALID_HID;
@@ -706,7 +697,7 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   }
   if (f->writer) {
     hsize_t dims[2] = {(hsize_t)h->islands * (hsize_t)h->particles, (hsize_t)s->dims};
-    if ((group = h5out_snapshot_group(h, iteration, gname, sizeof gname)) < 0) goto done;
+    if ((group = snapshot_group(h, iteration, gname, sizeof gname)) < 0) goto done;
     for (int a = 0; a < STATE_ARRAYS; a++) {
       const struct state_array *sa = &state_arrays[a];
       snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
@@ -730,7 +721,6 @@ done:
 
 int h5out_write_result(struct h5out *h, const struct run_result *r)
 {
-  IPSO_TRY(h5out_snapshot_wait(h));
   struct h5u_file *f = &h->f;
   const struct {
     const char *name;
@@ -789,7 +779,6 @@ int h5out_flush(struct h5out *h)
 {
   struct h5u_file *f = &h->f;
   int st = IPSO_ERR_RUNTIME;
-  IPSO_TRY(h5out_snapshot_wait(h));
   if (!f->writer) return IPSO_OK;
   IPSO_CHECK_H5_GOTO(f->path, H5Fflush(f->id, H5F_SCOPE_GLOBAL), st, done, "flushing the file");
   st = IPSO_OK;
@@ -805,18 +794,6 @@ int h5out_close(struct h5out *h, int finished)
   if (finished) {
     st = run_clock(h->comm, stamp);
     if (st == IPSO_OK && h->f.writer) st = h5u_write_attr_string(&h->f, h->f.id, "finished", stamp);
-  }
-  /* Rows reserved for a run that ended before it wrote them (a failure:
-   * the solver reserves the rows of the run's last slice, which a stop
-   * completes), cut off last, with one rank only: with parallel HDF5 on
-   * several ranks the shrink left the ranks' closes out of step (a hang in
-   * the close's metadata sync), and such a run's job is aborted anyway
-   * (h5out_abandon). Rows left there are zeros, which a restart's cut-back
-   * drops. */
-  if (h->history_extent > h->history_rows && h->f.size == 1) {
-    int cut = h5out_snapshot_wait(h);
-    if (cut == IPSO_OK) cut = h5out_set_history_extent(h, h->history_rows);
-    if (st == IPSO_OK) st = cut;
   }
   /* Every rank goes through the whole (collective) close, failure or not. */
   closed = h5out_release(h);

@@ -57,14 +57,6 @@ int64_t h5out_history_rows(const struct h5out *h);
 /* Rows of /migrations in the file (every rank's records). */
 int64_t h5out_migration_rows(const struct h5out *h);
 
-/* Extends the history datasets to ROWS rows ahead of the appends that
- * will fill them (collective), so that those appends write without
- * extending: called while the device computes them. Reserve only rows
- * that will be written: with one rank, rows reserved and never written are
- * cut off when the file is closed (h5out_close); otherwise, and after a
- * crash, they stay as zeros, which a restart's cut-back drops. */
-int h5out_reserve_history(struct h5out *h, int64_t rows);
-
 /* Appends N history rows. ITERATION, GLOBAL_BEST, EVALUATIONS and
  * WALL_SECONDS are the same on every rank; ISLAND_BEST [N, K] holds this
  * rank's K island columns (row-major, islands in global order). Fitness
@@ -81,26 +73,6 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
  * SIGN turns costs into fitness: +1 for minimize, -1 for maximize. */
 int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_state *s,
                          double sign);
-
-/* Snapshots in the background (h5out_snapshot.c). The host buffer for the
- * rank's islands of the next snapshot (allocated on the first call); not
- * to be touched while a snapshot is being written. */
-int h5out_snapshot_buffer(struct h5out *h, struct swarm_state **buf);
-
-/* Starts writing /snapshots/<ITERATION>/ from the buffer (collective),
- * waiting first for the one being written; FILL, when not NULL, fills the
- * buffer in the writer's thread (the run's thread does not wait for the
- * copy). Returns once the group and its datasets exist; a thread of each
- * rank writes the rank's rows. Where that cannot be done (serial HDF5 on
- * several ranks, a big-endian host) the snapshot is written at once. SIGN
- * as for h5out_write_snapshot. */
-int h5out_snapshot_start(struct h5out *h, int64_t iteration, double sign,
-                         const struct state_fill *fill);
-
-/* Waits for the snapshot being written, if any (collective); its failure
- * is reported with the path and agreed by every rank. Every other call
- * that writes to, flushes or closes the file waits first. */
-int h5out_snapshot_wait(struct h5out *h);
 
 /* Writes /result/ (replacing an earlier one). */
 int h5out_write_result(struct h5out *h, const struct run_result *r);

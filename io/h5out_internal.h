@@ -11,8 +11,6 @@
 #include "h5out.h"
 #include "h5util.h"
 
-struct h5out_snapshots;
-
 enum history_column {
   HIST_ITERATION,
   HIST_ISLAND_BEST,
@@ -44,25 +42,14 @@ struct h5out {
   hid_t migrations;
   hid_t migration_mem; /* struct migration_record in memory */
   int64_t history_rows;
-  int64_t history_extent; /* rows the history datasets hold: history_rows, or more where rows
-                             were reserved ahead (h5out_reserve_history) */
+  int64_t history_extent; /* rows the history datasets hold */
   int64_t migration_rows;
-  char started[32];             /* the root attribute 'started': when the run began */
-  struct h5out_snapshots *snap; /* snapshots in the background (h5out_snapshot.c), or NULL */
+  char started[32]; /* the root attribute 'started': when the run began */
 };
 
 /* Sets the extent of every history dataset to ROWS (the writers' HDF5
  * calls; every rank records it in history_extent). */
 int h5out_set_history_extent(struct h5out *h, int64_t rows);
-
-/* /snapshots/<ITERATION> created afresh (an older one of that name
- * deleted) with its 'iteration' attribute, its name into NAME [LEN];
- * writers only. The open group, or a negative identifier after reporting
- * the failure. */
-hid_t h5out_snapshot_group(struct h5out *h, int64_t iteration, char *name, size_t len);
-
-/* Ends the snapshot writer of H, if any (joins its thread). */
-void h5out_snapshot_free(struct h5out *h);
 
 /* Allocates the handle of the output of CFG: its own communicator, nothing
  * open yet. */

@@ -45,22 +45,22 @@ static int upload_learning(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
-/* The steps' history buffers as allocated (allocate): at most the entries
- * of this many iterations, and this many bytes. */
+/* The history buffers as allocated (allocate): at most the entries of
+ * this many iterations, and this many bytes. */
 #define HIST_FIRST_ITERATIONS 10000
 #define HIST_FIRST_BYTES ((size_t)1 << 20)
 
-/* A step's history buffers for ALL values: the kernels' in device memory,
- * set to NaN (the mark of an entry no launch wrote), and the host's pinned
- * and mapped, which hist_out_kernel fills. */
-static int alloc_history(struct gpu_swarm *g, struct gpu_step *st, int64_t all)
+/* The history buffers for ALL values: the kernels' in device memory, set to
+ * NaN (the mark of an entry no launch wrote), and the host's pinned and
+ * mapped, which hist_out_kernel fills. */
+static int alloc_history(struct gpu_swarm *g, int64_t all)
 {
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&st->d_hist, (size_t)all * sizeof(double)));
-  IPSO_CHECK_CUDA(cudaMemsetAsync(st->d_hist, 0xff, (size_t)all * sizeof(double), g->stream));
+  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_hist, (size_t)all * sizeof(double)));
+  IPSO_CHECK_CUDA(cudaMemsetAsync(g->d_hist, 0xff, (size_t)all * sizeof(double), g->stream));
   IPSO_CHECK_CUDA(
-      cudaHostAlloc((void **)&st->h_hist, (size_t)all * sizeof(double), cudaHostAllocMapped));
-  IPSO_CHECK_CUDA(cudaHostGetDevicePointer((void **)&st->dh_hist, st->h_hist, 0));
-  st->hist_cap = all;
+      cudaHostAlloc((void **)&g->h_hist, (size_t)all * sizeof(double), cudaHostAllocMapped));
+  IPSO_CHECK_CUDA(cudaHostGetDevicePointer((void **)&g->dh_hist, g->h_hist, 0));
+  g->hist_cap = all;
   return IPSO_OK;
 }
 
@@ -113,19 +113,16 @@ static int allocate(struct gpu_swarm *g)
       cudaMalloc((void **)&g->s.slot_idx, K * (size_t)g->plan.blocks * sizeof(long long)));
   g->s.hist_stride = 1;
   /* The history of a whole run where it is short, else of a slice of
-   * HIST_FIRST_ITERATIONS (both within HIST_FIRST_BYTES): growing a step's
-   * buffers waits for the device (cudaFree) and pins memory, which a
-   * slice begun ahead would wait for. */
+   * HIST_FIRST_ITERATIONS (both within HIST_FIRST_BYTES): growing the
+   * buffers waits for the device (cudaFree) and pins memory. */
   int64_t its = g->cfg->run.max_iterations, cap = (int64_t)(HIST_FIRST_BYTES / sizeof(double));
   if (its > HIST_FIRST_ITERATIONS) its = HIST_FIRST_ITERATIONS;
   int64_t first = (int64_t)K * its;
   if (first > cap) first = cap > (int64_t)K ? cap : (int64_t)K;
-  for (int i = 0; i < GPU_STEPS; i++) {
-    struct gpu_step *st = &g->steps[i];
-    IPSO_TRY(alloc_history(g, st, first));
-    IPSO_CHECK_CUDA(cudaMallocHost((void **)&st->h_slots, K * IPSO_GB_SLOTS * sizeof *st->h_slots));
-  }
-  g->s.hist = g->steps[0].d_hist;
+  IPSO_TRY(alloc_history(g, first));
+  g->s.hist = g->d_hist;
+  IPSO_CHECK_CUDA(cudaMallocHost((void **)&g->h_slots, K * IPSO_GB_SLOTS * sizeof *g->h_slots));
+  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_pos, (size_t)pitch * 8));
   return IPSO_OK;
 }
 
@@ -157,12 +154,12 @@ static int candidate_blocks(const struct gpu_swarm *g)
   return (int)((g->N + g->plan.map.block - 1) / g->plan.map.block);
 }
 
-/* Recomputes the global best of COUNT islands from island FIRST on from the
- * personal bests as they are, into the slot of iteration g->t (after init,
- * a load or a migration). */
-int gpu_recompute_best(struct gpu_swarm *g, int first, int count, int from_init)
+/* Recomputes the global best of every island from the personal bests as
+ * they are, into the slot of iteration g->t (after init or a load). */
+static int recompute_best(struct gpu_swarm *g, int from_init)
 {
-  struct swarm_ptrs s = gpu_island_view(g, first);
+  struct swarm_ptrs s = gpu_island_view(g, 0);
+  const int count = g->count;
   unsigned block = (unsigned)g->plan.map.block;
   if (!from_init)
     IPSO_CHECK_CUDA(ipso_launch_candidates(&g->k, (unsigned)candidate_blocks(g), (unsigned)count,
@@ -185,49 +182,35 @@ static int read_best(struct gpu_swarm *g, int k, double *cost, int64_t *idx, dou
   int pitch = g->plan.map.pitch;
   if (pos) {
     char *gp = v.gpos;
-    IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_stage, gp + (size_t)cur * pitch * g->es,
+    IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_pos, gp + (size_t)cur * pitch * g->es,
                                     (size_t)g->D * g->es, cudaMemcpyDeviceToHost, g->stream));
   }
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   *cost = gpu_slot_cost(&slot, g->fl);
   if (idx) *idx = gpu_slot_particle(&slot, g->fl);
-  if (pos) gpu_rows_from_real(pos, g->h_stage, pitch, 1, g->D, g->fl);
+  if (pos) gpu_rows_from_real(pos, g->h_pos, pitch, 1, g->D, g->fl);
   return IPSO_OK;
 }
 
-/* Enqueues the copy of every island's slots into DST (read_slots), and
- * takes every island's best after iteration T from such a copy into
- * last_best once the stream has done it (take_slots). */
-static int read_slots(struct gpu_swarm *g, union gpu_slot *dst)
-{
-  size_t bytes = (size_t)g->count * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(dst, g->s.gb, bytes, cudaMemcpyDeviceToHost, g->stream));
-  return IPSO_OK;
-}
-
-static void take_slots(struct gpu_swarm *g, const union gpu_slot *src, int64_t t)
+/* Every island's best after iteration T from the slots' copy in h_slots
+ * into last_best. */
+static void take_slots(struct gpu_swarm *g, int64_t t)
 {
   int cur = g->plan.relaxed ? 0 : (int)(t & 1);
   for (int k = 0; k < g->count; k++)
-    g->last_best[k] = gpu_slot_cost(&src[k * IPSO_GB_SLOTS + cur], g->fl);
+    g->last_best[k] = gpu_slot_cost(&g->h_slots[k * IPSO_GB_SLOTS + cur], g->fl);
 }
 
 /* Every island's best after iteration g->t into last_best (one copy of
- * all the slots). No step may be pending. */
+ * all the slots). */
 static int read_last_bests(struct gpu_swarm *g)
 {
-  IPSO_TRY(read_slots(g, g->h_slots));
+  size_t bytes = (size_t)g->count * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_slots, g->s.gb, bytes, cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  take_slots(g, g->h_slots, g->t);
+  take_slots(g, g->t);
   g->stale = 0;
   return IPSO_OK;
-}
-
-/* The migrants selected (out or victims) are no longer those of the swarms
- * (they moved, or were reloaded). */
-static void forget_selection(struct gpu_swarm *g)
-{
-  g->packed = g->victims = g->vpre = 0;
 }
 
 /* Ring: every personal best may have changed (init, load_state), so the next
@@ -241,26 +224,15 @@ static int forget_attractors(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
-/* The device's clock over the steps starts here (struct device_slices). */
-static int clock_origin(struct gpu_swarm *g)
-{
-  IPSO_CHECK_CUDA(cudaEventRecord(g->origin, g->stream));
-  memset(&g->slices, 0, sizeof g->slices);
-  g->last_stop_ms = 0;
-  g->clocked = 1;
-  return IPSO_OK;
-}
-
 static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
-  g->t = g->queued_t = 0;
-  forget_selection(g);
+  g->t = 0;
+  g->vpre = 0;
   IPSO_CHECK_CUDA(ipso_launch_init(&g->k, (unsigned)g->plan.blocks, (unsigned)g->count,
                                    (unsigned)g->plan.map.block, g->s, g->stream));
   IPSO_TRY(forget_attractors(g));
-  IPSO_TRY(gpu_recompute_best(g, 0, g->count, 1));
-  IPSO_TRY(clock_origin(g));
+  IPSO_TRY(recompute_best(g, 1));
   return read_last_bests(g);
 }
 
@@ -273,8 +245,8 @@ static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
   if (p->mode == GPU_MODE_SPEC) {
     IPSO_CHECK_CUDA(ipso_launch_spec(&g->k, &p->map, islands, g->s, first, last, g->stream));
   } else if (p->mode == GPU_MODE_RELAXED) {
-    IPSO_CHECK_CUDA(ipso_launch_relaxed(&g->k, (unsigned)p->res_blocks, block, g->s, first, last,
-                                        g->stream));
+    IPSO_CHECK_CUDA(
+        ipso_launch_relaxed(&g->k, (unsigned)p->res_blocks, block, g->s, first, last, g->stream));
   } else {
     for (long long t = first; t <= last; t++) {
       if (p->ring)
@@ -292,124 +264,59 @@ static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
   return IPSO_OK;
 }
 
-/* step() in two halves: gpu_step_begin enqueues the iterations and
- * hist_out_kernel, which brings their history into the step's pinned
- * buffer, gpu_step_end waits
- * for the oldest step begun (the host works in between; a second step may
- * be begun before the first has ended). */
-static int gpu_step_begin(struct backend *b, int64_t first, int64_t last)
+/* Iterations FIRST..LAST of every island: their launches, then
+ * hist_out_kernel, which brings their history into the pinned buffer; then
+ * the wait for it. */
+static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best)
 {
   struct gpu_swarm *g = b->impl;
   const struct gpu_plan *p = &g->plan;
   int64_t n = last - first + 1, all = n * g->count;
-  if (g->steps_pending == GPU_STEPS)
-    return IPSO_FAIL("gpu", "%d steps begun and not ended", GPU_STEPS);
-  struct gpu_step *st = &g->steps[(g->step_oldest + g->steps_pending) % GPU_STEPS];
-  forget_selection(g);
-  if (all > st->hist_cap) {
-    /* Its buffers are not in use: the step that used them has ended. */
-    IPSO_CHECK_CUDA(cudaFree(st->d_hist));
-    st->d_hist = NULL;
-    IPSO_CHECK_CUDA(cudaFreeHost(st->h_hist));
-    st->h_hist = NULL;
+  g->vpre = 0;
+  if (all > g->hist_cap) {
+    IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+    IPSO_CHECK_CUDA(cudaFree(g->d_hist));
+    g->d_hist = NULL;
+    IPSO_CHECK_CUDA(cudaFreeHost(g->h_hist));
+    g->h_hist = NULL;
     /* At least twice as large: slices grow, each growth waits. */
-    IPSO_TRY(alloc_history(g, st, all > 2 * st->hist_cap ? all : 2 * st->hist_cap));
+    IPSO_TRY(alloc_history(g, all > 2 * g->hist_cap ? all : 2 * g->hist_cap));
   }
   /* Island k's history at [k * n]: the interface's layout of BEST. */
-  g->s.hist = st->d_hist;
+  g->s.hist = g->d_hist;
   g->s.hist_stride = n;
   /* Relaxed: NaN marks an iteration in which nothing improved the best,
-   * and the first such takes the island's best as the step begins: after
-   * migrants came in, the slots copied in the stream's order and taken
-   * once it has done the step. Strict: the launches write every entry (an
-   * entry left NaN, as hist_out_kernel leaves the buffer, is an error in
-   * gpu_step_end), so the stream goes from the last migration's kernel to
-   * the step's without a memset or a copy between them. */
-  if (p->relaxed)
+   * which then takes the best before it (after migrants came in, the
+   * slots read again first). Strict: the launches write every entry (an
+   * entry left NaN, as hist_out_kernel leaves the buffer, is an error), so
+   * the stream goes from the last migration's kernel to the step's
+   * without a memset or a copy between them. */
+  if (p->relaxed) {
+    if (g->stale) IPSO_TRY(read_last_bests(g));
     IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)all * sizeof(double), g->stream));
-  st->stale = g->stale && p->relaxed;
-  st->slots_t = g->queued_t;
-  if (st->stale) IPSO_TRY(read_slots(g, st->h_slots));
+  }
   g->stale = 0;
-  IPSO_CHECK_CUDA(cudaEventRecord(st->start, g->stream));
+  IPSO_CHECK_CUDA(cudaEventRecord(g->start, g->stream));
   IPSO_TRY(enqueue_iterations(g, first, last));
   IPSO_CHECK_CUDA(cudaGetLastError());
-  IPSO_CHECK_CUDA(cudaEventRecord(st->stop, g->stream));
-  IPSO_CHECK_CUDA(ipso_launch_hist_out(&g->k, p->pdl, g->s.hist, st->dh_hist, all, g->stream));
-  IPSO_CHECK_CUDA(cudaEventRecord(st->hist, g->stream));
-  st->first = first;
-  st->last = last;
-  g->queued_t = last;
-  g->steps_pending++;
-  return IPSO_OK;
-}
-
-/* Step ST, ended, on the device's clock (struct device_slices), where
- * it started (init or a restart's load). */
-static int clock_step(struct gpu_swarm *g, const struct gpu_step *st)
-{
-  float start = 0, stop = 0;
-  if (!g->clocked) return IPSO_OK;
-  IPSO_CHECK_CUDA(cudaEventElapsedTime(&start, g->origin, st->start));
-  IPSO_CHECK_CUDA(cudaEventElapsedTime(&stop, g->origin, st->stop));
-  struct device_slices *d = &g->slices;
-  double idle = 1e-3 * ((double)start - g->last_stop_ms);
-  if (idle < 0) idle = 0; /* the events' resolution */
-  d->slices++;
-  d->iterations += st->last - st->first + 1;
-  d->busy += 1e-3 * ((double)stop - (double)start);
-  d->idle += idle;
-  if (d->slices == 1) d->first = idle;
-  if (idle > d->idle_max) {
-    d->idle_max = idle;
-    d->idle_max_at = d->slices;
-  }
-  g->last_stop_ms = stop;
-  return IPSO_OK;
-}
-
-static int gpu_device_slices(struct backend *b, struct device_slices *d)
-{
-  struct gpu_swarm *g = b->impl;
-  *d = g->slices;
-  return IPSO_OK;
-}
-
-static int gpu_step_end(struct backend *b, double *best)
-{
-  struct gpu_swarm *g = b->impl;
-  const struct gpu_plan *p = &g->plan;
-  if (!g->steps_pending) return IPSO_FAIL("gpu", "no step begun");
-  int at = g->step_oldest;
-  struct gpu_step *st = &g->steps[at];
-  int64_t last = st->last, n = last - st->first + 1;
-  /* The history, not what the stream holds after it (a migration, the
-   * next step). */
-  IPSO_CHECK_CUDA(cudaEventSynchronize(st->hist));
-  g->step_oldest = (at + 1) % GPU_STEPS;
-  g->steps_pending--;
-  g->step_ended = at;
-  IPSO_TRY(clock_step(g, st));
-  memcpy(best, st->h_hist, (size_t)(n * g->count) * sizeof(double));
-  if (st->stale) take_slots(g, st->h_slots, st->slots_t);
+  IPSO_CHECK_CUDA(cudaEventRecord(g->stop, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_hist_out(&g->k, p->pdl, g->s.hist, g->dh_hist, all, g->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  memcpy(best, g->h_hist, (size_t)all * sizeof(double));
   for (int k = 0; k < g->count; k++) {
     double *h = best + (size_t)k * (size_t)n;
     for (int64_t j = 0; j < n; j++)
       if (isnan(h[j])) {
         if (!p->relaxed)
           return IPSO_FAIL("gpu", "island %d: no best recorded for iteration %lld", g->island + k,
-                           (long long)(st->first + j));
+                           (long long)(first + j));
         h[j] = j ? h[j - 1] : g->last_best[k];
       }
   }
   g->t = last;
   /* Relaxed: blocks ran ahead, so the history is what block 0 saw; the
-   * best after the last iteration is the slot itself (no step is begun
-   * ahead in relaxed mode). */
-  if (p->relaxed) {
-    if (g->steps_pending) return IPSO_FAIL("gpu", "a relaxed step begun ahead");
-    IPSO_TRY(read_last_bests(g));
-  }
+   * best after the last iteration is the slot itself. */
+  if (p->relaxed) IPSO_TRY(read_last_bests(g));
   for (int k = 0; k < g->count; k++) {
     double *h = best + (size_t)k * (size_t)n;
     if (p->relaxed)
@@ -420,17 +327,10 @@ static int gpu_step_end(struct backend *b, double *best)
   return IPSO_OK;
 }
 
-static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best)
-{
-  IPSO_TRY(gpu_step_begin(b, first, last));
-  return gpu_step_end(b, best);
-}
-
 /* From last_best, read again only after migrants came in. */
 static int gpu_best_costs(struct backend *b, double *cost)
 {
   struct gpu_swarm *g = b->impl;
-  if (g->steps_pending) return IPSO_FAIL("gpu", "the best costs asked for with a step begun");
   if (g->stale) IPSO_TRY(read_last_bests(g));
   memcpy(cost, g->last_best, sizeof(double) * (size_t)g->count);
   return IPSO_OK;
@@ -458,7 +358,6 @@ static int gpu_save(struct backend *b, struct swarm_state *st)
 static int gpu_load(struct backend *b, const struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
-  g->queued_t = g->t;
   int pitch = g->plan.map.pitch;
   size_t n = (size_t)g->N * (size_t)g->count;
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
@@ -467,9 +366,9 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
   IPSO_TRY(gpu_stage_rows(g->s.p, pitch, st->pbest_position, n, g->D, g->fl, 0));
   IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, 0));
   IPSO_TRY(gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, 0));
-  forget_selection(g);
+  g->vpre = 0;
   IPSO_TRY(forget_attractors(g));
-  IPSO_TRY(gpu_recompute_best(g, 0, g->count, 0));
+  IPSO_TRY(recompute_best(g, 0));
   /* The iteration the swarms continue from is not known here, and its next
    * step reads the slot of that iteration's parity: the other slot holds
    * the same best too (reduced again from the candidates just found, the
@@ -481,7 +380,6 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
     IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, (unsigned)g->count, (unsigned)g->plan.map.block, 0,
                                        gpu_island_view(g, 0), candidate_blocks(g), g->t - 1,
                                        g->t - 1, 0, g->stream));
-  IPSO_TRY(clock_origin(g));
   return read_last_bests(g);
 }
 
@@ -490,30 +388,22 @@ static void gpu_destroy(struct backend *b)
   struct gpu_swarm *g = b->impl;
   if (!g) return;
   gpu_capture_free(g);
-  /* s.hist is one of the steps' d_hist, freed with them below. */
-  void *dev[] = {g->s.x,    g->s.v,         g->s.p,        g->s.cost,   g->s.pcost,    g->s.gb,
-                 g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->d_tables, g->d_sel,      g->d_selcost,
-                 g->d_buf,  g->d_bufcost,   g->d_pick,     g->d_pickcost, g->s.lbest,
-                 g->s.lidx, g->s.pnew,      g->d_in,       g->d_learn};
+  /* s.hist is d_hist. */
+  void *dev[] = {g->s.x,     g->s.v,    g->s.p,         g->s.cost,     g->s.pcost,
+                 g->s.gb,    g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->d_tables,
+                 g->s.lbest, g->s.lidx, g->s.pnew,      g->d_learn,    g->d_hist};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
-  if (g->h_stage) cudaFreeHost(g->h_stage);
+  void *pinned[] = {g->h_pos, g->h_hist, g->h_slots};
+  for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
+    if (pinned[i]) cudaFreeHost(pinned[i]);
   if (g->prog.library) cudaLibraryUnload(g->prog.library);
-  for (int i = 0; i < GPU_STEPS; i++) {
-    struct gpu_step *st = &g->steps[i];
-    if (st->d_hist) cudaFree(st->d_hist);
-    if (st->h_hist) cudaFreeHost(st->h_hist);
-    if (st->h_slots) cudaFreeHost(st->h_slots);
-    cudaEvent_t ev[3] = {st->start, st->stop, st->hist};
-    for (int j = 0; j < 3; j++)
-      if (ev[j]) cudaEventDestroy(ev[j]);
-  }
-  if (g->origin) cudaEventDestroy(g->origin);
+  cudaEvent_t ev[2] = {g->start, g->stop};
+  for (int j = 0; j < 2; j++)
+    if (ev[j]) cudaEventDestroy(ev[j]);
   if (g->stream) cudaStreamDestroy(g->stream);
   gpu_migrate_free(g);
   free(g->last_best);
-  if (g->h_slots) cudaFreeHost(g->h_slots);
-  free(g->unpacked);
   free(g);
   b->impl = NULL;
 }
@@ -527,39 +417,33 @@ static void gpu_end(struct backend *b)
   if (device >= 0 && cudaSetDevice(device) == cudaSuccess) cudaDeviceReset();
 }
 
+static const struct backend_device gpu_device = {
+    .capture_state = gpu_capture,
+    .read_captured_piece = gpu_read_captured_piece,
+    .hold_state = gpu_hold,
+    .end = gpu_end,
+};
+
 static const struct backend_ops gpu_ops = {
     .name = "gpu",
     .init = gpu_init,
     .step = gpu_step,
-    .step_begin = gpu_step_begin,
-    .step_end = gpu_step_end,
     .best = gpu_best,
-    .pack_migrants = gpu_pack,
-    .unpack_migrants = gpu_unpack,
-    .pack_chosen = gpu_pack_chosen,
-    .unpack_chosen = gpu_unpack_chosen,
+    .best_costs = gpu_best_costs,
     .migrate_out = gpu_migrate_out,
-    .migrate_edges = gpu_migrate_edges,
     .migrate_in = gpu_migrate_in,
     .migrate_sent = gpu_migrate_sent,
-    .best_costs = gpu_best_costs,
-    .device_slices = gpu_device_slices,
     .save_state = gpu_save,
     .load_state = gpu_load,
-    .capture_state = gpu_capture,
-    .read_captured = gpu_read_captured,
-    .read_captured_piece = gpu_read_captured_piece,
-    .hold_state = gpu_hold,
     .destroy = gpu_destroy,
-    .end = gpu_end,
+    .device = &gpu_device,
 };
 
 double gpu_last_step_ms(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   float ms = 0;
-  const struct gpu_step *st = &g->steps[g->step_ended];
-  if (cudaEventElapsedTime(&ms, st->start, st->stop) != cudaSuccess) return -1;
+  if (cudaEventElapsedTime(&ms, g->start, g->stop) != cudaSuccess) return -1;
   return ms;
 }
 
@@ -706,8 +590,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
                      IPSO_MAX_ISLANDS);
   }
   g->last_best = calloc((size_t)g->count, sizeof *g->last_best);
-  g->unpacked = calloc((size_t)g->count, 1);
-  if (!g->last_best || !g->unpacked) {
+  if (!g->last_best) {
     gpu_destroy(b);
     return IPSO_FAIL("gpu", "out of memory");
   }
@@ -718,13 +601,8 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   cudaError_t e = cudaSetDevice(g->device);
   if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, g->device);
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
-  if (e == cudaSuccess) e = cudaEventCreate(&g->origin);
-  for (int i = 0; i < GPU_STEPS && e == cudaSuccess; i++) {
-    struct gpu_step *st = &g->steps[i];
-    e = cudaEventCreate(&st->start);
-    if (e == cudaSuccess) e = cudaEventCreate(&st->stop);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&st->hist, cudaEventDisableTiming);
-  }
+  if (e == cudaSuccess) e = cudaEventCreate(&g->start);
+  if (e == cudaSuccess) e = cudaEventCreate(&g->stop);
   if (e != cudaSuccess)
     rc = IPSO_FAIL("cuda", "cannot use GPU %d: %s", g->device, cudaGetErrorString(e));
   timings_mark("GPU context");
@@ -737,26 +615,21 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
     if (g->plan.ring) snprintf(ring, sizeof ring, " ring k=%d", g->plan.neighbours);
     if (g->plan.clpso) snprintf(ring, sizeof ring, " clpso refresh=%d", g->plan.refresh);
-    snprintf(b->description, sizeof b->description,
-             "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s", g->device, prop.name, bus,
-             (double)prop.totalGlobalMem / (1 << 30), config_kernel_name(cfg->swarm.kernel),
-             config_sync_name(cfg->swarm.sync), ring, gpu_plan_describe(&g->plan, mode, sizeof mode));
+    snprintf(b->description, sizeof b->description, "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s",
+             g->device, prop.name, bus, (double)prop.totalGlobalMem / (1 << 30),
+             config_kernel_name(cfg->swarm.kernel), config_sync_name(cfg->swarm.sync), ring,
+             gpu_plan_describe(&g->plan, mode, sizeof mode));
   }
   if (rc == IPSO_OK) rc = allocate(g);
-  /* Pinned: step() copies the slots after a migration without waiting. */
-  if (rc == IPSO_OK && cudaMallocHost((void **)&g->h_slots, (size_t)g->count * IPSO_GB_SLOTS *
-                                                                sizeof *g->h_slots) != cudaSuccess)
-    rc = IPSO_FAIL("gpu", "cannot allocate pinned host memory");
   if (rc == IPSO_OK)
     rc = gpu_stage_constants(g->prog.library, cfg, g->island, &k, g->D, g->plan.map.pitch, g->fl,
                              &g->d_tables);
   if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_USER && cfg->objective.separable)
     rc = check_separable(g);
-  if (rc == IPSO_OK) rc = gpu_reserve_migrants(g, 1);
   /* The migration's buffers now rather than in the run's first migration
    * (their pinned, mapped part alone takes a fraction of a millisecond). */
   if (rc == IPSO_OK && cfg->migration.interval > 0 && cfg->migration.migrants > 0)
-    rc = gpu_reserve_device_migration(g, cfg->migration.migrants);
+    rc = gpu_migrate_reserve(g, cfg->migration.migrants);
   timings_mark("GPU allocation and constants");
   swarm_consts_free(&k);
   if (rc == IPSO_OK && g->prog.compile_seconds > 0 && setup->island == 0)

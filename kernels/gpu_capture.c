@@ -1,24 +1,19 @@
-/* The state of all K swarms captured on the device for a checkpoint or a
- * snapshot written in the background: gpu_capture() copies it, dense, into
- * a second device buffer in the stream's order (a device-to-device copy at
- * memory speed: 377 MB in about a quarter of a millisecond on an H100) and
- * returns; the iterations go on. gpu_read_captured(), called by a
- * snapshot's I/O thread, copies that buffer to the host on a stream of its
- * own, through a pinned buffer of CAPTURE_CHUNK bytes, and converts it to
- * the host's doubles; gpu_read_captured_piece(), called by a checkpoint's
- * I/O threads, reads one piece into a pinned buffer of the calling
- * reader's, from which the thread sums and writes it (no host copy of the
- * state). The run's thread never waits for the copy to the host. A held
- * state (gpu_hold, the run's last checkpoint) is read the same way from
- * the swarms' own arrays: no second device buffer, no copy on the device. */
+/* The state of all K swarms captured on the device for a checkpoint
+ * written in the background: gpu_capture() copies it, dense, into a second
+ * device buffer in the stream's order (a device-to-device copy at memory
+ * speed: 377 MB in about a quarter of a millisecond on an H100) and
+ * returns; the iterations go on. gpu_read_captured_piece(), called by the
+ * checkpoint's I/O threads, reads one piece into a pinned buffer of the
+ * calling reader's, from which the thread sums and writes it (no host copy
+ * of the state). The run's thread never waits for the copy to the host. A
+ * held state (gpu_hold, the run's last checkpoint) is read the same way
+ * from the swarms' own arrays: no second device buffer, no copy on the
+ * device. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "gpu_swarm.h"
-
-/* Bytes the I/O thread moves to the host per copy (a multiple of 8). */
-#define CAPTURE_CHUNK ((size_t)16 << 20)
 
 /* Bytes of one row array and of one cost array, dense, for all K islands. */
 static void capture_sizes(const struct gpu_swarm *g, size_t *rows, size_t *costs)
@@ -40,16 +35,15 @@ static void capture_layout(const struct gpu_swarm *g, size_t off[5], size_t byte
   }
 }
 
-/* Slot C's stream and event, on first use. */
+/* The capture's event, on first use. */
 static int capture_events(struct gpu_capture *c)
 {
-  if (!c->stream) IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
   if (!c->taken) IPSO_CHECK_CUDA(cudaEventCreateWithFlags(&c->taken, cudaEventDisableTiming));
   return IPSO_OK;
 }
 
-/* Slot C's buffer, stream and event, on first use; 0 when the device has
- * no memory for another copy of the state (the caller then copies
+/* The capture's buffer and event, on first use; 0 when the device has no
+ * memory for another copy of the state (the caller then copies
  * synchronously). */
 static int capture_ready(struct gpu_swarm *g, struct gpu_capture *c, int *ready)
 {
@@ -72,20 +66,20 @@ static int capture_ready(struct gpu_swarm *g, struct gpu_capture *c, int *ready)
   return IPSO_OK;
 }
 
-int gpu_hold(struct backend *b, int slot)
+int gpu_hold(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
-  struct gpu_capture *c = &g->capture[slot];
+  struct gpu_capture *c = &g->capture;
   IPSO_TRY(capture_events(c));
   IPSO_CHECK_CUDA(cudaEventRecord(c->taken, g->stream));
   c->held = 1;
   return IPSO_OK;
 }
 
-int gpu_capture(struct backend *b, int slot, int *captured)
+int gpu_capture(struct backend *b, int *captured)
 {
   struct gpu_swarm *g = b->impl;
-  struct gpu_capture *c = &g->capture[slot];
+  struct gpu_capture *c = &g->capture;
   IPSO_TRY(capture_ready(g, c, captured));
   if (!*captured) return IPSO_OK;
   c->held = 0;
@@ -109,8 +103,8 @@ int gpu_capture(struct backend *b, int slot, int *captured)
  * capture C's array ARRAY (0-2 rows, 3-4 costs; dense element order) to
  * TO, in the device's element type: from C's buffer, or, held, from the
  * swarms' pitched rows (a piece then starts and ends anywhere in a row). */
-static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c, cudaStream_t stream,
-                         int array, size_t first, size_t n, void *to)
+static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c,
+                         cudaStream_t stream, int array, size_t first, size_t n, void *to)
 {
   const size_t es = g->es;
   char *dst = to;
@@ -147,39 +141,11 @@ static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c,
   return IPSO_OK;
 }
 
-int gpu_read_captured(struct backend *b, int slot, struct swarm_state *st)
+int gpu_read_captured_piece(struct backend *b, int reader, int array, int64_t first, int64_t n,
+                            const double **data)
 {
   struct gpu_swarm *g = b->impl;
-  struct gpu_capture *c = &g->capture[slot];
-  size_t off[5], bytes[5];
-  capture_layout(g, off, bytes);
-  double *dst[5] = {st->position, st->velocity, st->pbest_position, st->cost, st->pbest_cost};
-  /* The runtime's current device is per thread. */
-  IPSO_CHECK_CUDA(cudaSetDevice(g->device));
-  if (!c->h_bounce) IPSO_CHECK_CUDA(cudaMallocHost(&c->h_bounce, CAPTURE_CHUNK));
-  IPSO_CHECK_CUDA(cudaStreamWaitEvent(c->stream, c->taken, 0));
-  /* Through the pinned bounce buffer, a chunk at a time (a copy into
-   * pageable memory would hold up the run thread's launches for as long
-   * as it takes); a chunk is a run of elements in dense order. */
-  for (int a = 0; a < 5; a++)
-    for (size_t at = 0; at < bytes[a]; at += CAPTURE_CHUNK) {
-      size_t len = bytes[a] - at < CAPTURE_CHUNK ? bytes[a] - at : CAPTURE_CHUNK;
-      size_t first = at / g->es, n = len / g->es;
-      IPSO_TRY(copy_elements(g, c, c->stream, a, first, n, c->h_bounce));
-      IPSO_CHECK_CUDA(cudaStreamSynchronize(c->stream));
-      if (g->fl)
-        gpu_rows_from_real(dst[a] + first, c->h_bounce, 1, n, 1, 1);
-      else
-        memcpy(dst[a] + first, c->h_bounce, len);
-    }
-  return IPSO_OK;
-}
-
-int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, int64_t first,
-                            int64_t n, const double **data)
-{
-  struct gpu_swarm *g = b->impl;
-  struct gpu_capture *c = &g->capture[slot];
+  struct gpu_capture *c = &g->capture;
   size_t off[5], bytes[5];
   capture_layout(g, off, bytes);
   if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 5 || first < 0 ||
@@ -191,7 +157,8 @@ int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, 
   /* The runtime's current device is per thread. */
   IPSO_CHECK_CUDA(cudaSetDevice(g->device));
   if (!r->out)
-    IPSO_CHECK_CUDA(cudaMallocHost((void **)&r->out, (size_t)STATE_PIECE_ELEMENTS * sizeof(double)));
+    IPSO_CHECK_CUDA(
+        cudaMallocHost((void **)&r->out, (size_t)STATE_PIECE_ELEMENTS * sizeof(double)));
   if (g->fl && !r->raw)
     IPSO_CHECK_CUDA(cudaMallocHost(&r->raw, (size_t)STATE_PIECE_ELEMENTS * g->es));
   if (!r->stream) IPSO_CHECK_CUDA(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
@@ -206,18 +173,14 @@ int gpu_read_captured_piece(struct backend *b, int slot, int reader, int array, 
 
 void gpu_capture_free(struct gpu_swarm *g)
 {
-  for (int k = 0; k < CAPTURE_SLOTS; k++) {
-    struct gpu_capture *c = &g->capture[k];
-    for (int j = 0; j < STATE_PIECE_READERS; j++) {
-      struct gpu_capture_reader *r = &c->reader[j];
-      if (r->stream) cudaStreamDestroy(r->stream);
-      if (r->out) cudaFreeHost(r->out);
-      if (r->raw) cudaFreeHost(r->raw);
-    }
-    if (c->d) cudaFree(c->d);
-    if (c->taken) cudaEventDestroy(c->taken);
-    if (c->stream) cudaStreamDestroy(c->stream);
-    if (c->h_bounce) cudaFreeHost(c->h_bounce);
-    memset(c, 0, sizeof *c);
+  struct gpu_capture *c = &g->capture;
+  for (int j = 0; j < STATE_PIECE_READERS; j++) {
+    struct gpu_capture_reader *r = &c->reader[j];
+    if (r->stream) cudaStreamDestroy(r->stream);
+    if (r->out) cudaFreeHost(r->out);
+    if (r->raw) cudaFreeHost(r->raw);
   }
+  if (c->d) cudaFree(c->d);
+  if (c->taken) cudaEventDestroy(c->taken);
+  memset(c, 0, sizeof *c);
 }

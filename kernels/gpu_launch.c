@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-/* Grid of the migrant copy kernels (gather, scatter: grid-stride loops). */
+/* Grid of the migrant copy kernel (gather: a grid-stride loop). */
 #define COPY_GRID 64
 #define COPY_BLOCK 256
 
@@ -47,7 +47,6 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"candidates_kernel", 1, &k->candidates},
                {"select_kernel", 1, &k->select},
                {"gather_kernel", 1, &k->gather},
-               {"scatter_kernel", 1, &k->scatter},
                {"migrate_kernel", 1, &k->migrate},
                {"emigrate_kernel", 1, &k->emigrate},
                {"hist_out_kernel", 1, &k->hist_out},
@@ -128,8 +127,8 @@ cudaError_t ipso_launch_relaxed(const struct gpu_kernels *k, unsigned grid, unsi
 
 /* LC for a grid GRID of BLOCK threads in clusters of CLUSTER blocks (along
  * x), its one attribute in ATTR. */
-static void cluster_config(cudaLaunchConfig_t *lc, cudaLaunchAttribute *attr, dim3 grid,
-                           dim3 block, unsigned cluster, cudaStream_t stream)
+static void cluster_config(cudaLaunchConfig_t *lc, cudaLaunchAttribute *attr, dim3 grid, dim3 block,
+                           unsigned cluster, cudaStream_t stream)
 {
   memset(lc, 0, sizeof *lc);
   memset(attr, 0, sizeof *attr);
@@ -155,8 +154,8 @@ cudaError_t ipso_cluster_placed(cudaKernel_t kernel, unsigned cluster, unsigned 
 }
 
 cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mapping *m,
-                             unsigned islands, struct swarm_ptrs s, long long first,
-                             long long last, cudaStream_t stream)
+                             unsigned islands, struct swarm_ptrs s, long long first, long long last,
+                             cudaStream_t stream)
 {
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
@@ -203,15 +202,6 @@ cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, st
                           args, 0, stream);
 }
 
-cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
-                                const long long *d_idx, int count, const void *d_buf,
-                                const void *d_cost, cudaStream_t stream)
-{
-  void *args[] = {&s, &d_idx, &count, &d_buf, &d_cost};
-  return cudaLaunchKernel((const void *)k->scatter, dim3_of(COPY_GRID), dim3_of(COPY_BLOCK), args,
-                          0, stream);
-}
-
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
                                  struct swarm_ptrs s, int count, long long *d_sel, void *d_sel_cost,
                                  void *d_msg, void *d_edge_rows, void *d_edge_cost, int victims,
@@ -231,9 +221,9 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 const void *const d_rcost[2], long long t, cudaStream_t stream)
 {
   const void *rmsg0 = d_rmsg[0], *rcost0 = d_rcost[0], *rmsg1 = d_rmsg[1], *rcost1 = d_rcost[1];
-  void *args[] = {&s,         &islands, &count,   &links,   &closed,  &d_msg,  &d_mcost,
-                  &d_carried, &d_vidx,  &d_vcost, &vstride, &d_order, &d_sent, &rmsg0,
-                  &rcost0,    &rmsg1,   &rcost1,  &t};
+  void *args[] = {&s,       &islands,   &count,  &links,   &closed,  &d_msg,
+                  &d_mcost, &d_carried, &d_vidx, &d_vcost, &vstride, &d_order,
+                  &d_sent,  &rmsg0,     &rcost0, &rmsg1,   &rcost1,  &t};
   return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
                           args, 0, stream);
 }

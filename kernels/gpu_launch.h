@@ -18,7 +18,7 @@ struct gpu_kernels {
   cudaKernel_t step;     /* the plan's variant */
   cudaKernel_t lbest;    /* ring topology only */
   cudaKernel_t exemplar; /* clpso topology only */
-  cudaKernel_t reduce, init, candidates, select, gather, scatter, migrate, emigrate, hist_out;
+  cudaKernel_t reduce, init, candidates, select, gather, migrate, emigrate, hist_out;
   cudaKernel_t res_relaxed; /* one relaxed island in one launch per segment */
   cudaKernel_t res_spec;    /* one cluster per island (map.spec_cb > 0) */
   cudaKernel_t separable_check;
@@ -72,8 +72,8 @@ cudaError_t ipso_cluster_placed(cudaKernel_t kernel, unsigned cluster, unsigned 
  * M's spec_cb blocks per island (gridDim.y), each block's particles in its
  * registers (speculative_cluster_kernel). */
 cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mapping *m,
-                             unsigned islands, struct swarm_ptrs s, long long first,
-                             long long last, cudaStream_t stream);
+                             unsigned islands, struct swarm_ptrs s, long long first, long long last,
+                             cudaStream_t stream);
 
 /* Iteration 0, and the block candidates after a load or a migration. */
 cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigned islands,
@@ -91,12 +91,11 @@ cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsig
                                long long out_stride, int worst, int count, long long *d_out,
                                void *d_out_cost, cudaStream_t stream);
 
-/* Migrants out: personal-best rows D_IDX[y * count ..] of each of ISLANDS
- * islands into D_BUF (island y's COUNT rows after island y-1's; NULL: no
- * rows) and their personal-best costs into D_COST (NULL: none), the first
- * and the last island's also into D_EDGE_ROWS and D_EDGE_COST (NULL: none;
- * mapped host memory: gather_kernel says how); in: rows of D_BUF and costs
- * D_COST into the particles D_IDX (those >= 0) of one island (S: its view). */
+/* Personal-best rows D_IDX[y * count ..] of each of ISLANDS islands into
+ * D_BUF (island y's COUNT rows after island y-1's; NULL: no rows) and their
+ * personal-best costs into D_COST (NULL: none), the first and the last
+ * island's also into D_EDGE_ROWS and D_EDGE_COST (NULL: none; mapped host
+ * memory: gather_kernel says how). */
 cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, void *d_cost,
                                void *d_edge_rows, void *d_edge_cost, cudaStream_t stream);
@@ -121,10 +120,6 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
  * buffer: hist_out_kernel), with programmatic dependent launch when PDL. */
 cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src, double *d_dst,
                                  long long n, cudaStream_t stream);
-
-cudaError_t ipso_launch_scatter(const struct gpu_kernels *k, struct swarm_ptrs s,
-                                const long long *d_idx, int count, const void *d_buf,
-                                const void *d_cost, cudaStream_t stream);
 
 /* The separability check at N points D_PTS (rows), into D_OUT[3 N]. */
 cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,

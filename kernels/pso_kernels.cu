@@ -58,7 +58,7 @@
  * strict and relaxed mode alike), so no step kernel reads a personal-best
  * row that another block may be rewriting. It rewrites only the rows whose
  * neighbourhood best or its personal best changed (s.lidx, s.pnew: the
- * step kernels mark the personal bests they change, scatter_kernel the
+ * step kernels mark the personal bests they change, migrate_kernel the
  * migrants; the host resets s.lidx after init and load_state). The global
  * best is kept as before (migration, history, result). Only one launch per
  * iteration (gpu_plan.c): the resident kernels are not compiled.
@@ -144,12 +144,12 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   real bc;
   long long bi;
   if (threadIdx.x == 0) queue_best(sh, bc, bi);
-  /* The copy forward (strict): with one island, or the blocks dealt out,
-   * island k's block 0 with its own candidate (block k of the grid's first
-   * wave); otherwise island k's by the block of linear index k, which the
-   * GPU starts in its first wave, so that no island's copy waits for a
-   * block of the grid's last wave (island k's block 0 is there for the
-   * last islands: measured in BENCHMARKS.md). */
+    /* The copy forward (strict): with one island, or the blocks dealt out,
+     * island k's block 0 with its own candidate (block k of the grid's first
+     * wave); otherwise island k's by the block of linear index k, which the
+     * GPU starts in its first wave, so that no island's copy waits for a
+     * block of the grid's last wave (island k's block 0 is there for the
+     * last islands: measured in BENCHMARKS.md). */
 #if IPSO_DEAL
   publish_queue_lock(s, t, cur, gc, gi, g, bc, bi, !IPSO_RELAXED && bx == 0, sh,
                      s.hist + (t - first));
@@ -576,28 +576,6 @@ extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int
   }
 }
 
-/* Migrants in: particle IDX[m] (if >= 0) takes BUF row m as position and
- * personal best, COST[m] as cost, and zero velocity; one island (the
- * host's view of it). Ring: the new personal best is marked for the next
- * lbest_kernel (s.pnew), which rewrites the rows that follow it. */
-extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, int count,
-                                          const real *buf, const real *cost)
-{
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-       e < (long long)count * IPSO_PITCH; e += (long long)gridDim.x * blockDim.x) {
-    long long m = e / IPSO_PITCH, d = e % IPSO_PITCH;
-    long long i = idx[m];
-    if (i < 0) continue;
-    size_t at = (size_t)i * IPSO_PITCH + d;
-    s.x[at] = s.p[at] = buf[e];
-    s.v[at] = (real)0;
-    if (d == 0) {
-      s.cost[i] = s.pcost[i] = cost[m];
-      if (s.pnew) s.pnew[i] = 1;
-    }
-  }
-}
-
 /* One migration of all the backend's islands on the device, island
  * blockIdx.x (one block each). Message slot j (rows MSG[j * count *
  * IPSO_PITCH], costs MCOST[j * count]) is island j's COUNT migrants out for
@@ -610,7 +588,7 @@ extern "C" __global__ void scatter_kernel(swarm_ptrs s, const long long *idx, in
  * its victims VIDX[k * VSTRIDE + j] (its worst first, or particles drawn)
  * where the j-th migrant's cost is below VCOST[k * VSTRIDE + j]: position
  * and personal best (the pitch's padding zero), cost, zero velocity, and
- * the ring's mark, as scatter_kernel writes. ORDER: [ISLANDS * 2 * count]
+ * the ring's mark. ORDER: [ISLANDS * 2 * count]
  * scratch. SENT[k]: the best cost of island k's message (the log's).
  * RMSG0, RCOST0 and RMSG1, RCOST1 (NULL: slots ISLANDS and ISLANDS + 1 are
  * filled already): the other ranks' two messages, the previous rank's and

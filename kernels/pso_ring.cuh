@@ -60,7 +60,7 @@ IPSO_HD void warp_lexmin(real &c, long long &idx)
  * rewritten only if it must be: s.lidx[i] says whose personal best it
  * holds (-1: none, after init, a load or a reset), and s.pnew[j] whether
  * particle j's personal best changed since the last pass (the step kernels
- * write it every iteration, scatter_kernel sets it for migrants in). Late
+ * write it every iteration, migrate_kernel sets it for migrants in). Late
  * in a run most rows stay; the warp copies those that change together, a
  * group of IPSO_LB_LANES lanes per row. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) lbest_kernel(swarm_ptrs s)

@@ -23,7 +23,7 @@ int backend_gpu_count(void)
 void backend_end(struct backend *b)
 {
   if (!b->ops) return;
-  (b->ops->end ? b->ops->end : b->ops->destroy)(b);
+  (b->ops->device ? b->ops->device->end : b->ops->destroy)(b);
   b->ops = NULL;
 }
 
@@ -46,7 +46,6 @@ int backend_create(const struct swarm_setup *setup, struct backend *b)
   if (kind == IPSO_BACKEND_GPU)
     return IPSO_FAIL("gpu", "backend = \"gpu\" but this islandpso was built without CUDA");
 #endif
-  if (setup->island == 0)
-    log_info("islandpso: no GPU available; running on the CPU backend");
+  if (setup->island == 0) log_info("islandpso: no GPU available; running on the CPU backend");
   return backend_cpu_create(setup, b);
 }

@@ -151,31 +151,32 @@ static int cpu_best_costs(struct backend *b, double *cost)
   return IPSO_OK;
 }
 
-static int cpu_pack(struct backend *b, int k, int count, double *pos, double *cost, int64_t *index)
+int cpu_pack_migrants(struct backend *b, int k, int count, double *pos, double *cost,
+                      int64_t *index)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
   DISPATCH(c, pack, c, count, pos, cost, index);
   return IPSO_OK;
 }
 
-static int cpu_unpack(struct backend *b, int k, int count, const double *pos, const double *cost,
-                      int64_t *replaced)
+int cpu_unpack_migrants(struct backend *b, int k, int count, const double *pos, const double *cost,
+                        int64_t *replaced)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
   DISPATCH(c, unpack, c, count, pos, cost, replaced);
   return IPSO_OK;
 }
 
-static int cpu_pack_chosen(struct backend *b, int k, int count, const int64_t *index, double *pos,
-                           double *cost)
+int cpu_pack_chosen(struct backend *b, int k, int count, const int64_t *index, double *pos,
+                    double *cost)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
   DISPATCH(c, pack_chosen, c, count, index, pos, cost);
   return IPSO_OK;
 }
 
-static int cpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index,
-                             const double *pos, const double *cost, int64_t *replaced)
+int cpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index, const double *pos,
+                      const double *cost, int64_t *replaced)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
   DISPATCH(c, unpack_chosen, c, count, index, pos, cost, replaced);
@@ -230,7 +231,7 @@ static int cpu_migrate_out(struct backend *b, int count, const int64_t *select, 
     if (select)
       IPSO_TRY(cpu_pack_chosen(b, k, count, select + (size_t)k * (size_t)count, msg + count, msg));
     else
-      IPSO_TRY(cpu_pack(b, k, count, msg + count, msg, m->index));
+      IPSO_TRY(cpu_pack_migrants(b, k, count, msg + count, msg, m->index));
     m->sent[k] = msg[0];
     for (int i = 1; i < count; i++)
       if (cost_better(msg[i], m->sent[k])) m->sent[k] = msg[i];
@@ -277,7 +278,7 @@ static int cpu_migrate_in(struct backend *b, int count, int links, const unsigne
       IPSO_TRY(cpu_unpack_chosen(b, k, total, replace + (size_t)k * (size_t)links * (size_t)count,
                                  pos, cost, m->replaced));
     else
-      IPSO_TRY(cpu_unpack(b, k, total, pos, cost, m->replaced));
+      IPSO_TRY(cpu_unpack_migrants(b, k, total, pos, cost, m->replaced));
   }
   return IPSO_OK;
 }
@@ -341,10 +342,6 @@ static const struct backend_ops cpu_ops = {
     .step = cpu_step,
     .best = cpu_best,
     .best_costs = cpu_best_costs,
-    .pack_migrants = cpu_pack,
-    .unpack_migrants = cpu_unpack,
-    .pack_chosen = cpu_pack_chosen,
-    .unpack_chosen = cpu_unpack_chosen,
     .migrate_out = cpu_migrate_out,
     .migrate_in = cpu_migrate_in,
     .migrate_sent = cpu_migrate_sent,

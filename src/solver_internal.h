@@ -1,5 +1,5 @@
-/* Private to the island loop (solver.c, solver_records.c): the solver's
- * state, and what it records and exchanges at segment ends. */
+/* Private to the island loop (solver.c, solver_loop.c, solver_records.c):
+ * the solver's state, and what it records and exchanges at segment ends. */
 #ifndef IPSO_SOLVER_INTERNAL_H
 #define IPSO_SOLVER_INTERNAL_H
 
@@ -13,6 +13,7 @@
 #include "island_mpi.h"
 #include "lock.h"
 #include "progress.h"
+#include "schedule.h"
 #include "solver.h"
 #include "swarm.h"
 
@@ -29,19 +30,6 @@ struct history {
   double *island, *global, *wall; /* island: [cap, width] */
 };
 
-/* Where the iterations' time goes on the host (--timings). */
-enum loop_phase {
-  LOOP_DEVICE,  /* the slices: launched and waited for (the CPU's: computed) */
-  LOOP_RECORD,  /* the slices' history rows and the one reduction over the ranks */
-  LOOP_MIGRATE, /* the migrations (with the exchange between ranks) */
-  LOOP_OUTPUT,  /* snapshots, checkpoints, the result on the run's path */
-  LOOP_OTHER,   /* the rest: progress, checks, commits */
-  LOOP_PHASES
-};
-
-/* Checkpoints whose times --timings prints. */
-#define SOLVER_CKPT_LOG 8
-
 /* A rank's part of the run: its islands, their output and migration. */
 struct solver {
   MPI_Comm comm;
@@ -51,6 +39,7 @@ struct solver {
   const struct ipso_config *cfg;
   const struct solver_options *opt;
   struct backend b; /* the rank's islands, one backend (island k: global id first + k) */
+  struct schedule plan;
   struct h5out *out;
   struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank */
   int links;                /* migration messages each island receives (migration_links) */
@@ -61,11 +50,6 @@ struct solver {
   int64_t *drawn;         /* [local * 2 * migrants] the random policies' draws */
   double *sent;           /* [local] the best cost each island sent */
   int sent_from;          /* the first migration record waiting for its cost, or -1 */
-  /* The messages of the migration after iteration OUT_FOR went out
-   * (migrate_out) and are not yet taken in (-1: none); EXCHANGED: their
-   * edges went between the ranks (the host's way). */
-  int64_t out_for;
-  int exchanged;
   struct history hist;
   struct migration_record *mlog;
   int mn, mcap;
@@ -80,43 +64,21 @@ struct solver {
   double *seg_min;   /* [segment] the rank's best of them */
   double *row_cost;  /* [segment + 1 + SOLVER_RIDE] scratch for the rows' global minimum */
   double sign;       /* cost = sign * fitness */
-  int64_t N, segment;
+  int64_t N;
   int D;
-  int64_t t;                         /* last completed iteration */
-  int64_t target_iteration;          /* first iteration an island reached the target, or -1 */
-  double elapsed0;                   /* run time of earlier invocations (restart) */
-  double t0;                         /* wall_seconds() when this invocation started iterating */
-  double loop[LOOP_PHASES];          /* seconds in each phase of the iterations (--timings) */
-  int64_t slices, migrations, ahead; /* ahead: slices begun before the last one was read */
-  double first_migration, start_row; /* seconds: the first migration, iteration 0's row */
-  double exchange_seconds;           /* of the migrations: the edges waited for and exchanged */
-  double device_wait;                /* of the slices: the host waiting for the device */
-  double enqueue_seconds; /* of the slices: the host enqueueing them (and what that waits for: the
-                            last migration's costs for its log, gpu_migrate_sent) */
-  double deadline;                   /* wall_seconds() by which to stop, or 0 */
-  double last_checkpoint, checkpoint_cost, segment_cost;
+  int64_t t;                /* last completed iteration */
+  int64_t target_iteration; /* first iteration an island reached the target, or -1 */
+  /* The run's clock: the run time of earlier invocations (restart), when
+   * this one began iterating, when to stop (0: no time limit), when the
+   * last checkpoint began, and what a slice and a checkpoint cost (the
+   * time limit's margin). */
+  double elapsed0, t0, deadline, last_checkpoint, slice_cost, checkpoint_cost;
   struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */
   int64_t ckpt_iteration;              /* of the checkpoint in flight or last written, or -1 */
   int ckpt_pending;                    /* a periodic checkpoint found the writer busy: at the next
                                           segment end */
   int64_t ckpt_written, ckpt_deferred; /* this invocation's checkpoints; those that fell due
                                           while the writer was busy */
-  double ckpt_begun, ckpt_start_cost;  /* when the one in flight began; its cost to the run */
-  double ckpt_path_seconds; /* this invocation's time in checkpoints on the main thread */
-  /* The first checkpoints started (--timings): iteration; the main
-   * thread's time to write the buffered records to the output ("flush";
-   * the output's own flush to disk is part of the commit), take the state
-   * (capture or copy), create the file and start the threads, and to
-   * commit; the I/O threads' time and number. */
-  struct ckpt_timing {
-    int64_t iteration;
-    double flush, take, create, write, commit;
-    int threads;
-  } ckpt_log[SOLVER_CKPT_LOG];
-  int ckpt_started;
-  double history_seconds; /* this invocation's time recording and writing history rows */
-  double log_seconds;     /* and writing migration records */
-  int64_t log_written;    /* migration records written by this invocation (all ranks') */
   int stop_signal;
   struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
@@ -142,6 +104,22 @@ static inline struct swarm_state island_state(struct solver *s, int k)
   return swarm_state_island(&s->state, s->N, k);
 }
 
+/* solver_loop.c */
+
+/* The loop over segments until the end, the target or a stop request;
+ * IPSO_STOPPED when asked to stop early (a checkpoint written). */
+int solver_iterate(struct solver *s);
+/* Iteration 0 of a fresh run: its history row, snapshot and checks. */
+int solver_record_start(struct solver *s);
+/* The run's best of all islands now, into s->result (collective). */
+int solver_take_result(struct solver *s);
+/* A checkpoint of iteration s->t, written before returning: the one in
+ * flight committed first. LAST: the run's end (the backend is ended once
+ * the I/O threads have read the state from it, while the file is flushed). */
+int solver_write_checkpoint(struct solver *s, int last);
+/* Commits the checkpoint in flight, if any (collective). */
+int solver_commit_checkpoint(struct solver *s);
+
 /* solver_records.c */
 
 void solver_history_free(struct history *h);
@@ -155,13 +133,9 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
 /* Allocates the migration buffers and connects the ranks' ring. */
 int solver_migration_setup(struct solver *s);
 /* One migration of every island of the rank on the global ring, after
- * iteration T, in two halves: the messages out (enqueued right after the
- * iterations up to T), then, with s->t = T, the migrants in.
- * solver_migrate_exchange: the edge islands' messages out exchanged
- * between the ranks (the host's way, in solver_migrate_in). */
-int solver_migrate_out(struct solver *s, int64_t t);
-int solver_migrate_exchange(struct solver *s);
-int solver_migrate_in(struct solver *s, int64_t t);
+ * iteration s->t: the messages out, their exchange between the ranks, the
+ * migrants in. */
+int solver_migrate(struct solver *s);
 /* Prints every island's device from rank 0. */
 int solver_report_devices(struct solver *s);
 /* Prints the final summary (rank 0). */

@@ -58,35 +58,20 @@ static int take_sent(struct solver *s)
   return IPSO_OK;
 }
 
-/* Writes the buffered history rows and migration records to the file.
- * The records of a migration enqueued ahead of iteration s->t (solver.c,
- * begin_slice) stay buffered: their costs come once it has run. */
+/* Writes the buffered history rows and migration records to the file. */
 int solver_flush_records(struct solver *s)
 {
-  int keep = 0;
-  if (s->sent_from >= 0 && s->mlog[s->sent_from].iteration > s->t)
-    keep = s->mn - s->sent_from;
-  else
-    IPSO_TRY(take_sent(s));
-  int mn = s->mn - keep;
+  IPSO_TRY(take_sent(s));
   struct history *h = &s->hist;
   if (s->out) {
     watchdog_beat("writing history", s->t);
-    double t0 = wall_seconds();
     IPSO_TRY(h5out_append_history(s->out, (int)h->n, h->iteration, h->island, h->global,
                                   h->evaluations, h->wall));
-    s->history_seconds += wall_seconds() - t0;
-    t0 = wall_seconds();
-    int64_t before = h5out_migration_rows(s->out);
-    IPSO_TRY(h5out_append_migrations(s->out, mn, s->mlog));
-    s->log_seconds += wall_seconds() - t0;
-    s->log_written += h5out_migration_rows(s->out) - before;
+    IPSO_TRY(h5out_append_migrations(s->out, s->mn, s->mlog));
   }
   h->written += h->n;
   h->n = 0;
-  memmove(s->mlog, s->mlog + mn, (size_t)keep * sizeof *s->mlog);
-  s->mn = keep;
-  if (keep) s->sent_from = 0;
+  s->mn = 0;
   return IPSO_OK;
 }
 
@@ -105,7 +90,8 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
   for (int64_t k = 0; k < n; k++) {
     double m = s->seg_best[k];
     for (int i = 1; i < s->local; i++)
-      if (cost_better(s->seg_best[i * s->segment + k], m)) m = s->seg_best[i * s->segment + k];
+      if (cost_better(s->seg_best[i * s->plan.length + k], m))
+        m = s->seg_best[i * s->plan.length + k];
     s->seg_min[k] = m;
   }
   /* The rows: multiples of history_interval, and the run's last iteration. */
@@ -128,9 +114,6 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
   for (int i = 0; i < nride; i++) ride[i] = s->row_cost[rows + 1 + i];
   *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
   if (rows == 0) return IPSO_OK;
-  /* The reduction above runs with or without rows (the target check); the
-   * rows add 8 bytes each to it. What the history costs is from here on. */
-  double t0 = wall_seconds();
   IPSO_TRY(history_reserve(&s->hist, rows));
   int r = 0;
   for (int64_t t = first; t <= last; t++) {
@@ -138,13 +121,13 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
     int64_t j = s->hist.n++;
     s->hist.iteration[j] = t;
     for (int i = 0; i < s->local; i++)
-      s->hist.island[j * s->local + i] = fitness_of(s, s->seg_best[i * s->segment + (t - first)]);
+      s->hist.island[j * s->local + i] =
+          fitness_of(s, s->seg_best[i * s->plan.length + (t - first)]);
     s->hist.global[j] = fitness_of(s, s->row_cost[r++]);
     s->hist.evaluations[j] = evaluations_at(s, t);
     s->hist.wall[j] = s->elapsed0 + (seg_start - s->t0) +
                       (seg_stop - seg_start) * (double)(t - first + 1) / (double)n;
   }
-  s->history_seconds += wall_seconds() - t0;
   if (s->hist.n >= HISTORY_FLUSH_ROWS) return solver_flush_records(s);
   return IPSO_OK;
 }
@@ -156,7 +139,6 @@ int solver_migration_setup(struct solver *s)
   const struct ipso_config *cfg = s->cfg;
   s->links = migration_links(cfg, s->islands);
   s->sent_from = -1;
-  s->out_for = -1;
   if (!s->links) return IPSO_OK;
   /* The migration streams address islands below 2^21 (iterations are
    * within them by the config's limit). */
@@ -210,64 +192,30 @@ static int reserve_log(struct solver *s)
  * migrate_in: the GPU's on the device); only the messages of the rank's
  * first and last islands come to the host, for the previous and the next
  * rank (mpi/), whether the link carries them or not (the receiver knows).
- * The records' costs are
- * taken when the records are written (take_sent). In two halves:
- * solver_migrate_out enqueues the messages out of the migration after
- * iteration T (the GPU's right behind the iterations, before the host
- * reads their history), and solver_migrate_in exchanges the edges and
- * takes the migrants in: once s->t is T, or where nothing of it waits for
- * the host, right behind solver_migrate_out (solver.c, iterate). */
-int solver_migrate_out(struct solver *s, int64_t t)
+ * The records' costs are taken when the records are written (take_sent). */
+int solver_migrate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
-  int m = cfg->migration.migrants, K = s->local, L = s->links;
-  size_t n = (size_t)migration_message_len(m, s->D);
-  watchdog_beat("migrating", s->t);
+  const int m = cfg->migration.migrants, K = s->local, L = s->links;
+  const int64_t t = s->t;
+  const size_t n = (size_t)migration_message_len(m, s->D);
+  const uint64_t seed = cfg->run.seed;
+  watchdog_beat("migrating", t);
   IPSO_TRY(take_sent(s));
   IPSO_TRY(reserve_log(s));
   if (cfg->migration.select != IPSO_SELECT_BEST)
     for (int k = 0; k < K; k++)
-      IPSO_TRY(migration_draw(cfg->run.seed, s->first + k, t, MIGRATION_DRAW_SELECT, s->N, m,
+      IPSO_TRY(migration_draw(seed, s->first + k, t, MIGRATION_DRAW_SELECT, s->N, m,
                               s->drawn + (size_t)k * (size_t)m));
   /* The first and last islands' messages out, for the previous and next
-   * ranks. */
+   * ranks; with the worst replaced, the backend may choose them now. */
   double *edge[2] = {s->msg, s->msg + n};
-  /* With the worst replaced, the backend may choose them now. */
   int victims = cfg->migration.policy == IPSO_POLICY_REPLACE_WORST ? L * m : 0;
   IPSO_TRY(s->b.ops->migrate_out(&s->b, m,
                                  cfg->migration.select == IPSO_SELECT_BEST ? NULL : s->drawn,
                                  victims, s->rx ? edge : NULL));
-  s->out_for = t;
-  s->exchanged = 0;
-  return IPSO_OK;
-}
-
-int solver_migrate_exchange(struct solver *s)
-{
-  if (s->rx && !s->exchanged) {
-    size_t n = (size_t)migration_message_len(s->cfg->migration.migrants, s->D);
-    double t0 = wall_seconds();
-    if (s->b.ops->migrate_edges) IPSO_TRY(s->b.ops->migrate_edges(&s->b));
-    IPSO_TRY(ring_exchange(s->rx, s->msg + n, s->msg, s->msg + 2 * n, s->msg + 3 * n));
-    s->exchange_seconds += wall_seconds() - t0;
-  }
-  s->exchanged = 1;
-  return IPSO_OK;
-}
-
-int solver_migrate_in(struct solver *s, int64_t t)
-{
-  const struct ipso_config *cfg = s->cfg;
-  int m = cfg->migration.migrants, K = s->local, L = s->links;
-  size_t n = (size_t)migration_message_len(m, s->D);
-  const uint64_t seed = cfg->run.seed;
-  watchdog_beat("migrating", t);
-  /* The first and last islands' messages out, the previous and next
-   * ranks' in. */
+  if (s->rx) IPSO_TRY(ring_exchange(s->rx, s->msg + n, s->msg, s->msg + 2 * n, s->msg + 3 * n));
   const double *remote[2] = {s->msg + 2 * n, s->msg + 3 * n};
-  if (s->out_for != t) return IPSO_OK;
-  s->out_for = -1;
-  IPSO_TRY(solver_migrate_exchange(s));
   const double probability = cfg->migration.probability;
   for (int k = 0; k < K; k++) {
     int island = s->first + k, src[2], to[2], open = 0;
@@ -347,20 +295,12 @@ void solver_print_summary(struct solver *s, const struct run_result *r, int reac
            r->elapsed_seconds > 0 ? (double)r->evaluations / r->elapsed_seconds : 0.0);
   /* To 0.1 ms for short runs: the in-run time is compared with kernel times. */
   log_info("  time              %.*f s", r->elapsed_seconds < 10 ? 4 : 3, r->elapsed_seconds);
-  double run = wall_seconds() - s->t0;
-  if (s->out && cfg->output.history_interval > 0) {
-    log_info("  history           %lld rows, %.1f ms recording and writing (%.2f%% of this run)",
-             (long long)(s->hist.written + s->hist.n), 1e3 * s->history_seconds,
-             run > 0 ? 100.0 * s->history_seconds / run : 0.0);
-  }
-  if (s->out && s->log_written > 0) {
-    log_info("  migration log     %lld records, %.1f ms writing (%.2f%% of this run)",
-             (long long)s->log_written, 1e3 * s->log_seconds,
-             run > 0 ? 100.0 * s->log_seconds / run : 0.0);
-  }
+  if (s->out && cfg->output.history_interval > 0)
+    log_info("  history           %lld rows", (long long)(s->hist.written + s->hist.n));
+  if (s->out && h5out_migration_rows(s->out) > 0)
+    log_info("  migration log     %lld records", (long long)h5out_migration_rows(s->out));
   if (cfg->output.checkpoint[0])
-    log_info("  checkpoints       %lld written, %lld deferred (the writer was busy), %.3f s "
-             "on the run's path",
-             (long long)s->ckpt_written, (long long)s->ckpt_deferred, s->ckpt_path_seconds);
+    log_info("  checkpoints       %lld written, %lld deferred (the writer was busy)",
+             (long long)s->ckpt_written, (long long)s->ckpt_deferred);
   if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
 }

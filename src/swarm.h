@@ -53,15 +53,13 @@ static inline int64_t state_piece_length(int64_t n, int64_t at)
 #define STATE_PIECE_READERS 4
 
 /* A copy of the state that the caller does not wait for (the GPU's captured
- * state read back to the host), made by the I/O threads of a checkpoint or
- * a snapshot: FN(CTX, BUF) copies all of it into BUF; PIECE, where not
- * NULL, reads elements FIRST .. FIRST + N - 1 (N <= STATE_PIECE_ELEMENTS)
+ * state read back to the host), made by the I/O threads of a checkpoint:
+ * PIECE reads elements FIRST .. FIRST + N - 1 (N <= STATE_PIECE_ELEMENTS)
  * of state array ARRAY (the order of state_arrays; the rank's islands one
  * after the other) as doubles into a buffer that thread READER owns until
  * its next call (0 .. STATE_PIECE_READERS - 1), pointed to by *DATA, so
  * the state needs no host copy. */
 struct state_fill {
-  int (*fn)(void *ctx, struct swarm_state *buf);
   void *ctx;
   int (*piece)(void *ctx, int reader, int array, int64_t first, int64_t n, const double **data);
 };

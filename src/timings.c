@@ -4,12 +4,12 @@
  * phases themselves are timed with CLOCK_MONOTONIC from main(). */
 #include "timings.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
 
 #define MAX_MARKS 32
 
@@ -85,5 +85,36 @@ void timings_print(const char *title)
     prev = tm.at[i];
   }
   tm.printed = tm.n;
+  fflush(stdout);
+}
+
+static struct {
+  double last, seconds[TIMINGS_PHASES];
+  int64_t laps[TIMINGS_PHASES];
+} loop;
+
+void timings_loop_begin(void)
+{
+  memset(&loop, 0, sizeof loop);
+  loop.last = now(CLOCK_MONOTONIC);
+}
+
+void timings_lap(enum timings_phase phase)
+{
+  double t = now(CLOCK_MONOTONIC);
+  loop.seconds[phase] += t - loop.last;
+  loop.laps[phase]++;
+  loop.last = t;
+}
+
+void timings_print_loop(void)
+{
+  static const char *what[TIMINGS_PHASES] = {"slices", "history rows, reduction over ranks",
+                                             "migrations", "result, checks, output"};
+  printf("islandpso: the iterations (rank 0; %lld slices, %lld migrations)\n",
+         (long long)loop.laps[TIMINGS_SLICES], (long long)loop.laps[TIMINGS_MIGRATIONS]);
+  for (int i = 0; i < TIMINGS_PHASES; i++)
+    printf("  %-34s %8.4f s  %8.1f us each\n", what[i], loop.seconds[i],
+           loop.laps[i] ? 1e6 * loop.seconds[i] / (double)loop.laps[i] : 0.0);
   fflush(stdout);
 }

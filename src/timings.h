@@ -19,6 +19,20 @@ double timings_since_start(void);
  * their durations to stdout under a TITLE line. */
 void timings_print(const char *title);
 
+/* Where the iterations' time goes on the host: each lap adds the time since
+ * the last one (or timings_loop_begin) to its phase and counts it. */
+enum timings_phase {
+  TIMINGS_SLICES,     /* the slices: computed, or launched and waited for */
+  TIMINGS_RECORDS,    /* their history rows and the one reduction over the ranks */
+  TIMINGS_MIGRATIONS, /* the migrations (with the exchange between ranks) */
+  TIMINGS_OUTPUT,     /* the result, checks, snapshots, checkpoints */
+  TIMINGS_PHASES
+};
+void timings_loop_begin(void);
+void timings_lap(enum timings_phase phase);
+/* Prints the iterations' phases (rank 0's) to stdout. */
+void timings_print_loop(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -163,10 +163,10 @@ static void check_problem(const struct problem *p)
   for (int v = 0; v < NV; v++) swarm_state_free(&gpu[v]);
 }
 
-/* save_state / load_state continue exactly; migrants match the CPU's, and
- * so do the iterations after a migration, with the best and worst
- * particles and with drawn ones (RING: ring of RING neighbours; CLPSO:
- * clpso with refresh CLPSO). */
+/* save_state / load_state continue exactly; a migration matches the CPU's,
+ * and so do the iterations after it, with the best and worst particles and
+ * with drawn ones (RING: ring of RING neighbours; CLPSO: clpso with refresh
+ * CLPSO). */
 static void check_state_and_migrants(int ring, int clpso)
 {
   enum { D = 2 }; /* one thread per particle: bit-identical to the CPU */
@@ -198,85 +198,53 @@ static void check_state_and_migrants(int ring, int clpso)
   CHECK(states_equal(&s20, &r20, &what, &where), "load_state did not continue exactly (%s[%zu])",
         what, where);
 
-  /* Migrants out: the same particles and costs as the CPU backend's. */
+  /* A migration of the one island on its own ring (its best replace its
+   * worst; then drawn particles replace drawn ones), on both backends: the
+   * same messages, the same particles replaced, the same iterations after. */
   c.ops->step(&c, 11, 20, best);
   enum { M = 5 };
-  double gpos[M * D], gcost[M], cpos[M * D], ccost[M];
-  int64_t gidx[M], cidx[M], grep[M], crep[M];
-  CHECK(g.ops->pack_migrants(&g, 0, M, gpos, gcost, gidx) == IPSO_OK, "gpu pack");
-  CHECK(c.ops->pack_migrants(&c, 0, M, cpos, ccost, cidx) == IPSO_OK, "cpu pack");
-  for (int k = 0; k < M; k++) {
-    CHECK(gidx[k] == cidx[k] && gcost[k] == ccost[k], "migrant %d: gpu %lld %.17g cpu %lld %.17g",
-          k, (long long)gidx[k], gcost[k], (long long)cidx[k], ccost[k]);
-    if (k > 0) CHECK(gcost[k - 1] <= gcost[k], "migrants not sorted best first");
+  for (int round = 0; round < 2; round++) {
+    int64_t t = 20 + 5 * round, sel[M], rep[M];
+    unsigned char carried[2] = {1, 0};
+    CHECK(migration_draw(11, 0, t, MIGRATION_DRAW_SELECT, p.particles, M, sel) == IPSO_OK, "draw");
+    CHECK(migration_draw(11, 0, t, MIGRATION_DRAW_REPLACE, p.particles, M, rep) == IPSO_OK, "draw");
+    struct backend *both[2] = {&g, &c};
+    double sent[2];
+    for (int w = 0; w < 2; w++) {
+      struct backend *x = both[w];
+      CHECK(x->ops->migrate_out(x, M, round ? sel : NULL, round ? 0 : M, NULL) == IPSO_OK,
+            "migrate_out");
+      CHECK(x->ops->migrate_in(x, M, 1, carried, round ? rep : NULL, NULL) == IPSO_OK,
+            "migrate_in");
+      CHECK(x->ops->migrate_sent(x, &sent[w]) == IPSO_OK, "migrate_sent");
+    }
+    CHECK(sent[0] == sent[1], "ring %d clpso %d round %d: sent a best of %.17g, the CPU %.17g",
+          ring, clpso, round, sent[0], sent[1]);
+    g.ops->save_state(&g, &r20);
+    c.ops->save_state(&c, &cs);
+    CHECK(states_equal(&r20, &cs, &what, &where),
+          "ring %d clpso %d round %d: after the migration GPU and CPU differ (%s[%zu])", ring,
+          clpso, round, what, where);
+    struct island_best gb = {0}, cb = {0};
+    double gp[D], cp[D];
+    gb.position = gp;
+    cb.position = cp;
+    g.ops->best(&g, 0, &gb);
+    c.ops->best(&c, 0, &cb);
+    CHECK(gb.cost == cb.cost && gb.particle == cb.particle,
+          "best after migration: gpu %lld %.17g cpu %lld %.17g", (long long)gb.particle, gb.cost,
+          (long long)cb.particle, cb.cost);
+    /* The migrants attract their neighbourhoods (ring) or the swarm from
+     * the next iteration on, alike on both. */
+    g.ops->step(&g, t + 1, t + 5, best);
+    c.ops->step(&c, t + 1, t + 5, best);
+    g.ops->save_state(&g, &r20);
+    c.ops->save_state(&c, &cs);
+    CHECK(states_equal(&r20, &cs, &what, &where),
+          "ring %d clpso %d round %d: iterations after migration differ between GPU and CPU "
+          "(%s[%zu])",
+          ring, clpso, round, what, where);
   }
-  /* Migrants in: good ones replace the worst, a bad one is refused. */
-  for (int d = 0; d < D * M; d++) gpos[d] = cpos[d] = 0.25;
-  for (int k = 0; k < M; k++) gcost[k] = ccost[k] = k == M - 1 ? 1e300 : 0.375;
-  CHECK(g.ops->unpack_migrants(&g, 0, M, gpos, gcost, grep) == IPSO_OK, "gpu unpack");
-  CHECK(c.ops->unpack_migrants(&c, 0, M, cpos, ccost, crep) == IPSO_OK, "cpu unpack");
-  for (int k = 0; k < M; k++)
-    CHECK(grep[k] == crep[k], "replaced %d: gpu %lld cpu %lld", k, (long long)grep[k],
-          (long long)crep[k]);
-  CHECK(grep[M - 1] == -1, "a migrant worse than the worst particle replaced it");
-  g.ops->save_state(&g, &r20);
-  c.ops->save_state(&c, &cs);
-  CHECK(states_equal(&r20, &cs, &what, &where), "after migration GPU and CPU differ (%s[%zu])",
-        what, where);
-  struct island_best gb = {0}, cb = {0};
-  double gp[D], cp[D];
-  gb.position = gp;
-  cb.position = cp;
-  g.ops->best(&g, 0, &gb);
-  c.ops->best(&c, 0, &cb);
-  CHECK(gb.cost == cb.cost && gb.particle == cb.particle,
-        "best after migration: gpu %lld %.17g "
-        "cpu %lld %.17g",
-        (long long)gb.particle, gb.cost, (long long)cb.particle, cb.cost);
-  /* The migrants attract their neighbourhoods (ring) or the swarm from the
-   * next iteration on, alike on both. */
-  g.ops->step(&g, 21, 25, best);
-  c.ops->step(&c, 21, 25, best);
-  g.ops->save_state(&g, &r20);
-  c.ops->save_state(&c, &cs);
-  CHECK(states_equal(&r20, &cs, &what, &where),
-        "ring %d clpso %d: iterations after migration differ between GPU and CPU (%s[%zu])", ring,
-        clpso, what, where);
-
-  /* The random policies: drawn particles out, as the CPU's; migrants into
-   * drawn particles, the same replaced and refused on both: every other
-   * one is a good migrant (0.375), the others worse than any particle. */
-  enum { R = 2 * M };
-  double rpos[R * D], rcost[R], cpos2[R * D], ccost2[R];
-  int64_t drawn[R], grep2[R], crep2[R];
-  CHECK(migration_draw(11, 0, 25, MIGRATION_DRAW_SELECT, p.particles, R, drawn) == IPSO_OK, "draw");
-  CHECK(g.ops->pack_chosen(&g, 0, R, drawn, rpos, rcost) == IPSO_OK, "gpu pack_chosen");
-  CHECK(c.ops->pack_chosen(&c, 0, R, drawn, cpos2, ccost2) == IPSO_OK, "cpu pack_chosen");
-  CHECK(!memcmp(rpos, cpos2, sizeof rpos) && !memcmp(rcost, ccost2, sizeof rcost),
-        "ring %d clpso %d: drawn migrants differ between GPU and CPU", ring, clpso);
-  for (int k = 0; k < R; k++) {
-    CHECK(rcost[k] == cs.pbest_cost[drawn[k]],
-          "drawn migrant %d: cost %.17g, particle %lld's %.17g", k, rcost[k], (long long)drawn[k],
-          cs.pbest_cost[drawn[k]]);
-    rcost[k] = k % 2 ? 1e300 : 0.375;
-  }
-  CHECK(migration_draw(11, 0, 25, MIGRATION_DRAW_REPLACE, p.particles, R, drawn) == IPSO_OK,
-        "draw");
-  CHECK(g.ops->unpack_chosen(&g, 0, R, drawn, rpos, rcost, grep2) == IPSO_OK, "gpu unpack_chosen");
-  CHECK(c.ops->unpack_chosen(&c, 0, R, drawn, rpos, rcost, crep2) == IPSO_OK, "cpu unpack_chosen");
-  for (int k = 0; k < R; k++) {
-    int64_t want = rcost[k] < cs.pbest_cost[drawn[k]] ? drawn[k] : -1;
-    CHECK(grep2[k] == want && crep2[k] == want,
-          "drawn migrant %d into %lld: gpu replaced %lld, cpu %lld, want %lld", k,
-          (long long)drawn[k], (long long)grep2[k], (long long)crep2[k], (long long)want);
-  }
-  g.ops->step(&g, 26, 30, best);
-  c.ops->step(&c, 26, 30, best);
-  g.ops->save_state(&g, &r20);
-  c.ops->save_state(&c, &cs);
-  CHECK(states_equal(&r20, &cs, &what, &where),
-        "ring %d clpso %d: iterations after drawn migrants differ between GPU and CPU (%s[%zu])",
-        ring, clpso, what, where);
   g.ops->destroy(&g);
   c.ops->destroy(&c);
   swarm_state_free(&s10);
@@ -366,95 +334,75 @@ static struct swarm_state rows_of(const struct swarm_state *s, int particles, in
   return swarm_state_island(s, particles, k);
 }
 
-/* The migration of check_islands, island k taking island k-1's M migrants
- * on the ring of the K islands (ROUND 1: drawn particles sent and
- * replaced), on the device (migrate_out, migrate_in): in DEV, which holds
- * the whole ring, and in HALF[0] and HALF[1] of K/2 islands each, whose
- * edge messages cross as between two ranks. COST[k] and POS[k]: island
- * k's message as pack_migrants or pack_chosen gave it. */
-static void migrate_on_device(struct backend *dev, struct backend half[2], int K, int first,
-                              int64_t t, int64_t N, int M, int D, int round, double *const cost[],
-                              double *const pos[])
+/* One migration of check_islands on the ring of K islands (global ids
+ * FIRST..), island k taking island k-1's M migrants (ROUND 1: drawn
+ * particles sent and replaced), in the NPARTS backends PART of K / NPARTS
+ * islands each (one backend: the whole ring; more: their edge messages
+ * crossing as between ranks). SENT [K]: the best each island sent. */
+static void migrate_ring(struct backend *part, int nparts, int K, int first, int64_t t, int64_t N,
+                         int M, int D, int round, double *sent)
 {
-  const int H = K / 2;
+  const int per = K / nparts;
   size_t n = (size_t)migration_message_len(M, D);
   int64_t *sel = malloc(sizeof(int64_t) * (size_t)(K * M));
   int64_t *rep = malloc(sizeof(int64_t) * (size_t)(K * M));
-  double *edge = malloc(sizeof(double) * 4 * n), *sent = malloc(sizeof(double) * (size_t)K);
+  double *edge = malloc(sizeof(double) * 2 * (size_t)nparts * n);
   unsigned char *carried = calloc(2 * (size_t)K, 1);
   for (int k = 0; k < K; k++) {
     carried[2 * k] = 1;
     migration_draw(13, first + k, t, MIGRATION_DRAW_SELECT, N, M, sel + k * M);
     migration_draw(13, first + k, t, MIGRATION_DRAW_REPLACE, N, M, rep + k * M);
   }
-  /* The worst replaced: the victims chosen in migrate_out (DEV, HALF[0])
-   * and in migrate_in (HALF[1]) alike. */
-  CHECK(dev->ops->migrate_out(dev, M, round ? sel : NULL, round ? 0 : M, NULL) == IPSO_OK,
-        "migrate_out");
-  CHECK(dev->ops->migrate_in(dev, M, 1, carried, round ? rep : NULL, NULL) == IPSO_OK,
-        "migrate_in");
-  CHECK(dev->ops->migrate_sent(dev, sent) == IPSO_OK, "migrate_sent");
-  for (int k = 0; k < K; k++) {
-    double b = cost[k][0];
-    for (int m = 1; m < M; m++) b = cost[k][m] < b ? cost[k][m] : b;
-    CHECK(sent[k] == b, "island %d sent a best of %.17g, its message's is %.17g", k, sent[k], b);
-  }
-  for (int h = 0; h < 2; h++) {
+  for (int h = 0; h < nparts; h++) {
     double *out[2] = {edge + (size_t)(2 * h) * n, edge + (size_t)(2 * h + 1) * n};
-    CHECK(half[h].ops->migrate_out(&half[h], M, round ? sel + h * H * M : NULL, round || h ? 0 : M,
-                                   out) == IPSO_OK,
-          "migrate_out of half %d", h);
-    CHECK(!half[h].ops->migrate_edges || half[h].ops->migrate_edges(&half[h]) == IPSO_OK,
-          "migrate_edges of half %d", h);
-    for (int e = 0; e < 2; e++) {
-      int k = h * H + (e ? H - 1 : 0);
-      CHECK(!memcmp(out[e], cost[k], sizeof(double) * (size_t)M) &&
-                !memcmp(out[e] + M, pos[k], sizeof(double) * (size_t)(M * D)),
-            "half %d's edge message %d is not island %d's", h, e, k);
-    }
+    /* The worst replaced: chosen in migrate_out on even parts, in
+     * migrate_in on odd ones (the same victims either way). */
+    CHECK(part[h].ops->migrate_out(&part[h], M, round ? sel + h * per * M : NULL,
+                                   round || h % 2 ? 0 : M, nparts > 1 ? out : NULL) == IPSO_OK,
+          "migrate_out of part %d", h);
+    CHECK(part[h].ops->migrate_sent(&part[h], sent + h * per) == IPSO_OK, "migrate_sent");
   }
-  for (int h = 0; h < 2; h++) {
-    const double *in[2] = {edge + (size_t)(2 * (1 - h) + 1) * n, edge + (size_t)(2 * (1 - h)) * n};
-    CHECK(half[h].ops->migrate_in(&half[h], M, 1, carried + 2 * h * H,
-                                  round ? rep + h * H * M : NULL, in) == IPSO_OK,
-          "migrate_in of half %d", h);
+  for (int h = 0; h < nparts; h++) {
+    int prev = (h + nparts - 1) % nparts, next = (h + 1) % nparts;
+    /* The previous part's last island's message, and the next part's first's. */
+    const double *in[2] = {edge + (size_t)(2 * prev + 1) * n, edge + (size_t)(2 * next) * n};
+    CHECK(part[h].ops->migrate_in(&part[h], M, 1, carried + 2 * h * per,
+                                  round ? rep + h * per * M : NULL,
+                                  nparts > 1 ? in : NULL) == IPSO_OK,
+          "migrate_in of part %d", h);
   }
   free(sel);
   free(rep);
   free(edge);
-  free(sent);
   free(carried);
 }
 
-/* DEV's swarms, and those of HALF[0] and HALF[1] (K/2 islands each)
- * against SM, the state of K islands of N particles that migrated through
- * the host, bit for bit (SD, SH: room for their states). */
-static void compare_device(struct backend *dev, struct backend half[2],
-                           const struct swarm_state *sm, struct swarm_state *sd,
-                           struct swarm_state *sh, int K, int64_t N, const char *when)
+/* The state of the NPARTS backends PART (K / NPARTS islands each) against
+ * SM, the state of K islands of N particles, bit for bit (SH: room for a
+ * part's state). */
+static void compare_parts(struct backend *part, int nparts, const struct swarm_state *sm,
+                          struct swarm_state *sh, int K, int64_t N, const char *when)
 {
   const char *what;
   size_t where;
-  dev->ops->save_state(dev, sd);
-  CHECK(states_equal(sm, sd, &what, &where),
-        "%s: one backend migrating on the device differs (%s[%zu])", when, what, where);
-  for (int h = 0; h < 2; h++) {
-    half[h].ops->save_state(&half[h], sh);
-    struct swarm_state v = swarm_state_island(sm, (int64_t)K / 2 * N, h);
-    CHECK(states_equal(&v, sh, &what, &where),
-          "%s: half %d migrating on the device differs (%s[%zu])", when, h, what, where);
+  for (int h = 0; h < nparts; h++) {
+    part[h].ops->save_state(&part[h], sh);
+    struct swarm_state v = swarm_state_island(sm, (int64_t)K / nparts * N, h);
+    CHECK(states_equal(&v, sh, &what, &where), "%s: part %d of %d differs (%s[%zu])", when, h,
+          nparts, what, where);
   }
 }
 
-/* K islands (global ids FIRST..) in one GPU backend against K GPU backends
- * of one island each (as the plan chooses: resident where it can) and
- * against the CPU backend's K islands: the same bits between the GPU runs
- * (strict, kernel variant KERNEL), the CPU's to rounding (exactly where
- * P->exact); then a migration on the ring of the K islands (through the
- * host, and on the device in one backend and in two halves: the same
- * bits), more iterations, and save_state/load_state into a new backend. STREAMING: the
- * K islands with one launch per iteration even where the plan would run
- * them grid-resident. */
+/* K islands (global ids FIRST..) in one GPU backend against the same
+ * islands in two GPU backends of K/2 and in K GPU backends of one island
+ * each (as the plan chooses), and against the CPU backend's K islands: the
+ * same bits between the GPU runs (strict, kernel variant KERNEL), the
+ * CPU's to rounding (exactly where P->exact); then a migration on the ring
+ * of the K islands (the best replace the worst, then drawn particles
+ * replace drawn ones; the parts' edge messages crossing as between ranks:
+ * the same bits), more iterations, and save_state/load_state into a new
+ * backend. STREAMING: one launch per iteration even where the plan would
+ * run the islands otherwise. */
 static void check_islands(const struct problem *p, const char *kernel, int streaming)
 {
   enum { K = 4, FIRST = 3, ALL = 8, T = 7, M = 3 };
@@ -473,9 +421,8 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   struct swarm_setup all = {&cfg, FIRST, ALL, 0, K};
   struct swarm_setup halves[2] = {{&cfg, FIRST, ALL, 0, K / 2},
                                   {&cfg, FIRST + K / 2, ALL, 0, K / 2}};
-  struct backend multi, cpu, one[K], dev, half[2];
+  struct backend multi, cpu, one[K], half[2];
   int ok = backend_gpu_create_with(&all, &together, &multi) == IPSO_OK;
-  ok = ok && backend_gpu_create_with(&all, &together, &dev) == IPSO_OK;
   for (int h = 0; h < 2; h++)
     ok = ok && backend_gpu_create_with(&halves[h], &together, &half[h]) == IPSO_OK;
   ok = ok && backend_cpu_create(&all, &cpu) == IPSO_OK;
@@ -487,46 +434,37 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   if (!ok) exit(1);
   printf("    %s\n", multi.description);
   multi.ops->init(&multi);
-  dev.ops->init(&dev);
   for (int h = 0; h < 2; h++) half[h].ops->init(&half[h]);
   cpu.ops->init(&cpu);
   for (int k = 0; k < K; k++) one[k].ops->init(&one[k]);
-  double hm[K * T], hc[K * T], h1[T], hd[K * T];
-  struct swarm_state sm, sc, s1, sd, sh;
+  double hm[K * T], hc[K * T], hd[K * T];
+  struct swarm_state sm, sc, s1, sh;
   swarm_state_alloc(&sm, (int64_t)K * N, D);
   swarm_state_alloc(&sc, (int64_t)K * N, D);
   swarm_state_alloc(&s1, N, D);
-  swarm_state_alloc(&sd, (int64_t)K * N, D);
   swarm_state_alloc(&sh, (int64_t)K / 2 * N, D);
   double span = cfg.objective.upper[0] - cfg.objective.lower[0];
   int fl = strcmp(p->precision, "float") == 0;
   double tol_x = fl ? 1e-5 : 1e-12, tol_c = fl ? 1e-4 : 1e-10;
+  const char *what;
+  size_t where;
   for (int round = 0; round < 2; round++) {
     int64_t first = 1 + round * T, last = first + T - 1;
     CHECK(multi.ops->step(&multi, first, last, hm) == IPSO_OK, "step %d islands", K);
     CHECK(cpu.ops->step(&cpu, first, last, hc) == IPSO_OK, "cpu step");
     multi.ops->save_state(&multi, &sm);
     cpu.ops->save_state(&cpu, &sc);
-    /* The swarms that migrated on the device: the same bits. */
-    CHECK(dev.ops->step(&dev, first, last, hd) == IPSO_OK, "step dev");
-    CHECK(!memcmp(hm, hd, sizeof hm),
-          "round %d: one backend migrating on the device: histories differ", round);
     for (int h = 0; h < 2; h++) {
       CHECK(half[h].ops->step(&half[h], first, last, hd) == IPSO_OK, "step half");
       CHECK(!memcmp(hm + h * (K / 2) * T, hd, sizeof(double) * (K / 2) * T),
-            "round %d: half %d migrating on the device: histories differ", round, h);
+            "round %d: half %d: histories differ", round, h);
     }
-    compare_device(&dev, half, &sm, &sd, &sh, K, N, "after the steps");
+    compare_parts(half, 2, &sm, &sh, K, N, "after the steps");
     for (int k = 0; k < K; k++) {
-      one[k].ops->step(&one[k], first, last, h1);
-      one[k].ops->save_state(&one[k], &s1);
+      CHECK(one[k].ops->step(&one[k], first, last, hd) == IPSO_OK, "step one");
+      CHECK(!memcmp(hm + k * T, hd, sizeof(double) * T),
+            "island %d's history differs from one island's", k);
       struct swarm_state v = rows_of(&sm, N, k), c = rows_of(&sc, N, k);
-      const char *what;
-      size_t where;
-      CHECK(!memcmp(hm + k * T, h1, sizeof h1), "island %d's history differs from one island's", k);
-      CHECK(states_equal(&v, &s1, &what, &where),
-            "%s %s: island %d of %d differs from one island after %lld (%s[%zu])", kernel,
-            p->objective, k, K, (long long)last, what, where);
       if (p->exact) {
         CHECK(states_equal(&v, &c, &what, &where), "island %d: GPU and CPU differ (%s[%zu])", k,
               what, where);
@@ -545,60 +483,28 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
                 !memcmp(pa, pb, sizeof(double) * (size_t)D),
             "island %d's best differs from one island's", k);
     }
-    /* A migration on the ring of the K islands, in all three: the best
+    compare_parts(one, K, &sm, &s1, K, N, "after the steps");
+    /* A migration on the ring of the K islands, in all of them: the best
      * replace the worst (round 0), drawn particles replace drawn ones
      * (round 1). */
-    static double pos[K][M * 2048], cost[K][M], pc[K][M * 2048], cc[K][M];
-    int64_t idx[M], i1[M], ic[M], rm[M], r1[M], rc[M], drawn[M];
-    for (int k = 0; k < K; k++) {
-      double p1[M * 2048], c1[M];
-      if (round == 0) {
-        multi.ops->pack_migrants(&multi, k, M, pos[k], cost[k], idx);
-        one[k].ops->pack_migrants(&one[k], 0, M, p1, c1, i1);
-        cpu.ops->pack_migrants(&cpu, k, M, pc[k], cc[k], ic);
-      } else {
-        migration_draw(13, FIRST + k, last, MIGRATION_DRAW_SELECT, N, M, drawn);
-        memcpy(idx, drawn, sizeof idx);
-        memcpy(i1, drawn, sizeof i1);
-        memcpy(ic, drawn, sizeof ic);
-        multi.ops->pack_chosen(&multi, k, M, drawn, pos[k], cost[k]);
-        one[k].ops->pack_chosen(&one[k], 0, M, drawn, p1, c1);
-        cpu.ops->pack_chosen(&cpu, k, M, drawn, pc[k], cc[k]);
-      }
-      CHECK(!memcmp(idx, i1, sizeof idx) && !memcmp(cost[k], c1, sizeof c1) &&
-                !memcmp(pos[k], p1, sizeof(double) * M * (size_t)D),
-            "island %d's migrants differ from one island's", k);
-      if (p->exact)
-        CHECK(!memcmp(idx, ic, sizeof idx), "island %d's migrants differ from the CPU's", k);
-    }
-    for (int k = 0; k < K; k++) {
-      int from = (k + K - 1) % K;
-      /* The CPU takes the GPU's migrants too, so the swarms stay comparable. */
-      if (round == 0) {
-        multi.ops->unpack_migrants(&multi, k, M, pos[from], cost[from], rm);
-        one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], r1);
-        cpu.ops->unpack_migrants(&cpu, k, M, pos[from], cost[from], rc);
-      } else {
-        /* Drawn migrants come in the order drawn: merged by cost first, as
-         * the solver merges them. */
-        static double msg[M * (2048 + 1)], mcost[M], mpos[M * 2048];
-        memcpy(msg, cost[from], sizeof(double) * M);
-        memcpy(msg + M, pos[from], sizeof(double) * M * (size_t)D);
-        const double *const msgs[2] = {msg, NULL};
-        CHECK(migration_merge(1, M, D, msgs, mcost, mpos) == IPSO_OK, "merge");
-        migration_draw(13, FIRST + k, last, MIGRATION_DRAW_REPLACE, N, M, drawn);
-        multi.ops->unpack_chosen(&multi, k, M, drawn, mpos, mcost, rm);
-        one[k].ops->unpack_chosen(&one[k], 0, M, drawn, mpos, mcost, r1);
-        cpu.ops->unpack_chosen(&cpu, k, M, drawn, mpos, mcost, rc);
-      }
-      CHECK(!memcmp(rm, r1, sizeof rm), "island %d replaced other particles than one island", k);
-      if (p->exact) CHECK(!memcmp(rm, rc, sizeof rm), "island %d replaced other particles", k);
-    }
-    double *costs[K], *rows[K];
-    for (int k = 0; k < K; k++) costs[k] = cost[k], rows[k] = pos[k];
-    migrate_on_device(&dev, half, K, FIRST, last, N, M, D, round, costs, rows);
+    double sent[4][K];
+    migrate_ring(&multi, 1, K, FIRST, last, N, M, D, round, sent[0]);
+    migrate_ring(half, 2, K, FIRST, last, N, M, D, round, sent[1]);
+    migrate_ring(one, K, K, FIRST, last, N, M, D, round, sent[2]);
+    migrate_ring(&cpu, 1, K, FIRST, last, N, M, D, round, sent[3]);
+    CHECK(!memcmp(sent[0], sent[1], sizeof sent[0]) && !memcmp(sent[0], sent[2], sizeof sent[0]),
+          "round %d: the islands' messages differ between the backends", round);
+    if (p->exact)
+      CHECK(!memcmp(sent[0], sent[3], sizeof sent[0]), "round %d: the CPU's messages differ",
+            round);
     multi.ops->save_state(&multi, &sm);
-    compare_device(&dev, half, &sm, &sd, &sh, K, N, "after the migration");
+    compare_parts(half, 2, &sm, &sh, K, N, "after the migration");
+    compare_parts(one, K, &sm, &s1, K, N, "after the migration");
+    if (p->exact) {
+      cpu.ops->save_state(&cpu, &sc);
+      CHECK(states_equal(&sm, &sc, &what, &where),
+            "round %d: after the migration GPU and CPU differ (%s[%zu])", round, what, where);
+    }
   }
   /* save_state of all islands, load_state into a new backend: the same. */
   multi.ops->save_state(&multi, &sm);
@@ -611,14 +517,10 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   CHECK(!memcmp(hm, ha, sizeof hm), "load_state into a new backend: histories differ");
   multi.ops->save_state(&multi, &sm);
   again.ops->save_state(&again, &sc);
-  const char *what;
-  size_t where;
   CHECK(states_equal(&sm, &sc, &what, &where), "load_state into a new backend: %s[%zu] differs",
         what, where);
   again.ops->destroy(&again);
-  dev.ops->destroy(&dev);
   for (int h = 0; h < 2; h++) half[h].ops->destroy(&half[h]);
-  swarm_state_free(&sd);
   swarm_state_free(&sh);
   multi.ops->destroy(&multi);
   cpu.ops->destroy(&cpu);
@@ -632,7 +534,7 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
 /* The state as a checkpoint's I/O threads read it, in pieces that start
  * and end anywhere in a row: from a capture (a copy on the device, the
  * swarms going on) and held (the swarms themselves, the run's last
- * checkpoint), whole and in pieces, the bits of save_state. K islands, a
+ * checkpoint), in pieces, the bits of save_state. K islands, a
  * row pitch wider than the dimensions where the mapping pads. */
 static void check_captures(const struct problem *p, int K)
 {
@@ -654,10 +556,9 @@ static void check_captures(const struct problem *p, int K)
     const char *how = held ? "held" : "captured";
     int captured = 1;
     if (held)
-      CHECK(g.ops->hold_state(&g, CAPTURE_CHECKPOINT) == IPSO_OK, "hold_state");
+      CHECK(g.ops->device->hold_state(&g) == IPSO_OK, "hold_state");
     else
-      CHECK(g.ops->capture_state(&g, CAPTURE_CHECKPOINT, &captured) == IPSO_OK && captured,
-            "capture_state");
+      CHECK(g.ops->device->capture_state(&g, &captured) == IPSO_OK && captured, "capture_state");
     /* In pieces of 997 elements (a prime: every offset in a row, rows
      * whole and split), by readers taken in turn. */
     double *to[5] = {got.position, got.velocity, got.pbest_position, got.cost, got.pbest_cost};
@@ -666,8 +567,8 @@ static void check_captures(const struct problem *p, int K)
       for (int64_t at = 0, i = 0; at < n; at += 997, i++) {
         const int64_t len = n - at < 997 ? n - at : 997;
         const double *piece = NULL;
-        int rc = g.ops->read_captured_piece(&g, CAPTURE_CHECKPOINT, (int)(i % STATE_PIECE_READERS),
-                                            a, at, len, &piece);
+        int rc = g.ops->device->read_captured_piece(&g, (int)(i % STATE_PIECE_READERS), a, at, len,
+                                                    &piece);
         CHECK(rc == IPSO_OK && piece, "%s piece %lld of array %d", how, (long long)at, a);
         if (rc != IPSO_OK || !piece) break;
         memcpy(to[a] + at, piece, (size_t)len * sizeof(double));
@@ -675,23 +576,26 @@ static void check_captures(const struct problem *p, int K)
     }
     const char *what;
     size_t where;
-    CHECK(states_equal(&ref, &got, &what, &where), "%s %s %dD x %d islands: pieces differ (%s[%zu])",
-          how, p->objective, p->dims, K, what, where);
-    memset(got.position, 0, (size_t)(rows * dims) * sizeof(double));
-    CHECK(g.ops->read_captured(&g, CAPTURE_CHECKPOINT, &got) == IPSO_OK, "%s read whole", how);
-    CHECK(states_equal(&ref, &got, &what, &where), "%s %s %dD x %d islands: whole differs (%s[%zu])",
-          how, p->objective, p->dims, K, what, where);
+    CHECK(states_equal(&ref, &got, &what, &where),
+          "%s %s %dD x %d islands: pieces differ (%s[%zu])", how, p->objective, p->dims, K, what,
+          where);
   }
   /* A capture after a held state copies again: the swarms go on. */
   int captured = 0;
-  g.ops->capture_state(&g, CAPTURE_CHECKPOINT, &captured);
+  g.ops->device->capture_state(&g, &captured);
   g.ops->step(&g, T + 1, T + 2, best);
-  CHECK(captured && g.ops->read_captured(&g, CAPTURE_CHECKPOINT, &got) == IPSO_OK,
-        "capture after hold");
-  const char *what;
-  size_t where;
-  CHECK(states_equal(&ref, &got, &what, &where),
-        "the capture after hold is not of the iteration it was taken at (%s[%zu])", what, where);
+  memset(got.position, 0, (size_t)(rows * dims) * sizeof(double));
+  const int64_t n = rows * dims;
+  size_t where = 0;
+  for (int64_t at = 0; captured && at < n; at += STATE_PIECE_ELEMENTS) {
+    const int64_t len = state_piece_length(n, at);
+    const double *piece = NULL;
+    CHECK(g.ops->device->read_captured_piece(&g, 0, 0, at, len, &piece) == IPSO_OK && piece,
+          "capture after hold: piece %lld", (long long)at);
+    if (piece) memcpy(got.position + at, piece, (size_t)len * sizeof(double));
+  }
+  CHECK(captured && same_bits(ref.position, got.position, (size_t)n, &where),
+        "the capture after hold is not of the iteration it was taken at (position[%zu])", where);
   swarm_state_free(&ref);
   swarm_state_free(&got);
   g.ops->destroy(&g);

@@ -98,13 +98,13 @@ static void compare_all(struct backend *b, struct swarm_state *st, double *const
     int exact = m != CPU || p->exact;
     const char *what = "";
     CHECK(states_match(&st[SPEC], &st[m], n, (size_t)p->dims, exact, span, tol, &what),
-          "%s D=%d N=%d x %d %s, %s: %s differs from the speculative kernel in %s", p->objective, p->dims,
-          p->particles, K, p->precision, when, names[m], what);
+          "%s D=%d N=%d x %d %s, %s: %s differs from the speculative kernel in %s", p->objective,
+          p->dims, p->particles, K, p->precision, when, names[m], what);
     size_t where = 0;
     if (exact)
       CHECK(same_bits(hist[SPEC], hist[m], hist_n, &where),
-            "%s %s, %s: history differs from the speculative kernel at %zu (%.17g, %.17g)", p->objective,
-            names[m], when, where, hist[SPEC][where], hist[m][where]);
+            "%s %s, %s: history differs from the speculative kernel at %zu (%.17g, %.17g)",
+            p->objective, names[m], when, where, hist[SPEC][where], hist[m][where]);
     else
       CHECK(max_rel(hist[SPEC], hist[m], hist_n, 1.0) <= tol * 100,
             "%s %s, %s: history differs from the speculative kernel", p->objective, names[m], when);
@@ -142,8 +142,8 @@ static void check_islands(const struct problem *p, int K)
   if (!ok) exit(1);
   printf("%-16s D=%-2d N=%-5d x %d %-6s %s\n", p->objective, p->dims, p->particles, K, p->precision,
          b[SPEC].description);
-  CHECK(strstr(b[SPEC].description, "cluster-speculative") != NULL,
-        "%s: clusters of %d gave %s", p->objective, spec_blocks, b[SPEC].description);
+  CHECK(strstr(b[SPEC].description, "cluster-speculative") != NULL, "%s: clusters of %d gave %s",
+        p->objective, spec_blocks, b[SPEC].description);
   CHECK(strstr(b[STREAMING].description, "one launch per iteration") != NULL,
         "%s: streaming gave %s", p->objective, b[STREAMING].description);
   for (int m = 0; m < NB; m++) b[m].ops->init(&b[m]);
@@ -191,62 +191,31 @@ static void check_islands(const struct problem *p, int K)
     }
     if (s == 2 || s == 3) {
       /* Every island's M best (s == 2) or M drawn (s == 3) personal bests
-       * to the next island on the ring, into its worst (drawn) particles. */
-      static double pos[NB][8][M * 64], cost[NB][8][M];
-      int64_t idx[M], ref[8][M], drawn[M], rep[M], rep0[M], rep_spec[8][M];
-      /* No more migrants than particles (and distinct draws of them). */
+       * to the next island on the ring, into its worst (drawn) particles,
+       * in every backend (the loaded one too): the same messages. */
       const int mc = p->particles < M ? p->particles : M;
-      memset(idx, 0, sizeof idx);
-      memset(drawn, 0, sizeof drawn);
-      memset(rep, 0, sizeof rep);
-      memset(rep0, 0, sizeof rep0);
-      for (int m = 0; m < NB; m++) {
-        struct backend *x = &b[m];
-        for (int k = 0; k < K; k++) {
-          if (s == 2) {
-            x->ops->pack_migrants(x, k, mc, pos[m][k], cost[m][k], idx);
-          } else {
-            CHECK(migration_draw(21, FIRST + k, last, MIGRATION_DRAW_SELECT, p->particles, mc,
-                                 drawn) == IPSO_OK,
-                  "draw");
-            memcpy(idx, drawn, sizeof idx);
-            x->ops->pack_chosen(x, k, mc, drawn, pos[m][k], cost[m][k]);
-          }
-          /* The speculative backend's, island by island, as the reference. */
-          if (m == SPEC) memcpy(ref[k], idx, sizeof ref[k]);
-          if (m != CPU || p->exact)
-            CHECK(!memcmp(idx, ref[k], sizeof(int64_t) * (size_t)mc) &&
-                      !memcmp(cost[m][k], cost[SPEC][k], sizeof(double) * (size_t)mc),
-                  "%s, %s: island %d's migrants differ (%s)", p->objective, when, k, names[m]);
-        }
+      int64_t sel[8 * M], rep[8 * M];
+      unsigned char carried[16];
+      memset(carried, 0, sizeof carried);
+      for (int k = 0; k < K; k++) {
+        carried[2 * k] = 1;
+        migration_draw(21, FIRST + k, last, MIGRATION_DRAW_SELECT, p->particles, mc, sel + k * mc);
+        migration_draw(21, FIRST + k, last, MIGRATION_DRAW_REPLACE, p->particles, mc, rep + k * mc);
       }
-      for (int m = 0; m < NB; m++)
-        for (int k = 0; k < K; k++) {
-          int from = (k + K - 1) % K;
-          /* Every backend takes the speculative backend's migrants. */
-          if (s == 2) {
-            b[m].ops->unpack_migrants(&b[m], k, mc, pos[SPEC][from], cost[SPEC][from], rep);
-            if (have_again && m == SPEC)
-              again.ops->unpack_migrants(&again, k, mc, pos[SPEC][from], cost[SPEC][from], rep0);
-          } else {
-            CHECK(migration_draw(21, FIRST + k, last, MIGRATION_DRAW_REPLACE, p->particles, mc,
-                                 drawn) == IPSO_OK,
-                  "draw");
-            b[m].ops->unpack_chosen(&b[m], k, mc, drawn, pos[SPEC][from], cost[SPEC][from], rep);
-            if (have_again && m == SPEC)
-              again.ops->unpack_chosen(&again, k, mc, drawn, pos[SPEC][from], cost[SPEC][from],
-                                       rep0);
-          }
-          if (m == SPEC) memcpy(rep_spec[k], rep, sizeof rep);
-          if (have_again && m == SPEC)
-            CHECK(!memcmp(rep0, rep, sizeof rep),
-                  "%s, %s: island %d: the loaded backend replaced other particles", p->objective,
-                  when, k);
-          if (m != CPU || p->exact)
-            CHECK(!memcmp(rep, rep_spec[k], sizeof rep),
-                  "%s, %s: island %d's migrants replaced other particles (%s)", p->objective, when,
-                  k, names[m]);
-        }
+      double sent[NB + 1][8];
+      for (int m = 0; m <= NB; m++) {
+        struct backend *x = m < NB ? &b[m] : have_again ? &again : NULL;
+        if (!x) continue;
+        CHECK(x->ops->migrate_out(x, mc, s == 3 ? sel : NULL, s == 2 ? mc : 0, NULL) == IPSO_OK,
+              "%s migrate_out", m < NB ? names[m] : "loaded");
+        CHECK(x->ops->migrate_in(x, mc, 1, carried, s == 3 ? rep : NULL, NULL) == IPSO_OK,
+              "%s migrate_in", m < NB ? names[m] : "loaded");
+        CHECK(x->ops->migrate_sent(x, sent[m]) == IPSO_OK, "migrate_sent");
+        if (m > 0 && (m != CPU || p->exact))
+          CHECK(!memcmp(sent[m], sent[SPEC], sizeof(double) * (size_t)K),
+                "%s, %s: the messages differ (%s)", p->objective, when,
+                m < NB ? names[m] : "loaded");
+      }
       snprintf(when, sizeof when, "after the migration at %lld", (long long)last);
       compare_all(b, st, hist, (size_t)(K * len), p, K, span, when, p->exact);
     }

@@ -57,7 +57,7 @@ static inline int run_around(const struct ipso_config *cfg, int64_t T, int migra
     double *pos = calloc(2 * (size_t)dims, sizeof(double)), cost[2] = {0.0, 1e-3};
     int64_t rep[2];
     pos[dims] = 0.03125;
-    b.ops->unpack_migrants(&b, 0, 2, pos, cost, rep);
+    cpu_unpack_migrants(&b, 0, 2, pos, cost, rep);
     ok = rep[0] >= 0 && rep[1] >= 0;
     free(pos);
   }

@@ -85,7 +85,7 @@ static void check_migrants(void)
   enum { M = 6 };
   double pos[M * 4], cost[M];
   int64_t idx[M], rep[M];
-  b.ops->pack_migrants(&b, 0, M, pos, cost, idx);
+  cpu_pack_migrants(&b, 0, M, pos, cost, idx);
   /* The M best in (cost, index) order: nothing outside is better. */
   for (int m = 0; m < M; m++) {
     CHECK(cost[m] == st.pbest_cost[idx[m]], "migrant %d cost", m);
@@ -117,7 +117,7 @@ static void check_migrants(void)
     }
     worst[w] = arg;
   }
-  b.ops->unpack_migrants(&b, 0, 4, in, in_cost, rep);
+  cpu_unpack_migrants(&b, 0, 4, in, in_cost, rep);
   for (int k = 0; k < 3; k++)
     CHECK(rep[k] == worst[k], "migrant %d replaced %lld, want %lld", k, (long long)rep[k],
           (long long)worst[k]);
@@ -156,7 +156,7 @@ static void check_chosen(const char *precision)
   b.ops->save_state(&b, &st);
   const int64_t out[4] = {7, 0, 49, 13};
   double pos[4 * 4], cost[4];
-  b.ops->pack_chosen(&b, 0, 4, out, pos, cost);
+  cpu_pack_chosen(&b, 0, 4, out, pos, cost);
   for (int m = 0; m < 4; m++)
     CHECK(cost[m] == st.pbest_cost[out[m]] &&
               !memcmp(pos + m * 4, st.pbest_position + out[m] * 4, 4 * sizeof(double)),
@@ -171,7 +171,7 @@ static void check_chosen(const char *precision)
   int64_t rep[4];
   CHECK(st.pbest_cost[3] > 0.25 && st.pbest_cost[8] > 0, "%s: the case needs worse particles",
         precision);
-  b.ops->unpack_chosen(&b, 0, 4, at, in, in_cost, rep);
+  cpu_unpack_chosen(&b, 0, 4, at, in, in_cost, rep);
   const int64_t want[4] = {3, -1, -1, 8};
   for (int m = 0; m < 4; m++)
     CHECK(rep[m] == want[m], "%s: migrant %d into %lld: replaced %lld, want %lld", precision, m,
@@ -269,12 +269,12 @@ static void check_islands(const char *objective, int dims, int particles, const 
       double p1[M * dims], c1[M];
       int64_t i1[M];
       if (round == 0) {
-        multi.ops->pack_migrants(&multi, k, M, pos[k], cost[k], idx);
-        one[k].ops->pack_migrants(&one[k], 0, M, p1, c1, i1);
+        cpu_pack_migrants(&multi, k, M, pos[k], cost[k], idx);
+        cpu_pack_migrants(&one[k], 0, M, p1, c1, i1);
       } else {
         migration_draw(42, FIRST + k, last, MIGRATION_DRAW_SELECT, particles, M, idx);
-        multi.ops->pack_chosen(&multi, k, M, idx, pos[k], cost[k]);
-        one[k].ops->pack_chosen(&one[k], 0, M, idx, p1, c1);
+        cpu_pack_chosen(&multi, k, M, idx, pos[k], cost[k]);
+        cpu_pack_chosen(&one[k], 0, M, idx, p1, c1);
       }
       CHECK(!memcmp(p1, pos[k], sizeof p1) && !memcmp(c1, cost[k], sizeof c1),
             "island %d's migrants differ", k);
@@ -282,12 +282,12 @@ static void check_islands(const char *objective, int dims, int particles, const 
     for (int k = 0; k < K; k++) {
       int from = (k + K - 1) % K;
       if (round == 0) {
-        multi.ops->unpack_migrants(&multi, k, M, pos[from], cost[from], rep_m);
-        one[k].ops->unpack_migrants(&one[k], 0, M, pos[from], cost[from], rep_1);
+        cpu_unpack_migrants(&multi, k, M, pos[from], cost[from], rep_m);
+        cpu_unpack_migrants(&one[k], 0, M, pos[from], cost[from], rep_1);
       } else {
         migration_draw(42, FIRST + k, last, MIGRATION_DRAW_REPLACE, particles, M, idx);
-        multi.ops->unpack_chosen(&multi, k, M, idx, pos[from], cost[from], rep_m);
-        one[k].ops->unpack_chosen(&one[k], 0, M, idx, pos[from], cost[from], rep_1);
+        cpu_unpack_chosen(&multi, k, M, idx, pos[from], cost[from], rep_m);
+        cpu_unpack_chosen(&one[k], 0, M, idx, pos[from], cost[from], rep_1);
       }
       CHECK(!memcmp(rep_m, rep_1, sizeof rep_m), "island %d replaced other particles", k);
     }
@@ -346,17 +346,17 @@ static void check_whole_migration(const char *precision)
       migration_draw(7, 2 + k, last, MIGRATION_DRAW_SELECT, N, M, sel + k * M);
       migration_draw(7, 2 + k, last, MIGRATION_DRAW_REPLACE, N, M, drawn + k * M);
       if (round)
-        ref.ops->pack_chosen(&ref, k, M, sel + k * M, msg[k] + M, msg[k]);
+        cpu_pack_chosen(&ref, k, M, sel + k * M, msg[k] + M, msg[k]);
       else
-        ref.ops->pack_migrants(&ref, k, M, msg[k] + M, msg[k], idx);
+        cpu_pack_migrants(&ref, k, M, msg[k] + M, msg[k], idx);
     }
     for (int k = 0; k < K; k++) {
       const double *from[2] = {msg[(k + K - 1) % K], NULL};
       CHECK(migration_merge(1, M, D, from, merged, merged + M) == IPSO_OK, "merge");
       if (round)
-        ref.ops->unpack_chosen(&ref, k, M, drawn + k * M, merged + M, merged, rep);
+        cpu_unpack_chosen(&ref, k, M, drawn + k * M, merged + M, merged, rep);
       else
-        ref.ops->unpack_migrants(&ref, k, M, merged + M, merged, rep);
+        cpu_unpack_migrants(&ref, k, M, merged + M, merged, rep);
     }
     CHECK(one.ops->migrate_out(&one, M, round ? sel : NULL, 0, NULL) == IPSO_OK, "migrate_out");
     CHECK(one.ops->migrate_in(&one, M, 1, carried, round ? drawn : NULL, NULL) == IPSO_OK,

@@ -1,0 +1,311 @@
+/* The island loop's executor: the schedule's segments computed in slices
+ * bounded by time, and what falls on their ends (history rows, the
+ * target, migrations, checks, snapshots, checkpoints, stops). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "checkpoint.h"
+#include "log.h"
+#include "runtime.h"
+#include "solver_internal.h"
+#include "timings.h"
+
+/* Stop reasons and checkpoint states agreed between ranks at a slice's end
+ * (bit flags). */
+enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4, CHECKPOINT_WRITING = 8, FLAG_BITS = 4 };
+
+/* The run time so far, earlier invocations included. */
+static double elapsed(const struct solver *s)
+{
+  return s->elapsed0 + (wall_seconds() - s->t0);
+}
+
+/* Copies the rank's swarms to the host, into DST (the rank's islands). */
+static int fetch_state_into(struct solver *s, struct swarm_state *dst)
+{
+  watchdog_beat("copying the swarm to the host", s->t);
+  return s->b.ops->save_state(&s->b, dst);
+}
+
+/* The best of the rank's islands into s->best (ties to the lower island);
+ * returns its index among them. */
+static int local_best(struct solver *s, int *which)
+{
+  struct island_best ib = {0, 0, s->scratch};
+  *which = 0;
+  IPSO_TRY(s->b.ops->best(&s->b, 0, &s->best));
+  for (int k = 1; k < s->local; k++) {
+    IPSO_TRY(s->b.ops->best(&s->b, k, &ib));
+    if (cost_better(ib.cost, s->best.cost)) {
+      s->best.cost = ib.cost;
+      s->best.particle = ib.particle;
+      memcpy(s->best.position, ib.position, sizeof(double) * (size_t)s->D);
+      *which = k;
+    }
+  }
+  return IPSO_OK;
+}
+
+int solver_take_result(struct solver *s)
+{
+  int k;
+  IPSO_TRY(local_best(s, &k));
+  s->result.cost = s->best.cost;
+  s->result.particle = s->best.particle;
+  memcpy(s->result.position, s->best.position, sizeof(double) * (size_t)s->D);
+  s->result_island = s->first + k;
+  IPSO_TRY(island_best_of_all(s->comm, &s->result.cost, &s->result.particle, s->result.position,
+                              s->D, &s->result_island));
+  s->have_result = 1;
+  return IPSO_OK;
+}
+
+int solver_commit_checkpoint(struct solver *s)
+{
+  if (!checkpoint_in_flight(s->ckw)) return IPSO_OK;
+  watchdog_beat("finishing a checkpoint", s->t);
+  double t = wall_seconds();
+  /* The output holds every history row the checkpoint counts on disk
+   * before the checkpoint is renamed into place. */
+  IPSO_TRY(checkpoint_join(s->ckw));
+  if (s->out) IPSO_TRY(h5out_flush(s->out));
+  IPSO_TRY(checkpoint_commit(s->ckw));
+  s->ckpt_written++;
+  /* What writing one costs when it must be waited for (the time limit's
+   * margin): the start, the thread, the commit. */
+  s->checkpoint_cost = (t - s->last_checkpoint) + (wall_seconds() - t);
+  return IPSO_OK;
+}
+
+/* The checkpoint's pieces (checkpoint.h): read by its I/O threads from the
+ * state the backend captured or holds. */
+static int read_captured_piece(void *ctx, int reader, int array, int64_t first, int64_t n,
+                               const double **data)
+{
+  struct solver *s = ctx;
+  return s->b.ops->device->read_captured_piece(&s->b, reader, array, first, n, data);
+}
+
+/* Starts the checkpoint of iteration s->t (collective): the records written
+ * to the output (flushed to disk at the commit), the state captured on the
+ * device or copied into the writer's buffer, the file created; the rank's
+ * I/O threads write it while the run goes on. No checkpoint may be in
+ * flight. */
+static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
+{
+  IPSO_TRY(solver_flush_records(s));
+  if (!s->ckw) { /* checkpoints switched off: a stop's output flushed */
+    if (s->out) IPSO_TRY(h5out_flush(s->out));
+    return IPSO_OK;
+  }
+  double t = wall_seconds();
+  struct swarm_state *buf;
+  IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
+  /* A checkpoint that is not waited for at once takes the state without
+   * waiting for its copy to the host where the backend can (the GPU's):
+   * its I/O threads read it piece by piece. The run's last reads the
+   * swarms themselves: nothing changes them before the backend's end,
+   * which waits for its readers. */
+  const struct backend_device *dev = s->b.ops->device;
+  int captured = 0;
+  if (dev && mode == CHECKPOINT_LAST) {
+    IPSO_TRY(dev->hold_state(&s->b));
+    captured = 1;
+  } else if (dev && mode != CHECKPOINT_WAIT) {
+    watchdog_beat("capturing the swarm", s->t);
+    IPSO_TRY(dev->capture_state(&s->b, &captured));
+  }
+  if (!captured) IPSO_TRY(fetch_state_into(s, buf));
+  struct state_fill fill = {s, read_captured_piece};
+  watchdog_beat("writing a checkpoint", s->t);
+  struct checkpoint_info info = {
+      s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration, s->hist.written, "", ""};
+  snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
+  snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
+  IPSO_TRY(checkpoint_start(s->ckw, &info, mode, captured ? &fill : NULL));
+  s->ckpt_iteration = s->t;
+  s->ckpt_pending = 0;
+  s->last_checkpoint = t;
+  /* Written whole where the asynchronous path cannot be taken. */
+  if (!checkpoint_in_flight(s->ckw)) {
+    s->ckpt_written++;
+    s->checkpoint_cost = wall_seconds() - t;
+  }
+  return IPSO_OK;
+}
+
+int solver_write_checkpoint(struct solver *s, int last)
+{
+  IPSO_TRY(solver_commit_checkpoint(s));
+  IPSO_TRY(start_checkpoint(s, last ? CHECKPOINT_LAST : CHECKPOINT_WAIT));
+  if (!last) return solver_commit_checkpoint(s);
+  timings_mark("final checkpoint: file created");
+  if (s->ckw) {
+    checkpoint_wait_read(s->ckw);
+    timings_mark("final checkpoint: read and written");
+    backend_end(&s->b);
+    timings_mark("final checkpoint: backend ended");
+  }
+  int rc = solver_commit_checkpoint(s);
+  timings_mark("final checkpoint: flushed, renamed");
+  return rc;
+}
+
+/* The snapshot of iteration s->t (collective). */
+static int write_snapshot(struct solver *s)
+{
+  watchdog_beat("writing a snapshot", s->t);
+  IPSO_TRY(fetch_state_into(s, &s->state));
+  return h5out_write_snapshot(s->out, s->t, &s->state, s->sign);
+}
+
+/* Checks the swarm invariants after iteration s->t (--check-invariants). */
+static int check_invariants(struct solver *s)
+{
+  IPSO_TRY(fetch_state_into(s, &s->state));
+  for (int k = 0; k < s->local; k++) {
+    struct swarm_state v = island_state(s, k);
+    IPSO_TRY(s->b.ops->best(&s->b, k, &s->best));
+    IPSO_TRY(invariants_check(s->inv[k], s->t, &v, &s->best));
+  }
+  return IPSO_OK;
+}
+
+int solver_record_start(struct solver *s)
+{
+  double *cost = s->step_best;
+  IPSO_TRY(s->b.ops->best_costs(&s->b, cost));
+  for (int k = 0; k < s->local; k++) s->seg_best[k * s->plan.length] = cost[k];
+  int64_t hit;
+  double now = wall_seconds();
+  IPSO_TRY(solver_record_segment(s, 0, 0, now, now, 0, &hit, NULL, 0));
+  if (hit >= 0) s->target_iteration = hit;
+  if (schedule_events(&s->plan, 0) & SCHEDULE_SNAPSHOT) IPSO_TRY(write_snapshot(s));
+  if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
+  return IPSO_OK;
+}
+
+/* Stop flags seen by this rank at a slice's end. */
+static int local_flags(struct solver *s)
+{
+  int flags = 0;
+  double now = wall_seconds();
+  if (signals_pending()) flags |= STOP_SIGNAL;
+  if (checkpoint_writing(s->ckw)) flags |= CHECKPOINT_WRITING;
+  if (s->deadline > 0) {
+    double margin = 2 * s->slice_cost + 2 * s->checkpoint_cost + 0.5;
+    if (now + margin >= s->deadline) flags |= STOP_TIME;
+  }
+  if (s->rank == 0 && s->cfg->output.checkpoint_seconds > 0 &&
+      now - s->last_checkpoint >= s->cfg->output.checkpoint_seconds)
+    flags |= CHECKPOINT_DUE;
+  return flags;
+}
+
+/* The checkpoints at the end of a slice ending at segment end SEGMENT_END
+ * or not, with the ranks' FLAGS: the one in flight committed once every
+ * rank's thread has finished; a periodic one (by iterations or by time)
+ * started, or deferred to the next segment end while the writer is busy. */
+static int periodic_checkpoint(struct solver *s, int flags, int segment_end)
+{
+  if (checkpoint_in_flight(s->ckw) && !(flags & CHECKPOINT_WRITING))
+    IPSO_TRY(solver_commit_checkpoint(s));
+  int periodic = segment_end && schedule_events(&s->plan, s->t) & SCHEDULE_CHECKPOINT;
+  if (!(flags & CHECKPOINT_DUE) && !periodic && !(s->ckpt_pending && segment_end)) return IPSO_OK;
+  if (!checkpoint_in_flight(s->ckw)) return start_checkpoint(s, CHECKPOINT_BACKGROUND);
+  /* One deferred checkpoint stands for all that fall due meanwhile. */
+  if (!s->ckpt_pending || periodic) s->ckpt_deferred++;
+  s->ckpt_pending = 1;
+  return IPSO_OK;
+}
+
+/* IPSO_SLICE_MAX=N (test builds): slices of at most N iterations, so that
+ * a test puts their ends where it wants them (slices do not change the
+ * result). */
+static int64_t slice_max(void)
+{
+#ifdef IPSO_TEST_HOOKS
+  const char *v = getenv("IPSO_SLICE_MAX");
+  return v ? atoll(v) : 0;
+#else
+  return 0;
+#endif
+}
+
+int solver_iterate(struct solver *s)
+{
+  const struct ipso_config *cfg = s->cfg;
+  const int64_t max_it = cfg->run.max_iterations, cap = slice_max();
+  const double budget = schedule_slice_budget(cfg->run.watchdog, cfg->output.checkpoint_seconds);
+  int64_t slice = 1;
+  progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
+  timings_loop_begin();
+  while (s->t < max_it) {
+    watchdog_beat("computing", s->t);
+    const int64_t first = s->t + 1, end = schedule_segment_end(&s->plan, s->t);
+    const int64_t last = end - s->t > slice ? s->t + slice : end, n = last - first + 1;
+    double a = wall_seconds();
+    IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
+    double b = wall_seconds();
+    timings_lap(TIMINGS_SLICES);
+    for (int k = 0; k < s->local; k++)
+      memcpy(s->seg_best + k * s->plan.length, s->step_best + k * n, sizeof(double) * (size_t)n);
+    s->slice_cost = b - a;
+    s->t = last;
+    watchdog_beat("recording history", s->t);
+    /* One reduction over the ranks at the slice's end: the history rows
+     * and the target (solver_record_segment), the slowest rank's time,
+     * which sets everyone's next slice, and the flags, each 0 or -1, whose
+     * minimum is their OR. */
+    _Static_assert(1 + FLAG_BITS <= SOLVER_RIDE, "the slice's values ride along");
+    double ride[1 + FLAG_BITS];
+    int mine = local_flags(s), flags = 0;
+    ride[0] = -(b - a);
+    for (int i = 0; i < FLAG_BITS; i++) ride[1 + i] = mine >> i & 1 ? -1.0 : 0.0;
+    int64_t hit;
+    const int done = last == max_it, segment_end = last == end;
+    IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit, ride, 1 + FLAG_BITS));
+    slice = schedule_next_slice(n, -ride[0], budget);
+    if (cap > 0 && slice > cap) slice = cap;
+    for (int i = 0; i < FLAG_BITS; i++)
+      if (ride[1 + i] < 0) flags |= 1 << i;
+    /* The rank's best after the slice, for the progress line. */
+    double rank_best = s->seg_min[n - 1];
+    if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
+    const int reached = s->target_iteration >= 0 && !done && segment_end;
+    timings_lap(TIMINGS_RECORDS);
+    /* The result before the last migration, so that it names the island
+     * that found the best rather than one that received a copy of it. */
+    if (done || reached) IPSO_TRY(solver_take_result(s));
+    const unsigned ev = segment_end ? schedule_events(&s->plan, last) : 0;
+    if (ev & SCHEDULE_MIGRATE) {
+      IPSO_TRY(solver_migrate(s));
+      timings_lap(TIMINGS_MIGRATIONS);
+    }
+    if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
+    if (ev & SCHEDULE_SNAPSHOT) IPSO_TRY(write_snapshot(s));
+    if (reached && cfg->output.history_interval > 0 && s->t % cfg->output.history_interval != 0) {
+      /* The run ends here: its last iteration gets a history row. */
+      for (int k = 0; k < s->local; k++)
+        s->seg_best[k * s->plan.length] = s->seg_best[k * s->plan.length + (n - 1)];
+      IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit, NULL, 0));
+    }
+    const int stop = flags & (STOP_SIGNAL | STOP_TIME);
+    if (stop)
+      IPSO_TRY(solver_write_checkpoint(s, 0));
+    else
+      IPSO_TRY(periodic_checkpoint(s, flags, segment_end));
+    timings_lap(TIMINGS_OUTPUT);
+    progress_update(&s->prog, s->t, fitness_of(s, rank_best), evaluations_at(s, s->t), b);
+    if (stop) {
+      s->stop_signal = signals_pending();
+      progress_finish(&s->prog);
+      return IPSO_STOPPED;
+    }
+    if (reached) break;
+  }
+  progress_finish(&s->prog);
+  return IPSO_OK;
+}
