@@ -424,7 +424,7 @@ int main(int argc, char **argv)
    * repeated NVRTC compile of the same source took 0.05 s instead of 3.2 s
    * (H200, CUDA 13). Read when CUDA starts: set before the first CUDA call. */
   if (user) setenv("CUDA_CACHE_DISABLE", "1", 1);
-  if (backend_gpu_count() == 0) {
+  if (gpu_device_count() == 0) {
     printf("no GPU: nothing to benchmark\n");
     return 77;
   }

@@ -7,14 +7,34 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "ipso.h"
 #include "check.h"
+
+/* MPI: the call and MPI_Error_string (ipso_mpi_fail). */
+#define IPSO_CHECK_MPI(call)                                                                       \
+  do {                                                                                             \
+    int ipso_mpi_rc_ = (call);                                                                     \
+    if (ipso_mpi_rc_ != 0) return ipso_mpi_fail(#call, ipso_mpi_rc_, __FILE__, __LINE__);          \
+  } while (0)
+
+#define IPSO_CHECK_MPI_GOTO(call, rc, label)                                                       \
+  do {                                                                                             \
+    int ipso_mpi_rc_ = (call);                                                                     \
+    if (ipso_mpi_rc_ != 0) {                                                                       \
+      (rc) = ipso_mpi_fail(#call, ipso_mpi_rc_, __FILE__, __LINE__);                               \
+      goto label;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
 
 struct ring_migration;
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Reports a failed MPI call (MPI_Error_string); IPSO_ERR_RUNTIME. */
+int ipso_mpi_fail(const char *call, int rc, const char *file, int line);
 
 /* Initialises MPI (errors returned, not fatal) and the log's rank. */
 int island_mpi_init(int *argc, char ***argv, int *rank, int *size);

@@ -641,7 +641,7 @@ static void check_islands_relaxed(int ring)
 
 int main(void)
 {
-  if (backend_gpu_count() == 0) {
+  if (gpu_device_count() == 0) {
     printf("no GPU: skipped\n");
     return 77;
   }

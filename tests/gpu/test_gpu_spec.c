@@ -232,7 +232,7 @@ static void check_islands(const struct problem *p, int K)
 
 int main(void)
 {
-  if (backend_gpu_count() == 0) {
+  if (gpu_device_count() == 0) {
     printf("no GPU: skipped\n");
     return 77;
   }

@@ -235,7 +235,7 @@ static double mann_whitney(const double *a, const double *b, int n)
 
 int main(void)
 {
-  if (backend_gpu_count() == 0) {
+  if (gpu_device_count() == 0) {
     printf("no GPU: skipped\n");
     return 77;
   }

@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "objective.h"
+#include "problem.h"
 
 static int failures = 0;
 

@@ -29,15 +29,6 @@ struct checkpoint_info {
 extern "C" {
 #endif
 
-/* Writes the checkpoint cfg->output.checkpoint from every rank's islands S
- * (the rank's islands one after the other; costs, not fitness) on the
- * caller's thread, collectively, and reads it back before the rename: what
- * checkpoint_start does where the asynchronous path cannot be taken.
- * Returns IPSO_ERR_RUNTIME with the path and errno on failure, leaving the
- * previous checkpoint in place. */
-int checkpoint_write(MPI_Comm comm, const struct ipso_config *cfg,
-                     const struct checkpoint_info *info, const struct swarm_state *s);
-
 /* Asynchronous checkpoints (checkpoint_async.c). The state is copied into
  * the writer's host buffer (or read by the I/O threads from a capture),
  * checkpoint_start creates the temporary file with HDF5 (every attribute
@@ -78,10 +69,8 @@ enum checkpoint_mode {
  * when not NULL, fills it instead: the I/O threads read the state through
  * FILL->piece (no host copy of the state at all; with CHECKPOINT_WAIT the
  * buffer is filled at once). The threads sum each piece as they write it.
- * Where the asynchronous path cannot be taken (serial HDF5 on several
- * ranks, a big-endian host) it writes the checkpoint whole with
- * checkpoint_write and nothing is left in flight. IPSO_ERR_RUNTIME with the
- * path and the reason on failure, leaving the previous checkpoint in place. */
+ * IPSO_ERR_RUNTIME with the path and the reason on failure, leaving the
+ * previous checkpoint in place. */
 int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info,
                      enum checkpoint_mode mode, const struct state_fill *fill);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "check.h"
 #include "checkpoint.h"
 #include "log.h"

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "objective.h"
+#include "problem.h"
 
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims)
 {

@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 #include "ipso.h"
+#include "objective.h"
 
 enum ipso_backend_kind { IPSO_BACKEND_AUTO, IPSO_BACKEND_GPU, IPSO_BACKEND_CPU };
 enum ipso_precision { IPSO_DOUBLE, IPSO_FLOAT };
-enum ipso_goal { IPSO_MINIMIZE, IPSO_MAXIMIZE };
 enum ipso_kernel { IPSO_KERNEL_QUEUE_LOCK, IPSO_KERNEL_QUEUE, IPSO_KERNEL_REDUCTION };
 enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
 /* Whom a particle follows inside its island: the island's best, the best
@@ -133,10 +133,6 @@ static inline int config_islands(const struct ipso_config *cfg, int ranks)
 {
   return cfg->run.islands > 0 ? cfg->run.islands : ranks;
 }
-
-/* Serialises CFG into one malloc'd buffer (for MPI_Bcast) and back. */
-int config_pack(const struct ipso_config *cfg, void **buf, size_t *len);
-int config_unpack(const void *buf, size_t len, struct ipso_config *cfg);
 
 /* Parses "HH:MM:SS" into seconds; returns -1 if malformed. */
 double config_parse_hms(const char *s);

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "objective.h"
+#include "problem.h"
 #include "user_objective.h"
 
 struct invariants {

@@ -1,5 +1,5 @@
 /* The backend factory: the only file that names both backends. */
-#include "backend.h"
+#include "backends.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -143,7 +143,6 @@ void h5u_init(struct h5u_file *f, MPI_Comm comm, const char *path)
   f->comm = comm;
   MPI_Comm_rank(comm, &f->rank);
   MPI_Comm_size(comm, &f->size);
-  f->writer = H5U_PARALLEL || f->rank == 0;
   f->id = H5I_INVALID_HID;
   f->dxpl = H5I_INVALID_HID;
   snprintf(f->path, sizeof f->path, "%s", path);
@@ -159,10 +158,8 @@ static hid_t h5u_file_access(const struct h5u_file *f)
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0) return fapl;
   int ok = H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
-#if H5U_PARALLEL
   ok = ok && H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL) >= 0 &&
        H5Pset_all_coll_metadata_ops(fapl, 1) >= 0 && H5Pset_coll_metadata_write(fapl, 1) >= 0;
-#endif
 #if H5U_HAVE_FILE_LOCKING
   ok = ok && H5Pset_file_locking(fapl, 1, 1) >= 0;
 #endif
@@ -178,7 +175,6 @@ int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len)
   hid_t fapl;
   int ok;
   if (len > 0) why[0] = '\0';
-  if (!f->writer) return IPSO_OK;
   fapl = h5u_file_access(f);
   if (fapl >= 0) {
     switch (mode) {
@@ -196,10 +192,8 @@ int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len)
       break;
     }
   }
-  ok = f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0;
-#if H5U_PARALLEL
-  ok = ok && H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
-#endif
+  ok = f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0 &&
+       H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
   if (!ok) h5u_error_text(why, len);
   if (fapl >= 0 && H5Pclose(fapl) < 0 && ok) {
     h5u_error_text(why, len);
@@ -472,12 +466,10 @@ hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name)
   return dset;
 }
 
-/* Moves the selection START/STRIDE/COUNT/BLOCK (STRIDE and BLOCK may be
- * NULL) of DSET to or from the contiguous BUF. COUNT[0] = 0 selects
+/* Moves the block START/COUNT of DSET to or from the contiguous BUF. COUNT[0] = 0 selects
  * nothing; a scalar dataset is selected whole otherwise. */
 static int h5u_transfer(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t *start,
-                        const hsize_t *stride, const hsize_t *count, const hsize_t *block,
-                        void *buf, int write)
+                        const hsize_t *count, void *buf, int write)
 {
   hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
   char name[256];
@@ -485,7 +477,6 @@ static int h5u_transfer(const struct h5u_file *f, hid_t dset, hid_t mem_type, co
   hsize_t n = 1;
   hssize_t points;
   int ndims, st = IPSO_ERR_RUNTIME;
-  if (!f->writer) return IPSO_OK;
   h5u_object_name(dset, name, sizeof name);
   IPSO_CHECK_H5_GOTO(f->path, fspace = H5Dget_space(dset), st, done, "getting the dataspace of %s",
                      name);
@@ -498,13 +489,13 @@ static int h5u_transfer(const struct h5u_file *f, hid_t dset, hid_t mem_type, co
     st = IPSO_OK;
     goto done;
   }
-  for (int d = 0; d < ndims; d++) n *= count[d] * (block ? block[d] : 1);
+  for (int d = 0; d < ndims; d++) n *= count[d];
   if (count[0] == 0) {
     n = 0;
     IPSO_CHECK_H5_GOTO(f->path, H5Sselect_none(fspace), st, done, "selecting nothing in %s", name);
   } else if (ndims > 0) {
     IPSO_CHECK_H5_GOTO(f->path,
-                       H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, stride, count, block), st,
+                       H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL), st,
                        done, "selecting rows of %s", name);
   }
   /* The memory in the selection's shape where it is one block of rows
@@ -514,7 +505,7 @@ static int h5u_transfer(const struct h5u_file *f, hid_t dset, hid_t mem_type, co
    * with the 2-D memory space). */
   hsize_t mdims[2] = {n > 0 ? n : 1, 1};
   int mrank = 1;
-  if (n > 0 && ndims == 2 && !stride && !block) {
+  if (n > 0 && ndims == 2) {
     mdims[0] = count[0];
     mdims[1] = count[1];
     mrank = 2;
@@ -540,78 +531,36 @@ done:
 int h5u_write(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
               const hsize_t count[2], const void *buf)
 {
-  return h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, (void *)buf, 1);
+  return h5u_transfer(f, dset, mem_type, start, count, (void *)buf, 1);
 }
 
 int h5u_read(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
              const hsize_t count[2], void *buf)
 {
-  return h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, buf, 0);
+  return h5u_transfer(f, dset, mem_type, start, count, buf, 0);
 }
 
-/* Moves every rank's ROWS x WIDTH block (see h5u_write_island_rows). With
- * parallel HDF5 each rank moves its own block in pieces, collectively; with
- * serial HDF5 rank 0 gathers (or reads) the same piece of every block and
- * writes it (or scatters it) through one strided selection. */
+/* Moves every rank's ROWS x WIDTH block (see h5u_write_island_rows), each
+ * rank its own, collectively, in pieces of about H5U_PIECE_BYTES. */
 static int h5u_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
                            int64_t width, char *buf, int write)
 {
-  MPI_Datatype row_type = MPI_DATATYPE_NULL;
-  char *gathered = NULL;
   size_t esize = H5Tget_size(mem_type);
   int64_t row_bytes = width * (int64_t)esize;
-  int64_t movers = H5U_PARALLEL ? 1 : f->size;
-  int64_t piece, off;
-  int st = IPSO_ERR_RUNTIME;
-  if (esize == 0 || row_bytes <= 0 || row_bytes > INT_MAX) {
+  if (esize == 0 || row_bytes <= 0) {
     log_fail("hdf5", __FILE__, __LINE__, "'%s': rows of %" PRId64 " elements cannot be moved",
              f->path, width);
     return IPSO_ERR_RUNTIME;
   }
-  piece = H5U_PIECE_BYTES / (row_bytes * movers);
+  int64_t piece = H5U_PIECE_BYTES / row_bytes;
   if (piece < 1) piece = 1;
-  if (piece > rows) piece = rows;
-  if (!H5U_PARALLEL) {
-    IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)row_bytes, MPI_BYTE, &row_type), st, done);
-    IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&row_type), st, done);
-    if (f->rank == 0 && piece > 0) {
-      gathered = malloc((size_t)(f->size * piece * row_bytes));
-      if (!gathered) {
-        log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory for %" PRId64 " rows", f->path,
-                 f->size * piece);
-        goto done;
-      }
-    }
+  for (int64_t off = 0; off < rows; off += piece) {
+    hsize_t start[2] = {(hsize_t)(f->rank * rows + off), 0};
+    hsize_t count[2] = {(hsize_t)(rows - off < piece ? rows - off : piece), (hsize_t)width};
+    if (h5u_transfer(f, dset, mem_type, start, count, buf + off * row_bytes, write) != IPSO_OK)
+      return IPSO_ERR_RUNTIME;
   }
-  for (off = 0; off < rows; off += piece) {
-    int64_t n = rows - off < piece ? rows - off : piece;
-    char *mine = buf + off * row_bytes;
-    if (H5U_PARALLEL) {
-      hsize_t start[2] = {(hsize_t)(f->rank * rows + off), 0};
-      hsize_t count[2] = {(hsize_t)n, (hsize_t)width};
-      if (h5u_transfer(f, dset, mem_type, start, NULL, count, NULL, mine, write) != IPSO_OK)
-        goto done;
-      continue;
-    }
-    hsize_t start[2] = {(hsize_t)off, 0}, stride[2] = {(hsize_t)rows, 1};
-    hsize_t count[2] = {(hsize_t)f->size, 1}, block[2] = {(hsize_t)n, (hsize_t)width};
-    if (write) {
-      IPSO_CHECK_MPI_GOTO(
-          MPI_Gather(mine, (int)n, row_type, gathered, (int)n, row_type, 0, f->comm), st, done);
-      if (h5u_transfer(f, dset, mem_type, start, stride, count, block, gathered, 1) != IPSO_OK)
-        goto done;
-    } else {
-      if (h5u_transfer(f, dset, mem_type, start, stride, count, block, gathered, 0) != IPSO_OK)
-        goto done;
-      IPSO_CHECK_MPI_GOTO(
-          MPI_Scatter(gathered, (int)n, row_type, mine, (int)n, row_type, 0, f->comm), st, done);
-    }
-  }
-  st = IPSO_OK;
-done:
-  if (row_type != MPI_DATATYPE_NULL) MPI_Type_free(&row_type);
-  free(gathered);
-  return st;
+  return IPSO_OK;
 }
 
 int h5u_write_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
@@ -624,16 +573,6 @@ int h5u_read_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, i
                          int64_t width, void *buf)
 {
   return h5u_island_rows(f, dset, mem_type, rows, width, buf, 0);
-}
-
-int h5u_pwrite_possible(int size)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  return H5U_PARALLEL || size == 1;
-#else
-  (void)size;
-  return 0;
-#endif
 }
 
 int h5u_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at)

@@ -94,11 +94,9 @@ struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
 int h5out_close_file(struct h5out *h)
 {
   int st = IPSO_OK;
-  if (h->f.writer) {
-    st = h5u_close_ids(&h->f, st, h->history, HIST_COLUMNS);
-    st = H5U_CLOSE(&h->f, st, h->migrations, h->migration_mem);
-    if (h5u_close(&h->f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
-  }
+  st = h5u_close_ids(&h->f, st, h->history, HIST_COLUMNS);
+  st = H5U_CLOSE(&h->f, st, h->migrations, h->migration_mem);
+  if (h5u_close(&h->f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
   for (int c = 0; c < HIST_COLUMNS; c++) h->history[c] = H5I_INVALID_HID;
   h->migrations = h->migration_mem = H5I_INVALID_HID;
   return st;
@@ -119,10 +117,8 @@ static int h5out_release(struct h5out *h)
  * aborted (h5util.h). */
 void h5out_discard(struct h5out *h)
 {
-  if (h->f.writer) {
-    h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
-    H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_mem);
-  }
+  h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
+  H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_mem);
   free(h);
 }
 
@@ -276,7 +272,7 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
   if (!h) return IPSO_ERR_RUNTIME;
   st = run_clock(h->comm, started);
   snprintf(h->started, sizeof h->started, "%s", started);
-  if (st == IPSO_OK && h->f.writer) st = h5out_create_file(h, cfg, overwrite, started);
+  if (st == IPSO_OK) st = h5out_create_file(h, cfg, overwrite, started);
   if (st != IPSO_OK) {
     h5out_discard(h);
     return st;
@@ -303,12 +299,11 @@ int64_t h5out_migration_rows(const struct h5out *h)
 int h5out_set_history_extent(struct h5out *h, int64_t rows)
 {
   struct h5u_file *f = &h->f;
-  if (f->writer)
-    for (int c = 0; c < HIST_COLUMNS; c++) {
-      hsize_t dims[2] = {(hsize_t)rows, (hsize_t)h->islands};
-      IPSO_CHECK_H5(f->path, H5Dset_extent(h->history[c], dims), "setting the extent of /%s",
-                    history_specs[c].name);
-    }
+  for (int c = 0; c < HIST_COLUMNS; c++) {
+    hsize_t dims[2] = {(hsize_t)rows, (hsize_t)h->islands};
+    IPSO_CHECK_H5(f->path, H5Dset_extent(h->history[c], dims), "setting the extent of /%s",
+                  history_specs[c].name);
+  }
   h->history_extent = rows;
   return IPSO_OK;
 }
@@ -354,24 +349,21 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
   if (h->history_rows + n > h->history_extent &&
       h5out_set_history_extent(h, h->history_rows + n) != IPSO_OK)
     goto done;
-  if (f->writer) {
-    const void *shared[HIST_COLUMNS] = {iteration, NULL, global_best, evaluations, wall_seconds};
-    for (int c = 0; c < HIST_COLUMNS; c++) {
-      hsize_t start[2] = {(hsize_t)h->history_rows, 0};
-      hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), 1};
-      if (c == HIST_ISLAND_BEST) continue;
-      if (h5u_write(f, h->history[c],
-                    history_specs[c].integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, start, count,
-                    shared[c]) != IPSO_OK)
-        goto done;
-    }
-    /* island_best: rank 0 the gathered block (the others select nothing). */
+  const void *shared[HIST_COLUMNS] = {iteration, NULL, global_best, evaluations, wall_seconds};
+  for (int c = 0; c < HIST_COLUMNS; c++) {
     hsize_t start[2] = {(hsize_t)h->history_rows, 0};
-    hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), (hsize_t)islands};
-    if (h5u_write(f, h->history[HIST_ISLAND_BEST], H5T_NATIVE_DOUBLE, start, count,
-                  f->rank == 0 ? matrix : island_best) != IPSO_OK)
+    hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), 1};
+    if (c == HIST_ISLAND_BEST) continue;
+    if (h5u_write(f, h->history[c], history_specs[c].integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
+                  start, count, shared[c]) != IPSO_OK)
       goto done;
   }
+  /* island_best: rank 0 the gathered block (the others select nothing). */
+  hsize_t start[2] = {(hsize_t)h->history_rows, 0};
+  hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), (hsize_t)islands};
+  if (h5u_write(f, h->history[HIST_ISLAND_BEST], H5T_NATIVE_DOUBLE, start, count,
+                f->rank == 0 ? matrix : island_best) != IPSO_OK)
+    goto done;
   h->history_rows += n;
   st = IPSO_OK;
 done:
@@ -389,251 +381,48 @@ static int migration_cmp(const void *a, const void *b)
   return (x->to > y->to) - (x->to < y->to);
 }
 
-/* Whether N records are in migration_cmp's order. */
-static int records_sorted(const struct migration_record *r, int64_t n)
-{
-  for (int64_t i = 1; i < n; i++)
-    if (migration_cmp(r + i - 1, r + i) > 0) return 0;
-  return 1;
-}
-
-/* Puts the TOTAL records of ALL, the ranks' blocks at DISPLS (COUNTS
- * each), in migration_cmp's order; returns where they are (ALL or *TMP,
- * allocated here). Blocks that are each in order, as the solver records
- * them, are merged pairwise (runs doubling: linear in the records per
- * round, log2(ranks) rounds), others sorted. */
-static struct migration_record *order_records(struct migration_record *all, int64_t total,
-                                              const int *counts, const int *displs, int ranks,
-                                              struct migration_record **tmp)
-{
-  *tmp = NULL;
-  int sorted = 1;
-  for (int r = 0; r < ranks && sorted; r++) sorted = records_sorted(all + displs[r], counts[r]);
-  if (!sorted || ranks == 1 || records_sorted(all, total)) {
-    if (!sorted) qsort(all, (size_t)total, sizeof *all, migration_cmp);
-    return all;
-  }
-  int64_t *bound = malloc(((size_t)ranks + 1) * sizeof *bound);
-  *tmp = malloc((size_t)total * sizeof **tmp);
-  if (!bound || !*tmp) {
-    free(bound);
-    free(*tmp);
-    *tmp = NULL;
-    qsort(all, (size_t)total, sizeof *all, migration_cmp);
-    return all;
-  }
-  for (int r = 0; r < ranks; r++) bound[r] = displs[r];
-  bound[ranks] = total;
-  struct migration_record *src = all, *dst = *tmp;
-  for (int runs = ranks; runs > 1; runs = (runs + 1) / 2) {
-    int out = 0;
-    for (int r = 0; r < runs; r += 2) {
-      /* Runs r and r + 1 (none past the last: bound[runs] is the end). */
-      int64_t a = bound[r], am = bound[r + 1], b = am, bm = r + 1 < runs ? bound[r + 2] : am,
-              at = a;
-      while (a < am && b < bm)
-        dst[at++] = migration_cmp(src + b, src + a) < 0 ? src[b++] : src[a++];
-      while (a < am) dst[at++] = src[a++];
-      while (b < bm) dst[at++] = src[b++];
-      bound[out++] = bound[r];
-    }
-    bound[out] = total;
-    struct migration_record *swap = src;
-    src = dst;
-    dst = swap;
-  }
-  free(bound);
-  return src;
-}
-
-/* Whether the N records REC, in migration_cmp's order, are E migrations
- * (one iteration each, a constant STEP apart from FIRST) of C records
- * each: what the solver logs when every link carries migrants every time.
- * SHAPE gets {E, FIRST, STEP, C}; no records are the shape 0 0 0 0. */
-static int records_regular(const struct migration_record *rec, int64_t n, int64_t shape[4])
-{
-  memset(shape, 0, 4 * sizeof *shape);
-  if (n == 0) return 1;
-  int64_t c = 1;
-  while (c < n && rec[c].iteration == rec[0].iteration) c++;
-  if (n % c != 0) return 0;
-  int64_t events = n / c, step = events > 1 ? rec[c].iteration - rec[0].iteration : 0;
-  for (int64_t e = 0; e < events; e++)
-    for (int64_t i = 0; i < c; i++)
-      if (rec[e * c + i].iteration != rec[0].iteration + e * step) return 0;
-  shape[0] = events;
-  shape[1] = rec[0].iteration;
-  shape[2] = step;
-  shape[3] = c;
-  return 1;
-}
-
-/* The regular case of h5out_append_migrations: every rank's N records are
- * the same migrations, C of them each (C_BEFORE of the ranks before it,
- * PER_EVENT of all), so the row of each is known without gathering them:
- * row e * PER_EVENT + C_BEFORE + i of the call's rows for the i-th record
- * of migration e. Each rank's share of the rows (SHARE[r] from ROW0[r],
- * every rank's N in order) gets its records from the ranks that hold them
- * (MPI_Alltoallv: the records of one destination are consecutive, the
- * rows grow with them) and puts them in order: migration by migration,
- * rank by rank. Returns the rank's share in *OUT (allocated). */
-static int exchange_regular(struct h5out *h, const struct migration_record *rec, int n, int64_t c,
-                            int64_t c_before, int64_t per_event, MPI_Datatype rec_type,
-                            struct migration_record **out)
-{
-  struct h5u_file *f = &h->f;
-  int size = f->size, st = IPSO_ERR_RUNTIME;
-  int *share = malloc((size_t)size * 4 * sizeof *share);
-  int64_t *row0 = malloc(((size_t)size + 1) * sizeof *row0);
-  struct migration_record *got = NULL, *mine = NULL;
-  if (!share || !row0) goto oom;
-  int *scount = share + size, *rcount = share + 2 * size, *rdispl = share + 3 * size;
-  IPSO_CHECK_MPI_GOTO(MPI_Allgather(&n, 1, MPI_INT, share, 1, MPI_INT, h->comm), st, done);
-  row0[0] = 0;
-  for (int r = 0; r < size; r++) row0[r + 1] = row0[r] + share[r];
-  /* The destinations of this rank's records, in order. */
-  memset(scount, 0, (size_t)size * sizeof *scount);
-  for (int64_t j = 0, dest = 0; j < n; j++) {
-    int64_t row = j / c * per_event + c_before + j % c;
-    while (row >= row0[dest + 1]) dest++;
-    scount[dest]++;
-  }
-  IPSO_CHECK_MPI_GOTO(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, h->comm), st, done);
-  int *sdispl = share; /* the counts gathered above are no longer needed */
-  for (int r = 0, at = 0, rat = 0; r < size; r++) {
-    sdispl[r] = at;
-    rdispl[r] = rat;
-    at += scount[r];
-    rat += rcount[r];
-  }
-  int64_t received = 0; /* N, but sized by what comes */
-  for (int r = 0; r < size; r++) received += rcount[r];
-  got = malloc((size_t)(received > 0 ? received : 1) * sizeof *got);
-  mine = malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
-  if (!got || !mine) goto oom;
-  IPSO_CHECK_MPI_GOTO(
-      MPI_Alltoallv(rec, scount, sdispl, rec_type, got, rcount, rdispl, rec_type, h->comm), st,
-      done);
-  /* Each source's records are in order; the share takes, migration by
-   * migration, each source's records of it, the sources in rank order. */
-  int64_t k = 0;
-  while (k < n) {
-    int64_t it = INT64_MAX;
-    for (int r = 0; r < size; r++)
-      if (rcount[r] > 0 && got[rdispl[r]].iteration < it) it = got[rdispl[r]].iteration;
-    if (it == INT64_MAX) break;
-    for (int r = 0; r < size; r++)
-      while (rcount[r] > 0 && got[rdispl[r]].iteration == it && k < n) {
-        mine[k++] = got[rdispl[r]++];
-        rcount[r]--;
-      }
-  }
-  if (k != n || received != n) {
-    log_fail("hdf5", __FILE__, __LINE__, "'%s': %" PRId64 " migration records came for %d rows",
-             f->path, k, n);
-    goto done;
-  }
-  *out = mine;
-  mine = NULL;
-  st = IPSO_OK;
-  goto done;
-oom:
-  log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-done:
-  free(share);
-  free(row0);
-  free(got);
-  free(mine);
-  return st;
-}
-
+/* Appends every rank's N records REC to /migrations in migration_cmp's
+ * order, so that the table does not depend on when records were flushed (a
+ * restarted run flushes at other points than an uninterrupted one): rank 0
+ * gathers and sorts them and writes them all. */
 int h5out_append_migrations(struct h5out *h, int n, const struct migration_record *rec)
 {
   struct h5u_file *f = &h->f;
   MPI_Datatype rec_type = MPI_DATATYPE_NULL;
-  struct migration_record *all = NULL, *tmp = NULL;
-  const struct migration_record *ordered = rec;
-  int *counts = NULL, *displs = NULL;
-  int st = IPSO_ERR_RUNTIME;
-  /* The records' shape on every rank: where all ranks logged the same
-   * migrations with a fixed number each, the rows are known without
-   * gathering the records (exchange_regular). */
-  int sorted = records_sorted(rec, n);
-  int64_t shape[4] = {0, 0, 0, 0}, regular = sorted && records_regular(rec, n, shape);
-  /* And every rank's senders after those of the ranks before it (as the
-   * solver's ranks hold consecutive islands), so that each migration's
-   * rows are the ranks' blocks in rank order. */
-  int64_t lo = INT64_MAX, hi = INT64_MIN, hi_before = INT64_MIN;
-  for (int i = 0; i < n; i++) {
-    if (rec[i].from < lo) lo = rec[i].from;
-    if (rec[i].from > hi) hi = rec[i].from;
-  }
-  IPSO_CHECK_MPI_GOTO(MPI_Exscan(&hi, &hi_before, 1, MPI_INT64_T, MPI_MAX, h->comm), st, done);
-  if (f->rank > 0 && n > 0 && lo <= hi_before) regular = 0;
-  /* One MIN over the ranks gives the least and (negated) the greatest of
-   * each of E, FIRST and STEP: all ranks agree where they are equal. */
-  int64_t agree[7] = {regular, shape[0], shape[1], shape[2], -shape[0], -shape[1], -shape[2]};
-  int64_t sums[2] = {n, shape[3]}, before[2] = {0, 0}, totals[2];
-  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, agree, 7, MPI_INT64_T, MPI_MIN, h->comm), st,
-                      done);
-  IPSO_CHECK_MPI_GOTO(MPI_Exscan(sums, before, 2, MPI_INT64_T, MPI_SUM, h->comm), st, done);
-  if (f->rank == 0) before[0] = before[1] = 0; /* MPI_Exscan leaves rank 0's undefined */
-  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(sums, totals, 2, MPI_INT64_T, MPI_SUM, h->comm), st, done);
-  int64_t total = totals[0], offset = before[0];
+  struct migration_record *all = NULL;
+  int *counts = NULL, st = IPSO_OK;
+  int64_t mine = n, total = 0;
+  IPSO_CHECK_MPI(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, h->comm));
   if (total == 0) return IPSO_OK;
-  if (total > INT_MAX) {
-    log_fail("hdf5", __FILE__, __LINE__,
-             "'%s': %" PRId64 " migration records in one call exceed what one gather can hold",
-             f->path, total);
-    return IPSO_ERR_RUNTIME;
-  }
-  int exchange = H5U_PARALLEL && f->size > 1 && agree[0] && agree[1] > 0 && agree[1] == -agree[4] &&
-                 agree[2] == -agree[5] && agree[3] == -agree[6] && agree[1] * totals[1] == total;
-  int gather = !exchange && (f->size > 1 || !sorted);
-  if (exchange || gather) {
-    IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type), st, done);
-    IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&rec_type), st, done);
-  }
-  if (exchange) {
-    if (exchange_regular(h, rec, n, shape[3], before[1], totals[1], rec_type, &tmp) != IPSO_OK)
-      goto done;
-  } else if (gather) {
-    /* Every rank gets every record and sorts them, so the table's order
-     * does not depend on when records were flushed (a restarted run
-     * flushes at other points than an uninterrupted one); each rank then
-     * writes its share of the sorted rows (all of them with serial HDF5,
-     * rank 0). One rank's records in order are written as they are. */
-    counts = malloc((size_t)f->size * sizeof *counts);
-    displs = malloc((size_t)f->size * sizeof *displs);
-    all = malloc((size_t)total * sizeof *all);
-    if (!counts || !displs || !all) {
-      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-      goto done;
-    }
-    IPSO_CHECK_MPI_GOTO(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, h->comm), st, done);
-    for (int i = 0, at = 0; i < f->size; at += counts[i], i++) displs[i] = at;
-    IPSO_CHECK_MPI_GOTO(MPI_Allgatherv(rec, n, rec_type, all, counts, displs, rec_type, h->comm),
-                        st, done);
-    ordered = order_records(all, total, counts, displs, f->size, &tmp);
-  }
-  if (f->writer) {
-    hsize_t dims[1] = {(hsize_t)(h->migration_rows + total)};
-    hsize_t start[2] = {(hsize_t)(h->migration_rows + (H5U_PARALLEL ? offset : 0)), 0};
-    hsize_t count[2] = {(hsize_t)(H5U_PARALLEL ? n : total), 0};
-    IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
-                       "extending /migrations");
-    /* The rank's share: exchanged, or of the sorted rows. */
-    const struct migration_record *from = exchange ? tmp : ordered + (H5U_PARALLEL ? offset : 0);
-    if (h5u_write(f, h->migrations, h->migration_mem, start, count, from) != IPSO_OK) goto done;
-  }
+  if (total > INT_MAX)
+    return IPSO_FAIL("hdf5", "'%s': %" PRId64 " migration records in one flush exceed one gather",
+                     f->path, total);
+  if (f->rank == 0 && (!(counts = malloc(2 * (size_t)f->size * sizeof *counts)) ||
+                       !(all = malloc((size_t)total * sizeof *all))))
+    st = IPSO_FAIL("hdf5", "'%s': out of memory", f->path);
+  if ((st = island_agree(h->comm, st)) != IPSO_OK) goto done;
+  st = IPSO_ERR_RUNTIME;
+  IPSO_CHECK_MPI_GOTO(MPI_Type_contiguous((int)sizeof *rec, MPI_BYTE, &rec_type), st, done);
+  IPSO_CHECK_MPI_GOTO(MPI_Type_commit(&rec_type), st, done);
+  int *displs = counts ? counts + f->size : NULL;
+  IPSO_CHECK_MPI_GOTO(MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, h->comm), st, done);
+  if (f->rank == 0)
+    for (int r = 0, at = 0; r < f->size; at += counts[r], r++) displs[r] = at;
+  IPSO_CHECK_MPI_GOTO(MPI_Gatherv(rec, n, rec_type, all, counts, displs, rec_type, 0, h->comm), st,
+                      done);
+  if (f->rank == 0) qsort(all, (size_t)total, sizeof *all, migration_cmp);
+  hsize_t dims[1] = {(hsize_t)(h->migration_rows + total)};
+  hsize_t start[2] = {(hsize_t)h->migration_rows, 0};
+  hsize_t count[2] = {f->rank == 0 ? (hsize_t)total : 0, 0};
+  IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
+                     "extending /migrations");
+  if (h5u_write(f, h->migrations, h->migration_mem, start, count, all) != IPSO_OK) goto done;
   h->migration_rows += total;
   st = IPSO_OK;
 done:
   if (rec_type != MPI_DATATYPE_NULL) MPI_Type_free(&rec_type);
   free(counts);
-  free(displs);
   free(all);
-  free(tmp);
   return st;
 }
 
@@ -695,17 +484,14 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
     for (int64_t i = 0; i < n; i++) fitness[a][i] = sign * x[i];
     data[a] = fitness[a];
   }
-  if (f->writer) {
-    hsize_t dims[2] = {(hsize_t)h->islands * (hsize_t)h->particles, (hsize_t)s->dims};
-    if ((group = snapshot_group(h, iteration, gname, sizeof gname)) < 0) goto done;
-    for (int a = 0; a < STATE_ARRAYS; a++) {
-      const struct state_array *sa = &state_arrays[a];
-      snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
-      dsets[a] =
-          h5u_create_dataset(f, f->id, dname, state_array_file_type(sa), state_array_rank(sa), dims,
-                             0, sa->units, sa->snapshot_description);
-      if (dsets[a] < 0) goto done;
-    }
+  hsize_t dims[2] = {(hsize_t)h->islands * (hsize_t)h->particles, (hsize_t)s->dims};
+  if ((group = snapshot_group(h, iteration, gname, sizeof gname)) < 0) goto done;
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
+    dsets[a] = h5u_create_dataset(f, f->id, dname, state_array_file_type(sa), state_array_rank(sa),
+                                  dims, 0, sa->units, sa->snapshot_description);
+    if (dsets[a] < 0) goto done;
   }
   for (int a = 0; a < STATE_ARRAYS; a++)
     if (h5u_write_island_rows(f, dsets[a], state_array_mem_type(&state_arrays[a]), s->particles,
@@ -714,7 +500,6 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   st = IPSO_OK;
 done:
   for (int a = 0; a < STATE_ARRAYS; a++) free(fitness[a]);
-  if (!f->writer) return st;
   st = H5U_CLOSE(f, st, group);
   return h5u_close_ids(f, st, dsets, STATE_ARRAYS);
 }
@@ -749,7 +534,6 @@ int h5out_write_result(struct h5out *h, const struct run_result *r)
   hid_t dset = H5I_INVALID_HID;
   htri_t exists;
   int st = IPSO_ERR_RUNTIME;
-  if (!f->writer) return IPSO_OK;
   IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, "result", H5P_DEFAULT), st, done,
                      "looking up /result");
   if (exists)
@@ -779,7 +563,6 @@ int h5out_flush(struct h5out *h)
 {
   struct h5u_file *f = &h->f;
   int st = IPSO_ERR_RUNTIME;
-  if (!f->writer) return IPSO_OK;
   IPSO_CHECK_H5_GOTO(f->path, H5Fflush(f->id, H5F_SCOPE_GLOBAL), st, done, "flushing the file");
   st = IPSO_OK;
 done:
@@ -793,7 +576,7 @@ int h5out_close(struct h5out *h, int finished)
   if (!h) return IPSO_OK;
   if (finished) {
     st = run_clock(h->comm, stamp);
-    if (st == IPSO_OK && h->f.writer) st = h5u_write_attr_string(&h->f, h->f.id, "finished", stamp);
+    if (st == IPSO_OK) st = h5u_write_attr_string(&h->f, h->f.id, "finished", stamp);
   }
   /* Every rank goes through the whole (collective) close, failure or not. */
   closed = h5out_release(h);

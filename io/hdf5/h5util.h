@@ -1,13 +1,10 @@
 /* HDF5 helpers shared by the run output (h5out.c) and the checkpoints
- * (checkpoint.c), implemented in h5util.c: opening a file for parallel or
- * serial HDF5, attributes, and transfers of the blocks of rows that ranks
- * own. Calls are checked with IPSO_CHECK_H5 / IPSO_CHECK_H5_GOTO (check.h),
- * which report through ipso_h5_fail (defined in h5util.c).
- *
- * With parallel HDF5 every rank opens the file, takes part in every
- * collective call and moves its own rows (collective transfers, collective
- * metadata operations). With serial HDF5 rank 0 alone opens the file and
- * gathers or scatters the rows of the other ranks; the file is the same.
+ * (checkpoint.c), implemented in h5util.c: opening a file with parallel
+ * HDF5, attributes, and transfers of the blocks of rows that ranks own.
+ * Calls are checked with IPSO_CHECK_H5 / IPSO_CHECK_H5_GOTO (below), which
+ * report through ipso_h5_fail. Every rank opens the file, takes part in
+ * every collective call and moves its own rows (collective transfers,
+ * collective metadata operations).
  *
  * Failures: a failed HDF5 or MPI call is reported with the file's path, the
  * operation and the library's own message, and the function returns
@@ -21,7 +18,7 @@
  * Reads: HDF5 (1.10 at least) looks up the chunks of a chunked dataset
  * independently on each rank that reads, so ranks that read different
  * chunks end up with different metadata caches, and the next collective
- * metadata access hangs. Every writer therefore reads the same rows of a
+ * metadata access hangs. Every rank therefore reads the same rows of a
  * chunked dataset; rows per rank are read from contiguous datasets only.
  * Writes allocate chunks collectively and may differ between ranks. */
 #ifndef IPSO_H5UTIL_H
@@ -38,13 +35,11 @@
 #include "island_mpi.h"
 #include "log.h"
 
-#ifdef IPSO_HDF5_PARALLEL
 #ifndef H5_HAVE_PARALLEL
-#error "IPSO_HDF5_PARALLEL is set but this HDF5 was built without parallel support"
+#error "islandpso needs an HDF5 built with parallel (MPI-IO) support"
 #endif
-#define H5U_PARALLEL 1
-#else
-#define H5U_PARALLEL 0
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the checkpoints' threads write little-endian data: a little-endian host is needed"
 #endif
 
 /* An HDF5 file shared by the ranks of a communicator. */
@@ -52,9 +47,8 @@ struct h5u_file {
   MPI_Comm comm; /* not owned */
   int rank;
   int size;
-  int writer; /* this rank calls HDF5: every rank (parallel) or rank 0 (serial) */
-  hid_t id;   /* the open file on writers, else H5I_INVALID_HID */
-  hid_t dxpl; /* data transfer properties: collective with parallel HDF5 */
+  hid_t id;   /* the open file, or H5I_INVALID_HID */
+  hid_t dxpl; /* data transfer properties: collective */
   char path[IPSO_PATH_MAX];
 };
 
@@ -71,20 +65,43 @@ enum h5u_mode {
   h5u_close_ids((f), (status), (hid_t[]){__VA_ARGS__},                                             \
                 sizeof((hid_t[]){__VA_ARGS__}) / sizeof(hid_t))
 
+/* HDF5 (a negative return is a failure): the file's PATH, the operation
+ * (printf format and arguments), HDF5's message and, for a failed read or
+ * write of the file, the system's reason (ipso_h5_fail). */
+#define IPSO_CHECK_H5(path, call, ...)                                                             \
+  do {                                                                                             \
+    errno = 0;                                                                                     \
+    if ((call) < 0) return ipso_h5_fail(path, errno, __FILE__, __LINE__, __VA_ARGS__);             \
+  } while (0)
+
+#define IPSO_CHECK_H5_GOTO(path, call, rc, label, ...)                                             \
+  do {                                                                                             \
+    errno = 0;                                                                                     \
+    if ((call) < 0) {                                                                              \
+      (rc) = ipso_h5_fail(path, errno, __FILE__, __LINE__, __VA_ARGS__);                           \
+      goto label;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Reports a failed HDF5 call (HDF5's message, and strerror(E) when E
+ * explains a failed file access); IPSO_ERR_RUNTIME. */
+int ipso_h5_fail(const char *path, int e, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Prepares F for PATH on COMM (nothing is opened) and silences HDF5's own
  * printing of errors: failures are reported by islandpso's messages. */
 void h5u_init(struct h5u_file *f, MPI_Comm comm, const char *path);
 
-/* Opens or creates the file on the writers (collective with parallel HDF5).
+/* Opens or creates the file (collective).
  * Prints nothing: on failure returns IPSO_ERR_RUNTIME with HDF5's reason in
  * WHY, for the caller to report as it sees fit. */
 int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len);
 
-/* Closes the file on the writers (collective with parallel HDF5); every
+/* Closes the file (collective); every
  * object in it must be closed already. Reports a failure. */
 int h5u_close(struct h5u_file *f);
 
@@ -138,12 +155,6 @@ hid_t h5u_create_dataset_allocated(const struct h5u_file *f, hid_t loc, const ch
  * dataset DSET; reports a failure. */
 int h5u_dataset_offset(const struct h5u_file *f, hid_t dset, uint64_t *offset);
 
-/* Whether this build and host may write datasets' data with pwrite() at
- * their offsets (the background writers of checkpoints and snapshots): the
- * files' types are little-endian, and with serial HDF5 only rank 0 may
- * touch a file, so only a run of SIZE == 1 ranks. */
-int h5u_pwrite_possible(int size);
-
 /* Writes LEN bytes of BUF at offset AT of FD, through short writes and
  * EINTR; 0, or the errno of the failure (EIO for a write that makes no
  * progress). */
@@ -153,8 +164,8 @@ int h5u_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at);
 hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name);
 
 /* Writes attribute NAME of OBJ (replacing one of that name): a scalar, or
- * an array of N elements; a string (UTF-8, fixed length). Writers only,
- * with the same value on every writer. Report failures. */
+ * an array of N elements; a string (UTF-8, fixed length). Collective,
+ * with the same value on every rank. Report failures. */
 int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
                    hid_t mem_type, const void *value);
 int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
@@ -176,8 +187,8 @@ char *h5u_read_attr_string(hid_t obj, const char *name);
 
 /* Writes or reads the block at START of COUNT (rows, and columns for 2-D
  * datasets; a scalar dataset is all or nothing) of DSET from or to the
- * contiguous BUF. Writers only, collective with parallel HDF5: a writer
- * with COUNT[0] = 0 takes part with an empty selection. */
+ * contiguous BUF. Collective: a rank with COUNT[0] = 0 takes part with an
+ * empty selection. */
 int h5u_write(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
               const hsize_t count[2], const void *buf);
 int h5u_read(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t start[2],
@@ -185,8 +196,8 @@ int h5u_read(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t
 
 /* Writes or reads every rank's block of ROWS rows (WIDTH elements each) of
  * DSET, [size * ROWS] or [size * ROWS, WIDTH]: rank r's rows are
- * r*ROWS .. (r+1)*ROWS - 1 and BUF holds them. Every rank calls it (DSET
- * matters on writers only); large blocks move in pieces. */
+ * r*ROWS .. (r+1)*ROWS - 1 and BUF holds them. Every rank calls it; large
+ * blocks move in pieces. */
 int h5u_write_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
                           int64_t width, const void *buf);
 int h5u_read_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,

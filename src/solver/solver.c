@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "backends.h"
 #include "check.h"
 #include "checkpoint.h"
 #include "h5out.h"

@@ -9,12 +9,11 @@
  *   IPSO_TRY_GOTO(call, rc, label)    the same, kept in RC for the cleanup
  *   IPSO_CHECK_CUDA(call)             cudaError_t        (kernels/ only)
  *   IPSO_CHECK_NVRTC(call)            nvrtcResult        (kernels/ only)
- *   IPSO_CHECK_MPI(call)              MPI return code    (needs MPI_ERRORS_RETURN)
- *   IPSO_CHECK_H5(path, call, ...)    negative HDF5 return; what was done, printf style
  *
+ * with their MPI and HDF5 siblings beside those layers' helpers
+ * (IPSO_CHECK_MPI in mpi/island_mpi.h, IPSO_CHECK_H5 in io/hdf5/h5util.h).
  * The macros name library types and functions only when they are used, so
- * this header includes none of the libraries: kernels/ may include it
- * without MPI or HDF5, and mpi/ without CUDA. */
+ * this header includes none of the libraries. */
 #ifndef IPSO_CHECK_H
 #define IPSO_CHECK_H
 
@@ -74,54 +73,5 @@
       goto label;                                                                                  \
     }                                                                                              \
   } while (0)
-
-/* MPI: the call and MPI_Error_string (mpi/comm.c). */
-#define IPSO_CHECK_MPI(call)                                                                       \
-  do {                                                                                             \
-    int ipso_mpi_rc_ = (call);                                                                     \
-    if (ipso_mpi_rc_ != 0) return ipso_mpi_fail(#call, ipso_mpi_rc_, __FILE__, __LINE__);          \
-  } while (0)
-
-#define IPSO_CHECK_MPI_GOTO(call, rc, label)                                                       \
-  do {                                                                                             \
-    int ipso_mpi_rc_ = (call);                                                                     \
-    if (ipso_mpi_rc_ != 0) {                                                                       \
-      (rc) = ipso_mpi_fail(#call, ipso_mpi_rc_, __FILE__, __LINE__);                               \
-      goto label;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
-/* HDF5 (a negative return is a failure): the file's PATH, the operation
- * (printf format and arguments), HDF5's message and, for a failed read or
- * write of the file, the system's reason (io/h5util.c). */
-#define IPSO_CHECK_H5(path, call, ...)                                                             \
-  do {                                                                                             \
-    errno = 0;                                                                                     \
-    if ((call) < 0) return ipso_h5_fail(path, errno, __FILE__, __LINE__, __VA_ARGS__);             \
-  } while (0)
-
-#define IPSO_CHECK_H5_GOTO(path, call, rc, label, ...)                                             \
-  do {                                                                                             \
-    errno = 0;                                                                                     \
-    if ((call) < 0) {                                                                              \
-      (rc) = ipso_h5_fail(path, errno, __FILE__, __LINE__, __VA_ARGS__);                           \
-      goto label;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Report a failed MPI call (MPI_Error_string) or HDF5 call (HDF5's message,
- * and strerror(E) when E explains a failed file access); both evaluate to
- * IPSO_ERR_RUNTIME. Defined in mpi/comm.c and io/h5util.c. */
-int ipso_mpi_fail(const char *call, int rc, const char *file, int line);
-int ipso_h5_fail(const char *path, int e, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

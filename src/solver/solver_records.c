@@ -11,6 +11,7 @@
 #include "log.h"
 #include "migration.h"
 #include "objective.h"
+#include "problem.h"
 #include "runtime.h"
 #include "solver_internal.h"
 #include "timings.h"

@@ -1,10 +1,11 @@
 /* islandpso: the command line. --help, --version, --dry-run and usage
  * errors are answered before MPI (or CUDA) is started. For a run, rank 0
- * reads and validates the config and broadcasts it; then every rank runs
+ * reads and validates the config and broadcasts its resolved text; then every rank runs
  * its island. Only here does a runtime failure turn into MPI_Abort, so no
  * rank is left waiting on a neighbour. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,37 +184,31 @@ static void print_version(void)
 #else
   const char *gpu = "none (CPU-only build)";
 #endif
-#ifdef IPSO_HDF5_PARALLEL
-  const char *h5 = "parallel";
-#else
-  const char *h5 = "serial (rank 0 writes)";
-#endif
-  printf("islandpso %s\n  GPU backend: %s\n  HDF5: %s\n  MPI: %s\n", IPSO_VERSION, gpu, h5, mpi);
+  printf("islandpso %s\n  GPU backend: %s\n  HDF5: parallel\n  MPI: %s\n", IPSO_VERSION, gpu, mpi);
 }
 
-/* Rank 0 loads the config; every rank gets it (or the verdict that it is bad). */
+/* Rank 0 loads the config (reporting what is wrong with it) and sends its
+ * resolved text, which every other rank reads into the same config. */
 static int load_config(const struct cli *c, int rank, int size, struct ipso_config *cfg)
 {
   int rc = IPSO_OK;
-  void *buf = NULL;
-  size_t len = 0;
+  long long n = 0;
   if (rank == 0) {
     rc = config_load(c->config, c->noverrides, c->overrides, size, cfg);
-    if (rc == IPSO_OK) rc = config_pack(cfg, &buf, &len);
+    if (rc == IPSO_OK) n = (long long)strlen(cfg->text) + 1;
+    if (n > INT_MAX) rc = IPSO_FAIL("config", "the resolved config exceeds 2 GiB");
   }
-  IPSO_CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  if (rc != IPSO_OK) return rc;
-  unsigned long long n = len;
-  IPSO_CHECK_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD));
-  if (rank != 0 && !(buf = malloc(n))) rc = IPSO_FAIL("memory", "out of memory");
-  rc = island_agree(MPI_COMM_WORLD, rc);
-  if (rc != IPSO_OK) return rc;
-  for (unsigned long long off = 0; off < n; off += 1u << 30) {
-    unsigned long long k = n - off < (1u << 30) ? n - off : (1u << 30);
-    IPSO_CHECK_MPI(MPI_Bcast((char *)buf + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD));
+  long long head[2] = {rc, n};
+  IPSO_CHECK_MPI(MPI_Bcast(head, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD));
+  if ((rc = (int)head[0]) != IPSO_OK) return rc;
+  char *text = rank == 0 ? cfg->text : malloc((size_t)head[1]);
+  if (!text) rc = IPSO_FAIL("memory", "out of memory");
+  if ((rc = island_agree(MPI_COMM_WORLD, rc)) != IPSO_OK) return rc;
+  IPSO_CHECK_MPI(MPI_Bcast(text, (int)head[1], MPI_CHAR, 0, MPI_COMM_WORLD));
+  if (rank != 0) {
+    rc = config_load_text(text, c->config, 0, NULL, size, cfg);
+    free(text);
   }
-  if (rank != 0) rc = config_unpack(buf, n, cfg);
-  free(buf);
   return island_agree(MPI_COMM_WORLD, rc);
 }
 

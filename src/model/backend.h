@@ -67,7 +67,7 @@ struct backend_device {
    * readers are done (the run's last checkpoint, which the backend's end
    * follows): nothing is copied, the readers read the swarms themselves. */
   int (*hold_state)(struct backend *b);
-  /* Destroys B and hands its device back to the driver (backend_end). */
+  /* Destroys B and hands its device back to the driver (the run's end). */
   void (*end)(struct backend *b);
 };
 
@@ -131,24 +131,5 @@ struct backend {
                              otherwise equal to rounding (another math library) */
 };
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one
- * is usable, else cpu with a notice). The only place that names both. */
-int backend_create(const struct swarm_setup *setup, struct backend *b);
-/* Destroys B (nothing when it is already) and hands its device back (the
- * GPU's: cudaDeviceReset, what the process's exit would otherwise do
- * last). The end of a run, once nothing reads B. */
-void backend_end(struct backend *b);
-/* Number of usable GPUs (0 without CUDA or without a device). */
-int backend_gpu_count(void);
-/* Shares the node's cores between the ranks on it (CPU backend). */
-void backend_share_cores(int ranks_on_node);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -109,33 +109,29 @@ done:
  * strictly increasing iterations not above it (rows a crash left half
  * written end the prefix), less a last row at ITERATION that is not a
  * multiple of INTERVAL (the final row of a run that ended there and is now
- * continued: an uninterrupted run has no row there). Every writer reads the
+ * continued: an uninterrupted run has no row there). Every rank reads the
  * iterations, so that all make the same metadata accesses. */
 static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t interval)
 {
   struct h5u_file *f = &h->f;
   int64_t rows = 0, keep = 0, *its = NULL;
   int st = IPSO_ERR_RUNTIME;
-  if (f->writer) {
-    if (h5out_rows(f, h->history[HIST_ITERATION], &rows) != IPSO_OK) goto done;
-    for (int c = 1; c < HIST_COLUMNS; c++) {
-      int64_t n;
-      if (h5out_rows(f, h->history[c], &n) != IPSO_OK) goto done;
-      if (n < rows) rows = n;
-    }
-    if (!(its = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *its))) {
-      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory for %" PRId64 " rows", f->path,
-               rows);
-      goto done;
-    }
-    hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)rows, 0};
-    if (h5u_read(f, h->history[HIST_ITERATION], H5T_NATIVE_INT64, start, count, its) != IPSO_OK)
-      goto done;
-    while (keep < rows && its[keep] <= iteration && (keep == 0 || its[keep] > its[keep - 1]))
-      keep++;
-    if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
-    if (h5out_set_history_extent(h, keep) != IPSO_OK) goto done;
+  if (h5out_rows(f, h->history[HIST_ITERATION], &rows) != IPSO_OK) goto done;
+  for (int c = 1; c < HIST_COLUMNS; c++) {
+    int64_t n;
+    if (h5out_rows(f, h->history[c], &n) != IPSO_OK) goto done;
+    if (n < rows) rows = n;
   }
+  if (!(its = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *its))) {
+    log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory for %" PRId64 " rows", f->path, rows);
+    goto done;
+  }
+  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)rows, 0};
+  if (h5u_read(f, h->history[HIST_ITERATION], H5T_NATIVE_INT64, start, count, its) != IPSO_OK)
+    goto done;
+  while (keep < rows && its[keep] <= iteration && (keep == 0 || its[keep] > its[keep - 1])) keep++;
+  if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
+  if (h5out_set_history_extent(h, keep) != IPSO_OK) goto done;
   IPSO_CHECK_MPI_GOTO(MPI_Bcast(&keep, 1, MPI_INT64_T, 0, h->comm), st, done);
   h->history_rows = h->history_extent = keep;
   st = IPSO_OK;
@@ -153,7 +149,7 @@ static int migration_kept(const struct migration_record *r, int64_t iteration, i
 }
 
 /* Removes the migration rows after ITERATION: the table is read in pieces
- * (by every writer, for the same metadata accesses everywhere), the rows
+ * (by every rank, for the same metadata accesses everywhere), the rows
  * kept move forward (written by rank 0), and the table is shrunk. */
 static int h5out_truncate_migrations(struct h5out *h, int64_t iteration)
 {
@@ -161,30 +157,28 @@ static int h5out_truncate_migrations(struct h5out *h, int64_t iteration)
   struct migration_record *rec = NULL;
   int64_t rows = 0, kept = 0;
   int st = IPSO_ERR_RUNTIME;
-  if (f->writer) {
-    if (h5out_rows(f, h->migrations, &rows) != IPSO_OK) goto done;
-    rec = malloc((size_t)H5OUT_MIGRATION_PIECE * sizeof *rec);
-    if (!rec) {
-      log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
-      goto done;
-    }
-    for (int64_t r = 0; r < rows; r += H5OUT_MIGRATION_PIECE) {
-      int64_t n = rows - r < H5OUT_MIGRATION_PIECE ? rows - r : H5OUT_MIGRATION_PIECE, k = 0;
-      hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {(hsize_t)n, 0};
-      if (h5u_read(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
-      for (int64_t i = 0; i < n; i++)
-        if (migration_kept(&rec[i], iteration, h->islands)) rec[k++] = rec[i];
-      if (kept != r || k != n) {
-        start[0] = (hsize_t)kept;
-        count[0] = (hsize_t)(f->rank == 0 ? k : 0);
-        if (h5u_write(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
-      }
-      kept += k;
-    }
-    hsize_t dims[1] = {(hsize_t)kept};
-    IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
-                       "shrinking /migrations");
+  if (h5out_rows(f, h->migrations, &rows) != IPSO_OK) goto done;
+  rec = malloc((size_t)H5OUT_MIGRATION_PIECE * sizeof *rec);
+  if (!rec) {
+    log_fail("hdf5", __FILE__, __LINE__, "'%s': out of memory", f->path);
+    goto done;
   }
+  for (int64_t r = 0; r < rows; r += H5OUT_MIGRATION_PIECE) {
+    int64_t n = rows - r < H5OUT_MIGRATION_PIECE ? rows - r : H5OUT_MIGRATION_PIECE, k = 0;
+    hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {(hsize_t)n, 0};
+    if (h5u_read(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
+    for (int64_t i = 0; i < n; i++)
+      if (migration_kept(&rec[i], iteration, h->islands)) rec[k++] = rec[i];
+    if (kept != r || k != n) {
+      start[0] = (hsize_t)kept;
+      count[0] = (hsize_t)(f->rank == 0 ? k : 0);
+      if (h5u_write(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
+    }
+    kept += k;
+  }
+  hsize_t dims[1] = {(hsize_t)kept};
+  IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
+                     "shrinking /migrations");
   IPSO_CHECK_MPI_GOTO(MPI_Bcast(&kept, 1, MPI_INT64_T, 0, h->comm), st, done);
   h->migration_rows = kept;
   st = IPSO_OK;
@@ -244,7 +238,7 @@ static int h5out_open_existing(struct h5out *h, enum h5u_mode mode)
 {
   char why[1024];
   int st = IPSO_OK;
-  if (h->f.writer && h5u_open(&h->f, mode, why, sizeof why) != IPSO_OK) {
+  if (h5u_open(&h->f, mode, why, sizeof why) != IPSO_OK) {
     h5u_user_error(h->f.rank,
                    "islandpso: error: output '%s' cannot be continued: not a readable HDF5 "
                    "file (%s)",
@@ -253,7 +247,7 @@ static int h5out_open_existing(struct h5out *h, enum h5u_mode mode)
   }
   st = island_agree(h->comm, st);
   if (st != IPSO_OK) return st;
-  if (h->f.writer) st = h5out_open_layout(h);
+  st = h5out_open_layout(h);
   st = island_agree(h->comm, st);
   if (st != IPSO_OK) h5out_close_file(h);
   return st;
@@ -286,9 +280,9 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
   }
   st = h5out_truncate_history(h, iteration, cfg->output.history_interval);
   if (st == IPSO_OK) st = h5out_truncate_migrations(h, iteration);
-  if (st == IPSO_OK && h->f.writer) st = h5out_truncate_groups(h, iteration);
+  if (st == IPSO_OK) st = h5out_truncate_groups(h, iteration);
   /* The file describes the run as continued now (max_iterations may grow). */
-  if (st == IPSO_OK && h->f.writer) st = h5u_write_attr_string(&h->f, h->f.id, "config", cfg->text);
+  if (st == IPSO_OK) st = h5u_write_attr_string(&h->f, h->f.id, "config", cfg->text);
   /* Shrinking rewrites the chunk it cuts through in HDF5's chunk cache,
    * which writes it back when the dataset is closed: with parallel HDF5
    * that would overwrite the rows written collectively in the meantime

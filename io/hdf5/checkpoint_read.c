@@ -142,7 +142,7 @@ static const char *format_double(char buf[32], double v)
   return buf;
 }
 
-/* Reads [N] doubles of dataset NAME into a malloc'd *OUT (every writer
+/* Reads [N] doubles of dataset NAME into a malloc'd *OUT (every rank
  * reads all of them); IPSO_ERR_USAGE if it is missing or of another size. */
 static int read_vector(const struct h5u_file *f, const char *name, int64_t n, double **out,
                        char *why, size_t len)
@@ -488,33 +488,29 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   if (f.rank == 0) st = probe(path, why, sizeof why);
   st = island_agree(comm, st);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
-  if (f.writer && h5u_open(&f, H5U_READ, hdf5, sizeof hdf5) != IPSO_OK) {
+  if (h5u_open(&f, H5U_READ, hdf5, sizeof hdf5) != IPSO_OK) {
     explain_open_failure(hdf5, why, sizeof why);
     st = IPSO_ERR_USAGE;
   }
   st = island_agree(comm, st);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
-  if (f.writer) st = check_problem(&f, cfg, info, why, sizeof why);
-  if (f.writer && st == IPSO_OK)
+  st = check_problem(&f, cfg, info, why, sizeof why);
+  if (st == IPSO_OK)
     st = open_state(&f, islands, N, cfg->objective.dimensions, dsets, &sums_dset, why, sizeof why);
   st = island_agree(comm, st);
   if (st != IPSO_OK) {
-    if (f.writer) {
-      h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
-      H5U_CLOSE(&f, IPSO_OK, sums_dset);
-      h5u_close(&f);
-    }
+    h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
+    H5U_CLOSE(&f, IPSO_OK, sums_dset);
+    h5u_close(&f);
     return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
   }
   /* The checksums' algorithm, by the units of the dataset (older files:
    * over all the words, or byte by byte). */
   int kind = CHECKSUM_WORDS;
-  if (f.writer) {
-    char *units = h5u_read_attr_string(sums_dset, "units");
-    if (units && !strcmp(units, CHECKSUM_UNITS_BYTES)) kind = CHECKSUM_BYTES;
-    if (units && !strcmp(units, CHECKSUM_UNITS_PIECES)) kind = CHECKSUM_PIECES;
-    free(units);
-  }
+  char *units = h5u_read_attr_string(sums_dset, "units");
+  if (units && !strcmp(units, CHECKSUM_UNITS_BYTES)) kind = CHECKSUM_BYTES;
+  if (units && !strcmp(units, CHECKSUM_UNITS_PIECES)) kind = CHECKSUM_PIECES;
+  free(units);
   rc = MPI_Bcast(&kind, 1, MPI_INT, 0, comm);
   if (rc != MPI_SUCCESS) {
     ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
@@ -557,11 +553,9 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
     goto fail;
   }
   free(sums);
-  if (f.writer) {
-    st = h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
-    st = H5U_CLOSE(&f, st, sums_dset);
-    if (h5u_close(&f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
-  }
+  st = h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
+  st = H5U_CLOSE(&f, st, sums_dset);
+  if (h5u_close(&f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
   if (bad == INT_MAX && st == IPSO_OK) return IPSO_OK;
   swarm_state_free(s);
   if (st != IPSO_OK) return st;

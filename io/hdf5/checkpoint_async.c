@@ -54,7 +54,6 @@ struct checkpoint_writer {
   int rank, size, islands, K; /* K islands on this rank */
   int64_t N;                  /* particles per island */
   int dims;
-  int async; /* the pwrite path can be taken */
   int cores; /* online */
   char tmp[IPSO_PATH_MAX], prev[IPSO_PATH_MAX];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
@@ -101,7 +100,6 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   w->K = w->islands / w->size;
   w->N = cfg->swarm.particles;
   w->dims = cfg->objective.dimensions;
-  w->async = h5u_pwrite_possible(w->size);
 #ifdef IPSO_TEST_HOOKS
   const char *delay = getenv("IPSO_TEST_CHECKPOINT_DELAY_MS");
   if (delay) w->delay_ms = strtoll(delay, NULL, 10);
@@ -263,7 +261,6 @@ static int create_file(struct checkpoint_writer *w, const struct checkpoint_info
   int st = IPSO_ERR_RUNTIME;
   for (int a = 0; a < CK_DATASETS; a++) dsets[a] = H5I_INVALID_HID;
   h5u_init(&f, w->comm, w->tmp);
-  if (!f.writer) return IPSO_OK;
   if (h5u_open(&f, H5U_REPLACE, why, sizeof why) != IPSO_OK) {
     /* MPI-IO's reason rarely names the system's: the directory may. */
     char dir[IPSO_PATH_MAX];
@@ -303,7 +300,7 @@ static int create_file(struct checkpoint_writer *w, const struct checkpoint_info
 done:
   st = h5u_close_ids(&f, st, dsets, CK_DATASETS);
   /* Closing is collective: only when every rank got here (h5util.h). */
-  if (st == IPSO_OK || !H5U_PARALLEL || f.size == 1) {
+  if (st == IPSO_OK || f.size == 1) {
     int closed = h5u_close(&f);
     return st == IPSO_OK ? closed : st;
   }
@@ -338,8 +335,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   if (fill && !fill->piece) fill = NULL;
   /* Filled now where the caller waits anyway (one thread fills, then any
    * number write). */
-  if (fill && (wait || !w->async)) IPSO_TRY(fill_now(w, fill));
-  if (!w->async) return checkpoint_write(w->comm, w->cfg, info, &w->buf);
+  if (fill && wait) IPSO_TRY(fill_now(w, fill));
   if (w->rank == 0) st = checkpoint_directory_writable(path);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK) return st;
@@ -350,7 +346,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
     if (w->rank == 0) unlink(w->tmp);
     return st;
   }
-  /* Every writer has the same offsets (collective metadata); rank 0's count. */
+  /* Every rank has the same offsets (collective metadata); rank 0's count. */
   uint64_t where[CK_DATASETS + 1];
   memcpy(where, w->offset, sizeof w->offset);
   where[CK_DATASETS] = w->file_end;

@@ -1,9 +1,10 @@
-/* The objective table: names, default bounds and goal, known optima, and
- * the CPU evaluation of every built-in (kernels/objectives.h). */
+/* The objective table: names, default bounds and goal, and the CPU
+ * evaluation of every built-in (objectives.h). */
 #ifndef IPSO_OBJECTIVE_H
 #define IPSO_OBJECTIVE_H
 
-#include "config.h"
+/* Whether the objective is minimized or maximized. */
+enum ipso_goal { IPSO_MINIMIZE, IPSO_MAXIMIZE };
 
 enum ipso_objective_id {
   IPSO_OBJ_SPHERE,
@@ -41,15 +42,6 @@ extern "C" {
 const struct objective_info *objective_find(const char *name);
 const struct objective_info *objective_get(int id);
 int objective_id(const struct objective_info *info);
-
-/* The known optimum of the configured problem (bounds and goal respected):
- * returns 1 and sets *value (and POSITION, if not NULL, [dims]) if it is
- * known, 0 otherwise. */
-int objective_optimum(const struct ipso_config *cfg, double *value, double *position);
-
-/* The parameter vector of a built-in, expanded to one value per dimension
- * ([dims] doubles, malloc'd), or NULL if it takes none. */
-double *objective_param_vector(const struct ipso_config *cfg);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,27 @@
+/* The backend factory: the only place that names both backends. */
+#ifndef IPSO_BACKENDS_H
+#define IPSO_BACKENDS_H
+
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one
+ * is usable, else cpu with a notice). */
+int backend_create(const struct swarm_setup *setup, struct backend *b);
+/* Destroys B (nothing when it is already) and hands its device back (the
+ * GPU's: cudaDeviceReset, what the process's exit would otherwise do
+ * last). The end of a run, once nothing reads B. */
+void backend_end(struct backend *b);
+/* Number of usable GPUs (0 without CUDA or without a device). */
+int backend_gpu_count(void);
+/* Shares the node's cores between the ranks on it (CPU backend). */
+void backend_share_cores(int ranks_on_node);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
