@@ -7,6 +7,7 @@
 #define IPSO_CHECKPOINT_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "swarm.h"
@@ -140,11 +141,20 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
                     struct checkpoint_info *info, struct swarm_state *s);
 
 /* Before anything is written: the checkpoint's directory must exist and be
- * writable, and for a FRESH run an older run's checkpoint (or the one kept
- * before it) at the path is refused unless OVERWRITE (and must then be a
- * regular file). IPSO_ERR_USAGE with the reason, agreed by every rank; OK
- * when checkpoints are off. */
+ * writable; a file that is not an HDF5 file at a name the run would
+ * replace or remove (.tmp, .removing, .prev.removing, and for a restart
+ * the checkpoint and .prev) is refused; and for a FRESH run an older run's
+ * checkpoint (or the one kept before it) at the path is refused unless
+ * OVERWRITE (and must then be a checkpoint file). IPSO_ERR_USAGE with the
+ * reason, agreed by every rank; OK when checkpoints are off. */
 int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fresh, int overwrite);
+
+/* What --resume continues from, in PATH (N bytes): the config's checkpoint
+ * if it exists, else the one kept before it (<checkpoint>.prev: the last
+ * was lost, and that one is whole), with a warning; "" when neither exists
+ * or checkpoints are off. Rank 0 looks; every rank gets the answer
+ * (collective). */
+int checkpoint_resume_path(MPI_Comm comm, const struct ipso_config *cfg, char *path, size_t n);
 
 /* With --overwrite, once the new output exists: removes the older run's
  * checkpoint and the one kept before it. They are renamed away at once and

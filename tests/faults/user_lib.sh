@@ -1,6 +1,6 @@
-# Shared by the user-objective fault tests (test_user_*.sh): configs for a
-# user objective on the CPU backend, and the sha256 of every file of a run
-# directory before a run, checked after it. Source it after
+# Shared by the fault tests: configs for a user objective on the CPU
+# backend, the sha256 of every file of a run directory before a run,
+# checked after it, and a refusal checked with both. Source it after
 # tests/lib/common.sh.
 
 # user_cfg FILE SOURCE FUNCTION DIMS PARTICLES ITERATIONS [extra lines]: a
@@ -30,6 +30,18 @@ untouched() {
   else
     fail "$2: files changed: $bad"
   fi
+}
+
+# refused_in DIR WHAT PATTERN COMMAND...: COMMAND exits 2 with a message
+# matching the extended regular expression PATTERN, and every file under
+# DIR is byte for byte as it was.
+refused_in() {
+  local dir=$1 what=$2 pattern=$3
+  shift 3
+  snapshot "$dir"
+  expect_rc 2 "$what" "$@"
+  grep -qE -- "$pattern" <<<"$out" && pass "$what: says '$pattern'" || fail "$what: message: $out"
+  untouched "$dir" "$what"
 }
 
 # field NAME TEXT: the first word after "NAME" on a summary line (these
