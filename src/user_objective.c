@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -235,7 +236,56 @@ char *user_objective_wrapper(const struct ipso_config *cfg)
   return s;
 }
 
-int user_cache_dir(char *dir, size_t size)
+/* Why directory DIR may not hold code this process runs, in WHY (LEN
+ * bytes): it must be this user's and writable by nobody else (OWN; else
+ * it is held to what the directories above it are), and every directory
+ * above it root's or this user's and writable by nobody else unless
+ * sticky (/tmp), so that no other user can put or swap a file in it. 0
+ * when it may. */
+static int cache_dir_untrusted(const char *dir, int own, char *why, size_t len)
+{
+  char real[PATH_MAX];
+  if (!realpath(dir, real)) {
+    snprintf(why, len, "'%s' cannot be resolved: %s", dir, strerror(errno));
+    return 1;
+  }
+  uid_t me = geteuid();
+  for (;; own = 0) {
+    struct stat st;
+    if (lstat(real, &st) != 0) {
+      snprintf(why, len, "'%s': %s", real, strerror(errno));
+      return 1;
+    }
+    if (!S_ISDIR(st.st_mode))
+      snprintf(why, len, "'%s' is not a directory", real);
+    else if (own && st.st_uid != me)
+      snprintf(why, len, "'%s' belongs to uid %ld, not to this user (uid %ld)", real,
+               (long)st.st_uid, (long)me);
+    else if (!own && st.st_uid != me && st.st_uid != 0)
+      snprintf(why, len,
+               "'%s', a directory above it, belongs to uid %ld (neither root nor this "
+               "user, uid %ld)",
+               real, (long)st.st_uid, (long)me);
+    else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (own || !(st.st_mode & S_ISVTX)))
+      snprintf(why, len, "'%s'%s is writable by %s (mode %04o; chmod go-w makes it yours alone)",
+               real, own ? "" : ", a directory above it,",
+               st.st_mode & S_IWOTH ? "every user" : "its group", (unsigned)(st.st_mode & 07777));
+    else if (strcmp(real, "/") == 0)
+      return 0;
+    else {
+      char *slash = strrchr(real, '/');
+      slash[slash == real] = '\0';
+      continue;
+    }
+    return 1;
+  }
+}
+
+/* The cache directory's path in DIR: $IPSO_CACHE_DIR, else
+ * $XDG_CACHE_HOME/islandpso, else $HOME/.cache/islandpso; never a
+ * directory that every user shares. Missing directories are made 0700.
+ * IPSO_OK, or IPSO_ERR_USAGE with the reason in WHY. */
+static int cache_dir_find(char *dir, size_t size, char *why, size_t len)
 {
   const char *env = getenv("IPSO_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
              *home = getenv("HOME");
@@ -244,23 +294,87 @@ int user_cache_dir(char *dir, size_t size)
     k = snprintf(dir, size, "%s", env);
   else if (xdg && *xdg)
     k = snprintf(dir, size, "%s/islandpso", xdg);
-  else
-    k = snprintf(dir, size, "%s/.cache/islandpso", home && *home ? home : "/tmp");
-  if (k < 0 || (size_t)k >= size) return IPSO_FAIL("cache", "cache directory path too long");
-  /* Create each missing component. */
-  for (char *p = dir + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-      int e = errno;
-      *p = '/';
-      return IPSO_FAIL("cache", "cannot create '%s': %s", dir, strerror(e));
-    }
-    *p = '/';
+  else if (home && *home)
+    k = snprintf(dir, size, "%s/.cache/islandpso", home);
+  else {
+    snprintf(why, len,
+             "none of IPSO_CACHE_DIR, XDG_CACHE_HOME and HOME is set: set one to a "
+             "directory of your own (a directory that every user can write to is never used)");
+    return IPSO_ERR_USAGE;
   }
-  if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-    return IPSO_FAIL("cache", "cannot create '%s': %s", dir, strerror(errno));
-  return IPSO_OK;
+  if (k < 0 || (size_t)k >= size) {
+    snprintf(why, len, "its path is too long");
+    return IPSO_ERR_USAGE;
+  }
+  /* Create each missing component, for this user alone, and only in a
+   * directory that no other user may change. */
+  for (char *p = dir + 1;; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    char c = *p;
+    struct stat st;
+    *p = '\0';
+    int missing = lstat(dir, &st) != 0 && errno == ENOENT, made = 1, e = 0;
+    if (missing) {
+      const char *slash = strrchr(dir, '/');
+      char parent[PATH_MAX];
+      if (!slash)
+        snprintf(parent, sizeof parent, ".");
+      else
+        snprintf(parent, sizeof parent, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir);
+      if (cache_dir_untrusted(parent, 0, why, len)) {
+        *p = c;
+        return IPSO_ERR_USAGE;
+      }
+      made = mkdir(dir, 0700) == 0 || errno == EEXIST;
+      e = errno;
+    }
+    *p = c;
+    if (!made) {
+      snprintf(why, len, "cannot create '%.*s': %s", (int)(p - dir), dir, strerror(e));
+      return IPSO_ERR_USAGE;
+    }
+    if (!c) break;
+  }
+  return cache_dir_untrusted(dir, 1, why, len) ? IPSO_ERR_USAGE : IPSO_OK;
+}
+
+int user_cache_dir(char *dir, size_t size)
+{
+  static int warned;
+  char why[2 * PATH_MAX];
+  if (cache_dir_find(dir, size, why, sizeof why) == IPSO_OK) return IPSO_OK;
+  if (!warned++)
+    log_warn("the cache of compiled code is not used: %s; compiling afresh instead", why);
+  return IPSO_ERR_USAGE;
+}
+
+int user_cache_dir_trusted(char *dir, size_t size)
+{
+  char why[2 * PATH_MAX];
+  if (cache_dir_find(dir, size, why, sizeof why) == IPSO_OK) return IPSO_OK;
+  log_user_error("islandpso: error: the cache directory for compiled user objectives cannot be "
+                 "used: %s",
+                 why);
+  return IPSO_ERR_USAGE;
+}
+
+int user_cache_file_untrusted(const char *path, char *why, size_t len)
+{
+  struct stat st;
+  uid_t me = geteuid();
+  if (lstat(path, &st) != 0)
+    snprintf(why, len, "'%s': %s", path, strerror(errno));
+  else if (!S_ISREG(st.st_mode))
+    snprintf(why, len, "'%s' is not a regular file", path);
+  else if (st.st_uid != me)
+    snprintf(why, len, "'%s' belongs to uid %ld, not to this user (uid %ld)", path, (long)st.st_uid,
+             (long)me);
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    snprintf(why, len, "'%s' is writable by %s (mode %04o)", path,
+             st.st_mode & S_IWOTH ? "every user" : "its group", (unsigned)(st.st_mode & 07777));
+  else
+    return 0;
+  return 1;
 }
 
 /* Whether IDENT appears in TEXT as a whole identifier followed by '('. */
@@ -359,16 +473,17 @@ static void describe_status(int st, char *buf, size_t size)
 }
 
 /* Temporary files of one compilation in the cache directory: the wrapper
- * (the compiler's standard input) and the compiler's messages. */
+ * (the preprocessor's standard input), the preprocessed source (the
+ * compiler's) and the compiler's messages. */
 struct compile_files {
-  char wrap[IPSO_PATH_MAX + 32], msgs[IPSO_PATH_MAX + 32];
-  int msg_fd;
+  char wrap[IPSO_PATH_MAX + 32], pre[IPSO_PATH_MAX + 32], msgs[IPSO_PATH_MAX + 32];
+  int msg_fd, pre_fd;
 };
 
 static int compile_files_open(struct compile_files *f, const char *dir, const char *wrap)
 {
-  f->msg_fd = -1;
-  f->wrap[0] = f->msgs[0] = '\0';
+  f->msg_fd = f->pre_fd = -1;
+  f->wrap[0] = f->pre[0] = f->msgs[0] = '\0';
   snprintf(f->wrap, sizeof f->wrap, "%s/.user-XXXXXX", dir);
   int fd = mkostemp(f->wrap, O_CLOEXEC);
   if (fd < 0) {
@@ -389,6 +504,13 @@ static int compile_files_open(struct compile_files *f, const char *dir, const ch
   }
   if (close(fd) != 0)
     return IPSO_FAIL("user objective", "cannot write '%s': %s", f->wrap, strerror(errno));
+  snprintf(f->pre, sizeof f->pre, "%s/.pre-XXXXXX", dir);
+  f->pre_fd = mkostemp(f->pre, O_CLOEXEC);
+  if (f->pre_fd < 0) {
+    int e = errno;
+    f->pre[0] = '\0';
+    return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
+  }
   snprintf(f->msgs, sizeof f->msgs, "%s/.msgs-XXXXXX", dir);
   f->msg_fd = mkostemp(f->msgs, O_CLOEXEC);
   if (f->msg_fd < 0) {
@@ -402,41 +524,61 @@ static int compile_files_open(struct compile_files *f, const char *dir, const ch
 static void compile_files_close(struct compile_files *f)
 {
   if (f->msg_fd >= 0) close(f->msg_fd);
+  if (f->pre_fd >= 0) close(f->pre_fd);
   if (f->wrap[0]) unlink(f->wrap);
+  if (f->pre[0]) unlink(f->pre);
   if (f->msgs[0]) unlink(f->msgs);
 }
 
-/* Runs C with the wrapper as input and, when HASH is given, hashes its
- * standard output into *HASH. Returns IPSO_OK with the wait status in *ST
- * (the messages in the messages' file), or IPSO_ERR_RUNTIME when the
+/* Runs C with standard input from the file IN and standard output to
+ * OUT_FD (-1: the messages' file). Returns IPSO_OK with the wait status in
+ * *ST (the messages in the messages' file), or IPSO_ERR_RUNTIME when the
  * command could not be run. */
-static int compile_run(const struct command *c, const struct compile_files *f, uint64_t *hash,
-                       int *st)
+static int compile_run(const struct command *c, const char *in, int out_fd,
+                       const struct compile_files *f, int *st)
 {
-  int fds[2] = {-1, -1};
-  if (hash && pipe2(fds, O_CLOEXEC) != 0)
-    return IPSO_FAIL("user objective", "pipe: %s", strerror(errno));
   pid_t pid;
-  int e = command_start(c, f->wrap, fds[1], f->msg_fd, &pid);
-  if (fds[1] >= 0) close(fds[1]);
-  if (e) {
-    if (fds[0] >= 0) close(fds[0]);
+  int e = command_start(c, in, out_fd, f->msg_fd, &pid);
+  if (e)
     return IPSO_FAIL("user objective", "cannot start the C compiler '%s': %s", c->argv[0],
                      strerror(e));
-  }
-  if (hash) {
-    char buf[65536];
-    for (;;) {
-      ssize_t k = read(fds[0], buf, sizeof buf);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) break;
-      *hash = ipso_hash(*hash, buf, (size_t)k);
-    }
-    close(fds[0]);
-  }
   e = command_wait(pid, st);
   if (e) return IPSO_FAIL("user objective", "waitpid for '%s': %s", c->argv[0], strerror(e));
   return IPSO_OK;
+}
+
+/* Continues *H over the whole file behind FD. IPSO_OK, or a failure. */
+static int hash_fd(int fd, const char *path, uint64_t *h)
+{
+  char buf[65536];
+  for (off_t at = 0;;) {
+    ssize_t k = pread(fd, buf, sizeof buf, at);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return IPSO_FAIL("user objective", "cannot read '%s': %s", path, strerror(errno));
+    if (k == 0) return IPSO_OK;
+    *h = ipso_hash(*h, buf, (size_t)k);
+    at += k;
+  }
+}
+
+/* The fingerprint of the user objective this process loaded last (the
+ * hash of the preprocessed source it was compiled from), and whether there
+ * is one. */
+static uint64_t loaded_fingerprint;
+static int loaded_known;
+
+void user_objective_note_loaded(uint64_t fingerprint)
+{
+  loaded_fingerprint = fingerprint;
+  loaded_known = 1;
+}
+
+int user_objective_loaded(char hex[17])
+{
+  hex[0] = '\0';
+  if (!loaded_known) return 0;
+  snprintf(hex, 17, "%016llx", (unsigned long long)loaded_fingerprint);
+  return 1;
 }
 
 /* Reports a failed compilation of the user's code: the compiler's messages,
@@ -464,11 +606,16 @@ static int compile_failed(const struct ipso_config *cfg, const struct command *c
 }
 
 /* Compiles the wrapper in F into a shared object in DIR (unless the cache
- * has it) and names it in SO. The cache key is the hash of the compiler's
- * command and of the preprocessed wrapper, which holds every file the
- * user's code includes: an edited header is a new key. */
+ * has it) and names it in SO, with the hash of what it was compiled from
+ * in *FINGERPRINT. The wrapper is preprocessed once into F's file, which
+ * holds every file the user's code includes, and that very text is what
+ * is compiled: an edit after the preprocessing cannot slip into the
+ * object. The cache key is the hash of the compiler's command and of the
+ * preprocessed text: an edited header is a new key. A cached object is
+ * loaded only if it is this user's and writable by nobody else. */
 static int compile_cached(const struct ipso_config *cfg, const char *dir,
-                          const struct compile_files *f, char *so, size_t so_size)
+                          const struct compile_files *f, char *so, size_t so_size,
+                          uint64_t *fingerprint)
 {
   struct command c;
   if (command_init(&c) != 0)
@@ -478,29 +625,42 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
   command_add(&pre, "-x");
   command_add(&pre, "c");
   command_add(&pre, "-");
-  uint64_t h = command_hash(0, &c);
   int st;
-  IPSO_TRY(compile_run(&pre, f, &h, &st));
+  IPSO_TRY(compile_run(&pre, f->wrap, f->pre_fd, f, &st));
   if (st != 0) return compile_failed(cfg, &pre, f, st);
+  uint64_t text = 0, h = command_hash(0, &c);
+  IPSO_TRY(hash_fd(f->pre_fd, f->pre, &text));
+  IPSO_TRY(hash_fd(f->pre_fd, f->pre, &h));
+  *fingerprint = text;
   snprintf(so, so_size, "%s/user-%016llx.so", dir, (unsigned long long)h);
-  if (access(so, R_OK) == 0) return IPSO_OK;
+  struct stat sb;
+  if (lstat(so, &sb) == 0) {
+    char why[IPSO_PATH_MAX + 128];
+    if (!user_cache_file_untrusted(so, why, sizeof why)) return IPSO_OK;
+    log_user_error("islandpso: error: the cached objective %s: islandpso does not run code that "
+                   "another user could have written; remove it and run again",
+                   why);
+    return IPSO_ERR_USAGE;
+  }
   char tmp[IPSO_PATH_MAX + 128];
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", so, (int)getpid());
   command_add(&c, "-o");
   command_add(&c, tmp);
   command_add(&c, "-x");
-  command_add(&c, "c");
+  command_add(&c, "cpp-output");
   command_add(&c, "-");
   command_add(&c, "-lm");
-  IPSO_TRY(compile_run(&c, f, NULL, &st));
+  IPSO_TRY(compile_run(&c, f->pre, -1, f, &st));
   if (st != 0) {
     remove(tmp);
     return compile_failed(cfg, &c, f, st);
   }
-  if (rename(tmp, so) != 0) {
+  /* For this user alone, and in place at once (the rename). */
+  if (chmod(tmp, 0700) != 0 || rename(tmp, so) != 0) {
     int e = errno;
     remove(tmp);
-    return IPSO_FAIL("user objective", "cannot rename '%s': %s", tmp, strerror(e));
+    return IPSO_FAIL("user objective", "cannot put '%s' in place as '%s': %s", tmp, so,
+                     strerror(e));
   }
   return IPSO_OK;
 }
@@ -531,13 +691,14 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
     return IPSO_ERR_USAGE;
   }
   char dir[IPSO_PATH_MAX], so[IPSO_PATH_MAX + 64];
-  IPSO_TRY(user_cache_dir(dir, sizeof dir));
+  IPSO_TRY(user_cache_dir_trusted(dir, sizeof dir));
   char *wrap = user_objective_wrapper(cfg);
   if (!wrap) return IPSO_FAIL("user objective", "out of memory");
   struct compile_files f;
+  uint64_t fingerprint = 0;
   int rc = compile_files_open(&f, dir, wrap);
   free(wrap);
-  if (rc == IPSO_OK) rc = compile_cached(cfg, dir, &f, so, sizeof so);
+  if (rc == IPSO_OK) rc = compile_cached(cfg, dir, &f, so, sizeof so, &fingerprint);
   compile_files_close(&f);
   if (rc != IPSO_OK) return rc;
   struct user_objective *u = calloc(1, sizeof *u);
@@ -552,6 +713,7 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
     user_objective_close(u);
     return IPSO_FAIL("user objective", "'%s' has no ipso_user_objective", so);
   }
+  user_objective_note_loaded(fingerprint);
   *out = u;
   return IPSO_OK;
 }

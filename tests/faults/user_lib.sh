@@ -44,6 +44,33 @@ refused_in() {
   untouched "$dir" "$what"
 }
 
+# need_other_user: sets $other to the name of an unprivileged second user,
+# created where the test runs as root and it is missing (a system user
+# without a home or a login shell, left in place for the next run); skips
+# the test (77) where it is not root or no user can be made. Tests plant
+# files as that user with as_other.
+need_other_user() {
+  local name=ipso-other
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: a second user is needed, and only root can make one and act as it"
+    exit 77
+  fi
+  if ! id -u "$name" >/dev/null 2>&1 &&
+    ! useradd --system --no-create-home --shell /usr/sbin/nologin "$name" >/dev/null 2>&1 &&
+    ! id -u "$name" >/dev/null 2>&1; then
+    echo "SKIP: cannot create the second user '$name' (useradd)"
+    exit 77
+  fi
+  other=$name
+}
+
+# as_other USER COMMAND...: runs COMMAND as USER (no privileges, no groups).
+as_other() {
+  local who=$1
+  shift
+  setpriv --reuid="$who" --regid="$(id -g "$who")" --clear-groups --inh-caps=-all -- "$@"
+}
+
 # field NAME TEXT: the first word after "NAME" on a summary line (these
 # runs write no output file to read the result from).
 field() { echo "$2" | sed -n "s/^ *$1 *\([^ ]*\).*/\1/p" | head -1; }
