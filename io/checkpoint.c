@@ -2,9 +2,12 @@
  * problem it was written for and a checksum per island.
  *
  * Layout (all datasets contiguous, so a reader can find their bytes):
- *   /                  attributes version, config (the TOML text), iteration,
- *                      evaluations, elapsed_seconds, target_iteration,
- *                      history_rows; the problem: dimensions, particles,
+ *   /                  attributes version, format (2), config (the TOML
+ *                      text), iteration, evaluations, elapsed_seconds,
+ *                      target_iteration, history_rows, migration_rows (-1:
+ *                      not recorded), run_started, objective_hash and
+ *                      info_checksum, the checksum over them
+ *                      (checkpoint_info_checksum); the problem: dimensions, particles,
  *                      islands, objective, function, goal, precision; the
  *                      algorithm: seed, inertia, cognitive, social,
  *                      velocity_clamp, inertia_end (= inertia: constant
@@ -89,6 +92,48 @@ uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_k
   return h;
 }
 
+/* Continues H over the N bytes of the little-endian form of the integer V. */
+static uint64_t hash_le(uint64_t h, uint64_t v, int n)
+{
+  for (int b = 0; b < n; b++) {
+    h ^= (v >> (8 * b)) & 0xffu;
+    h *= FNV_PRIME;
+  }
+  return h;
+}
+
+/* Continues H over the string S with its terminating NUL. */
+static uint64_t hash_string(uint64_t h, const char *s)
+{
+  for (;; s++) {
+    h ^= (unsigned char)*s;
+    h *= FNV_PRIME;
+    if (!*s) return h;
+  }
+}
+
+uint64_t checkpoint_info_checksum(const struct checkpoint_info *info, int islands,
+                                  int64_t particles, int dims, uint64_t seed)
+{
+  uint64_t elapsed, h = FNV_OFFSET;
+  memcpy(&elapsed, &info->elapsed_seconds, sizeof elapsed);
+  int64_t migration_rows = info->migration_rows_known ? info->migration_rows : -1;
+  const uint64_t words[] = {CHECKPOINT_FORMAT,
+                            (uint64_t)info->iteration,
+                            (uint64_t)info->evaluations,
+                            elapsed,
+                            (uint64_t)info->target_iteration,
+                            (uint64_t)info->history_rows,
+                            (uint64_t)migration_rows,
+                            (uint64_t)islands,
+                            (uint64_t)particles,
+                            (uint64_t)dims,
+                            seed};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) h = hash_le(h, words[i], 8);
+  h = hash_string(h, info->run_started);
+  return hash_string(h, info->objective_hash);
+}
+
 int checkpoint_directory_writable(const char *path)
 {
   char dir[IPSO_PATH_MAX];
@@ -106,6 +151,10 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
   /* A constant inertia is the schedule that ends where it starts. */
   const double inertia_end =
       cfg->swarm.has_inertia_end ? cfg->swarm.inertia_end : cfg->swarm.inertia;
+  const int format = CHECKPOINT_FORMAT;
+  const int64_t migration_rows = info->migration_rows_known ? info->migration_rows : -1;
+  const uint64_t info_sum =
+      checkpoint_info_checksum(info, islands, cfg->swarm.particles, o->dimensions, cfg->run.seed);
   const struct {
     const char *name;
     hid_t file_type, mem_type;
@@ -116,6 +165,9 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"elapsed_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &info->elapsed_seconds},
       {"target_iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &info->target_iteration},
       {"history_rows", H5T_STD_I64LE, H5T_NATIVE_INT64, &info->history_rows},
+      {"migration_rows", H5T_STD_I64LE, H5T_NATIVE_INT64, &migration_rows},
+      {"format", H5T_STD_I32LE, H5T_NATIVE_INT, &format},
+      {"info_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &info_sum},
       {"dimensions", H5T_STD_I32LE, H5T_NATIVE_INT, &o->dimensions},
       {"particles", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->swarm.particles},
       {"islands", H5T_STD_I32LE, H5T_NATIVE_INT, &islands},

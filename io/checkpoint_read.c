@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,73 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
   return IPSO_OK;
 }
 
+/* Checks that the iteration, counts and identity in INFO (read from F) are
+ * covered by the file's checksum over them and agree with each other and
+ * with CFG's problem; reads the migration rows (writers). IPSO_ERR_USAGE
+ * with the reason in WHY if not. */
+static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
+                        struct checkpoint_info *info, char *why, size_t len)
+{
+  int format = 1;
+  int64_t rows = -1;
+  uint64_t sum;
+  const int islands = config_islands(cfg, f->size);
+  const int64_t N = cfg->swarm.particles;
+  if (h5u_read_attr(f->id, "format", H5T_NATIVE_INT, 1, &format) != 0) format = 1;
+  if (format < CHECKPOINT_FORMAT) {
+    snprintf(why, len,
+             "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
+             "no checksum covers, so they cannot be verified; continue it with the islandpso "
+             "that wrote it, or start afresh",
+             format);
+    return IPSO_ERR_USAGE;
+  }
+  if (format > CHECKPOINT_FORMAT) {
+    snprintf(why, len, "written by a later islandpso (checkpoint format %d; this one reads %d)",
+             format, CHECKPOINT_FORMAT);
+    return IPSO_ERR_USAGE;
+  }
+  IPSO_TRY(need_attr(f, "migration_rows", H5T_NATIVE_INT64, &rows, why, len));
+  IPSO_TRY(need_attr(f, "info_checksum", H5T_NATIVE_UINT64, &sum, why, len));
+  info->migration_rows = rows;
+  info->migration_rows_known = rows >= 0;
+  if (sum != checkpoint_info_checksum(info, islands, N, cfg->objective.dimensions, cfg->run.seed)) {
+    snprintf(why, len,
+             "its iteration (%" PRId64 "), counts or identity do not match the checksum over "
+             "them (altered since it was written)",
+             info->iteration);
+    return IPSO_ERR_USAGE;
+  }
+  /* What every checkpoint of a run holds to. */
+  const int64_t t = info->iteration;
+  if (t < 0)
+    snprintf(why, len, "iteration %" PRId64 " is negative", t);
+  else if (t > INT64_MAX / ((int64_t)islands * N) - 1 ||
+           info->evaluations != (int64_t)islands * N * (t + 1))
+    snprintf(why, len,
+             "%" PRId64 " evaluations at iteration %" PRId64 ", where %d islands of %" PRId64
+             " particles make %" PRId64,
+             info->evaluations, t, islands, N,
+             t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
+                                                        : (int64_t)islands * N * (t + 1));
+  else if (!(info->elapsed_seconds >= 0) || isinf(info->elapsed_seconds))
+    snprintf(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
+  else if (info->target_iteration < -1 || info->target_iteration > t)
+    snprintf(why, len,
+             "the target was reached at iteration %" PRId64 ", after its iteration %" PRId64,
+             info->target_iteration, t);
+  else if (info->history_rows < 0 || info->history_rows > t + 1)
+    snprintf(why, len,
+             "%" PRId64 " history rows up to iteration %" PRId64
+             " (at most one per iteration: %" PRId64 ")",
+             info->history_rows, t, t + 1);
+  else if (rows < -1)
+    snprintf(why, len, "%" PRId64 " migration rows", rows);
+  else
+    return IPSO_OK;
+  return IPSO_ERR_USAGE;
+}
+
 /* Checks that checkpoint F was written for the problem of CFG with as many
  * islands, and reads INFO (writers). IPSO_ERR_USAGE with the reason in WHY
  * if not; changed algorithm settings are warned about from rank 0. */
@@ -450,7 +518,7 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
     snprintf(ids[i].out, ids[i].size, "%s", v ? v : "");
     free(v);
   }
-  return IPSO_OK;
+  return check_counts(f, cfg, info, why, len);
 }
 
 /* Opens the state datasets and the checksums, checking their shapes
@@ -464,6 +532,71 @@ static int open_state(const struct h5u_file *f, int islands, int64_t particles, 
     IPSO_TRY(need_dataset(f, state_arrays[a].name, state_array_rank(&state_arrays[a]), rows,
                           H5T_FLOAT, &dsets[a], why, len));
   return need_dataset(f, "checksum", 1, n, H5T_INTEGER, sums, why, len);
+}
+
+/* Whether X (a coordinate of the run's precision, held as a double) lies
+ * within [LO, HI], the bounds as that precision holds them. */
+static int within(double x, double lo, double hi, int fl)
+{
+  if (fl) {
+    lo = (float)lo;
+    hi = (float)hi;
+  }
+  return x >= lo && x <= hi;
+}
+
+/* The first of the rank's islands in S (global ids FIRST on, N particles
+ * each) whose state breaks what every swarm holds to: positions and
+ * personal bests within the bounds, velocities within the clamp (CLAMP,
+ * the writing run's velocity_clamp), costs that are not NaN (the run
+ * keeps NaN as +infinity), no personal best worse than its current cost.
+ * Its global id with the reason in WHY, or INT_MAX. */
+static int check_state(const struct ipso_config *cfg, const struct swarm_state *s, int first,
+                       int64_t N, double clamp, char *why, size_t len)
+{
+  const struct ipso_objective_config *o = &cfg->objective;
+  const int D = o->dimensions, fl = cfg->run.precision == IPSO_FLOAT;
+  for (int64_t i = 0; i < s->particles; i++) {
+    const int island = first + (int)(i / N);
+    const int64_t p = i % N;
+    const double *x = s->position + (size_t)i * D, *v = s->velocity + (size_t)i * D,
+                 *b = s->pbest_position + (size_t)i * D;
+    for (int d = 0; d < D; d++) {
+      double vmax = clamp * (o->upper[d] - o->lower[d]);
+      if (fl) vmax = (float)vmax;
+      char val[32], lo[32], hi[32];
+      const int outside_x = !within(x[d], o->lower[d], o->upper[d], fl);
+      if (outside_x || !within(b[d], o->lower[d], o->upper[d], fl))
+        snprintf(why, len,
+                 "island %d particle %" PRId64 " dimension %d: %s %s outside the bounds [%s, "
+                 "%s] (altered, or not a swarm of this problem)",
+                 island, p, d, outside_x ? "position" : "personal best",
+                 format_double(val, outside_x ? x[d] : b[d]), format_double(lo, o->lower[d]),
+                 format_double(hi, o->upper[d]));
+      else if (!(fabs(v[d]) <= vmax))
+        snprintf(why, len,
+                 "island %d particle %" PRId64 " dimension %d: velocity %s beyond the clamp %s "
+                 "(altered, or not a swarm of this problem)",
+                 island, p, d, format_double(val, v[d]), format_double(hi, vmax));
+      else
+        continue;
+      return island;
+    }
+    char c[32], pc[32];
+    if (isnan(s->cost[i]) || isnan(s->pbest_cost[i]))
+      snprintf(why, len,
+               "island %d particle %" PRId64 ": a cost is NaN (the run keeps NaN as +inf)", island,
+               p);
+    else if (s->pbest_cost[i] > s->cost[i])
+      snprintf(why, len,
+               "island %d particle %" PRId64 ": personal best cost %s worse than its current cost "
+               "%s (a personal best never is)",
+               island, p, format_double(pc, s->pbest_cost[i]), format_double(c, s->cost[i]));
+    else
+      continue;
+    return island;
+  }
+  return INT_MAX;
 }
 
 /* Prints the refusal of checkpoint PATH (from rank 0) and returns
@@ -503,7 +636,10 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   }
   st = island_agree(comm, st);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
+  double clamp = cfg->swarm.velocity_clamp;
   if (f.writer) st = check_problem(&f, cfg, info, why, sizeof why);
+  if (f.writer && st == IPSO_OK)
+    st = need_attr(&f, "velocity_clamp", H5T_NATIVE_DOUBLE, &clamp, why, sizeof why);
   if (f.writer && st == IPSO_OK)
     st = open_state(&f, islands, N, cfg->objective.dimensions, dsets, &sums_dset, why, sizeof why);
   st = island_agree(comm, st);
@@ -530,6 +666,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
     return IPSO_ERR_RUNTIME;
   }
   rc = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Bcast(&clamp, 1, MPI_DOUBLE, 0, comm);
   if (rc != MPI_SUCCESS) {
     ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
     return IPSO_ERR_RUNTIME;
@@ -571,16 +708,164 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
     st = H5U_CLOSE(&f, st, sums_dset);
     if (h5u_close(&f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
   }
-  if (bad == INT_MAX && st == IPSO_OK) return IPSO_OK;
-  swarm_state_free(s);
-  if (st != IPSO_OK) return st;
-  snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
-           bad);
-  return refuse(f.rank, path, why);
+  if (bad != INT_MAX || st != IPSO_OK) {
+    swarm_state_free(s);
+    if (st != IPSO_OK) return st;
+    snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
+             bad);
+    return refuse(f.rank, path, why);
+  }
+  /* The state as every swarm holds it: the first island that breaks it,
+   * its reason from the rank that holds it. */
+  why[0] = '\0';
+  bad = check_state(cfg, s, f.rank * K, N, clamp, why, sizeof why);
+  rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm);
+  if (rc == MPI_SUCCESS && bad != INT_MAX)
+    rc = MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad / K, comm);
+  if (rc != MPI_SUCCESS) {
+    ipso_mpi_fail("MPI_Allreduce", rc, __FILE__, __LINE__);
+    swarm_state_free(s);
+    return IPSO_ERR_RUNTIME;
+  }
+  if (bad != INT_MAX) {
+    swarm_state_free(s);
+    return refuse(f.rank, path, why);
+  }
+  /* The output this checkpoint continues, where it is that run's. */
+  st = checkpoint_check_output(comm, path, cfg->run.output, info);
+  if (st != IPSO_OK) swarm_state_free(s);
+  return st;
 
 fail:
   /* Runtime failure: leave at once (h5util.h). */
   free(sums);
   swarm_state_free(s);
   return IPSO_ERR_RUNTIME;
+}
+
+/* The rows the output F (open read-only) holds up to iteration T: history
+ * rows (the longest run of increasing iterations not above T, as the
+ * restart's cut-back keeps them) and their last iteration in *LAST (-1:
+ * none), and migration records not after T (-1 in *MROWS where the table
+ * is missing). IPSO_OK, or IPSO_ERR_USAGE with the reason in WHY. */
+static int output_rows(hid_t f, const char *output, int64_t t, int64_t *hrows, int64_t *last,
+                       int64_t *mrows, char *why, size_t len)
+{
+  struct rec {
+    int64_t iteration;
+    int32_t from, to;
+  } *rec = NULL;
+  const hsize_t piece = (hsize_t)1 << 20;
+  hid_t dset = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
+  hsize_t n = 0;
+  int64_t *its = NULL;
+  int st = IPSO_ERR_USAGE;
+  *hrows = 0, *last = -1, *mrows = -1;
+  snprintf(why, len, "output '%s': /history/iteration is missing or unreadable (damaged)", output);
+  if ((dset = H5Dopen2(f, "history/iteration", H5P_DEFAULT)) < 0 ||
+      (space = H5Dget_space(dset)) < 0 || H5Sget_simple_extent_dims(space, &n, NULL) != 1 ||
+      !(its = malloc((size_t)(n > 0 ? n : 1) * sizeof *its)) ||
+      (n > 0 && H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, its) < 0))
+    goto done;
+  while ((hsize_t)*hrows < n && its[*hrows] <= t && (*hrows == 0 || its[*hrows] > its[*hrows - 1]))
+    (*hrows)++;
+  if (*hrows > 0) *last = its[*hrows - 1];
+  H5Sclose(space);
+  H5Dclose(dset);
+  space = dset = H5I_INVALID_HID;
+  /* The migration records, by their iteration, in pieces. */
+  snprintf(why, len, "output '%s': /migrations is unreadable (damaged)", output);
+  if ((dset = H5Dopen2(f, "migrations", H5P_DEFAULT)) < 0) {
+    st = IPSO_OK; /* no table: nothing to compare */
+    goto done;
+  }
+  if ((space = H5Dget_space(dset)) < 0 || H5Sget_simple_extent_dims(space, &n, NULL) != 1 ||
+      (type = H5Tcreate(H5T_COMPOUND, sizeof *rec)) < 0 ||
+      H5Tinsert(type, "iteration", offsetof(struct rec, iteration), H5T_NATIVE_INT64) < 0 ||
+      H5Tinsert(type, "from", offsetof(struct rec, from), H5T_NATIVE_INT32) < 0 ||
+      H5Tinsert(type, "to", offsetof(struct rec, to), H5T_NATIVE_INT32) < 0 ||
+      !(rec = malloc((size_t)(n < piece ? (n ? n : 1) : piece) * sizeof *rec)))
+    goto done;
+  *mrows = 0;
+  for (hsize_t at = 0; at < n; at += piece) {
+    hsize_t count = n - at < piece ? n - at : piece;
+    hid_t mem = H5Screate_simple(1, &count, NULL);
+    int ok = mem >= 0 && H5Sselect_hyperslab(space, H5S_SELECT_SET, &at, NULL, &count, NULL) >= 0 &&
+             H5Dread(dset, type, mem, space, H5P_DEFAULT, rec) >= 0;
+    if (mem >= 0) H5Sclose(mem);
+    if (!ok) goto done;
+    for (hsize_t i = 0; i < count; i++)
+      *mrows +=
+          rec[i].iteration <= t && rec[i].from >= 0 && rec[i].to >= 0 && rec[i].from != rec[i].to;
+  }
+  st = IPSO_OK;
+done:
+  free(rec);
+  free(its);
+  if (type >= 0) H5Tclose(type);
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  return st;
+}
+
+int checkpoint_check_output(MPI_Comm comm, const char *path, const char *output,
+                            const struct checkpoint_info *info)
+{
+  int rank, st = IPSO_OK;
+  char why[2048] = "";
+  struct stat sb;
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && output && *output && stat(output, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    H5E_auto2_t func;
+    void *data;
+    H5Eget_auto2(H5E_DEFAULT, &func, &data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(output, H5F_ACC_RDONLY, H5P_DEFAULT);
+    char *started = f >= 0 ? h5u_read_attr_string(f, "started") : NULL;
+    /* Only the output of the checkpoint's own run (another run's is
+     * refused by the run's identity, an unreadable one by the reopen). */
+    if (started && info->run_started[0] && !strcmp(started, info->run_started)) {
+      const int64_t t = info->iteration;
+      int64_t hrows, last, mrows;
+      st = output_rows(f, output, t, &hrows, &last, &mrows, why, sizeof why);
+      if (st == IPSO_OK && hrows != info->history_rows) {
+        if (hrows < info->history_rows)
+          snprintf(why, sizeof why,
+                   "the output '%s' holds %" PRId64 " history rows up to the checkpoint's "
+                   "iteration %" PRId64 " (the last at iteration %" PRId64 "), the checkpoint "
+                   "counts %" PRId64 ": the output is older than the checkpoint (a copy from "
+                   "before it, or rows lost), and continuing would leave a gap in its history; "
+                   "give the output this checkpoint was written with, or continue from a "
+                   "checkpoint no newer than the output (the one kept as .prev, or an older copy)",
+                   output, hrows, t, last, info->history_rows);
+        else
+          snprintf(why, sizeof why,
+                   "the output '%s' holds %" PRId64 " history rows up to the checkpoint's "
+                   "iteration %" PRId64 ", the checkpoint counts %" PRId64 ": rows that this "
+                   "checkpoint's run did not write are in it",
+                   output, hrows, t, info->history_rows);
+        st = IPSO_ERR_USAGE;
+      }
+      if (st == IPSO_OK && info->migration_rows_known && mrows >= 0 &&
+          mrows != info->migration_rows) {
+        snprintf(why, sizeof why,
+                 "the output '%s' holds %" PRId64 " migration records up to the checkpoint's "
+                 "iteration %" PRId64 ", the checkpoint counts %" PRId64 ": %s",
+                 output, mrows, t, info->migration_rows,
+                 mrows < info->migration_rows
+                     ? "the output is older than the checkpoint, and continuing would leave a gap "
+                       "in its migration log"
+                     : "records that this checkpoint's run did not write are in it");
+        st = IPSO_ERR_USAGE;
+      }
+    }
+    free(started);
+    if (f >= 0) H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, func, data);
+  }
+  st = island_agree(comm, st);
+  if (st == IPSO_ERR_USAGE && rank == 0)
+    log_user_error("islandpso: error: checkpoint '%s': %s", path, why);
+  return st;
 }

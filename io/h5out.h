@@ -42,10 +42,11 @@ extern "C" {
 int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, struct h5out **out);
 
 /* Opens the existing output of a run restarted from ITERATION and removes
- * what was written after it: history rows with a larger iteration (and a
- * final row at ITERATION off the history interval), later migration rows,
- * later snapshots, the result group and 'finished'; the config attribute
- * becomes CFG's. */
+ * what was written after it, which the continued run writes again:
+ * history rows with a larger iteration, later migration rows, later
+ * snapshots, the result group and 'finished'; the config attribute
+ * becomes CFG's. Rows up to ITERATION stay, a closing row at ITERATION off
+ * the history interval too (nothing writes it again). */
 int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration,
                  struct h5out **out);
 

@@ -107,11 +107,11 @@ done:
 
 /* Shrinks the histories to the rows up to ITERATION: the longest prefix of
  * strictly increasing iterations not above it (rows a crash left half
- * written end the prefix), less a last row at ITERATION that is not a
- * multiple of INTERVAL (the final row of a run that ended there and is now
- * continued: an uninterrupted run has no row there). Every writer reads the
- * iterations, so that all make the same metadata accesses. */
-static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t interval)
+ * written end the prefix). A row at ITERATION itself stays, whatever the
+ * history interval (a run's closing row, or one of another interval): the
+ * continued run never writes it again. Every writer reads the iterations,
+ * so that all make the same metadata accesses. */
+static int h5out_truncate_history(struct h5out *h, int64_t iteration)
 {
   struct h5u_file *f = &h->f;
   int64_t rows = 0, keep = 0, *its = NULL;
@@ -133,7 +133,6 @@ static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t in
       goto done;
     while (keep < rows && its[keep] <= iteration && (keep == 0 || its[keep] > its[keep - 1]))
       keep++;
-    if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
     if (h5out_set_history_extent(h, keep) != IPSO_OK) goto done;
   }
   IPSO_CHECK_MPI_GOTO(MPI_Bcast(&keep, 1, MPI_INT64_T, 0, h->comm), st, done);
@@ -284,7 +283,7 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
     h5out_discard(h);
     return st;
   }
-  st = h5out_truncate_history(h, iteration, cfg->output.history_interval);
+  st = h5out_truncate_history(h, iteration);
   if (st == IPSO_OK) st = h5out_truncate_migrations(h, iteration);
   if (st == IPSO_OK && h->f.writer) st = h5out_truncate_groups(h, iteration);
   /* The file describes the run as continued now (max_iterations may grow). */
