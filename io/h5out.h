@@ -106,6 +106,20 @@ int h5out_snapshot_wait(struct h5out *h);
 /* Writes /result/ (replacing an earlier one). */
 int h5out_write_result(struct h5out *h, const struct run_result *r);
 
+/* Whether the output's path still names the file this run opened (rank
+ * 0 looks, with one stat; no MPI, every other rank answers 0): 0 when it
+ * does, 1 with the reason in WHY (LEN bytes) when the file was deleted,
+ * moved away or replaced by another one since, so that whatever the run
+ * writes from now on, and has written, is not where its path says. For a
+ * flag the solver reduces with its others at a segment end. */
+int h5out_identity_lost(const struct h5out *h, char *why, size_t len);
+
+/* The same, agreed by every rank (collective): IPSO_OK, or
+ * IPSO_ERR_RUNTIME on every rank with rank 0's message naming the path
+ * (a runtime failure: the run should stop with a checkpoint, so that
+ * nothing is lost). */
+int h5out_check_identity(const struct h5out *h);
+
 /* Flushes everything written so far to the file. */
 int h5out_flush(struct h5out *h);
 

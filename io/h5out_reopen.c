@@ -298,6 +298,7 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
     h5out_discard(h);
     return st;
   }
+  h5out_identity_take(h);
   *out = h;
   return IPSO_OK;
 }

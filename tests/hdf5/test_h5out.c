@@ -1185,6 +1185,37 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
   swarm_state_free(&s);
 }
 
+/* The output's identity while the run goes on: its path names the file
+ * the run opened; moved away and replaced, deleted, put back. */
+static void test_identity(const struct ipso_config *cfg, const char *dir)
+{
+  struct ipso_config c = *cfg;
+  struct h5out *h = NULL;
+  char moved[IPSO_PATH_MAX], why[8192];
+  path_in(c.run.output, dir, "identity.h5");
+  path_in(moved, dir, "identity-moved.h5");
+  expect_status(h5out_create(MPI_COMM_WORLD, &c, 0, &h), IPSO_OK, "create, identity");
+  if (!h) return;
+  expect_status(h5out_check_identity(h), IPSO_OK, "the file just opened");
+  if (rank == 0) CHECK(rename(c.run.output, moved) == 0, "moving the output away");
+  write_text_file(c.run.output);
+  expect_status(h5out_check_identity(h), IPSO_ERR_RUNTIME, "another file at the path");
+  if (rank == 0) {
+    CHECK(h5out_identity_lost(h, why, sizeof why) && strstr(why, "is no longer the file"),
+          "reason '%s'", why);
+    unlink(c.run.output);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_status(h5out_check_identity(h), IPSO_ERR_RUNTIME, "the path gone");
+  if (rank == 0) {
+    CHECK(h5out_identity_lost(h, why, sizeof why) && strstr(why, "is gone"), "reason '%s'", why);
+    CHECK(rename(moved, c.run.output) == 0, "putting the output back");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_status(h5out_check_identity(h), IPSO_OK, "the file put back");
+  expect_status(h5out_close(h, 0), IPSO_OK, "close, identity");
+}
+
 /* Record K of rank R at iteration IT in test_regular_migrations. */
 static struct migration_record regular_record(int64_t it, int r, int k)
 {
@@ -1310,6 +1341,7 @@ int main(int argc, char **argv)
   test_checkpoint_pieces(&cfg);
   test_snapshot_failure(&cfg, dir);
   test_regular_migrations(&cfg, dir);
+  test_identity(&cfg, dir);
 
   clean(dir, argc > 1 ? "run.h5" : NULL);
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
