@@ -39,7 +39,8 @@ static const char usage_text[] =
     "  --help                   print this help\n"
     "\n"
     "exit codes: 0 finished, 1 runtime failure, 2 usage or config error,\n"
-    "            3 stopped by a signal or the time limit (checkpoint written)\n";
+    "            3 stopped by a signal or the time limit (checkpoint written),\n"
+    "            4 stopped so with checkpoints off (nothing to continue from)\n";
 
 struct cli {
   const char *config;
@@ -328,6 +329,9 @@ int main(int argc, char **argv)
       rc = IPSO_FAIL("watchdog", "cannot start the thread");
     if (rc == IPSO_OK) rc = solver_run(MPI_COMM_WORLD, &cfg, &c.opt);
     watchdog_stop();
+    /* 3 promises a checkpoint to continue from (a batch script requeues
+     * on it); without checkpoints a stop is another outcome. */
+    if (rc == IPSO_STOPPED && !cfg.output.checkpoint[0]) rc = IPSO_STOPPED_NO_CHECKPOINT;
   }
   config_free(&cfg);
   exit_guard_release();

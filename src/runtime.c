@@ -14,11 +14,32 @@
 
 static volatile sig_atomic_t stop_signal = 0;
 
-/* First SIGTERM/SIGINT/SIGUSR1: remember it, the solver stops at the end of
- * the current segment. A second SIGINT: the user insists, stop now. */
+/* The stop signals: each asks for a checkpoint and a stop at the end of
+ * the current segment. SIGHUP (the terminal or ssh session closed) and
+ * SIGPIPE (the reader of the output gone, `| head`) would otherwise end
+ * the process at once, with nothing saved. */
+static const int stop_signals[] = {SIGTERM, SIGINT, SIGUSR1, SIGHUP, SIGPIPE};
+
+/* Writes the NUL-terminated TEXT to standard error (async-signal-safe). */
+static void say(const char *text)
+{
+  size_t n = strlen(text);
+  while (n > 0) {
+    ssize_t k = write(STDERR_FILENO, text, n);
+    if (k <= 0) return;
+    text += k;
+    n -= (size_t)k;
+  }
+}
+
+/* The first stop signal: remember it, the solver stops at the end of the
+ * current segment. A second SIGINT: the user insists, stop now, without
+ * the checkpoint (the last one written stays as it was), and say so. */
 static void on_signal(int sig)
 {
   if (sig == SIGINT && stop_signal != 0) {
+    say("islandpso: second interrupt: stopping at once, without a checkpoint (the last one "
+        "written stays as it was)\n");
     signal(SIGINT, SIG_DFL);
     raise(SIGINT);
     return;
@@ -33,14 +54,25 @@ void signals_install(void)
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGUSR1, &sa, NULL);
+  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    sigaction(stop_signals[i], &sa, NULL);
 }
 
 int signals_pending(void)
 {
   return stop_signal;
+}
+
+double stop_cause_ride(void)
+{
+  return -(double)stop_signal;
+}
+
+const char *stop_cause_text(double ride, int time_limit)
+{
+  int sig = (int)-ride;
+  if (sig > 0) return strsignal(sig);
+  return time_limit ? "the time limit" : "a stop request";
 }
 
 double wall_seconds(void)

@@ -1,5 +1,6 @@
-/* The process's run-time guards: signal flags (SIGTERM, SIGINT, SIGUSR1 ask
- * for a checkpoint and exit 3; a second SIGINT stops at once) and a watchdog
+/* The process's run-time guards: signal flags (SIGTERM, SIGINT, SIGUSR1,
+ * SIGHUP and SIGPIPE ask for a checkpoint and exit 3; a second SIGINT
+ * stops at once, saying so) and a watchdog
  * thread that ends the job when a rank makes no progress for too long, and a
  * guard that turns an exit() from inside the run into a failure. */
 #ifndef IPSO_RUNTIME_H
@@ -12,8 +13,20 @@ extern "C" {
 #endif
 
 void signals_install(void);
-/* The first stop signal received, or 0. */
+/* The first stop signal this rank received, or 0. */
 int signals_pending(void);
+
+/* This rank's stop cause as a value to reduce over the ranks with a
+ * minimum (the solver's reduction at a segment end): minus the number of
+ * the first stop signal it received, 0 if none; the minimum over the
+ * ranks is then a signal some rank got, whichever got it. */
+double stop_cause_ride(void);
+
+/* The words for a stop whose cause RIDE was reduced over the ranks by
+ * their minimum (stop_cause_ride): the signal's name, else "the time
+ * limit" where TIME_LIMIT (the deadline flag), else "a stop request". The
+ * same on every rank. */
+const char *stop_cause_text(double ride, int time_limit);
 
 /* Starts the watchdog: if no watchdog_beat() comes for SECONDS, it prints
  * what the rank was doing and ends the process with exit status 1, which

@@ -13,7 +13,8 @@
 # odls_base_sigkill_timeout. A requeued start (SLURM_RESTART_COUNT=1): drops
 # --overwrite, --resume and --restart PATH and adds --resume. Exit codes: 0
 # exits 0 without requeue; 2 and 1 are passed on without requeue; 3 requeues
-# (scontrol requeue JOBID) unless IPSO_MAX_REQUEUES is reached. SIGUSR1 to
+# (scontrol requeue JOBID) unless IPSO_MAX_REQUEUES is reached; 4 (a stop
+# with checkpoints off) is passed on without requeue. SIGUSR1 to
 # the script reaches the launcher as SIGUSR1 and the stop requeues; SIGTERM
 # reaches it as SIGUSR1 and the stop does not requeue.
 . "$IPSO_TEST_DIR/lib/common.sh"
@@ -165,6 +166,9 @@ job 2 islandpso.sbatch -- cfg.toml
 want "exit 2: passed on, not requeued" 2 "!scontrol requeue"
 job 1 islandpso-multinode.sbatch -- cfg.toml
 want "exit 1: passed on, not requeued" 1 "!scontrol requeue"
+job 4 islandpso.sbatch -- cfg.toml
+want "exit 4 (stopped, no checkpoint): passed on, not requeued" 4 "!scontrol requeue"
+grep -q "nothing to continue from; not requeued" <<<"$out" && pass "exit 4: says why" || fail "exit 4: $out"
 job 137 islandpso.sbatch -- cfg.toml
 want "killed step (137): passed on, not requeued" 137 "!scontrol requeue"
 
