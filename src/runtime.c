@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,6 +74,77 @@ const char *stop_cause_text(double ride, int time_limit)
   int sig = (int)-ride;
   if (sig > 0) return strsignal(sig);
   return time_limit ? "the time limit" : "a stop request";
+}
+
+/* The first number in file PATH after the text KEY (at a line's start;
+ * "" for the file's first number), times SCALE; -1 when there is none
+ * (or the file says "max"). */
+static double number_in(const char *path, const char *key, double scale)
+{
+  FILE *f = fopen(path, "r");
+  char line[512];
+  double v = -1;
+  size_t n = strlen(key);
+  while (f && v < 0 && fgets(line, sizeof line, f)) {
+    unsigned long long x;
+    if (strncmp(line, key, n) == 0 && sscanf(line + n, " %llu", &x) == 1) v = (double)x * scale;
+  }
+  if (f) fclose(f);
+  return v;
+}
+
+/* The memory the control group of this process may still take (cgroup v2,
+ * or v1's memory controller), or -1. */
+static double cgroup_available(void)
+{
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  char line[4096], path[4200];
+  double left = -1;
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    const char *v2 = strncmp(line, "0::", 3) == 0 ? line + 3 : NULL;
+    const char *v1 = strstr(line, ":memory:");
+    double max = -1, used = -1;
+    if (v2) {
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", v2);
+      max = number_in(path, "", 1);
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", v2);
+      used = number_in(path, "", 1);
+    } else if (v1) {
+      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1 + 8);
+      max = number_in(path, "", 1);
+      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", v1 + 8);
+      used = number_in(path, "", 1);
+      if (max >= 0x1p62) max = -1; /* v1's "no limit" */
+    }
+    if (max >= 0 && used >= 0 && (left < 0 || max - used < left)) left = max - used;
+  }
+  if (f) fclose(f);
+  return left;
+}
+
+double memory_available(int local_size, const char **what)
+{
+  double best = -1, v;
+  *what = "unknown";
+  if ((v = number_in("/proc/meminfo", "MemAvailable:", 1024)) >= 0) {
+    best = v / (local_size > 0 ? local_size : 1);
+    *what = local_size > 1 ? "the node's MemAvailable, shared by its ranks" : "MemAvailable";
+  }
+  if ((v = cgroup_available()) >= 0 && (best < 0 || v / (local_size > 0 ? local_size : 1) < best)) {
+    best = v / (local_size > 0 ? local_size : 1);
+    *what = "the control group's memory limit";
+  }
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    double mapped = number_in("/proc/self/statm", "", (double)sysconf(_SC_PAGESIZE));
+    v = (double)rl.rlim_cur - (mapped > 0 ? mapped : 0);
+    if (best < 0 || v < best) {
+      best = v;
+      *what = "the address-space limit (ulimit -v)";
+    }
+  }
+  return best;
 }
 
 double wall_seconds(void)

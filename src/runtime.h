@@ -45,6 +45,13 @@ int exit_guard_install(void);
 /* main() is finishing: exit() is expected from now on. */
 void exit_guard_release(void);
 
+/* The host memory this process may still take, in bytes: the node's
+ * available memory (MemAvailable) shared by LOCAL_SIZE processes, or the
+ * process's control group's limit less what the group uses, or its
+ * address-space limit (RLIMIT_AS) less what it maps, whichever is least;
+ * what set it in *WHAT. -1 when none is known. */
+double memory_available(int local_size, const char **what);
+
 /* Seconds since an arbitrary fixed point (CLOCK_MONOTONIC). */
 double wall_seconds(void);
 

@@ -56,8 +56,20 @@ uint64_t ipso_hash(uint64_t h, const void *data, size_t n)
 
 char *ipso_read_file(const char *path, size_t *len)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+  /* Regular files only: a FIFO among the sources would wait for a writer. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) return NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return NULL;
+  }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap + 1);
   while (buf) {
@@ -85,10 +97,12 @@ char *ipso_read_file(const char *path, size_t *len)
 }
 
 /* The files already hashed by user_includes_hash (each once: a header
- * included twice, or by itself, is hashed once). */
+ * included twice, or by itself, is hashed once), and the first one found
+ * that exists and is not a regular file. */
 struct include_walk {
   char *seen[256];
   int nseen;
+  char irregular[IPSO_PATH_MAX];
 };
 
 static int include_file(struct include_walk *w, const char *path, uint64_t *h);
@@ -141,6 +155,9 @@ static int include_file(struct include_walk *w, const char *path, uint64_t *h)
     return -1;
   }
   w->seen[w->nseen++] = real;
+  struct stat st;
+  if (stat(real, &st) == 0 && !S_ISREG(st.st_mode) && !w->irregular[0])
+    snprintf(w->irregular, sizeof w->irregular, "%s", real);
   size_t n;
   char *text = ipso_read_file(real, &n);
   if (!text) {
@@ -162,6 +179,22 @@ int user_includes_hash(const char *text, uint64_t *h)
   int rc = include_scan(&w, text, "", h);
   for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
   return rc;
+}
+
+/* Refuses (IPSO_ERR_USAGE) a user objective that #includes, directly or
+ * not, a file that is not a regular file: the compiler would wait on a
+ * FIFO for a writer, through every stop signal. */
+static int includes_regular(const struct ipso_config *cfg, const char *text)
+{
+  struct include_walk w = {.nseen = 0};
+  uint64_t h = 0;
+  include_scan(&w, text, "", &h);
+  for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
+  if (!w.irregular[0]) return IPSO_OK;
+  log_user_error("islandpso: error: objective.source '%s' includes '%s', which is not a regular "
+                 "file (a FIFO, a device or a socket): the compiler would wait on it",
+                 cfg->objective.source, w.irregular);
+  return IPSO_ERR_USAGE;
 }
 
 /* Appends printf output to the growing string *S of length *N. */
@@ -694,6 +727,10 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
   IPSO_TRY(user_cache_dir_trusted(dir, sizeof dir));
   char *wrap = user_objective_wrapper(cfg);
   if (!wrap) return IPSO_FAIL("user objective", "out of memory");
+  if (includes_regular(cfg, wrap) != IPSO_OK) {
+    free(wrap);
+    return IPSO_ERR_USAGE;
+  }
   struct compile_files f;
   uint64_t fingerprint = 0;
   int rc = compile_files_open(&f, dir, wrap);

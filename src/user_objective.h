@@ -90,7 +90,8 @@ uint64_t ipso_hash(uint64_t h, const void *data, size_t n);
  * compilation then cannot be keyed on its sources. */
 int user_includes_hash(const char *text, uint64_t *h);
 
-/* Reads a whole file into a malloc'd, NUL-terminated buffer. */
+/* Reads a whole regular file into a malloc'd, NUL-terminated buffer (NULL
+ * with errno for anything else: a FIFO would wait for a writer). */
 char *ipso_read_file(const char *path, size_t *len);
 
 #ifdef __cplusplus
