@@ -1292,10 +1292,10 @@ static void test_snapshot_failure(const struct ipso_config *cfg, const char *dir
 /* Removes DIR and the files the test leaves in it; KEEP names one to keep. */
 static void clean(const char *dir, const char *keep)
 {
-  static const char *const names[] = {"run.h5",       "over.h5",   "restart.h5",   "absent.h5",
-                                      "text.h5",      "ckpt.h5",   "ckpt.h5.prev", "ckpt.h5.tmp",
-                                      "truncated.h5", "cut.h5",    "flipped.h5",   "noparams.h5",
-                                      "snapfail.h5",  "regular.h5"};
+  static const char *const names[] = {
+      "run.h5",       "over.h5",     "restart.h5",   "absent.h5",      "text.h5",    "ckpt.h5",
+      "ckpt.h5.prev", "ckpt.h5.tmp", "truncated.h5", "cut.h5",         "flipped.h5", "noparams.h5",
+      "snapfail.h5",  "regular.h5",  "edited.h5",    "edited.h5.prev", "identity.h5"};
   char path[IPSO_PATH_MAX];
   if (rank != 0) return;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
