@@ -177,6 +177,10 @@ case $rc in
   ;;
 3) ;;
 2) die 2 "islandpso refused the command line or the config (exit 2); see its message above" ;;
+4)
+  say "islandpso stopped early with checkpoints off (output.checkpoint = \"\"): nothing to continue from; not requeued"
+  exit 4
+  ;;
 *) die "$rc" "islandpso failed (exit $rc); see the messages above" ;;
 esac
 if [ -n "$got" ] && [ "$got" != USR1 ]; then

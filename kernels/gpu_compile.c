@@ -224,8 +224,16 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
                 struct gpu_program *out)
 {
   memset(out, 0, sizeof *out);
-  char dir[IPSO_PATH_MAX], path[IPSO_PATH_MAX + 64];
+  char dir[IPSO_PATH_MAX], path[IPSO_PATH_MAX + 64], why[IPSO_PATH_MAX + 128];
   uint64_t key = 0;
+  if (user_code && prelude) {
+    /* The user objective's fingerprint (its text and every file it
+     * includes), which every rank's must match (objective_agree). */
+    uint64_t f = ipso_hash(0, prelude, strlen(prelude));
+    if (user_includes_hash(prelude, &f) != 0)
+      return IPSO_FAIL("objective", "cannot read a file the objective includes");
+    user_objective_note_loaded(f);
+  }
   int cache_ok = user_cache_dir(dir, sizeof dir) == IPSO_OK &&
                  cache_key(defines, prelude, major, minor, user_code, &key) == 0;
   if (cache_ok) {
@@ -233,6 +241,13 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
              major, minor);
     size_t n;
     char *image = ipso_read_file(path, &n);
+    if (image && user_cache_file_untrusted(path, why, sizeof why)) {
+      /* Code nobody but this user may have written, or none. */
+      log_warn("not loading the cached kernels: %s; compiling them anew", why);
+      free(image);
+      image = NULL;
+      cache_ok = 0;
+    }
     int loaded =
         image && n > 0 &&
         cudaLibraryLoadData(&out->library, image, NULL, NULL, 0, NULL, NULL, 0) == cudaSuccess;

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -206,27 +207,46 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
   return IPSO_OK;
 }
 
-/* Reads the whole file PATH into TEXT, reporting why not if it cannot. */
+/* Reads the whole file PATH into TEXT, reporting why not if it cannot. It
+ * is opened without waiting (a FIFO with no writer would hold the process
+ * through every stop signal): a FIFO or a socket is refused, and a device
+ * that has nothing to read at once (a terminal) too. */
 int read_config_file(const char *path, std::string &text)
 {
-  FILE *f = std::fopen(path, "rb");
-  if (!f) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     log_user_error("islandpso: error: cannot read config '%s': %s", path, std::strerror(errno));
     return IPSO_ERR_USAGE;
   }
   struct stat st;
   int err = 0;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) err = EISDIR;
+  if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+    close(fd);
+    log_user_error("islandpso: error: config '%s' is %s, not a file: islandpso reads its config "
+                   "from a regular file (a pipe may have no writer, and the run would wait for "
+                   "one); write the config to a file first",
+                   path, S_ISFIFO(st.st_mode) ? "a FIFO (a named pipe, or <(...))" : "a socket");
+    return IPSO_ERR_USAGE;
+  }
+  if (S_ISDIR(st.st_mode)) err = EISDIR;
   char chunk[65536];
   while (!err && text.size() <= kMaxFileBytes) {
-    size_t n = std::fread(chunk, 1, sizeof chunk, f);
-    text.append(chunk, n);
-    if (n < sizeof chunk) {
-      if (std::ferror(f)) err = errno ? errno : EIO;
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      err = errno == EAGAIN ? EWOULDBLOCK : errno;
       break;
     }
+    if (n == 0) break;
+    text.append(chunk, static_cast<size_t>(n));
   }
-  std::fclose(f);
+  close(fd);
+  if (err == EWOULDBLOCK) {
+    log_user_error("islandpso: error: config '%s' has nothing to read without waiting (a "
+                   "terminal or another device): give a regular file",
+                   path);
+    return IPSO_ERR_USAGE;
+  }
   if (err) {
     log_user_error("islandpso: error: cannot read config '%s': %s", path, std::strerror(err));
     return IPSO_ERR_USAGE;

@@ -137,6 +137,11 @@ void validator::read_source(const section &s, ipso_objective_config &o)
     err = errno;
   } else if (S_ISDIR(st.st_mode)) {
     err = EISDIR;
+  } else if (!S_ISREG(st.st_mode)) {
+    /* A FIFO would hold the compile (and every rank) until a writer came. */
+    diag_.error(n->source(), "objective.source",
+                "'" + path + "' is not a regular file (a FIFO, a device or a socket)");
+    return;
   } else if (FILE *f = std::fopen(path.c_str(), "r")) {
     std::fclose(f);
   } else {

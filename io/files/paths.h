@@ -19,10 +19,13 @@ int path_canonical(const char *path, char *out, size_t n);
 int path_same(const char *a, const char *b);
 
 /* The checks of the files a run uses before anything is written: the
- * config, the output, the checkpoint with its .prev and .tmp, and RESTART
- * (or NULL). Two roles on one file, or an output or checkpoint that exists
- * and is a device, a FIFO or a socket, are refused
- * with IPSO_ERR_USAGE and a message naming both spellings. */
+ * config, the output and its lock file, the checkpoint with its .prev,
+ * .tmp, lock file and the names an --overwrite moves old checkpoints to
+ * (.removing), and RESTART (or NULL). Two roles on one file, an output or
+ * checkpoint that exists and is a device, a FIFO or a socket, and a path
+ * longer than the system can open (PATH_MAX, the working directory
+ * included) are refused with IPSO_ERR_USAGE and a message naming the
+ * paths. */
 int paths_check(const char *config, const char *output, const char *checkpoint,
                 const char *restart);
 

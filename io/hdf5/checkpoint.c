@@ -2,9 +2,12 @@
  * problem it was written for and a checksum per island.
  *
  * Layout (all datasets contiguous, so a reader can find their bytes):
- *   /                  attributes version, config (the TOML text), iteration,
- *                      evaluations, elapsed_seconds, target_iteration,
- *                      history_rows; the problem: dimensions, particles,
+ *   /                  attributes version, format (2), config (the TOML
+ *                      text), iteration, evaluations, elapsed_seconds,
+ *                      target_iteration, history_rows, migration_rows (-1:
+ *                      not recorded), run_started, objective_hash and
+ *                      info_checksum, the checksum over them
+ *                      (checkpoint_info_checksum); the problem: dimensions, particles,
  *                      islands, objective, function, goal, precision; the
  *                      algorithm: seed, inertia, cognitive, social,
  *                      velocity_clamp, inertia_end (= inertia: constant
@@ -88,6 +91,48 @@ uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_k
   return h;
 }
 
+/* Continues H over the N bytes of the little-endian form of the integer V. */
+static uint64_t hash_le(uint64_t h, uint64_t v, int n)
+{
+  for (int b = 0; b < n; b++) {
+    h ^= (v >> (8 * b)) & 0xffu;
+    h *= FNV_PRIME;
+  }
+  return h;
+}
+
+/* Continues H over the string S with its terminating NUL. */
+static uint64_t hash_string(uint64_t h, const char *s)
+{
+  for (;; s++) {
+    h ^= (unsigned char)*s;
+    h *= FNV_PRIME;
+    if (!*s) return h;
+  }
+}
+
+uint64_t checkpoint_info_checksum(const struct checkpoint_info *info, int islands,
+                                  int64_t particles, int dims, uint64_t seed)
+{
+  uint64_t elapsed, h = FNV_OFFSET;
+  memcpy(&elapsed, &info->elapsed_seconds, sizeof elapsed);
+  int64_t migration_rows = info->migration_rows_known ? info->migration_rows : -1;
+  const uint64_t words[] = {CHECKPOINT_FORMAT,
+                            (uint64_t)info->iteration,
+                            (uint64_t)info->evaluations,
+                            elapsed,
+                            (uint64_t)info->target_iteration,
+                            (uint64_t)info->history_rows,
+                            (uint64_t)migration_rows,
+                            (uint64_t)islands,
+                            (uint64_t)particles,
+                            (uint64_t)dims,
+                            seed};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) h = hash_le(h, words[i], 8);
+  h = hash_string(h, info->run_started);
+  return hash_string(h, info->objective_hash);
+}
+
 int checkpoint_directory_writable(const char *path)
 {
   char dir[IPSO_PATH_MAX];
@@ -105,6 +150,10 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
   /* A constant inertia is the schedule that ends where it starts. */
   const double inertia_end =
       cfg->swarm.has_inertia_end ? cfg->swarm.inertia_end : cfg->swarm.inertia;
+  const int format = CHECKPOINT_FORMAT;
+  const int64_t migration_rows = info->migration_rows_known ? info->migration_rows : -1;
+  const uint64_t info_sum =
+      checkpoint_info_checksum(info, islands, cfg->swarm.particles, o->dimensions, cfg->run.seed);
   const struct {
     const char *name;
     hid_t file_type, mem_type;
@@ -115,6 +164,9 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"elapsed_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &info->elapsed_seconds},
       {"target_iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &info->target_iteration},
       {"history_rows", H5T_STD_I64LE, H5T_NATIVE_INT64, &info->history_rows},
+      {"migration_rows", H5T_STD_I64LE, H5T_NATIVE_INT64, &migration_rows},
+      {"format", H5T_STD_I32LE, H5T_NATIVE_INT, &format},
+      {"info_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &info_sum},
       {"dimensions", H5T_STD_I32LE, H5T_NATIVE_INT, &o->dimensions},
       {"particles", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->swarm.particles},
       {"islands", H5T_STD_I32LE, H5T_NATIVE_INT, &islands},
@@ -290,27 +342,83 @@ static int checkpoint_dir_usable(const char *path)
   return IPSO_ERR_USAGE;
 }
 
+/* Whether PATH holds an HDF5 file (its signature at 0 or at 512 * 2^k)
+ * or nothing (an empty file, which a run that died while creating it may
+ * leave): what a run may replace or remove at a checkpoint's names. */
+static int hdf5_or_empty(const char *path)
+{
+  static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), found = 0;
+  if (fd < 0) return 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    found = st.st_size == 0;
+    for (off_t at = 0; !found && at + 8 <= st.st_size; at = at ? 2 * at : 512) {
+      unsigned char b[8];
+      found = pread(fd, b, sizeof b, at) == (ssize_t)sizeof b && !memcmp(b, signature, 8);
+    }
+  }
+  close(fd);
+  return found;
+}
+
+/* A usage error unless every file at the names the checkpoints of PATH
+ * use (ALL: the checkpoint and the one kept before it too) that exists is
+ * one a run may replace or remove, an HDF5 file: a user's file that
+ * happens to be named so is never touched. (Rank 0.) */
+static int checkpoint_names_ours(const char *path, int all)
+{
+  static const char *const suffix[] = {".tmp", ".removing", ".prev.removing", "", ".prev"};
+  static const char *const role[] = {"temporary checkpoint", "checkpoint being removed",
+                                     "previous checkpoint being removed", "checkpoint",
+                                     "previous checkpoint"};
+  for (size_t k = 0; k < (all ? 5u : 3u); k++) {
+    char name[IPSO_PATH_MAX + 32];
+    struct stat st;
+    snprintf(name, sizeof name, "%s%s", path, suffix[k]);
+    if (lstat(name, &st) != 0 || S_ISDIR(st.st_mode) || hdf5_or_empty(name)) continue;
+    log_user_error("islandpso: error: %s '%s': not an HDF5 file, and islandpso would replace "
+                   "or remove it, so it leaves it alone; move it away, or give "
+                   "output.checkpoint another path",
+                   role[k], name);
+    return IPSO_ERR_USAGE;
+  }
+  return IPSO_OK;
+}
+
 /* A fresh run must not leave an older run's checkpoint where --resume would
  * find it: an existing checkpoint (or the one kept before it) is an error
- * unless OVERWRITE, and must be a regular file (rank 0). */
+ * unless OVERWRITE, and must be a checkpoint file (rank 0). */
 static int checkpoint_path_free(const char *path, int overwrite)
 {
   char prev[IPSO_PATH_MAX + 8];
   const char *files[2];
+  struct stat st;
   checkpoint_files(path, prev, files);
+  int have_last = lstat(path, &st) == 0;
   for (int k = 0; k < 2; k++) {
-    struct stat st;
     if (lstat(files[k], &st) != 0) continue;
+    if (!overwrite && k == 1 && !have_last) {
+      /* The last checkpoint was lost: only the one kept before it is left. */
+      log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run, but its "
+                     "successor '%s' does not: continue from it with --restart %s, or start "
+                     "over with --overwrite",
+                     files[k], path, files[k]);
+      return IPSO_ERR_USAGE;
+    }
     if (!overwrite) {
       log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
                      "with --resume (or --restart %s), or start over with --overwrite",
                      files[k], files[k]);
       return IPSO_ERR_USAGE;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (!S_ISREG(st.st_mode) || !hdf5_or_empty(files[k])) {
       log_user_error("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
                      "checkpoint files",
-                     files[k], S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+                     files[k],
+                     S_ISDIR(st.st_mode)    ? "a directory"
+                     : !S_ISREG(st.st_mode) ? "not a regular file"
+                                            : "not an HDF5 file");
       return IPSO_ERR_USAGE;
     }
   }
@@ -325,9 +433,34 @@ int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fres
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
     status = checkpoint_dir_usable(path);
+    if (status == IPSO_OK) status = checkpoint_names_ours(path, !fresh);
     if (status == IPSO_OK && fresh) status = checkpoint_path_free(path, overwrite);
   }
   return island_agree(comm, status);
+}
+
+int checkpoint_resume_path(MPI_Comm comm, const struct ipso_config *cfg, char *path, size_t n)
+{
+  int rank, which = 0;
+  const char *ckpt = cfg->output.checkpoint;
+  path[0] = '\0';
+  if (!ckpt[0]) return IPSO_OK;
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    char prev[IPSO_PATH_MAX + 8];
+    snprintf(prev, sizeof prev, "%s.prev", ckpt);
+    if (access(ckpt, F_OK) == 0)
+      which = 1;
+    else if (access(prev, F_OK) == 0)
+      which = 2;
+    if (which == 2)
+      log_warn("the checkpoint '%s' is missing; resuming from the one kept before it, '%s'", ckpt,
+               prev);
+  }
+  IPSO_CHECK_MPI(MPI_Bcast(&which, 1, MPI_INT, 0, comm));
+  if (which && snprintf(path, n, "%s%s", ckpt, which == 2 ? ".prev" : "") >= (int)n)
+    return IPSO_FAIL("checkpoint", "checkpoint path '%s' too long", ckpt);
+  return IPSO_OK;
 }
 
 /* The files checkpoint_remove_old renamed away, and the thread that

@@ -7,6 +7,7 @@
 #define IPSO_CHECKPOINT_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "swarm.h"
@@ -23,6 +24,11 @@ struct checkpoint_info {
    * written before they were recorded. */
   char run_started[32];
   char objective_hash[17];
+  /* Rows of /migrations in the output at the checkpoint (every rank's
+   * records), when MIGRATION_ROWS_KNOWN; a restart checks the output it
+   * continues against it, as against history_rows. */
+  int64_t migration_rows;
+  int migration_rows_known;
 };
 
 #ifdef __cplusplus
@@ -108,17 +114,46 @@ int checkpoint_commit(struct checkpoint_writer *w);
  * A file that is missing, unreadable, truncated or fails its checksum, or
  * that was written for a different problem (dimensions, particles, islands,
  * objective, bounds, goal, precision) is refused with IPSO_ERR_USAGE and a
- * message naming the file and the reason. Changed algorithm settings (seed,
- * coefficients, kernel, migration) are allowed with a warning. */
+ * message naming the file and the reason; so is one whose iteration, counts
+ * and identity are not covered by its checksum (written before they were,
+ * or altered since), whose counts contradict each other (evaluations, the
+ * target's iteration, history rows), whose state breaks what every swarm
+ * holds to (positions and personal bests within the bounds, velocities
+ * within the clamp, no NaN cost, no personal best worse than its current
+ * cost), and one whose run's output (cfg->run.output, when it exists and
+ * is that run's) does not hold the rows the checkpoint counts
+ * (checkpoint_check_output). Changed algorithm settings (coefficients,
+ * kernel, migration) are allowed with a warning. */
 int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *cfg,
                     struct checkpoint_info *info, struct swarm_state *s);
 
+/* Whether the output OUTPUT that a restart from checkpoint PATH (INFO)
+ * continues holds what the checkpoint counts (rank 0 reads it, read-only;
+ * collective): the history rows up to the checkpoint's iteration (the
+ * longest run of increasing iterations not above it) must be
+ * INFO->history_rows, and the migration records up to it
+ * INFO->migration_rows where that is known. An output older than the
+ * checkpoint would leave a gap in the history; one with more rows holds
+ * another run's. IPSO_ERR_USAGE with the reason; OK when OUTPUT is "" or
+ * missing (the reopen refuses that). */
+int checkpoint_check_output(MPI_Comm comm, const char *path, const char *output,
+                            const struct checkpoint_info *info);
+
 /* Before anything is written: the checkpoint's directory must exist and be
- * writable, and for a FRESH run an older run's checkpoint (or the one kept
- * before it) at the path is refused unless OVERWRITE (and must then be a
- * regular file). IPSO_ERR_USAGE with the reason, agreed by every rank; OK
- * when checkpoints are off. */
+ * writable; a file that is not an HDF5 file at a name the run would
+ * replace or remove (.tmp, .removing, .prev.removing, and for a restart
+ * the checkpoint and .prev) is refused; and for a FRESH run an older run's
+ * checkpoint (or the one kept before it) at the path is refused unless
+ * OVERWRITE (and must then be a checkpoint file). IPSO_ERR_USAGE with the
+ * reason, agreed by every rank; OK when checkpoints are off. */
 int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fresh, int overwrite);
+
+/* What --resume continues from, in PATH (N bytes): the config's checkpoint
+ * if it exists, else the one kept before it (<checkpoint>.prev: the last
+ * was lost, and that one is whole), with a warning; "" when neither exists
+ * or checkpoints are off. Rank 0 looks; every rank gets the answer
+ * (collective). */
+int checkpoint_resume_path(MPI_Comm comm, const struct ipso_config *cfg, char *path, size_t n);
 
 /* With --overwrite, once the new output exists: removes the older run's
  * checkpoint and the one kept before it. They are renamed away at once and

@@ -46,9 +46,22 @@ uint64_t checkpoint_sum_array(uint64_t h, const double *x, int64_t n, enum check
 /* The checksum of one island: its rows of the state arrays, in file order. */
 uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k);
 
+/* The checkpoint format: 2 since the iteration, the counts and the run's
+ * identity are covered by a checksum of their own (root attribute
+ * 'info_checksum'); files without 'format' are of format 1. */
+#define CHECKPOINT_FORMAT 2
+
+struct checkpoint_info;
+
+/* The checksum over a checkpoint's iteration, counts and identity: INFO's
+ * numbers and strings (migration_rows as written: -1 where not known) and
+ * the problem's sizes and seed, in a fixed order of little-endian bytes
+ * (FNV-1a), the same on any host. */
+uint64_t checkpoint_info_checksum(const struct checkpoint_info *info, int islands,
+                                  int64_t particles, int dims, uint64_t seed);
+
 struct h5u_file;
 struct ipso_config;
-struct checkpoint_info;
 
 /* checkpoint.c, shared with checkpoint_async.c: */
 

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +370,73 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
   return IPSO_OK;
 }
 
+/* Checks that the iteration, counts and identity in INFO (read from F) are
+ * covered by the file's checksum over them and agree with each other and
+ * with CFG's problem; reads the migration rows (writers). IPSO_ERR_USAGE
+ * with the reason in WHY if not. */
+static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
+                        struct checkpoint_info *info, char *why, size_t len)
+{
+  int format = 1;
+  int64_t rows = -1;
+  uint64_t sum;
+  const int islands = config_islands(cfg, f->size);
+  const int64_t N = cfg->swarm.particles;
+  if (h5u_read_attr(f->id, "format", H5T_NATIVE_INT, 1, &format) != 0) format = 1;
+  if (format < CHECKPOINT_FORMAT) {
+    snprintf(why, len,
+             "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
+             "no checksum covers, so they cannot be verified; continue it with the islandpso "
+             "that wrote it, or start afresh",
+             format);
+    return IPSO_ERR_USAGE;
+  }
+  if (format > CHECKPOINT_FORMAT) {
+    snprintf(why, len, "written by a later islandpso (checkpoint format %d; this one reads %d)",
+             format, CHECKPOINT_FORMAT);
+    return IPSO_ERR_USAGE;
+  }
+  IPSO_TRY(need_attr(f, "migration_rows", H5T_NATIVE_INT64, &rows, why, len));
+  IPSO_TRY(need_attr(f, "info_checksum", H5T_NATIVE_UINT64, &sum, why, len));
+  info->migration_rows = rows;
+  info->migration_rows_known = rows >= 0;
+  if (sum != checkpoint_info_checksum(info, islands, N, cfg->objective.dimensions, cfg->run.seed)) {
+    snprintf(why, len,
+             "its iteration (%" PRId64 "), counts or identity do not match the checksum over "
+             "them (altered since it was written)",
+             info->iteration);
+    return IPSO_ERR_USAGE;
+  }
+  /* What every checkpoint of a run holds to. */
+  const int64_t t = info->iteration;
+  if (t < 0)
+    snprintf(why, len, "iteration %" PRId64 " is negative", t);
+  else if (t > INT64_MAX / ((int64_t)islands * N) - 1 ||
+           info->evaluations != (int64_t)islands * N * (t + 1))
+    snprintf(why, len,
+             "%" PRId64 " evaluations at iteration %" PRId64 ", where %d islands of %" PRId64
+             " particles make %" PRId64,
+             info->evaluations, t, islands, N,
+             t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
+                                                        : (int64_t)islands * N * (t + 1));
+  else if (!(info->elapsed_seconds >= 0) || isinf(info->elapsed_seconds))
+    snprintf(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
+  else if (info->target_iteration < -1 || info->target_iteration > t)
+    snprintf(why, len,
+             "the target was reached at iteration %" PRId64 ", after its iteration %" PRId64,
+             info->target_iteration, t);
+  else if (info->history_rows < 0 || info->history_rows > t + 1)
+    snprintf(why, len,
+             "%" PRId64 " history rows up to iteration %" PRId64
+             " (at most one per iteration: %" PRId64 ")",
+             info->history_rows, t, t + 1);
+  else if (rows < -1)
+    snprintf(why, len, "%" PRId64 " migration rows", rows);
+  else
+    return IPSO_OK;
+  return IPSO_ERR_USAGE;
+}
+
 /* Checks that checkpoint F was written for the problem of CFG with as many
  * islands, and reads INFO (writers). IPSO_ERR_USAGE with the reason in WHY
  * if not; changed algorithm settings are warned about from rank 0. */
@@ -441,7 +509,7 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
     snprintf(ids[i].out, ids[i].size, "%s", v ? v : "");
     free(v);
   }
-  return IPSO_OK;
+  return check_counts(f, cfg, info, why, len);
 }
 
 /* Opens the state datasets and the checksums, checking their shapes
@@ -455,6 +523,71 @@ static int open_state(const struct h5u_file *f, int islands, int64_t particles, 
     IPSO_TRY(need_dataset(f, state_arrays[a].name, state_array_rank(&state_arrays[a]), rows,
                           H5T_FLOAT, &dsets[a], why, len));
   return need_dataset(f, "checksum", 1, n, H5T_INTEGER, sums, why, len);
+}
+
+/* Whether X (a coordinate of the run's precision, held as a double) lies
+ * within [LO, HI], the bounds as that precision holds them. */
+static int within(double x, double lo, double hi, int fl)
+{
+  if (fl) {
+    lo = (float)lo;
+    hi = (float)hi;
+  }
+  return x >= lo && x <= hi;
+}
+
+/* The first of the rank's islands in S (global ids FIRST on, N particles
+ * each) whose state breaks what every swarm holds to: positions and
+ * personal bests within the bounds, velocities within the clamp (CLAMP,
+ * the writing run's velocity_clamp), costs that are not NaN (the run
+ * keeps NaN as +infinity), no personal best worse than its current cost.
+ * Its global id with the reason in WHY, or INT_MAX. */
+static int check_state(const struct ipso_config *cfg, const struct swarm_state *s, int first,
+                       int64_t N, double clamp, char *why, size_t len)
+{
+  const struct ipso_objective_config *o = &cfg->objective;
+  const int D = o->dimensions, fl = cfg->run.precision == IPSO_FLOAT;
+  for (int64_t i = 0; i < s->particles; i++) {
+    const int island = first + (int)(i / N);
+    const int64_t p = i % N;
+    const double *x = s->position + (size_t)i * D, *v = s->velocity + (size_t)i * D,
+                 *b = s->pbest_position + (size_t)i * D;
+    for (int d = 0; d < D; d++) {
+      double vmax = clamp * (o->upper[d] - o->lower[d]);
+      if (fl) vmax = (float)vmax;
+      char val[32], lo[32], hi[32];
+      const int outside_x = !within(x[d], o->lower[d], o->upper[d], fl);
+      if (outside_x || !within(b[d], o->lower[d], o->upper[d], fl))
+        snprintf(why, len,
+                 "island %d particle %" PRId64 " dimension %d: %s %s outside the bounds [%s, "
+                 "%s] (altered, or not a swarm of this problem)",
+                 island, p, d, outside_x ? "position" : "personal best",
+                 format_double(val, outside_x ? x[d] : b[d]), format_double(lo, o->lower[d]),
+                 format_double(hi, o->upper[d]));
+      else if (!(fabs(v[d]) <= vmax))
+        snprintf(why, len,
+                 "island %d particle %" PRId64 " dimension %d: velocity %s beyond the clamp %s "
+                 "(altered, or not a swarm of this problem)",
+                 island, p, d, format_double(val, v[d]), format_double(hi, vmax));
+      else
+        continue;
+      return island;
+    }
+    char c[32], pc[32];
+    if (isnan(s->cost[i]) || isnan(s->pbest_cost[i]))
+      snprintf(why, len,
+               "island %d particle %" PRId64 ": a cost is NaN (the run keeps NaN as +inf)", island,
+               p);
+    else if (s->pbest_cost[i] > s->cost[i])
+      snprintf(why, len,
+               "island %d particle %" PRId64 ": personal best cost %s worse than its current cost "
+               "%s (a personal best never is)",
+               island, p, format_double(pc, s->pbest_cost[i]), format_double(c, s->cost[i]));
+    else
+      continue;
+    return island;
+  }
+  return INT_MAX;
 }
 
 /* Prints the refusal of checkpoint PATH (from rank 0) and returns
@@ -494,7 +627,10 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   }
   st = island_agree(comm, st);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
+  double clamp = cfg->swarm.velocity_clamp;
   st = check_problem(&f, cfg, info, why, sizeof why);
+  if (st == IPSO_OK)
+    st = need_attr(&f, "velocity_clamp", H5T_NATIVE_DOUBLE, &clamp, why, sizeof why);
   if (st == IPSO_OK)
     st = open_state(&f, islands, N, cfg->objective.dimensions, dsets, &sums_dset, why, sizeof why);
   st = island_agree(comm, st);
@@ -517,6 +653,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
     return IPSO_ERR_RUNTIME;
   }
   rc = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Bcast(&clamp, 1, MPI_DOUBLE, 0, comm);
   if (rc != MPI_SUCCESS) {
     ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
     return IPSO_ERR_RUNTIME;
@@ -556,12 +693,33 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   st = h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
   st = H5U_CLOSE(&f, st, sums_dset);
   if (h5u_close(&f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
-  if (bad == INT_MAX && st == IPSO_OK) return IPSO_OK;
-  swarm_state_free(s);
-  if (st != IPSO_OK) return st;
-  snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
-           bad);
-  return refuse(f.rank, path, why);
+  if (bad != INT_MAX || st != IPSO_OK) {
+    swarm_state_free(s);
+    if (st != IPSO_OK) return st;
+    snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
+             bad);
+    return refuse(f.rank, path, why);
+  }
+  /* The state as every swarm holds it: the first island that breaks it,
+   * its reason from the rank that holds it. */
+  why[0] = '\0';
+  bad = check_state(cfg, s, f.rank * K, N, clamp, why, sizeof why);
+  rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm);
+  if (rc == MPI_SUCCESS && bad != INT_MAX)
+    rc = MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad / K, comm);
+  if (rc != MPI_SUCCESS) {
+    ipso_mpi_fail("MPI_Allreduce", rc, __FILE__, __LINE__);
+    swarm_state_free(s);
+    return IPSO_ERR_RUNTIME;
+  }
+  if (bad != INT_MAX) {
+    swarm_state_free(s);
+    return refuse(f.rank, path, why);
+  }
+  /* The output this checkpoint continues, where it is that run's. */
+  st = checkpoint_check_output(comm, path, cfg->run.output, info);
+  if (st != IPSO_OK) swarm_state_free(s);
+  return st;
 
 fail:
   /* Runtime failure: leave at once (h5util.h). */

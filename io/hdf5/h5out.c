@@ -277,6 +277,7 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
     h5out_discard(h);
     return st;
   }
+  h5out_identity_take(h);
   *out = h;
   return IPSO_OK;
 }

@@ -45,7 +45,15 @@ struct h5out {
   int64_t history_extent; /* rows the history datasets hold */
   int64_t migration_rows;
   char started[32]; /* the root attribute 'started': when the run began */
+  /* The file the run opened, as its path named it then (rank 0;
+   * h5out_identity.c): device and inode. */
+  uint64_t dev, ino;
+  int identity_known;
 };
+
+/* Records which file H's path names now (rank 0), the one just created or
+ * opened. */
+void h5out_identity_take(struct h5out *h);
 
 /* Sets the extent of every history dataset to ROWS (the writers' HDF5
  * calls; every rank records it in history_extent). */

@@ -107,11 +107,11 @@ done:
 
 /* Shrinks the histories to the rows up to ITERATION: the longest prefix of
  * strictly increasing iterations not above it (rows a crash left half
- * written end the prefix), less a last row at ITERATION that is not a
- * multiple of INTERVAL (the final row of a run that ended there and is now
- * continued: an uninterrupted run has no row there). Every rank reads the
- * iterations, so that all make the same metadata accesses. */
-static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t interval)
+ * written end the prefix). A row at ITERATION itself stays, whatever the
+ * history interval (a run's closing row, or one of another interval): the
+ * continued run never writes it again. Every rank reads the iterations,
+ * so that all make the same metadata accesses. */
+static int h5out_truncate_history(struct h5out *h, int64_t iteration)
 {
   struct h5u_file *f = &h->f;
   int64_t rows = 0, keep = 0, *its = NULL;
@@ -130,7 +130,6 @@ static int h5out_truncate_history(struct h5out *h, int64_t iteration, int64_t in
   if (h5u_read(f, h->history[HIST_ITERATION], H5T_NATIVE_INT64, start, count, its) != IPSO_OK)
     goto done;
   while (keep < rows && its[keep] <= iteration && (keep == 0 || its[keep] > its[keep - 1])) keep++;
-  if (keep > 0 && its[keep - 1] == iteration && interval > 0 && iteration % interval != 0) keep--;
   if (h5out_set_history_extent(h, keep) != IPSO_OK) goto done;
   IPSO_CHECK_MPI_GOTO(MPI_Bcast(&keep, 1, MPI_INT64_T, 0, h->comm), st, done);
   h->history_rows = h->history_extent = keep;
@@ -278,7 +277,7 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
     h5out_discard(h);
     return st;
   }
-  st = h5out_truncate_history(h, iteration, cfg->output.history_interval);
+  st = h5out_truncate_history(h, iteration);
   if (st == IPSO_OK) st = h5out_truncate_migrations(h, iteration);
   if (st == IPSO_OK) st = h5out_truncate_groups(h, iteration);
   /* The file describes the run as continued now (max_iterations may grow). */
@@ -293,6 +292,7 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
     h5out_discard(h);
     return st;
   }
+  h5out_identity_take(h);
   *out = h;
   return IPSO_OK;
 }

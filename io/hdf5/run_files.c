@@ -59,6 +59,47 @@ void objective_fingerprint(const struct ipso_config *cfg, char hex[17])
   snprintf(hex, 17, "%016" PRIx64, h);
 }
 
+int objective_agree(MPI_Comm comm, const struct ipso_config *cfg, const char *recorded)
+{
+  struct fingerprints {
+    char compiled[17], source[17];
+  } mine, *all = NULL;
+  int rank, size, st = IPSO_OK;
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
+  memset(&mine, 0, sizeof mine);
+  user_objective_loaded(mine.compiled);
+  objective_fingerprint(cfg, mine.source);
+  if (rank == 0 && !(all = calloc((size_t)size, sizeof *all)))
+    st = IPSO_FAIL("objective", "out of memory");
+  IPSO_TRY(island_agree(comm, st));
+  int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, comm);
+  if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
+  for (int r = 0; st == IPSO_OK && rank == 0 && r < size; r++) {
+    const struct fingerprints *f = &all[r];
+    if (strcmp(f->compiled, all[0].compiled) != 0) {
+      log_user_error("islandpso: error: rank %d compiled another objective than rank 0 "
+                     "(fingerprint %s, rank 0's %s): objective.source or a file it includes "
+                     "changed while the ranks compiled it, or the ranks see different files (a "
+                     "network file system's cache); start again once every node sees the same "
+                     "files",
+                     r, f->compiled[0] ? f->compiled : "none",
+                     all[0].compiled[0] ? all[0].compiled : "none");
+      st = IPSO_ERR_USAGE;
+    } else if (recorded && recorded[0] && strcmp(f->source, recorded) != 0) {
+      log_user_error("islandpso: error: the objective's sources on rank %d are not those the run "
+                     "started with (fingerprint %s now, %s when the run's files were checked): "
+                     "objective.source or a file it includes changed while the run started, or "
+                     "the ranks see different files; start again once the sources stay as they "
+                     "are",
+                     r, f->source[0] ? f->source : "none", recorded);
+      st = IPSO_ERR_USAGE;
+    }
+  }
+  free(all);
+  return island_agree(comm, st);
+}
+
 /* The current time as ISO-8601 UTC: rank 0's clock, the same on every rank. */
 int run_clock(MPI_Comm comm, char stamp[32])
 {

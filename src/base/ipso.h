@@ -9,10 +9,12 @@
 /* Status of every function that can fail. The values are the process exit
  * codes of design.md, so main() can return a status as it is. */
 enum ipso_status {
-  IPSO_OK = 0,          /* finished */
-  IPSO_ERR_RUNTIME = 1, /* runtime failure: rank, component and cause printed */
-  IPSO_ERR_USAGE = 2,   /* bad command line or config */
-  IPSO_STOPPED = 3      /* stopped early by a signal or time limit, checkpoint written */
+  IPSO_OK = 0,                   /* finished */
+  IPSO_ERR_RUNTIME = 1,          /* runtime failure: rank, component and cause printed */
+  IPSO_ERR_USAGE = 2,            /* bad command line or config */
+  IPSO_STOPPED = 3,              /* stopped early by a signal or time limit, checkpoint written */
+  IPSO_STOPPED_NO_CHECKPOINT = 4 /* stopped early so, with checkpoints off: nothing to continue
+                                    from, so no batch script requeues it */
 };
 
 /* Limits checked by the config reader. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,11 +15,32 @@
 
 static volatile sig_atomic_t stop_signal = 0;
 
-/* First SIGTERM/SIGINT/SIGUSR1: remember it, the solver stops at the end of
- * the current segment. A second SIGINT: the user insists, stop now. */
+/* The stop signals: each asks for a checkpoint and a stop at the end of
+ * the current segment. SIGHUP (the terminal or ssh session closed) and
+ * SIGPIPE (the reader of the output gone, `| head`) would otherwise end
+ * the process at once, with nothing saved. */
+static const int stop_signals[] = {SIGTERM, SIGINT, SIGUSR1, SIGHUP, SIGPIPE};
+
+/* Writes the NUL-terminated TEXT to standard error (async-signal-safe). */
+static void say(const char *text)
+{
+  size_t n = strlen(text);
+  while (n > 0) {
+    ssize_t k = write(STDERR_FILENO, text, n);
+    if (k <= 0) return;
+    text += k;
+    n -= (size_t)k;
+  }
+}
+
+/* The first stop signal: remember it, the solver stops at the end of the
+ * current segment. A second SIGINT: the user insists, stop now, without
+ * the checkpoint (the last one written stays as it was), and say so. */
 static void on_signal(int sig)
 {
   if (sig == SIGINT && stop_signal != 0) {
+    say("islandpso: second interrupt: stopping at once, without a checkpoint (the last one "
+        "written stays as it was)\n");
     signal(SIGINT, SIG_DFL);
     raise(SIGINT);
     return;
@@ -33,14 +55,96 @@ void signals_install(void)
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGUSR1, &sa, NULL);
+  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    sigaction(stop_signals[i], &sa, NULL);
 }
 
 int signals_pending(void)
 {
   return stop_signal;
+}
+
+double stop_cause_ride(void)
+{
+  return -(double)stop_signal;
+}
+
+const char *stop_cause_text(double ride, int time_limit)
+{
+  int sig = (int)-ride;
+  if (sig > 0) return strsignal(sig);
+  return time_limit ? "the time limit" : "a stop request";
+}
+
+/* The first number in file PATH after the text KEY (at a line's start;
+ * "" for the file's first number), times SCALE; -1 when there is none
+ * (or the file says "max"). */
+static double number_in(const char *path, const char *key, double scale)
+{
+  FILE *f = fopen(path, "r");
+  char line[512];
+  double v = -1;
+  size_t n = strlen(key);
+  while (f && v < 0 && fgets(line, sizeof line, f)) {
+    unsigned long long x;
+    if (strncmp(line, key, n) == 0 && sscanf(line + n, " %llu", &x) == 1) v = (double)x * scale;
+  }
+  if (f) fclose(f);
+  return v;
+}
+
+/* The memory the control group of this process may still take (cgroup v2,
+ * or v1's memory controller), or -1. */
+static double cgroup_available(void)
+{
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  char line[4096], path[4200];
+  double left = -1;
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    const char *v2 = strncmp(line, "0::", 3) == 0 ? line + 3 : NULL;
+    const char *v1 = strstr(line, ":memory:");
+    double max = -1, used = -1;
+    if (v2) {
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", v2);
+      max = number_in(path, "", 1);
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", v2);
+      used = number_in(path, "", 1);
+    } else if (v1) {
+      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1 + 8);
+      max = number_in(path, "", 1);
+      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", v1 + 8);
+      used = number_in(path, "", 1);
+      if (max >= 0x1p62) max = -1; /* v1's "no limit" */
+    }
+    if (max >= 0 && used >= 0 && (left < 0 || max - used < left)) left = max - used;
+  }
+  if (f) fclose(f);
+  return left;
+}
+
+double memory_available(int local_size, const char **what)
+{
+  double best = -1, v;
+  *what = "unknown";
+  if ((v = number_in("/proc/meminfo", "MemAvailable:", 1024)) >= 0) {
+    best = v / (local_size > 0 ? local_size : 1);
+    *what = local_size > 1 ? "the node's MemAvailable, shared by its ranks" : "MemAvailable";
+  }
+  if ((v = cgroup_available()) >= 0 && (best < 0 || v / (local_size > 0 ? local_size : 1) < best)) {
+    best = v / (local_size > 0 ? local_size : 1);
+    *what = "the control group's memory limit";
+  }
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    double mapped = number_in("/proc/self/statm", "", (double)sysconf(_SC_PAGESIZE));
+    v = (double)rl.rlim_cur - (mapped > 0 ? mapped : 0);
+    if (best < 0 || v < best) {
+      best = v;
+      *what = "the address-space limit (ulimit -v)";
+    }
+  }
+  return best;
 }
 
 double wall_seconds(void)

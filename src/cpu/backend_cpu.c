@@ -353,7 +353,20 @@ static const struct backend_ops cpu_ops = {
 void backend_cpu_threads(int ranks_on_node)
 {
 #ifdef _OPENMP
-  if (getenv("OMP_NUM_THREADS")) return;
+  if (getenv("OMP_NUM_THREADS")) {
+    /* A number of threads no node can start (OMP_NUM_THREADS=100000: the
+     * OpenMP runtime fails to create them and the first parallel region
+     * crashes): at most 8 per core, 64 at least. */
+    int limit = 8 * omp_get_num_procs(), asked = omp_get_max_threads();
+    if (limit < 64) limit = 64;
+    if (asked > limit) {
+      log_warn("OMP_NUM_THREADS asks for %d threads, more than %d (8 per core on this node's %d): "
+               "running %d",
+               asked, limit, omp_get_num_procs(), limit);
+      omp_set_num_threads(limit);
+    }
+    return;
+  }
   int n = omp_get_num_procs() / (ranks_on_node > 0 ? ranks_on_node : 1);
   omp_set_num_threads(n > 0 ? n : 1);
 #else

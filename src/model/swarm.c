@@ -2,6 +2,7 @@
 #include "swarm.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,4 +70,33 @@ uint32_t swarm_clpso_threshold(int64_t i, int64_t n)
   if (n < 2) return 0;
   double pc = 0.05 + 0.45 * (exp(10.0 * (double)i / (double)(n - 1)) - 1.0) / (exp(10.0) - 1.0);
   return (uint32_t)(pc * 4294967296.0);
+}
+
+double swarm_host_bytes(const struct ipso_config *cfg, int islands, int cpu, char *why, size_t len)
+{
+  const double n = (double)islands * (double)cfg->swarm.particles, d = cfg->objective.dimensions;
+  const double copy = n * (3 * d + 2) * sizeof(double);
+  const double real = cfg->run.precision == IPSO_FLOAT ? sizeof(float) : sizeof(double);
+  const int attractors = cfg->swarm.topology != IPSO_SWARM_GLOBAL;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const struct {
+    int counts;
+    const char *what;
+    double bytes;
+  } parts[] = {
+      {1, "the host copy", copy},
+      {cfg->output.checkpoint[0] != '\0', "the checkpoints' buffer", copy},
+      {cfg->run.output[0] && cfg->output.snapshot_interval > 0, "the snapshots' buffer", copy},
+      {cpu, "the CPU backend's swarms", n * ((3 + attractors) * d + 2) * real},
+  };
+  double total = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+    if (!parts[i].counts) continue;
+    total += parts[i].bytes;
+    int k = snprintf(why + at, at < len ? len - at : 0, "%s%s %.2f GiB", at ? ", " : "",
+                     parts[i].what, parts[i].bytes / gib);
+    if (k > 0) at += (size_t)k;
+  }
+  return total;
 }

@@ -5,6 +5,7 @@
 #ifndef IPSO_SWARM_H
 #define IPSO_SWARM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -64,6 +65,12 @@ struct state_fill {
   int (*piece)(void *ctx, int reader, int array, int64_t first, int64_t n, const double **data);
 };
 void swarm_state_free(struct swarm_state *s);
+
+/* The host memory in bytes that ISLANDS islands of CFG's swarm take on
+ * one rank: the host copy of their state, the checkpoints' buffer and the
+ * snapshots' where the config writes them, and with CPU the CPU
+ * backend's swarms in the run's precision; the parts in WHY (LEN bytes). */
+double swarm_host_bytes(const struct ipso_config *cfg, int islands, int cpu, char *why, size_t len);
 
 /* Island K's rows of S, which holds islands of PARTICLES particles one
  * after the other (a rank's islands, in global order): a view into S's

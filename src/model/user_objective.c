@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -55,8 +56,20 @@ uint64_t ipso_hash(uint64_t h, const void *data, size_t n)
 
 char *ipso_read_file(const char *path, size_t *len)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+  /* Regular files only: a FIFO among the sources would wait for a writer. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) return NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return NULL;
+  }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap + 1);
   while (buf) {
@@ -84,10 +97,12 @@ char *ipso_read_file(const char *path, size_t *len)
 }
 
 /* The files already hashed by user_includes_hash (each once: a header
- * included twice, or by itself, is hashed once). */
+ * included twice, or by itself, is hashed once), and the first one found
+ * that exists and is not a regular file. */
 struct include_walk {
   char *seen[256];
   int nseen;
+  char irregular[IPSO_PATH_MAX];
 };
 
 static int include_file(struct include_walk *w, const char *path, uint64_t *h);
@@ -140,6 +155,9 @@ static int include_file(struct include_walk *w, const char *path, uint64_t *h)
     return -1;
   }
   w->seen[w->nseen++] = real;
+  struct stat st;
+  if (stat(real, &st) == 0 && !S_ISREG(st.st_mode) && !w->irregular[0])
+    snprintf(w->irregular, sizeof w->irregular, "%s", real);
   size_t n;
   char *text = ipso_read_file(real, &n);
   if (!text) {
@@ -161,6 +179,22 @@ int user_includes_hash(const char *text, uint64_t *h)
   int rc = include_scan(&w, text, "", h);
   for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
   return rc;
+}
+
+/* Refuses (IPSO_ERR_USAGE) a user objective that #includes, directly or
+ * not, a file that is not a regular file: the compiler would wait on a
+ * FIFO for a writer, through every stop signal. */
+static int includes_regular(const struct ipso_config *cfg, const char *text)
+{
+  struct include_walk w = {.nseen = 0};
+  uint64_t h = 0;
+  include_scan(&w, text, "", &h);
+  for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
+  if (!w.irregular[0]) return IPSO_OK;
+  log_user_error("islandpso: error: objective.source '%s' includes '%s', which is not a regular "
+                 "file (a FIFO, a device or a socket): the compiler would wait on it",
+                 cfg->objective.source, w.irregular);
+  return IPSO_ERR_USAGE;
 }
 
 /* Appends printf output to the growing string *S of length *N. */
@@ -233,34 +267,6 @@ char *user_objective_wrapper(const struct ipso_config *cfg)
     return NULL;
   }
   return s;
-}
-
-int user_cache_dir(char *dir, size_t size)
-{
-  const char *env = getenv("IPSO_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-             *home = getenv("HOME");
-  int k;
-  if (env && *env)
-    k = snprintf(dir, size, "%s", env);
-  else if (xdg && *xdg)
-    k = snprintf(dir, size, "%s/islandpso", xdg);
-  else
-    k = snprintf(dir, size, "%s/.cache/islandpso", home && *home ? home : "/tmp");
-  if (k < 0 || (size_t)k >= size) return IPSO_FAIL("cache", "cache directory path too long");
-  /* Create each missing component. */
-  for (char *p = dir + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-      int e = errno;
-      *p = '/';
-      return IPSO_FAIL("cache", "cannot create '%s': %s", dir, strerror(e));
-    }
-    *p = '/';
-  }
-  if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-    return IPSO_FAIL("cache", "cannot create '%s': %s", dir, strerror(errno));
-  return IPSO_OK;
 }
 
 /* Whether IDENT appears in TEXT as a whole identifier followed by '('. */
@@ -359,16 +365,17 @@ static void describe_status(int st, char *buf, size_t size)
 }
 
 /* Temporary files of one compilation in the cache directory: the wrapper
- * (the compiler's standard input) and the compiler's messages. */
+ * (the preprocessor's standard input), the preprocessed source (the
+ * compiler's) and the compiler's messages. */
 struct compile_files {
-  char wrap[IPSO_PATH_MAX + 32], msgs[IPSO_PATH_MAX + 32];
-  int msg_fd;
+  char wrap[IPSO_PATH_MAX + 32], pre[IPSO_PATH_MAX + 32], msgs[IPSO_PATH_MAX + 32];
+  int msg_fd, pre_fd;
 };
 
 static int compile_files_open(struct compile_files *f, const char *dir, const char *wrap)
 {
-  f->msg_fd = -1;
-  f->wrap[0] = f->msgs[0] = '\0';
+  f->msg_fd = f->pre_fd = -1;
+  f->wrap[0] = f->pre[0] = f->msgs[0] = '\0';
   snprintf(f->wrap, sizeof f->wrap, "%s/.user-XXXXXX", dir);
   int fd = mkostemp(f->wrap, O_CLOEXEC);
   if (fd < 0) {
@@ -389,6 +396,13 @@ static int compile_files_open(struct compile_files *f, const char *dir, const ch
   }
   if (close(fd) != 0)
     return IPSO_FAIL("user objective", "cannot write '%s': %s", f->wrap, strerror(errno));
+  snprintf(f->pre, sizeof f->pre, "%s/.pre-XXXXXX", dir);
+  f->pre_fd = mkostemp(f->pre, O_CLOEXEC);
+  if (f->pre_fd < 0) {
+    int e = errno;
+    f->pre[0] = '\0';
+    return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
+  }
   snprintf(f->msgs, sizeof f->msgs, "%s/.msgs-XXXXXX", dir);
   f->msg_fd = mkostemp(f->msgs, O_CLOEXEC);
   if (f->msg_fd < 0) {
@@ -402,41 +416,61 @@ static int compile_files_open(struct compile_files *f, const char *dir, const ch
 static void compile_files_close(struct compile_files *f)
 {
   if (f->msg_fd >= 0) close(f->msg_fd);
+  if (f->pre_fd >= 0) close(f->pre_fd);
   if (f->wrap[0]) unlink(f->wrap);
+  if (f->pre[0]) unlink(f->pre);
   if (f->msgs[0]) unlink(f->msgs);
 }
 
-/* Runs C with the wrapper as input and, when HASH is given, hashes its
- * standard output into *HASH. Returns IPSO_OK with the wait status in *ST
- * (the messages in the messages' file), or IPSO_ERR_RUNTIME when the
+/* Runs C with standard input from the file IN and standard output to
+ * OUT_FD (-1: the messages' file). Returns IPSO_OK with the wait status in
+ * *ST (the messages in the messages' file), or IPSO_ERR_RUNTIME when the
  * command could not be run. */
-static int compile_run(const struct command *c, const struct compile_files *f, uint64_t *hash,
-                       int *st)
+static int compile_run(const struct command *c, const char *in, int out_fd,
+                       const struct compile_files *f, int *st)
 {
-  int fds[2] = {-1, -1};
-  if (hash && pipe2(fds, O_CLOEXEC) != 0)
-    return IPSO_FAIL("user objective", "pipe: %s", strerror(errno));
   pid_t pid;
-  int e = command_start(c, f->wrap, fds[1], f->msg_fd, &pid);
-  if (fds[1] >= 0) close(fds[1]);
-  if (e) {
-    if (fds[0] >= 0) close(fds[0]);
+  int e = command_start(c, in, out_fd, f->msg_fd, &pid);
+  if (e)
     return IPSO_FAIL("user objective", "cannot start the C compiler '%s': %s", c->argv[0],
                      strerror(e));
-  }
-  if (hash) {
-    char buf[65536];
-    for (;;) {
-      ssize_t k = read(fds[0], buf, sizeof buf);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) break;
-      *hash = ipso_hash(*hash, buf, (size_t)k);
-    }
-    close(fds[0]);
-  }
   e = command_wait(pid, st);
   if (e) return IPSO_FAIL("user objective", "waitpid for '%s': %s", c->argv[0], strerror(e));
   return IPSO_OK;
+}
+
+/* Continues *H over the whole file behind FD. IPSO_OK, or a failure. */
+static int hash_fd(int fd, const char *path, uint64_t *h)
+{
+  char buf[65536];
+  for (off_t at = 0;;) {
+    ssize_t k = pread(fd, buf, sizeof buf, at);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return IPSO_FAIL("user objective", "cannot read '%s': %s", path, strerror(errno));
+    if (k == 0) return IPSO_OK;
+    *h = ipso_hash(*h, buf, (size_t)k);
+    at += k;
+  }
+}
+
+/* The fingerprint of the user objective this process loaded last (the
+ * hash of the preprocessed source it was compiled from), and whether there
+ * is one. */
+static uint64_t loaded_fingerprint;
+static int loaded_known;
+
+void user_objective_note_loaded(uint64_t fingerprint)
+{
+  loaded_fingerprint = fingerprint;
+  loaded_known = 1;
+}
+
+int user_objective_loaded(char hex[17])
+{
+  hex[0] = '\0';
+  if (!loaded_known) return 0;
+  snprintf(hex, 17, "%016llx", (unsigned long long)loaded_fingerprint);
+  return 1;
 }
 
 /* Reports a failed compilation of the user's code: the compiler's messages,
@@ -464,11 +498,16 @@ static int compile_failed(const struct ipso_config *cfg, const struct command *c
 }
 
 /* Compiles the wrapper in F into a shared object in DIR (unless the cache
- * has it) and names it in SO. The cache key is the hash of the compiler's
- * command and of the preprocessed wrapper, which holds every file the
- * user's code includes: an edited header is a new key. */
+ * has it) and names it in SO, with the hash of what it was compiled from
+ * in *FINGERPRINT. The wrapper is preprocessed once into F's file, which
+ * holds every file the user's code includes, and that very text is what
+ * is compiled: an edit after the preprocessing cannot slip into the
+ * object. The cache key is the hash of the compiler's command and of the
+ * preprocessed text: an edited header is a new key. A cached object is
+ * loaded only if it is this user's and writable by nobody else. */
 static int compile_cached(const struct ipso_config *cfg, const char *dir,
-                          const struct compile_files *f, char *so, size_t so_size)
+                          const struct compile_files *f, char *so, size_t so_size,
+                          uint64_t *fingerprint)
 {
   struct command c;
   if (command_init(&c) != 0)
@@ -478,29 +517,42 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
   command_add(&pre, "-x");
   command_add(&pre, "c");
   command_add(&pre, "-");
-  uint64_t h = command_hash(0, &c);
   int st;
-  IPSO_TRY(compile_run(&pre, f, &h, &st));
+  IPSO_TRY(compile_run(&pre, f->wrap, f->pre_fd, f, &st));
   if (st != 0) return compile_failed(cfg, &pre, f, st);
+  uint64_t text = 0, h = command_hash(0, &c);
+  IPSO_TRY(hash_fd(f->pre_fd, f->pre, &text));
+  IPSO_TRY(hash_fd(f->pre_fd, f->pre, &h));
+  *fingerprint = text;
   snprintf(so, so_size, "%s/user-%016llx.so", dir, (unsigned long long)h);
-  if (access(so, R_OK) == 0) return IPSO_OK;
+  struct stat sb;
+  if (lstat(so, &sb) == 0) {
+    char why[IPSO_PATH_MAX + 128];
+    if (!user_cache_file_untrusted(so, why, sizeof why)) return IPSO_OK;
+    log_user_error("islandpso: error: the cached objective %s: islandpso does not run code that "
+                   "another user could have written; remove it and run again",
+                   why);
+    return IPSO_ERR_USAGE;
+  }
   char tmp[IPSO_PATH_MAX + 128];
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", so, (int)getpid());
   command_add(&c, "-o");
   command_add(&c, tmp);
   command_add(&c, "-x");
-  command_add(&c, "c");
+  command_add(&c, "cpp-output");
   command_add(&c, "-");
   command_add(&c, "-lm");
-  IPSO_TRY(compile_run(&c, f, NULL, &st));
+  IPSO_TRY(compile_run(&c, f->pre, -1, f, &st));
   if (st != 0) {
     remove(tmp);
     return compile_failed(cfg, &c, f, st);
   }
-  if (rename(tmp, so) != 0) {
+  /* For this user alone, and in place at once (the rename). */
+  if (chmod(tmp, 0700) != 0 || rename(tmp, so) != 0) {
     int e = errno;
     remove(tmp);
-    return IPSO_FAIL("user objective", "cannot rename '%s': %s", tmp, strerror(e));
+    return IPSO_FAIL("user objective", "cannot put '%s' in place as '%s': %s", tmp, so,
+                     strerror(e));
   }
   return IPSO_OK;
 }
@@ -531,13 +583,18 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
     return IPSO_ERR_USAGE;
   }
   char dir[IPSO_PATH_MAX], so[IPSO_PATH_MAX + 64];
-  IPSO_TRY(user_cache_dir(dir, sizeof dir));
+  IPSO_TRY(user_cache_dir_trusted(dir, sizeof dir));
   char *wrap = user_objective_wrapper(cfg);
   if (!wrap) return IPSO_FAIL("user objective", "out of memory");
+  if (includes_regular(cfg, wrap) != IPSO_OK) {
+    free(wrap);
+    return IPSO_ERR_USAGE;
+  }
   struct compile_files f;
+  uint64_t fingerprint = 0;
   int rc = compile_files_open(&f, dir, wrap);
   free(wrap);
-  if (rc == IPSO_OK) rc = compile_cached(cfg, dir, &f, so, sizeof so);
+  if (rc == IPSO_OK) rc = compile_cached(cfg, dir, &f, so, sizeof so, &fingerprint);
   compile_files_close(&f);
   if (rc != IPSO_OK) return rc;
   struct user_objective *u = calloc(1, sizeof *u);
@@ -552,6 +609,7 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
     user_objective_close(u);
     return IPSO_FAIL("user objective", "'%s' has no ipso_user_objective", so);
   }
+  user_objective_note_loaded(fingerprint);
   *out = u;
   return IPSO_OK;
 }

@@ -7,6 +7,9 @@
 #ifndef IPSO_USER_OBJECTIVE_H
 #define IPSO_USER_OBJECTIVE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "config.h"
 #include "objective.h"
 
@@ -48,9 +51,32 @@ int user_separable_verdict(const struct ipso_config *cfg, const double *whole, c
 /* The check with the CPU's compiled function (cfg->objective.separable). */
 int user_separable_check_cpu(const struct ipso_config *cfg, struct user_objective *u);
 
-/* The directory of compiled objects: $IPSO_CACHE_DIR, else
- * $XDG_CACHE_HOME/islandpso, else $HOME/.cache/islandpso (created). */
+/* The directory of compiled code: $IPSO_CACHE_DIR, else
+ * $XDG_CACHE_HOME/islandpso, else $HOME/.cache/islandpso (missing
+ * directories created 0700); with none of them set there is none (a
+ * directory that every user shares is never taken). It must belong to
+ * this user and be writable by nobody else, and the directories above it
+ * root's or this user's and writable by nobody else unless sticky.
+ * user_cache_dir: IPSO_OK, or IPSO_ERR_USAGE after a warning (once) that
+ * the cache is not used (the GPU's kernels, which compile without it).
+ * user_cache_dir_trusted: the same with an error message instead (a user
+ * objective on the CPU, which cannot run without it). */
 int user_cache_dir(char *dir, size_t size);
+int user_cache_dir_trusted(char *dir, size_t size);
+
+/* Why the cached file PATH may not be loaded, in WHY (LEN bytes): not a
+ * regular file, another user's, or writable by its group or every user.
+ * 0 when it may be loaded. */
+int user_cache_file_untrusted(const char *path, char *why, size_t len);
+
+/* The fingerprint of the user objective this process compiled or loaded
+ * last, in HEX (17 bytes): the hash of the source text it was compiled
+ * from, every #include'd file in it (the CPU: the preprocessed source).
+ * Returns 1, or 0 and "" when it loaded none. The ranks compare theirs
+ * (objective_agree in io/run_files.h). user_objective_note_loaded records
+ * it for a backend that compiles the objective itself (the GPU's). */
+int user_objective_loaded(char hex[17]);
+void user_objective_note_loaded(uint64_t fingerprint);
 
 /* 64-bit FNV-1a of N bytes, continuing from H (start with 0). */
 uint64_t ipso_hash(uint64_t h, const void *data, size_t n);
@@ -64,7 +90,8 @@ uint64_t ipso_hash(uint64_t h, const void *data, size_t n);
  * compilation then cannot be keyed on its sources. */
 int user_includes_hash(const char *text, uint64_t *h);
 
-/* Reads a whole file into a malloc'd, NUL-terminated buffer. */
+/* Reads a whole regular file into a malloc'd, NUL-terminated buffer (NULL
+ * with errno for anything else: a FIFO would wait for a writer). */
 char *ipso_read_file(const char *path, size_t *len);
 
 #ifdef __cplusplus

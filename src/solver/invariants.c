@@ -2,9 +2,11 @@
 #include "invariants.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
+#include "island_mpi.h"
 #include "objective.h"
 #include "problem.h"
 #include "user_objective.h"
@@ -157,4 +159,57 @@ int invariants_check(struct invariants *iv, int64_t t, const struct swarm_state 
                        "%lld's personal best in dimension %d",
                        (long long)t, (long long)arg, d);
   return IPSO_OK;
+}
+
+/* Whether particle I's cost and personal-best cost in S are the
+ * objective's at its position and personal best; otherwise the reason in
+ * WHY. */
+static int restored_agrees(const struct invariants *iv, const struct swarm_state *s, int64_t i,
+                           int island, int64_t p, char *why, size_t len)
+{
+  const int D = iv->D;
+  const double c = reference_cost(iv, s->position + (size_t)i * D),
+               pc = reference_cost(iv, s->pbest_position + (size_t)i * D);
+  const int cost_ok = costs_agree(iv, s->cost[i], c);
+  if (cost_ok && costs_agree(iv, s->pbest_cost[i], pc)) return 1;
+  snprintf(why, len,
+           "island %d particle %lld: %s %.17g, but the objective at its %s is %.17g: the "
+           "checkpoint was altered, or written with another objective",
+           island, (long long)p, cost_ok ? "personal best cost" : "cost",
+           cost_ok ? s->pbest_cost[i] : s->cost[i], cost_ok ? "personal best" : "position",
+           cost_ok ? pc : c);
+  return 0;
+}
+
+int invariants_check_restored(MPI_Comm comm, const struct ipso_config *cfg, int exact,
+                              const struct swarm_state *s, int first, int64_t n, const char *path)
+{
+  struct invariants *iv = NULL;
+  char why[512] = "";
+  int rank, size, st = n > 0 ? invariants_create(cfg, exact, n, &iv) : IPSO_OK, bad = 0;
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
+  for (int64_t k = 0; st == IPSO_OK && !bad && n > 0 && k < s->particles / n; k++) {
+    const int64_t at = k * n;
+    int64_t sample[10], best = 0, low = 0;
+    for (int64_t p = 1; p < n; p++) {
+      if (s->pbest_cost[at + p] < s->pbest_cost[at + best]) best = p;
+      if (s->cost[at + p] < s->cost[at + low]) low = p;
+    }
+    sample[0] = best;
+    sample[1] = low;
+    for (int j = 0; j < 8; j++) sample[2 + j] = n > 1 ? j * (n - 1) / 7 : 0;
+    for (int j = 0; j < 10 && !bad; j++)
+      bad = !restored_agrees(iv, s, at + sample[j], first + (int)k, sample[j], why, sizeof why);
+  }
+  invariants_free(iv);
+  /* The lowest rank that found one says so. */
+  int who = bad ? rank : size;
+  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, comm));
+  if (who < size && rank == who)
+    log_user_error("islandpso: error: checkpoint '%s': %s (continue anyway with "
+                   "--allow-changed-objective where the objective was changed on purpose)",
+                   path, why);
+  if (st == IPSO_OK && who < size) st = IPSO_ERR_USAGE;
+  return island_agree(comm, st);
 }

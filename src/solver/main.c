@@ -17,6 +17,7 @@
 #include "log.h"
 #include "runtime.h"
 #include "solver.h"
+#include "swarm.h"
 #include "timings.h"
 
 #define MAX_OVERRIDES 256
@@ -39,7 +40,8 @@ static const char usage_text[] =
     "  --help                   print this help\n"
     "\n"
     "exit codes: 0 finished, 1 runtime failure, 2 usage or config error,\n"
-    "            3 stopped by a signal or the time limit (checkpoint written)\n";
+    "            3 stopped by a signal or the time limit (checkpoint written),\n"
+    "            4 stopped so with checkpoints off (nothing to continue from)\n";
 
 struct cli {
   const char *config;
@@ -262,6 +264,44 @@ static int answer_without_mpi(int argc, char **argv, struct cli *c)
   return rc > 0 && rank != 0 ? IPSO_OK : rc;
 }
 
+/* Before anything is allocated or written: the swarms of the rank's
+ * islands must fit the host memory this process may take (collective).
+ * Otherwise the allocation succeeds and the first touch of the pages
+ * brings the kernel's OOM killer, long after a stop signal could be
+ * served; exit 2 with the numbers instead, from the lowest rank that found
+ * it. IPSO_MEMORY_CHECK=0 skips it. (A GPU run's device memory is the
+ * backend's to check.) */
+static int check_memory(const struct ipso_config *cfg, int rank, int size)
+{
+  const char *env = getenv("IPSO_MEMORY_CHECK");
+  if (env && strcmp(env, "0") == 0) return IPSO_OK;
+  int local_rank = 0, local_size = 1, islands = config_islands(cfg, size);
+  IPSO_TRY(island_local_rank(MPI_COMM_WORLD, &local_rank, &local_size));
+  int per_rank = islands / size > 0 ? islands / size : 1;
+#ifdef IPSO_HAVE_CUDA
+  int cpu = cfg->run.backend == IPSO_BACKEND_CPU;
+#else
+  int cpu = 1;
+#endif
+  char parts[512];
+  const char *what;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  double need = swarm_host_bytes(cfg, per_rank, cpu, parts, sizeof parts);
+  double left = memory_available(local_size, &what);
+  int who = left >= 0 && need > left ? rank : size;
+  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  if (who == rank)
+    log_user_error("islandpso: error: the swarms need about %.2f GiB of host memory per rank "
+                   "(%d island%s of %lld particles in %d dimension%s: %s), but this rank may take "
+                   "%.2f GiB (%s%s%s); give fewer particles or islands per rank, or more "
+                   "nodes (IPSO_MEMORY_CHECK=0 skips this check)",
+                   need / gib, per_rank, per_rank == 1 ? "" : "s", (long long)cfg->swarm.particles,
+                   cfg->objective.dimensions, cfg->objective.dimensions == 1 ? "" : "s", parts,
+                   left / gib, what, local_size > 1 ? ", " : "",
+                   local_size > 1 ? "several ranks on this node" : "");
+  return who < size ? IPSO_ERR_USAGE : IPSO_OK;
+}
+
 /* Every rank has passed MPI_Init and installed its stop-signal handlers
  * (load_config ends with a collective): from now on a stop signal makes a
  * checkpoint. Signals sent earlier can kill a rank that is still loading,
@@ -313,11 +353,15 @@ int main(int argc, char **argv)
   rc = load_config(&c, rank, size, &cfg);
   timings_mark("config read and broadcast");
   if (rank == 0) announce_ready();
+  if (rc == IPSO_OK) rc = check_memory(&cfg, rank, size);
   if (rc == IPSO_OK) {
     if (watchdog_start(cfg.run.watchdog) != 0)
       rc = IPSO_FAIL("watchdog", "cannot start the thread");
     if (rc == IPSO_OK) rc = solver_run(MPI_COMM_WORLD, &cfg, &c.opt);
     watchdog_stop();
+    /* 3 promises a checkpoint to continue from (a batch script requeues
+     * on it); without checkpoints a stop is another outcome. */
+    if (rc == IPSO_STOPPED && !cfg.output.checkpoint[0]) rc = IPSO_STOPPED_NO_CHECKPOINT;
   }
   config_free(&cfg);
   exit_guard_release();

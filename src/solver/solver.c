@@ -126,6 +126,12 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
   if (rc != IPSO_OK) return rc;
   timings_mark("backend created");
+  /* Every rank runs the objective rank 0 compiled and the run recorded,
+   * and a restored swarm is one that objective gives. */
+  IPSO_TRY(objective_agree(s->comm, cfg, s->objective_hash));
+  if (restart && !s->opt->allow_changed_objective)
+    IPSO_TRY(invariants_check_restored(s->comm, cfg, s->b.exact, &s->state, s->first, s->N,
+                                       restart));
   /* The first writes. */
   if (restart) {
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
@@ -185,6 +191,7 @@ static int finish(struct solver *s)
   int rc = solver_commit_checkpoint(s);
   if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = solver_write_checkpoint(s, 1);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
+  if (rc == IPSO_OK && s->out) rc = h5out_check_identity(s->out);
   if (rc == IPSO_OK)
     solver_print_summary(s, &r, s->target_iteration >= 0 && s->t < s->cfg->run.max_iterations);
   return rc;
@@ -240,10 +247,10 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
                      s.size);
 
   const char *restart = opt->restart;
-  if (!restart && opt->resume && cfg->output.checkpoint[0]) {
-    int exists = access(cfg->output.checkpoint, F_OK) == 0;
-    IPSO_CHECK_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
-    if (exists) restart = cfg->output.checkpoint;
+  char resume_from[IPSO_PATH_MAX + 8];
+  if (!restart && opt->resume) {
+    IPSO_TRY(checkpoint_resume_path(comm, cfg, resume_from, sizeof resume_from));
+    if (resume_from[0]) restart = resume_from;
   }
   char spread[64] = "";
   if (s.local > 1)
@@ -304,7 +311,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     timings_mark("result and final checkpoint");
   } else if (rc == IPSO_STOPPED) {
     if (s.rank == 0) {
-      const char *why = s.stop_signal ? strsignal(s.stop_signal) : "the time limit";
+      const char *why = stop_cause_text(s.stop_cause, s.stop_time);
       if (cfg->output.checkpoint[0]) {
         log_info("islandpso: stopped at iteration %lld by %s; checkpoint written to %s",
                  (long long)s.t, why, cfg->output.checkpoint);

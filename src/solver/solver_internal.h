@@ -79,7 +79,9 @@ struct solver {
                                           segment end */
   int64_t ckpt_written, ckpt_deferred; /* this invocation's checkpoints; those that fell due
                                           while the writer was busy */
-  int stop_signal;
+  double stop_cause;                   /* the stop's cause, reduced over the ranks
+                                          (stop_cause_ride) */
+  int stop_time;                       /* the time limit stopped the run */
   struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
   char run_started[32];                /* the run's identity, in every checkpoint */

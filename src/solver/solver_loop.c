@@ -121,19 +121,15 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
   if (!captured) IPSO_TRY(fetch_state_into(s, buf));
   struct state_fill fill = {s, read_captured_piece};
   watchdog_beat("writing a checkpoint", s->t);
-  struct checkpoint_info info = {
-      s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration, s->hist.written, "", ""};
+  struct checkpoint_info info = {s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration,
+                                 s->hist.written, "", "", s->out ? h5out_migration_rows(s->out) : 0,
+                                 s->out != NULL};
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
   IPSO_TRY(checkpoint_start(s->ckw, &info, mode, captured ? &fill : NULL));
   s->ckpt_iteration = s->t;
   s->ckpt_pending = 0;
   s->last_checkpoint = t;
-  /* Written whole where the asynchronous path cannot be taken. */
-  if (!checkpoint_in_flight(s->ckw)) {
-    s->ckpt_written++;
-    s->checkpoint_cost = wall_seconds() - t;
-  }
   return IPSO_OK;
 }
 
@@ -258,17 +254,30 @@ int solver_iterate(struct solver *s)
     watchdog_beat("recording history", s->t);
     /* One reduction over the ranks at the slice's end: the history rows
      * and the target (solver_record_segment), the slowest rank's time,
-     * which sets everyone's next slice, and the flags, each 0 or -1, whose
-     * minimum is their OR. */
-    _Static_assert(1 + FLAG_BITS <= SOLVER_RIDE, "the slice's values ride along");
-    double ride[1 + FLAG_BITS];
+     * which sets everyone's next slice, the flags, each 0 or -1, whose
+     * minimum is their OR, a stop's cause and whether rank 0 lost the
+     * output (another file at its path now, or none). */
+    enum { RIDE_TIME, RIDE_CAUSE = 1 + FLAG_BITS, RIDE_LOST, RIDES };
+    _Static_assert(RIDES <= SOLVER_RIDE, "the slice's values ride along");
+    double ride[RIDES];
     int mine = local_flags(s), flags = 0;
-    ride[0] = -(b - a);
+    char lost[3 * IPSO_PATH_MAX] = "";
+    ride[RIDE_TIME] = -(b - a);
     for (int i = 0; i < FLAG_BITS; i++) ride[1 + i] = mine >> i & 1 ? -1.0 : 0.0;
+    ride[RIDE_CAUSE] = stop_cause_ride();
+    ride[RIDE_LOST] = h5out_identity_lost(s->out, lost, sizeof lost) ? -1.0 : 0.0;
     int64_t hit;
     const int done = last == max_it, segment_end = last == end;
-    IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit, ride, 1 + FLAG_BITS));
-    slice = schedule_next_slice(n, -ride[0], budget);
+    IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit, ride, RIDES));
+    if (ride[RIDE_CAUSE] < s->stop_cause) s->stop_cause = ride[RIDE_CAUSE];
+    if (ride[RIDE_LOST] < 0) {
+      /* The run's history cannot go on in that file: a checkpoint keeps
+       * what was computed, for a --resume once the file is back. */
+      IPSO_TRY(solver_write_checkpoint(s, 0));
+      if (s->rank == 0) (void)IPSO_FAIL("output", "%s", lost);
+      return IPSO_ERR_RUNTIME;
+    }
+    slice = schedule_next_slice(n, -ride[RIDE_TIME], budget);
     if (cap > 0 && slice > cap) slice = cap;
     for (int i = 0; i < FLAG_BITS; i++)
       if (ride[1 + i] < 0) flags |= 1 << i;
@@ -301,7 +310,7 @@ int solver_iterate(struct solver *s)
     timings_lap(TIMINGS_OUTPUT);
     progress_update(&s->prog, s->t, fitness_of(s, rank_best), evaluations_at(s, s->t), b);
     if (stop) {
-      s->stop_signal = signals_pending();
+      s->stop_time = !!(flags & STOP_TIME);
       progress_finish(&s->prog);
       return IPSO_STOPPED;
     }

@@ -5,6 +5,13 @@
   ckpt_damage.py flip SRC DST DATASET ROW BIT flip BIT (0-63) of the first element of ROW
   ckpt_damage.py flip-random SRC DST SEED     flip one bit anywhere, chosen by SEED
   ckpt_damage.py attr SRC DST NAME VALUE      set the integer root attribute NAME
+  ckpt_damage.py attr-float SRC DST NAME VALUE  set the floating-point root attribute NAME
+  ckpt_damage.py del-attr SRC DST NAME        delete the root attribute NAME
+  ckpt_damage.py edit SRC DST DATASET ROW COL VALUE
+                                              set one element of a state array and write
+                                              its island's checksum to match, as a careful
+                                              hand would (VALUE: a float, nan, inf, or
+                                              "+D" to add D to what is there)
 
 Prints what it changed (byte offset and bit for flips)."""
 import random
@@ -21,6 +28,31 @@ def flip_at(path, offset, bit):
         byte = f.read(1)[0]
         f.seek(offset)
         f.write(bytes([byte ^ (1 << bit)]))
+
+
+FNV_OFFSET, FNV_PRIME, MASK = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
+PIECE = 1 << 20
+
+
+def fnv_words(words):
+    """64-bit FNV-1a over 64-bit words (each double's bits as one word)."""
+    h = FNV_OFFSET
+    for w in words:
+        h = ((h ^ int(w)) * FNV_PRIME) & MASK
+    return h
+
+
+def island_checksum(f, island):
+    """ISLAND's checksum as checkpoints write it: each of its arrays' rows
+    in pieces of 2^20 values, each piece summed, the sums folded in order."""
+    n = int(f.attrs["particles"])
+    h = FNV_OFFSET
+    for name in ("position", "velocity", "pbest_position", "cost", "pbest_cost"):
+        rows = np.ascontiguousarray(f[name][island * n:(island + 1) * n], dtype="<f8")
+        words = rows.reshape(-1).view("<u8")
+        for at in range(0, len(words), PIECE):
+            h = ((h ^ fnv_words(words[at:at + PIECE])) * FNV_PRIME) & MASK
+    return np.uint64(h)
 
 
 def main():
@@ -58,6 +90,31 @@ def main():
             old = f.attrs[args[0]]
             f.attrs.modify(args[0], np.array(int(args[1]), dtype=np.asarray(old).dtype))
         print(f"attribute {args[0]}: {old} -> {args[1]}")
+    elif cmd == "attr-float":
+        shutil.copyfile(src, dst)
+        with h5py.File(dst, "r+") as f:
+            old = f.attrs[args[0]]
+            f.attrs.modify(args[0], np.array(float(args[1]), dtype=np.float64))
+        print(f"attribute {args[0]}: {old} -> {args[1]}")
+    elif cmd == "del-attr":
+        shutil.copyfile(src, dst)
+        with h5py.File(dst, "r+") as f:
+            del f.attrs[args[0]]
+        print(f"attribute {args[0]} deleted")
+    elif cmd == "edit":
+        name, row, col, value = args[0], int(args[1]), int(args[2]), args[3]
+        shutil.copyfile(src, dst)
+        with h5py.File(dst, "r+") as f:
+            d = f[name]
+            old = d[row, col] if d.ndim == 2 else d[row]
+            new = old + float(value[1:]) if value.startswith("+") else float(value)
+            if d.ndim == 2:
+                d[row, col] = new
+            else:
+                d[row] = new
+            island = row // int(f.attrs["particles"])
+            f["checksum"][island] = island_checksum(f, island)
+        print(f"{name}[{row}, {col}]: {old} -> {new}; island {island}'s checksum rewritten")
     else:
         sys.exit(__doc__)
 

@@ -123,6 +123,52 @@ static void fill_state(struct swarm_state *s, int island, int64_t it)
   }
 }
 
+/* Fills S (allocated) with a swarm of this rank's island after iteration
+ * IT that keeps what every swarm keeps to, as a restart checks: positions
+ * and personal bests within the bounds, velocities within the clamp,
+ * personal bests no worse than the current costs. */
+static void fill_swarm(struct swarm_state *s, int island, int64_t it)
+{
+  for (int64_t i = 0; i < s->particles * s->dims; i++) {
+    int d = (int)(i % s->dims);
+    double lo = lower_bounds[d], span = upper_bounds[d] - lower_bounds[d];
+    double u = fmod(state_value(island, 0, i, it) * 0.0137, 1.0);
+    s->position[i] = lo + u * span;
+    s->pbest_position[i] = lo + (1 - u) * span;
+    s->velocity[i] = (u - 0.5) * 0.2 * span;
+  }
+  for (int64_t i = 0; i < s->particles; i++) {
+    s->cost[i] = state_value(island, 3, i, it);
+    s->pbest_cost[i] = s->cost[i] - 1.5;
+  }
+}
+
+/* Sets the attribute NAME of checkpoint PATH to the int64 V (rank 0;
+ * collective), as a hand with h5py might. */
+static void set_attribute(const char *path, const char *name, int64_t v)
+{
+  if (rank == 0) {
+    hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t attr = file >= 0 ? H5Aopen(file, name, H5P_DEFAULT) : -1;
+    CHECK(attr >= 0 && H5Awrite(attr, H5T_NATIVE_INT64, &v) >= 0, "setting '%s' of '%s'", name,
+          path);
+    if (attr >= 0) H5Aclose(attr);
+    if (file >= 0) H5Fclose(file);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Deletes the attribute NAME of checkpoint PATH (rank 0; collective). */
+static void delete_attribute(const char *path, const char *name)
+{
+  if (rank == 0) {
+    hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CHECK(file >= 0 && H5Adelete(file, name) >= 0, "deleting '%s' of '%s'", name, path);
+    if (file >= 0) H5Fclose(file);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* History values of iteration IT: this island's best, and the global one. */
 static double island_best_at(int island, int64_t it)
 {
@@ -839,15 +885,17 @@ static void test_checkpoint_pieces(const struct ipso_config *cfg)
   struct ipso_config c = *cfg;
   /* 2 pieces of each row array (1.2 M elements), 1 of each cost array. */
   c.swarm.particles = 400000;
-  struct checkpoint_info info = {77, 7700, 3.5, -1, 10, "2026-01-01T00:00:00Z", "0123456789abcdef"},
+  struct checkpoint_info info = {77, 0, 3.5, -1, 10, "2026-01-01T00:00:00Z", "0123456789abcdef",
+                                 0,  0},
                          got;
+  info.evaluations = (int64_t)size * c.swarm.particles * 78;
   struct swarm_state s, back, *buf;
   struct checkpoint_writer *w = NULL;
   struct piece_source src = {&s, {NULL}, {0}};
   const char *path = c.output.checkpoint;
   char units[128] = "";
   CHECK(swarm_state_alloc(&s, c.swarm.particles, DIMS) == IPSO_OK, "allocating a swarm");
-  fill_state(&s, rank, 77);
+  fill_swarm(&s, rank, 77);
   for (int r = 0; r < STATE_PIECE_READERS; r++)
     src.scratch[r] = malloc((size_t)STATE_PIECE_ELEMENTS * sizeof(double));
   expect_status(checkpoint_writer_create(MPI_COMM_WORLD, &c, &w), IPSO_OK, "writer");
@@ -888,8 +936,9 @@ static void test_checkpoint_pieces(const struct ipso_config *cfg)
   rewrite_checksum(path, island_sum(&s, 1), "FNV-1a over 64-bit words");
   expect_read(MPI_COMM_WORLD, path, &c, IPSO_ERR_USAGE, "a sum of the wrong kind");
   /* A periodic checkpoint reads each piece as it writes it (one thread). */
-  fill_state(&s, rank, 78);
+  fill_swarm(&s, rank, 78);
   info.iteration = 78;
+  info.evaluations = (int64_t)size * c.swarm.particles * 79;
   memset(src.calls, 0, sizeof src.calls);
   expect_status(checkpoint_start(w, &info, CHECKPOINT_BACKGROUND, &fill), IPSO_OK,
                 "start, pieces in the background");
@@ -930,9 +979,10 @@ static int write_checkpoint(const struct ipso_config *c, const struct checkpoint
 static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
 {
   struct ipso_config c = *cfg;
-  struct checkpoint_info info =
-                             {42, 4200, 12.5, -1, 10, "2026-01-01T00:00:00Z", "0123456789abcdef"},
+  struct checkpoint_info info = {42, 0, 12.5, -1, 10, "2026-01-01T00:00:00Z", "0123456789abcdef",
+                                 0,  0},
                          got;
+  info.evaluations = (int64_t)size * PARTICLES * 43;
   struct swarm_state s, back;
   char path[IPSO_PATH_MAX], copy[IPSO_PATH_MAX];
   struct file_image im;
@@ -940,12 +990,13 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
   MPI_Comm half;
 
   CHECK(swarm_state_alloc(&s, PARTICLES, DIMS) == IPSO_OK, "allocating a swarm");
-  fill_state(&s, rank, 42);
-  /* Values that only a bit-exact copy keeps. */
-  s.cost[0] = NAN;
-  s.cost[1] = -0.0;
+  fill_swarm(&s, rank, 42);
+  /* Values that only a bit-exact copy keeps (within what a swarm holds). */
+  s.cost[0] = INFINITY;
+  s.cost[1] = s.pbest_cost[1] = -0.0;
   s.pbest_cost[2] = 4.9e-324;
-  s.position[3] = INFINITY;
+  s.position[3] = upper_bounds[0];
+  s.velocity[4] = -0.0;
   snprintf(path, sizeof path, "%s", cfg->output.checkpoint);
 
   expect_status(write_checkpoint(&c, &info, &s), IPSO_OK, "checkpoint_write");
@@ -957,15 +1008,19 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
   expect_status(st, IPSO_OK, "checkpoint_read");
   if (st == IPSO_OK) {
     CHECK(same_state(&s, &back), "the state read back differs");
-    CHECK(got.iteration == 42 && got.evaluations == 4200 && got.elapsed_seconds == 12.5 &&
-              got.target_iteration == -1 && got.history_rows == 10,
+    CHECK(got.iteration == 42 && got.evaluations == info.evaluations &&
+              got.elapsed_seconds == 12.5 && got.target_iteration == -1 && got.history_rows == 10 &&
+              !got.migration_rows_known,
           "info read back differs");
     swarm_state_free(&back);
   }
 
   /* A second checkpoint keeps the first as .prev. */
   info.iteration = 43;
-  s.velocity[0] = -7.0;
+  info.evaluations = (int64_t)size * PARTICLES * 44;
+  info.migration_rows = 6;
+  info.migration_rows_known = 1;
+  s.velocity[0] = -1.5;
   expect_status(write_checkpoint(&c, &info, &s), IPSO_OK, "second write");
   CHECK(exists(copy), ".prev after a second write");
   st = checkpoint_read(MPI_COMM_WORLD, copy, &c, &got, &back);
@@ -977,7 +1032,9 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
   st = checkpoint_read(MPI_COMM_WORLD, path, &c, &got, &back);
   expect_status(st, IPSO_OK, "reading the second");
   if (st == IPSO_OK) {
-    CHECK(got.iteration == 43 && same_state(&s, &back), "second checkpoint read back");
+    CHECK(got.iteration == 43 && same_state(&s, &back) && got.migration_rows_known &&
+              got.migration_rows == 6,
+          "second checkpoint read back");
     swarm_state_free(&back);
   }
 
@@ -1057,6 +1114,54 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
   expect_read(MPI_COMM_WORLD, c.output.checkpoint, &c, IPSO_OK, "read, no parameters");
   expect_read(MPI_COMM_WORLD, c.output.checkpoint, cfg, IPSO_ERR_USAGE, "parameters added");
 
+  /* The iteration, counts and identity under their checksum, and what
+   * they and the state hold to. */
+  c = *cfg;
+  path_in(c.output.checkpoint, dir, "edited.h5");
+  const char *names[] = {"iteration", "evaluations", "history_rows", "target_iteration",
+                         "migration_rows"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    expect_status(write_checkpoint(&c, &info, &s), IPSO_OK, "write to edit");
+    set_attribute(c.output.checkpoint, names[k], 7);
+    char what[96];
+    snprintf(what, sizeof what, "'%s' edited", names[k]);
+    expect_read(MPI_COMM_WORLD, c.output.checkpoint, &c, IPSO_ERR_USAGE, what);
+  }
+  expect_status(write_checkpoint(&c, &info, &s), IPSO_OK, "write to edit");
+  delete_attribute(c.output.checkpoint, "format");
+  expect_read(MPI_COMM_WORLD, c.output.checkpoint, &c, IPSO_ERR_USAGE, "no 'format' (format 1)");
+  struct checkpoint_info odd = info;
+  odd.evaluations += 1;
+  expect_status(write_checkpoint(&c, &odd, &s), IPSO_OK, "write, odd evaluations");
+  expect_read(MPI_COMM_WORLD, c.output.checkpoint, &c, IPSO_ERR_USAGE, "evaluations off");
+  odd = info;
+  odd.target_iteration = info.iteration + 1;
+  expect_status(write_checkpoint(&c, &odd, &s), IPSO_OK, "write, late target");
+  expect_read(MPI_COMM_WORLD, c.output.checkpoint, &c, IPSO_ERR_USAGE, "target after iteration");
+  odd = info;
+  odd.history_rows = info.iteration + 2;
+  expect_status(write_checkpoint(&c, &odd, &s), IPSO_OK, "write, many rows");
+  expect_read(MPI_COMM_WORLD, c.output.checkpoint, &c, IPSO_ERR_USAGE, "more rows than iterations");
+  /* A state that no swarm holds, with its checksums written to match: on
+   * the last rank only, so that every rank must agree on the refusal. */
+  struct {
+    const char *what;
+    double *at, value;
+  } bad[] = {{"position above the bound", &s.position[4], upper_bounds[1] + 1e-9},
+             {"personal best below the bound", &s.pbest_position[5], lower_bounds[2] - 0.5},
+             {"velocity beyond the clamp", &s.velocity[6], 0.2 * 10.24 * 1.01},
+             {"NaN cost", &s.cost[3], NAN},
+             {"personal best worse than the cost", &s.pbest_cost[4], s.cost[4] + 1}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    double keep = *bad[k].at;
+    if (rank == size - 1) *bad[k].at = bad[k].value;
+    expect_status(write_checkpoint(&c, &info, &s), IPSO_OK, "write a bad state");
+    expect_read(MPI_COMM_WORLD, c.output.checkpoint, &c, IPSO_ERR_USAGE, bad[k].what);
+    *bad[k].at = keep;
+  }
+  expect_status(write_checkpoint(&c, &info, &s), IPSO_OK, "write, state restored");
+  expect_read(MPI_COMM_WORLD, c.output.checkpoint, &c, IPSO_OK, "the state restored");
+
   /* A checkpoint that cannot be written leaves the last one alone. */
   c = *cfg;
   path_in(c.output.checkpoint, dir, "missing/ckpt.h5");
@@ -1065,6 +1170,37 @@ static void test_checkpoint(const struct ipso_config *cfg, const char *dir)
   CHECK(unchanged(path, &im), "the checkpoint was altered");
   free(im.bytes);
   swarm_state_free(&s);
+}
+
+/* The output's identity while the run goes on: its path names the file
+ * the run opened; moved away and replaced, deleted, put back. */
+static void test_identity(const struct ipso_config *cfg, const char *dir)
+{
+  struct ipso_config c = *cfg;
+  struct h5out *h = NULL;
+  char moved[IPSO_PATH_MAX], why[8192];
+  path_in(c.run.output, dir, "identity.h5");
+  path_in(moved, dir, "identity-moved.h5");
+  expect_status(h5out_create(MPI_COMM_WORLD, &c, 0, &h), IPSO_OK, "create, identity");
+  if (!h) return;
+  expect_status(h5out_check_identity(h), IPSO_OK, "the file just opened");
+  if (rank == 0) CHECK(rename(c.run.output, moved) == 0, "moving the output away");
+  write_text_file(c.run.output);
+  expect_status(h5out_check_identity(h), IPSO_ERR_RUNTIME, "another file at the path");
+  if (rank == 0) {
+    CHECK(h5out_identity_lost(h, why, sizeof why) && strstr(why, "is no longer the file"),
+          "reason '%s'", why);
+    unlink(c.run.output);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_status(h5out_check_identity(h), IPSO_ERR_RUNTIME, "the path gone");
+  if (rank == 0) {
+    CHECK(h5out_identity_lost(h, why, sizeof why) && strstr(why, "is gone"), "reason '%s'", why);
+    CHECK(rename(moved, c.run.output) == 0, "putting the output back");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_status(h5out_check_identity(h), IPSO_OK, "the file put back");
+  expect_status(h5out_close(h, 0), IPSO_OK, "close, identity");
 }
 
 /* Record K of rank R at iteration IT in test_regular_migrations. */
@@ -1125,10 +1261,10 @@ static void test_regular_migrations(const struct ipso_config *cfg, const char *d
 /* Removes DIR and the files the test leaves in it; KEEP names one to keep. */
 static void clean(const char *dir, const char *keep)
 {
-  static const char *const names[] = {"run.h5",       "over.h5",   "restart.h5",   "absent.h5",
-                                      "text.h5",      "ckpt.h5",   "ckpt.h5.prev", "ckpt.h5.tmp",
-                                      "truncated.h5", "cut.h5",    "flipped.h5",   "noparams.h5",
-                                      "snapfail.h5",  "regular.h5"};
+  static const char *const names[] = {
+      "run.h5",       "over.h5",     "restart.h5",   "absent.h5",      "text.h5",    "ckpt.h5",
+      "ckpt.h5.prev", "ckpt.h5.tmp", "truncated.h5", "cut.h5",         "flipped.h5", "noparams.h5",
+      "snapfail.h5",  "regular.h5",  "edited.h5",    "edited.h5.prev", "identity.h5"};
   char path[IPSO_PATH_MAX];
   if (rank != 0) return;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -1173,6 +1309,7 @@ int main(int argc, char **argv)
   test_checkpoint(&cfg, dir);
   test_checkpoint_pieces(&cfg);
   test_regular_migrations(&cfg, dir);
+  test_identity(&cfg, dir);
 
   clean(dir, argc > 1 ? "run.h5" : NULL);
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

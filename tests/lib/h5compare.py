@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Compares two islandpso HDF5 files (outputs or checkpoints) value for
 value, bit for bit: every dataset and attribute, except the ones that hold
-wall-clock times (wall_seconds, elapsed_seconds, started, finished, run_started) and any
-given with --ignore. Exit 0 if identical, 1 with the differences listed."""
+wall-clock times (wall_seconds, elapsed_seconds, started, finished, run_started), a
+checkpoint's info_checksum (the checksum over its counts, which covers the run
+time) and any given with --ignore. Exit 0 if identical, 1 with the differences listed."""
 import argparse
 import sys
 
 import h5py
 import numpy as np
 
-TIMES = {"wall_seconds", "elapsed_seconds", "started", "finished", "run_started"}
+TIMES = {"wall_seconds", "elapsed_seconds", "started", "finished", "run_started", "info_checksum"}
 
 
 def items(f):

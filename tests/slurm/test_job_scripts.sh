@@ -5,15 +5,17 @@
 # (bash -n; shellcheck where installed); each script carries the directives
 # the cluster behaviour rests on, is thin (its own settings and the lines that
 # find and source the body, nothing of the body's logic) and finds the body
-# from a spool copy (through the job's Command, IPSO_JOB_BODY, or exit 2 with a
-# message). Then, run with a Slurm-like environment: outside a job,
+# from a spool copy (beside the binary, in an installation's share/islandpso,
+# through IPSO_JOB_BODY, never through the job's Command; or exit 2 with a
+# message), and sources none that another user owns or may write. Then, run with a Slurm-like environment: outside a job,
 # without a config, or with no islandpso: exit 2 and a message. First start:
 # the user's options reach islandpso unchanged (--overwrite too); srun gets
 # --kill-on-bad-exit=1 and the task's CPUs, mpirun -n NTASKS with a raised
 # odls_base_sigkill_timeout. A requeued start (SLURM_RESTART_COUNT=1): drops
 # --overwrite, --resume and --restart PATH and adds --resume. Exit codes: 0
 # exits 0 without requeue; 2 and 1 are passed on without requeue; 3 requeues
-# (scontrol requeue JOBID) unless IPSO_MAX_REQUEUES is reached. SIGUSR1 to
+# (scontrol requeue JOBID) unless IPSO_MAX_REQUEUES is reached; 4 (a stop
+# with checkpoints off) is passed on without requeue. SIGUSR1 to
 # the script reaches the launcher as SIGUSR1 and the stop requeues; SIGTERM
 # reaches it as SIGUSR1 and the stop does not requeue.
 . "$IPSO_TEST_DIR/lib/common.sh"
@@ -165,6 +167,9 @@ job 2 islandpso.sbatch -- cfg.toml
 want "exit 2: passed on, not requeued" 2 "!scontrol requeue"
 job 1 islandpso-multinode.sbatch -- cfg.toml
 want "exit 1: passed on, not requeued" 1 "!scontrol requeue"
+job 4 islandpso.sbatch -- cfg.toml
+want "exit 4 (stopped, no checkpoint): passed on, not requeued" 4 "!scontrol requeue"
+grep -q "nothing to continue from; not requeued" <<<"$out" && pass "exit 4: says why" || fail "exit 4: $out"
 job 137 islandpso.sbatch -- cfg.toml
 want "killed step (137): passed on, not requeued" 137 "!scontrol requeue"
 
@@ -209,19 +214,56 @@ for s in islandpso.sbatch islandpso-mpirun.sbatch; do
   ls .islandpso-ready.* >/dev/null 2>&1 && fail "$s: the ready file was left behind"
 done
 
-# Slurm runs a copy of the script from its spool directory: the body is found
-# through the job's Command (absolute, or relative to the submit directory),
-# or IPSO_JOB_BODY; without either, exit 2 naming the path it looked for.
+# Slurm runs a copy of the script from its spool directory: the body is
+# found with the binary (next to a build's, in ../share/islandpso of an
+# installed one) or through IPSO_JOB_BODY, never through the job's Command
+# (a path with a space was cut there, and the part before it sourced);
+# without either, exit 2 naming the path it looked for. A body, or its
+# directory, that another user owns or may write to is not sourced.
 mkdir spool
 cp "$jobs/islandpso-mpirun.sbatch" spool/slurm_script
-job 0 "$work/spool/slurm_script" "FAKE_COMMAND=$jobs/islandpso-mpirun.sbatch" -- cfg.toml
-want "spool copy, absolute Command: body found, mpirun variant" 0 "mpirun -n 4 $bin cfg.toml sigkill_timeout=15"
-job 0 "$work/spool/slurm_script" "SLURM_SUBMIT_DIR=$IPSO_SOURCE_DIR" FAKE_COMMAND=jobs/islandpso-mpirun.sbatch -- cfg.toml
-want "spool copy, Command relative to the submit directory: body found" 0 "mpirun -n 4 $bin cfg.toml"
-job 0 "$work/spool/slurm_script" "IPSO_JOB_BODY=$jobs/islandpso-job.sh" -- cfg.toml
-want "spool copy, IPSO_JOB_BODY: body found" 0 "mpirun -n 4 $bin cfg.toml"
 job 0 "$work/spool/slurm_script" -- cfg.toml
 [ "$rc" -eq 2 ] && grep -q "cannot read the job body '$work/spool/islandpso-job.sh'" <<<"$out" &&
-  ! grep -Eq '^(srun|mpirun)' <<<"$calls" && pass "spool copy, no way to the body: exit 2, nothing started" ||
+  ! grep -Eq '^(srun|mpirun)' <<<"$calls" && pass "spool copy, no body with the binary: exit 2, nothing started" ||
   fail "spool copy without the body: exit $rc: $out; calls: $calls"
+cp "$jobs/islandpso-job.sh" bin/islandpso-job.sh
+job 0 "$work/spool/slurm_script" -- cfg.toml
+want "spool copy: the body beside the binary (a build tree)" 0 "mpirun -n 4 $bin cfg.toml sigkill_timeout=15"
+# A Command whose path has a space: nothing at its cut-off part is sourced.
+mkdir -p "$work/evil/jobs" "$work/evil dir/jobs"
+printf 'echo PLANTED >>"%s/planted.log"\nexit 0\n' "$work" >"$work/evil/jobs/islandpso-job.sh"
+job 0 "$work/spool/slurm_script" "FAKE_COMMAND=$work/evil dir/jobs/islandpso-mpirun.sbatch" \
+  "SLURM_SUBMIT_DIR=$work" -- cfg.toml
+want "a Command with a space in its path: the binary's body, nothing planted sourced" 0 "mpirun -n 4 $bin cfg.toml"
+[ ! -e "$work/planted.log" ] && pass "the planted body did not run" || fail "the planted body ran"
+rm bin/islandpso-job.sh
+mkdir -p inst/bin inst/share/islandpso
+cp bin/islandpso inst/bin/ && cp "$jobs/islandpso-job.sh" inst/share/islandpso/
+job 0 "$work/spool/slurm_script" "IPSO_BIN=$work/inst/bin/islandpso" -- cfg.toml
+want "spool copy: the body of an installation (share/islandpso)" 0 "mpirun -n 4 $work/inst/bin/islandpso cfg.toml"
+job 0 "$work/spool/slurm_script" "IPSO_JOB_BODY=$jobs/islandpso-job.sh" -- cfg.toml
+want "spool copy, IPSO_JOB_BODY: body found" 0 "mpirun -n 4 $bin cfg.toml"
+# Bodies no other user may have written: writable by others, in a
+# directory writable by others, another user's (as root only).
+mkdir open && cp "$jobs/islandpso-job.sh" open/ && chmod 0666 open/islandpso-job.sh
+job 0 "$work/spool/slurm_script" "IPSO_JOB_BODY=$work/open/islandpso-job.sh" -- cfg.toml
+[ "$rc" -eq 2 ] && grep -q "not sourcing the job body '$work/open/islandpso-job.sh': '$work/open/islandpso-job.sh' belongs to uid [0-9]* or is writable by others (mode 666)" <<<"$out" &&
+  ! grep -Eq '^(srun|mpirun)' <<<"$calls" && pass "a body writable by others: not sourced (exit 2)" ||
+  fail "a body writable by others: exit $rc: $out"
+chmod 0644 open/islandpso-job.sh && chmod 0777 open
+job 0 "$work/spool/slurm_script" "IPSO_JOB_BODY=$work/open/islandpso-job.sh" -- cfg.toml
+[ "$rc" -eq 2 ] && grep -q "'$work/open' belongs to uid [0-9]* or is writable by others (mode 777)" <<<"$out" &&
+  pass "a body in a directory writable by others: not sourced (exit 2)" || fail "a body in an open directory: exit $rc: $out"
+chmod 0755 open
+if [ "$(id -u)" -eq 0 ]; then
+  . "$IPSO_TEST_DIR/faults/user_lib.sh"
+  need_other_user
+  chown "$other" open/islandpso-job.sh
+  job 0 "$work/spool/slurm_script" "IPSO_JOB_BODY=$work/open/islandpso-job.sh" -- cfg.toml
+  [ "$rc" -eq 2 ] && grep -q "belongs to uid $(id -u "$other") or is writable by others" <<<"$out" &&
+    ! grep -Eq '^(srun|mpirun)' <<<"$calls" && pass "another user's body ($other): not sourced (exit 2)" ||
+    fail "another user's body: exit $rc: $out"
+else
+  echo "skip: another user's body (needs root to make one)"
+fi
 finish

@@ -17,7 +17,8 @@
 #               exits non-zero).
 #   int_twice   islandpso run directly (one island), SIGINT, then SIGINT again
 #               before the run reaches the end of its segment: killed by
-#               SIGINT (status 130), no stop message (a stop at the
+#               SIGINT (status 130), saying "second interrupt: stopping at
+#               once, without a checkpoint", no stop message (a stop at the
 #               segment's end would print one and exit 3), within 10 s, and the
 #               checkpoint of before is untouched. The process is held with
 #               SIGSTOP between the two signals so that the test does not race
@@ -159,6 +160,8 @@ int_twice)
   [ "$dt" -le "$(scaled 10000)" ] && pass "ended ${dt} ms after the second SIGINT" ||
     fail "took ${dt} ms after the second SIGINT (bound $(scaled 10000) ms)"
   grep -q "stopped at iteration" one/log && fail "a stop message after two SIGINTs" || pass "no stop (no checkpoint) after two SIGINTs"
+  grep -q "islandpso: second interrupt: stopping at once, without a checkpoint" one/log &&
+    pass "the second SIGINT says so" || fail "no message for the second SIGINT: $(tail -3 one/log)"
   [ "$(stat -c '%i %Y %s' one/run.ckpt.h5)" = "$before" ] && ckpt_iteration one/run.ckpt.h5 >/dev/null &&
     pass "the checkpoint of before is untouched and readable" || fail "the checkpoint changed or is unreadable"
   ;;

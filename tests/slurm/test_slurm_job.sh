@@ -29,6 +29,8 @@ echo "gpu-check: rank ${PMIX_RANK:-?} sees ${CUDA_VISIBLE_DEVICES:-none}"
 exec "$IPSO_REAL_BIN" "$@"
 EOF
 chmod +x ipso-wrap
+# The job body is found beside the binary, here the wrapper.
+cp "$jobs/islandpso-job.sh" "$work/islandpso-job.sh"
 export IPSO_REAL_BIN=$IPSO_BIN IPSO_BIN=$work/ipso-wrap
 
 # gpus_seen ID: each rank's visible GPUs, in rank order, space separated.
