@@ -61,6 +61,7 @@ struct ipso_objective_config {
   char source[IPSO_PATH_MAX];   /* name = "user": file, resolved against the config's directory */
   char function[IPSO_NAME_MAX]; /* name = "user": function name in source */
   int separable; /* name = "user": f(x) = sum over i of f(&x[i], 1), checked at start-up */
+  int number;    /* name = "cec2017": the function, 1 or 3..30 */
   int nparams;
   struct ipso_param params[IPSO_MAX_PARAMS];
 };

@@ -263,6 +263,7 @@ private:
   /* The sections (config_validate.cpp). */
   void read_run(const section &s, ipso_run_config &r);
   std::string config_directory() const;
+  void read_cec2017(const section &s, const objective_info *info, ipso_objective_config &o);
   void read_source(const section &s, ipso_objective_config &o);
   got read_bounds(const section &s, std::string_view key, int dims, std::vector<double> &out);
   got read_number_array(const toml::array &a, const std::string &name, int64_t want,

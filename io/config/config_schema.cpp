@@ -15,13 +15,12 @@ const std::vector<table_schema> &config_schema()
        {"name", "seed", "backend", "precision", "islands", "max_iterations", "target_fitness",
         "time_limit", "watchdog", "output"}},
       {"objective",
-       {"name", "dimensions", "lower", "upper", "goal", "source", "function", "separable",
+       {"name", "number", "dimensions", "lower", "upper", "goal", "source", "function", "separable",
         "params"}},
       {"swarm",
        {"particles", "inertia", "inertia_end", "cognitive", "social", "velocity_clamp", "kernel",
         "sync", "topology", "neighbours", "refresh"}},
-      {"migration",
-       {"interval", "migrants", "topology", "probability", "select", "policy"}},
+      {"migration", {"interval", "migrants", "topology", "probability", "select", "policy"}},
       {"output",
        {"history_interval", "snapshot_interval", "checkpoint_interval", "checkpoint", "progress"}},
   };
@@ -102,6 +101,7 @@ std::string resolved_text(const ipso_config &c)
   const ipso_objective_config &o = c.objective;
   t += "\n[objective]\n";
   kv("name", str(o.name));
+  if (o.id == IPSO_OBJ_CEC2017) kv("number", std::to_string(o.number));
   kv("dimensions", std::to_string(o.dimensions));
   kv("lower", toml_bounds(o.lower, o.dimensions));
   kv("upper", toml_bounds(o.upper, o.dimensions));

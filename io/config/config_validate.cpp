@@ -356,6 +356,7 @@ void validator::read_objective(const section &s, staged &out)
     else if (user && !n && std::string_view(key) != "separable")
       require(s, key, "objective 'user' needs source and function");
   }
+  read_cec2017(s, info, o);
   if (user) {
     read_source(s, o);
     std::string fn;
@@ -371,6 +372,32 @@ void validator::read_objective(const section &s, staged &out)
     o.separable = sep;
   }
   read_params(s, info, o.dimensions, out);
+}
+
+/* [objective] number: the CEC 2017 function (F2 was withdrawn from the
+ * suite), whose data exist in 10, 30, 50 and 100 dimensions. */
+void validator::read_cec2017(const section &s, const objective_info *info, ipso_objective_config &o)
+{
+  const toml::node *n = s.tbl ? s.tbl->get("number") : nullptr;
+  if (!info || o.id != IPSO_OBJ_CEC2017) {
+    if (info && n)
+      diag_.error(n->source(), qualified(s, "number"),
+                  "is only allowed with objective.name = \"cec2017\"");
+    return;
+  }
+  int64_t f = 0;
+  got g = get_integer(s, "number", 1, 30, f);
+  if (g == got::absent) require(s, "number", "objective 'cec2017' needs the function's number");
+  if (g == got::ok && f == 2) {
+    diag_.error(n->source(), "objective.number",
+                "F2 is not in the CEC 2017 suite: give 1 or 3..30");
+    f = 0;
+  }
+  o.number = static_cast<int>(f);
+  int D = o.dimensions;
+  if (D != 0 && D != 10 && D != 30 && D != 50 && D != 100)
+    diag_.error(s.tbl->get("dimensions")->source(), "objective.dimensions",
+                "the CEC 2017 suite has 10, 30, 50 or 100 dimensions, got " + std::to_string(D));
 }
 
 /* [swarm] */

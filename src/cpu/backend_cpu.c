@@ -313,6 +313,12 @@ static int cpu_load(struct backend *b, const struct swarm_state *s)
   return IPSO_OK;
 }
 
+static int cpu_evaluate(struct backend *b, const double *x, int64_t n, double *f)
+{
+  struct cpu_backend *cb = b->impl;
+  return DISPATCH(&cb->isl[0], evaluate, &cb->isl[0], x, n, f);
+}
+
 static void cpu_destroy(struct backend *b)
 {
   struct cpu_backend *cb = b->impl;
@@ -348,6 +354,7 @@ static const struct backend_ops cpu_ops = {
     .save_state = cpu_save,
     .load_state = cpu_load,
     .destroy = cpu_destroy,
+    .evaluate = cpu_evaluate,
 };
 
 void backend_cpu_threads(int ranks_on_node)

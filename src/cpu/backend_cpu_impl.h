@@ -30,17 +30,32 @@ static REAL R(cost_of)(const struct cpu_swarm *c, const REAL *x, const REAL *prm
   return isnan(cost) ? (REAL)INFINITY : cost;
 }
 
+/* The objective at the N points X ([n * D], double) into F, with X
+ * rounded to REAL as the swarm's positions are. */
+static int R(evaluate)(const struct cpu_swarm *c, const double *x, int64_t n, double *f)
+{
+  REAL *xr = malloc((size_t)c->D * sizeof *xr);
+  if (!xr) return IPSO_FAIL("cpu", "out of memory");
+  for (int64_t i = 0; i < n; i++) {
+    for (int d = 0; d < c->D; d++) xr[d] = (REAL)x[i * c->D + d];
+    f[i] = (double)c->R(eval)(xr, c->D, c->prm);
+  }
+  free(xr);
+  return IPSO_OK;
+}
+
 /* Converts the constant tables (lower, upper, span, vmax, params) to REAL. */
 static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
 {
   size_t n = (size_t)c->N * (size_t)c->D, D = (size_t)c->D;
+  size_t np = (size_t)k->nparam > D ? (size_t)k->nparam : D; /* zeros where none */
   c->x = malloc(n * sizeof(REAL));
   c->v = malloc(n * sizeof(REAL));
   c->p = malloc(n * sizeof(REAL));
   c->cost = malloc((size_t)c->N * sizeof(REAL));
   c->pcost = malloc((size_t)c->N * sizeof(REAL));
   c->gpos = malloc(D * sizeof(REAL));
-  REAL *t = malloc(5 * D * sizeof(REAL));
+  REAL *t = calloc(4 * D + np, sizeof(REAL));
   if (!c->x || !c->v || !c->p || !c->cost || !c->pcost || !c->gpos || !t) {
     free(t);
     return IPSO_FAIL("cpu", "cannot allocate a swarm of %lld particles x %d dimensions",
@@ -74,8 +89,8 @@ static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
     t[D + d] = (REAL)k->upper[d];
     t[2 * D + d] = (REAL)k->span[d];
     t[3 * D + d] = (REAL)k->vmax[d];
-    t[4 * D + d] = k->param ? (REAL)k->param[d] : (REAL)0;
   }
+  for (size_t i = 0; i < (size_t)k->nparam; i++) t[4 * D + i] = (REAL)k->param[i];
   return IPSO_OK;
 }
 

@@ -115,6 +115,10 @@ struct backend_ops {
   int (*save_state)(struct backend *b, struct swarm_state *s);
   int (*load_state)(struct backend *b, const struct swarm_state *s);
   void (*destroy)(struct backend *b);
+  /* The objective (its value, not the cost) at the N points X ([N * dims],
+   * one after the other) into F [N], in the run's precision, as the swarms
+   * evaluate it (islandpso --evaluate). */
+  int (*evaluate)(struct backend *b, const double *x, int64_t n, double *f);
   /* Optional (NULL: a host backend). */
   const struct backend_device *device;
 };
@@ -130,6 +134,5 @@ struct backend {
   int exact;              /* costs are the host objective's bits (the CPU backend);
                              otherwise equal to rounding (another math library) */
 };
-
 
 #endif

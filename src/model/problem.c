@@ -9,13 +9,31 @@
 /* Where x sin(sqrt|x|) peaks on [-500, 500]: the minimiser of schwefel. */
 #define SCHWEFEL_XSTAR 420.968746227503
 
-double *objective_param_vector(const struct ipso_config *cfg)
+static double *problem_data;
+static int64_t problem_data_n;
+
+void problem_data_set(double *v, int64_t n)
+{
+  free(problem_data);
+  problem_data = v;
+  problem_data_n = n;
+}
+
+double *objective_param_vector(const struct ipso_config *cfg, int64_t *n)
 {
   const struct objective_info *info = objective_get(cfg->objective.id);
+  *n = 0;
+  if (cfg->objective.id == IPSO_OBJ_CEC2017) {
+    double *v = problem_data ? malloc(sizeof(double) * (size_t)problem_data_n) : NULL;
+    if (v) memcpy(v, problem_data, sizeof(double) * (size_t)problem_data_n);
+    if (v) *n = problem_data_n;
+    return v;
+  }
   if (!info || !info->param) return NULL;
   int D = cfg->objective.dimensions;
   double *v = malloc(sizeof(double) * (size_t)D);
   if (!v) return NULL;
+  *n = D;
   for (int d = 0; d < D; d++) v[d] = info->param_default;
   for (int i = 0; i < cfg->objective.nparams; i++) {
     const struct ipso_param *p = &cfg->objective.params[i];
@@ -48,14 +66,22 @@ static double cubic_best(double lo, double hi, int maximize, double *where)
   return best;
 }
 
-int objective_optimum(const struct ipso_config *cfg, double *value, double *position)
+int objective_optimum(const struct ipso_config *cfg, double *value)
 {
   const struct ipso_objective_config *o = &cfg->objective;
   int D = o->dimensions;
   const struct objective_info *info = objective_get(o->id);
   if (!info || !info->eval_d) return 0;
+  if (o->id == IPSO_OBJ_CEC2017) { /* 100 F, at a point in [-80, 80]^D */
+    int known = o->goal == IPSO_MINIMIZE;
+    for (int d = 0; d < D; d++)
+      if (o->lower[d] > -80 || o->upper[d] < 80) known = 0;
+    *value = 100.0 * o->number;
+    return known;
+  }
+  int64_t np;
   double *x = malloc(sizeof(double) * (size_t)D);
-  double *prm = objective_param_vector(cfg);
+  double *prm = objective_param_vector(cfg, &np);
   if (!x) return 0;
   int known = 1;
   if (o->id == IPSO_OBJ_CUBIC) {
@@ -86,7 +112,6 @@ int objective_optimum(const struct ipso_config *cfg, double *value, double *posi
   } else {
     known = 0;
   }
-  if (known && position) memcpy(position, x, sizeof(double) * (size_t)D);
   free(x);
   free(prm);
   return known;

@@ -54,7 +54,10 @@ int swarm_consts_build(const struct ipso_config *cfg, struct swarm_consts *k)
     k->span[d] = k->upper[d] - k->lower[d];
     k->vmax[d] = cfg->swarm.velocity_clamp * k->span[d];
   }
-  k->param = objective_param_vector(cfg);
+  k->param = objective_param_vector(cfg, &k->nparam);
+  if (cfg->objective.id == IPSO_OBJ_CEC2017 && !k->param)
+    return IPSO_FAIL("objective", "the CEC 2017 data of F%d in %d dimensions is not loaded",
+                     cfg->objective.number, D);
   return IPSO_OK;
 }
 

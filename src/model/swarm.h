@@ -29,6 +29,7 @@ struct swarm_state {
  * precision, so the CPU and the GPU use the same values. */
 struct swarm_consts {
   double *lower, *upper, *span, *vmax, *param;
+  int64_t nparam; /* values in param */
 };
 
 #ifdef __cplusplus

@@ -6,14 +6,29 @@
 #define IPSO_REAL double
 #define IPSO_FN(name) obj_d_##name
 #include "objectives.h"
+#include "cec2017.h"
 #undef IPSO_REAL
 #undef IPSO_FN
 
 #define IPSO_REAL float
 #define IPSO_FN(name) obj_f_##name
 #include "objectives.h"
+#include "cec2017.h"
 #undef IPSO_REAL
 #undef IPSO_FN
+
+/* The CEC 2017 functions: PRM is the function's packed data. */
+static double cec2017_d(const double *x, int dims, const double *prm)
+{
+  double scratch[CEC2017_SCRATCH(CEC2017_DMAX)];
+  return obj_d_cec2017_packed(x, dims, prm, scratch);
+}
+
+static float cec2017_f(const float *x, int dims, const float *prm)
+{
+  float scratch[CEC2017_SCRATCH(CEC2017_DMAX)];
+  return obj_f_cec2017_packed(x, dims, prm, scratch);
+}
 
 static const struct objective_info table[IPSO_OBJ_COUNT] = {
     [IPSO_OBJ_SPHERE] = {"sphere", -100, 100, IPSO_MINIMIZE, NULL, 0, IPSO_ACC_NONE, 0,
@@ -32,6 +47,8 @@ static const struct objective_info table[IPSO_OBJ_COUNT] = {
                         obj_f_cubic},
     [IPSO_OBJ_TARGET_DISTANCE] = {"target_distance", -100, 100, IPSO_MINIMIZE, "target", 1.0,
                                   IPSO_ACC_SUM, 0, obj_d_target_distance, obj_f_target_distance},
+    [IPSO_OBJ_CEC2017] = {"cec2017", -100, 100, IPSO_MINIMIZE, NULL, 0, IPSO_ACC_NONE, 0, cec2017_d,
+                          cec2017_f},
     [IPSO_OBJ_USER] = {"user", 0, 0, IPSO_MINIMIZE, NULL, 0, IPSO_ACC_NONE, 0, NULL, NULL},
 };
 

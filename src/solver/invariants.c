@@ -19,7 +19,9 @@ struct invariants {
   objective_fn_d ref_d;
   objective_fn_f ref_f;
   struct user_objective *user;
-  double *prm;        /* the objective's parameter vector, or NULL */
+  double *prm;  /* the objective's parameter vector, or NULL */
+  float *prm_f; /* the same in float */
+  int64_t nprm;
   double *prev_pbest; /* [N] personal-best costs at the previous check */
 };
 
@@ -37,7 +39,11 @@ int invariants_create(const struct ipso_config *cfg, int exact, int64_t particle
   iv->prev_pbest = malloc((size_t)particles * sizeof(double));
   if (!iv->prev_pbest) return IPSO_FAIL("memory", "out of memory");
   for (int64_t i = 0; i < particles; i++) iv->prev_pbest[i] = INFINITY;
-  iv->prm = objective_param_vector(cfg);
+  iv->prm = objective_param_vector(cfg, &iv->nprm);
+  iv->prm_f = malloc((size_t)(iv->nprm > iv->D ? iv->nprm : iv->D) * sizeof(float));
+  if (!iv->prm_f) return IPSO_FAIL("memory", "out of memory");
+  for (int64_t i = 0; i < (iv->nprm > iv->D ? iv->nprm : iv->D); i++)
+    iv->prm_f[i] = i < iv->nprm ? (float)iv->prm[i] : 0.0f;
   if (cfg->objective.id == IPSO_OBJ_USER) {
     IPSO_TRY(user_objective_open_cpu(cfg, &iv->user));
     iv->ref_d = user_objective_fn_d(iv->user);
@@ -54,6 +60,7 @@ void invariants_free(struct invariants *iv)
   if (!iv) return;
   user_objective_close(iv->user);
   free(iv->prm);
+  free(iv->prm_f);
   free(iv->prev_pbest);
   free(iv);
 }
@@ -65,12 +72,9 @@ static double reference_cost(const struct invariants *iv, const double *x)
   int D = iv->D;
   double f;
   if (iv->cfg->run.precision == IPSO_FLOAT) {
-    float xf[D], pf[D];
-    for (int d = 0; d < D; d++) {
-      xf[d] = (float)x[d];
-      pf[d] = iv->prm ? (float)iv->prm[d] : 0.0f;
-    }
-    f = (double)iv->ref_f(xf, D, pf);
+    float xf[D];
+    for (int d = 0; d < D; d++) xf[d] = (float)x[d];
+    f = (double)iv->ref_f(xf, D, iv->prm_f);
   } else {
     f = iv->ref_d(x, D, iv->prm);
   }

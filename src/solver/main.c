@@ -1,5 +1,5 @@
-/* islandpso: the command line. --help, --version, --dry-run and usage
- * errors are answered before MPI (or CUDA) is started. For a run, rank 0
+/* islandpso: the command line. --help, --version, --dry-run, --evaluate
+ * and usage errors are answered before MPI is started. For a run, rank 0
  * reads and validates the config and broadcasts its resolved text; then every rank runs
  * its island. Only here does a runtime failure turn into MPI_Abort, so no
  * rank is left waiting on a neighbour. */
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "evaluate.h"
 #include "island_mpi.h"
 #include "check.h"
 #include "log.h"
@@ -30,6 +31,7 @@ static const char usage_text[] =
     "  --set SECTION.KEY=VALUE  override a config key (repeatable; VALUE in TOML syntax)\n"
     "  --backend cpu|gpu|auto   same as --set run.backend=...\n"
     "  --dry-run                check the config, print it resolved, and exit\n"
+    "  --evaluate FILE          print the objective at the points in FILE (D numbers a line)\n"
     "  --overwrite              replace an existing output file\n"
     "  --restart CHECKPOINT     continue the run saved in CHECKPOINT\n"
     "  --resume                 continue from the config's checkpoint if it exists\n"
@@ -49,6 +51,7 @@ struct cli {
   int noverrides;
   char backend_override[64];
   int dry_run, help, version;
+  const char *evaluate; /* --evaluate FILE */
   struct solver_options opt;
 };
 
@@ -66,7 +69,8 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
     O_CHECK,
     O_TIMINGS,
     O_ALLOW_OBJECTIVE,
-    O_VERSION
+    O_VERSION,
+    O_EVALUATE
   };
   static const struct option longopts[] = {
       {"set", required_argument, NULL, O_SET},
@@ -79,6 +83,7 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
       {"timings", no_argument, NULL, O_TIMINGS},
       {"allow-changed-objective", no_argument, NULL, O_ALLOW_OBJECTIVE},
       {"version", no_argument, NULL, O_VERSION},
+      {"evaluate", required_argument, NULL, O_EVALUATE},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -127,6 +132,9 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
       break;
     case O_VERSION:
       c->version = 1;
+      break;
+    case O_EVALUATE:
+      c->evaluate = optarg;
       break;
     case 'h':
       c->help = 1;
@@ -241,16 +249,19 @@ static int answer_on_rank(int argc, char **argv, struct cli *c, int rank)
     if (rank == 0) c->version ? print_version() : (void)fputs(usage_text, stdout);
     return IPSO_OK;
   }
-  if (!c->dry_run) return -1;
+  if (!c->dry_run && !c->evaluate) return -1;
   struct ipso_config cfg;
   memset(&cfg, 0, sizeof cfg);
   rc = config_load(c->config, c->noverrides, c->overrides, size, &cfg);
-  if (rc == IPSO_OK && rank == 0) printf("%s# config OK: %s\n", cfg.text, cfg.path);
+  if (rc == IPSO_OK && rank == 0 && c->evaluate)
+    rc = evaluate_points(&cfg, c->evaluate);
+  else if (rc == IPSO_OK && rank == 0)
+    printf("%s# config OK: %s\n", cfg.text, cfg.path);
   config_free(&cfg);
   return rc;
 }
 
-/* Without MPI: --help, --version, --dry-run and usage errors (every rank
+/* Without MPI: --help, --version, --dry-run, --evaluate and usage errors (every rank
  * decides alike; rank 0 prints and returns the status). Returns the exit
  * status, or -1 for a run. */
 static int answer_without_mpi(int argc, char **argv, struct cli *c)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "cec2017_data.h"
 #include "check.h"
 #include "checkpoint.h"
 #include "h5out.h"
@@ -26,6 +27,7 @@
 #include "migration.h"
 #include "objective.h"
 #include "paths.h"
+#include "problem.h"
 #include "progress.h"
 #include "run_files.h"
 #include "runtime.h"
@@ -110,6 +112,16 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   IPSO_TRY(check_files(s, restart, info, &replace));
   timings_mark("file checks");
   if (!restart) IPSO_TRY(swarm_state_alloc(&s->state, (int64_t)s->local * s->N, s->D));
+  if (cfg->objective.id == IPSO_OBJ_CEC2017) {
+    double *data = NULL;
+    int64_t n = 0;
+    rc = island_agree(s->comm, cec2017_data_for(cfg, s->rank, &data, &n));
+    if (rc != IPSO_OK) {
+      free(data);
+      return rc;
+    }
+    problem_data_set(data, n);
+  }
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   if (devices) timings_mark("GPU driver (cuInit, device count)");
@@ -130,8 +142,8 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
    * and a restored swarm is one that objective gives. */
   IPSO_TRY(objective_agree(s->comm, cfg, s->objective_hash));
   if (restart && !s->opt->allow_changed_objective)
-    IPSO_TRY(invariants_check_restored(s->comm, cfg, s->b.exact, &s->state, s->first, s->N,
-                                       restart));
+    IPSO_TRY(
+        invariants_check_restored(s->comm, cfg, s->b.exact, &s->state, s->first, s->N, restart));
   /* The first writes. */
   if (restart) {
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
@@ -256,9 +268,12 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (s.local > 1)
     snprintf(spread, sizeof spread, " (%d per rank on %d rank%s)", s.local, s.size,
              s.size == 1 ? "" : "s");
-  log_info("islandpso %s: %s, %s in %d dimensions, %lld particles x %d islands%s, seed %llu, %s%s",
-           IPSO_VERSION, cfg->run.name, cfg->objective.name, s.D, (long long)s.N, s.islands, spread,
-           (unsigned long long)cfg->run.seed, config_precision_name(cfg->run.precision),
+  char fn[16] = "";
+  if (cfg->objective.id == IPSO_OBJ_CEC2017) snprintf(fn, sizeof fn, " F%d", cfg->objective.number);
+  log_info("islandpso %s: %s, %s%s in %d dimensions, %lld particles x %d islands%s, seed %llu, "
+           "%s%s",
+           IPSO_VERSION, cfg->run.name, cfg->objective.name, fn, s.D, (long long)s.N, s.islands,
+           spread, (unsigned long long)cfg->run.seed, config_precision_name(cfg->run.precision),
            restart ? ", restarting" : "");
   if (restart) log_info("  restart from      %s", restart);
 

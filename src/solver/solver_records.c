@@ -282,7 +282,7 @@ void solver_print_summary(struct solver *s, const struct run_result *r, int reac
   if (reached) log_info("  target reached    iteration %lld", (long long)s->target_iteration);
   log_info("  best fitness      %.17g  (island %d, particle %lld)", r->best_fitness, r->island,
            (long long)r->particle);
-  if (objective_optimum(cfg, &opt, NULL))
+  if (objective_optimum(cfg, &opt))
     log_info("  known optimum     %.17g  (error %.3e)", opt, fabs(r->best_fitness - opt));
   else
     log_info("  known optimum     n/a");

@@ -324,7 +324,8 @@ static void test_target_distance(void)
   CHECK_INT(c.objective.params[0].is_array, 1);
   const double target[4] = {1.5, -2, 3.25, 0};
   for (int d = 0; d < 4; d++) CHECK_DBL(c.objective.params[0].values[d], target[d]);
-  double *prm = objective_param_vector(&c);
+  int64_t nprm;
+  double *prm = objective_param_vector(&c, &nprm);
   CHECK(prm != NULL);
   if (prm) CHECK_DBL(prm[2], 3.25);
   free(prm);

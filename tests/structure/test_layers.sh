@@ -68,7 +68,7 @@ echo "ok: cycle refused: $(grep 'include cycle' "$work/cycle.err" | head -1)"
 # The build itself refuses: configure a copy with MPI in kernels/ and build.
 tree="$work/build_tree"
 mkdir -p "$tree"
-(cd "$src" && cp -r CMakeLists.txt CMakePresets.json src io mpi kernels bench tools tests jobs "$tree/")
+(cd "$src" && cp -r CMakeLists.txt CMakePresets.json src io mpi kernels bench tools tests jobs data "$tree/")
 printf '#include <mpi.h>\n' >>"$tree/kernels/gpu_mapping.c"
 cmake -S "$tree" -B "$work/build" -DBUILD_TESTING=OFF -DIPSO_WITH_CUDA=OFF >"$work/configure.log" 2>&1 || {
   echo "FAIL: configuring the copy failed"

@@ -42,7 +42,7 @@ static void optimum(const char *toml_name, int dims, double lo, double hi, enum 
   cfg.objective.upper = upper;
   cfg.objective.goal = goal;
   double v = 0;
-  int k = objective_optimum(&cfg, &v, NULL);
+  int k = objective_optimum(&cfg, &v);
   if (k != known || (known && !(fabs(v - want) <= 1e-9 * (1 + fabs(want))))) {
     printf("FAIL optimum of %s on [%g, %g]: known %d value %.17g, want %d %.17g\n", toml_name, lo,
            hi, k, v, known, want);

@@ -1,0 +1,258 @@
+/* Reads one function's CEC 2017 data from the packed HDF5 file
+ * (tools/cec2017_pack.py): /FNN/DDD/shift, /FNN/DDD/rotation,
+ * /FNN/DDD/shuffle, checking the format version, each dataset's type and
+ * shape against what the function uses, that the numbers are finite and
+ * that each shuffle is a permutation. */
+#include "cec2017_data.h"
+
+#include <hdf5.h>
+#include <limits.h>
+#include <unistd.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "config.h"
+#include "ipso.h"
+#include "log.h"
+
+#define IPSO_REAL double
+#define IPSO_FN(name) cec2017_data_##name
+#include "cec2017.h"
+
+static int fail(struct cec2017_host_data *out, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out->error, sizeof out->error, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* Reads the dataset name of group g into buf (count elements of mem_type,
+ * class cls), checking its rank and dimensions against dims[rank]. */
+static int read_dataset(struct cec2017_host_data *out, const char *path, hid_t g, const char *where,
+                        const char *name, H5T_class_t cls, hid_t mem_type, int rank,
+                        const hsize_t *dims, void *buf)
+{
+  if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
+    return fail(out, "%s: %s/%s is missing", path, where, name);
+  hid_t ds = H5Dopen2(g, name, H5P_DEFAULT);
+  if (ds < 0) return fail(out, "%s: cannot open dataset %s/%s", path, where, name);
+  int rc = -1;
+  hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);
+  hsize_t have[3] = {0, 0, 0};
+  int r = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+  if (type < 0 || space < 0 || r < 0) {
+    fail(out, "%s: %s/%s: cannot read its type or shape", path, where, name);
+  } else if (H5Tget_class(type) != cls) {
+    fail(out, "%s: %s/%s is not %s", path, where, name,
+         cls == H5T_FLOAT ? "floating-point" : "integer");
+  } else if (r != rank || H5Sget_simple_extent_dims(space, have, NULL) != rank ||
+             memcmp(have, dims, (size_t)rank * sizeof *dims) != 0) {
+    char want[64], got[64];
+    if (rank == 2)
+      snprintf(want, sizeof want, "[%llu, %llu]", (unsigned long long)dims[0],
+               (unsigned long long)dims[1]);
+    else
+      snprintf(want, sizeof want, "[%llu, %llu, %llu]", (unsigned long long)dims[0],
+               (unsigned long long)dims[1], (unsigned long long)dims[2]);
+    if (r == 1)
+      snprintf(got, sizeof got, "[%llu]", (unsigned long long)have[0]);
+    else if (r == 2)
+      snprintf(got, sizeof got, "[%llu, %llu]", (unsigned long long)have[0],
+               (unsigned long long)have[1]);
+    else if (r == 3)
+      snprintf(got, sizeof got, "[%llu, %llu, %llu]", (unsigned long long)have[0],
+               (unsigned long long)have[1], (unsigned long long)have[2]);
+    else
+      snprintf(got, sizeof got, "rank %d", r);
+    fail(out, "%s: %s/%s has shape %s, expected %s", path, where, name, got, want);
+  } else if (H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    fail(out, "%s: %s/%s: cannot read its data (damaged file?)", path, where, name);
+  } else {
+    rc = 0;
+  }
+  if (space >= 0) H5Sclose(space);
+  if (type >= 0) H5Tclose(type);
+  H5Dclose(ds);
+  return rc;
+}
+
+static int check_finite(struct cec2017_host_data *out, const char *path, const char *where,
+                        const char *name, const double *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i]))
+      return fail(out, "%s: %s/%s: element %zu is not finite", path, where, name, i);
+  return 0;
+}
+
+static int load(const char *path, int fn, int D, struct cec2017_host_data *out, hid_t file)
+{
+  int version = 0;
+  if (H5Aexists(file, "format_version") <= 0)
+    return fail(out, "%s: no format_version attribute (not a file of tools/cec2017_pack.py?)",
+                path);
+  hid_t a = H5Aopen(file, "format_version", H5P_DEFAULT);
+  herr_t ok = a >= 0 ? H5Aread(a, H5T_NATIVE_INT, &version) : -1;
+  if (a >= 0) H5Aclose(a);
+  if (ok < 0) return fail(out, "%s: cannot read the format_version attribute", path);
+  if (version != CEC2017_DATA_FORMAT_VERSION)
+    return fail(out, "%s: format_version %d, this reader knows %d", path, version,
+                CEC2017_DATA_FORMAT_VERSION);
+
+  char where[32];
+  snprintf(where, sizeof where, "/F%02d/D%d", fn, D);
+  char top[8];
+  snprintf(top, sizeof top, "/F%02d", fn);
+  if (H5Lexists(file, top, H5P_DEFAULT) <= 0)
+    return fail(out, "%s: group %s (F%d) is missing", path, top, fn);
+  if (H5Lexists(file, where, H5P_DEFAULT) <= 0)
+    return fail(out, "%s: group %s (F%d, D = %d) is missing", path, where, fn, D);
+  hid_t g = H5Gopen2(file, where, H5P_DEFAULT);
+  if (g < 0) return fail(out, "%s: cannot open group %s", path, where);
+
+  int rc = -1;
+  size_t nd = (size_t)D;
+  out->shift = malloc((size_t)out->nshift * nd * sizeof *out->shift);
+  if (out->nrot) out->rotation = malloc((size_t)out->nrot * nd * nd * sizeof *out->rotation);
+  if (out->nshuffle) out->shuffle = malloc((size_t)out->nshuffle * nd * sizeof *out->shuffle);
+  if (!out->shift || (out->nrot && !out->rotation) || (out->nshuffle && !out->shuffle)) {
+    fail(out, "%s: out of memory for %s", path, where);
+    goto done;
+  }
+  hsize_t d2[2] = {(hsize_t)out->nshift, (hsize_t)D};
+  if (read_dataset(out, path, g, where, "shift", H5T_FLOAT, H5T_NATIVE_DOUBLE, 2, d2, out->shift) ||
+      check_finite(out, path, where, "shift", out->shift, (size_t)out->nshift * nd))
+    goto done;
+  if (out->nrot) {
+    hsize_t d3[3] = {(hsize_t)out->nrot, (hsize_t)D, (hsize_t)D};
+    if (read_dataset(out, path, g, where, "rotation", H5T_FLOAT, H5T_NATIVE_DOUBLE, 3, d3,
+                     out->rotation) ||
+        check_finite(out, path, where, "rotation", out->rotation, (size_t)out->nrot * nd * nd))
+      goto done;
+  }
+  if (out->nshuffle) {
+    hsize_t q2[2] = {(hsize_t)out->nshuffle, (hsize_t)D};
+    if (read_dataset(out, path, g, where, "shuffle", H5T_INTEGER, H5T_NATIVE_DOUBLE, 2, q2,
+                     out->shuffle))
+      goto done;
+    unsigned char seen[256];
+    if (D > (int)sizeof seen) {
+      fail(out, "%s: D = %d too large", path, D);
+      goto done;
+    }
+    for (int b = 0; b < out->nshuffle; b++) {
+      const double *p = out->shuffle + (size_t)b * nd;
+      memset(seen, 0, sizeof seen);
+      for (int i = 0; i < D; i++) {
+        if (!(p[i] >= 0 && p[i] < D) || seen[(int)p[i]]++) {
+          fail(out, "%s: %s/shuffle row %d is not a permutation of 0..%d (element %d is %g)", path,
+               where, b, D - 1, i, p[i]);
+          goto done;
+        }
+      }
+    }
+  }
+  rc = 0;
+done:
+  H5Gclose(g);
+  return rc;
+}
+
+int cec2017_data_load(const char *path, int fn, int D, struct cec2017_host_data *out)
+{
+  memset(out, 0, sizeof *out);
+  out->fn = fn, out->D = D;
+  if (fn < 1 || fn > 30 || cec2017_table[fn].kind == CEC2017_KIND_NONE)
+    return fail(out, "CEC 2017: no function F%d (the suite has F1 and F3..F30)", fn);
+  out->nshift = cec2017_table[fn].nshift;
+  out->nrot = cec2017_table[fn].nrot;
+  out->nshuffle = cec2017_table[fn].nshuffle;
+  if (D != 10 && D != 30 && D != 50 && D != 100)
+    return fail(out, "CEC 2017: no data for D = %d (the suite has D = 10, 30, 50, 100)", D);
+  if (!path || !*path) return fail(out, "CEC 2017: no data file given");
+
+  /* Our messages instead of HDF5's error stack on stderr. */
+  H5E_auto2_t efunc;
+  void *edata;
+  H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+  int rc = -1;
+  FILE *probe = fopen(path, "rb");
+  if (!probe) {
+    fail(out, "%s: cannot open the CEC 2017 data file", path);
+  } else {
+    fclose(probe);
+    htri_t is = H5Fis_hdf5(path);
+    hid_t file = is > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+    if (is <= 0)
+      fail(out, "%s: not an HDF5 file", path);
+    else if (file < 0)
+      fail(out, "%s: HDF5 cannot open it (damaged?)", path);
+    else {
+      rc = load(path, fn, D, out, file);
+      H5Fclose(file);
+    }
+  }
+  H5Eset_auto2(H5E_DEFAULT, efunc, edata);
+  if (rc) cec2017_data_free(out); /* keeps out->error */
+  return rc;
+}
+
+void cec2017_data_free(struct cec2017_host_data *d)
+{
+  if (!d) return;
+  free(d->shift);
+  free(d->rotation);
+  free(d->shuffle);
+  d->shift = d->rotation = NULL;
+  d->shuffle = NULL;
+}
+
+double *cec2017_data_packed(const struct cec2017_host_data *d, int64_t *n)
+{
+  size_t D = (size_t)d->D, ns = (size_t)d->nshift * D, nr = (size_t)d->nrot * D * D,
+         nq = (size_t)d->nshuffle * D;
+  double *v = malloc((1 + ns + nr + nq) * sizeof *v);
+  if (!v) return NULL;
+  v[0] = d->fn;
+  if (ns) memcpy(v + 1, d->shift, ns * sizeof *v);
+  if (nr) memcpy(v + 1 + ns, d->rotation, nr * sizeof *v);
+  if (nq) memcpy(v + 1 + ns + nr, d->shuffle, nq * sizeof *v);
+  *n = (int64_t)(1 + ns + nr + nq);
+  return v;
+}
+
+int cec2017_data_for(const struct ipso_config *cfg, int rank, double **v, int64_t *n)
+{
+  char exe[PATH_MAX], path[2][PATH_MAX + 64];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[len > 0 ? len : 0] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  snprintf(path[0], sizeof path[0], "%s/cec2017.h5", exe);
+  snprintf(path[1], sizeof path[1], "%s/../share/islandpso/cec2017.h5", exe);
+  int at = access(path[0], F_OK) == 0 ? 0 : access(path[1], F_OK) == 0 ? 1 : -1;
+  if (at < 0) {
+    if (rank == 0)
+      log_user_error("islandpso: error: the CEC 2017 data file is missing: neither '%s' nor '%s' "
+                     "exists (a build puts it beside the binary, an installation in "
+                     "share/islandpso)",
+                     path[0], path[1]);
+    return IPSO_ERR_USAGE;
+  }
+  struct cec2017_host_data d;
+  if (cec2017_data_load(path[at], cfg->objective.number, cfg->objective.dimensions, &d) != 0) {
+    if (rank == 0) log_user_error("islandpso: error: %s", d.error);
+    return IPSO_ERR_USAGE;
+  }
+  *v = cec2017_data_packed(&d, n);
+  cec2017_data_free(&d);
+  return *v ? IPSO_OK : IPSO_FAIL("memory", "out of memory for the CEC 2017 data");
+}

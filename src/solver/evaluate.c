@@ -1,0 +1,103 @@
+/* islandpso CONFIG --evaluate FILE: the configured objective at the points
+ * of FILE, on the configured backend, one value a line; nothing written. */
+#include "evaluate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "cec2017_data.h"
+#include "check.h"
+#include "log.h"
+#include "problem.h"
+
+/* The points of PATH, D numbers a line ('#' lines and blank lines skipped),
+ * into *X (malloc'd) and *N; IPSO_ERR_USAGE naming PATH:line otherwise. */
+static int read_points(const char *path, int D, double **x, int64_t *n)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    log_user_error("islandpso: error: cannot read the points '%s': %s", path, strerror(errno));
+    return IPSO_ERR_USAGE;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  int64_t have = 0, room = 0, lineno = 0;
+  int rc = IPSO_OK;
+  *x = NULL;
+  while (rc == IPSO_OK && getline(&line, &cap, f) >= 0) {
+    lineno++;
+    char *p = line + strspn(line, " \t\r\n");
+    if (*p == '#' || *p == '\0') continue;
+    if (have == room) {
+      room = room ? 2 * room : 64;
+      double *grown = realloc(*x, (size_t)room * (size_t)D * sizeof **x);
+      if (!grown) {
+        rc = IPSO_FAIL("memory", "out of memory for the points of '%s'", path);
+        break;
+      }
+      *x = grown;
+    }
+    int count = 0;
+    for (char *tok = strtok(p, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n"), count++) {
+      char *end;
+      errno = 0;
+      double v = strtod(tok, &end);
+      if (*end || end == tok || errno == ERANGE || !isfinite(v)) {
+        log_user_error("%s:%lld: error: '%s' is not a finite number", path, (long long)lineno, tok);
+        rc = IPSO_ERR_USAGE;
+        break;
+      }
+      if (count < D) (*x)[have * D + count] = v;
+    }
+    if (rc == IPSO_OK && count != D) {
+      log_user_error("%s:%lld: error: %d number%s on the line, the objective has %d dimension%s",
+                     path, (long long)lineno, count, count == 1 ? "" : "s", D, D == 1 ? "" : "s");
+      rc = IPSO_ERR_USAGE;
+    }
+    have++;
+  }
+  free(line);
+  fclose(f);
+  *n = have;
+  if (rc != IPSO_OK) {
+    free(*x);
+    *x = NULL;
+  }
+  return rc;
+}
+
+int evaluate_points(const struct ipso_config *config, const char *path)
+{
+  /* "auto" decided here, so that nothing but the values goes to stdout. */
+  struct ipso_config c = *config;
+  const struct ipso_config *cfg = &c;
+  if (c.run.backend == IPSO_BACKEND_AUTO)
+    c.run.backend = backend_gpu_count() > 0 ? IPSO_BACKEND_GPU : IPSO_BACKEND_CPU;
+  int D = cfg->objective.dimensions;
+  double *x, *f = NULL, *data;
+  int64_t n, nd;
+  IPSO_TRY(read_points(path, D, &x, &n));
+  int rc = IPSO_OK;
+  if (cfg->objective.id == IPSO_OBJ_CEC2017 &&
+      (rc = cec2017_data_for(cfg, 0, &data, &nd)) == IPSO_OK)
+    problem_data_set(data, nd);
+  struct swarm_setup setup = {cfg, 0, 1, 0, 1};
+  struct backend b;
+  memset(&b, 0, sizeof b);
+  if (rc == IPSO_OK) rc = backend_create(&setup, &b);
+  if (rc == IPSO_OK && !(f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f)))
+    rc = IPSO_FAIL("memory", "out of memory");
+  if (rc == IPSO_OK && !b.ops->evaluate)
+    rc = IPSO_FAIL(b.ops->name, "this backend cannot evaluate points");
+  if (rc == IPSO_OK) rc = b.ops->evaluate(&b, x, n, f);
+  for (int64_t i = 0; rc == IPSO_OK && i < n; i++) printf("%.17g\n", f[i]);
+  backend_end(&b);
+  problem_data_set(NULL, 0);
+  free(f);
+  free(x);
+  return rc;
+}
