@@ -1,74 +1,31 @@
-/* The CEC 2017 bound-constrained benchmark suite (Awad, Ali, Suganthan,
- * Liang, Qu: "Problem Definitions and Evaluation Criteria for the CEC 2017
- * Special Session and Competition on Single Objective Real-Parameter
- * Numerical Optimization", technical report, 2016), functions F1, F3-F30
- * (F2 was withdrawn; the original numbers are kept), written once in the
- * subset of C that both a C compiler (gcc, C11) and NVRTC compile.
+/* The CEC 2017 bound-constrained suite (Awad, Ali, Suganthan, Liang, Qu:
+ * "Problem Definitions and Evaluation Criteria for the CEC 2017 Special
+ * Session and Competition on Single Objective Real-Parameter Numerical
+ * Optimization", 2016), F1 and F3-F30 (F2 was withdrawn), written once for
+ * a C compiler and NVRTC with objectives.h's conventions (IPSO_REAL,
+ * IPSO_FN, IPSO_HD; includable once per precision).
  *
- * Conventions as kernels/objectives.h: include with IPSO_REAL defined as
- * float or double and IPSO_FN(name) defined to give unique names; IPSO_HD
- * gives the qualifiers (default static inline; __device__ ... under CUDA).
- * The file may be included once per precision: the constants, the basic
- * function ids and the table of facts are shared (guarded).
+ * IPSO_FN(cec2017)(x, data, scratch) is f(x) of data->fn in data->D
+ * dimensions, bias 100 F included, with a scratch of CEC2017_SCRATCH(D)
+ * reals; IPSO_FN(cec2017_packed)(x, D, p, scratch) the same with the data
+ * packed in one vector (the objective's parameter vector). NaN for an fn
+ * outside 1, 3..30. cec2017_table holds each function's facts.
  *
- * Interface (per precision):
+ * Where the report and the organizers' code differ, the code's reference
+ * values decide (tests/data/cec2017): F6 unrotated and unscaled; F7 scaled
+ * by 10/100, its min term on the unrotated x^; F8 without the rounding
+ * step; F9's w = 1 + (z - 1)/4 as written (the minimum is off the shift);
+ * F10 rotated, constant 418.9828872724338; Zakharov's 0.5 i z_i 1-based;
+ * hybrids z = M (x - o), y = z[shuffle], parts of ceil(p D) but the last,
+ * Schaffer's F7 of F14 and F20 on the first n coordinates of y, F13's
+ * Lunacek part with the signs of the first n of o and unrotated, F20's
+ * first part HGBat; F26's lambda (5e-4, 1, 10, 1, 10).
  *
- *   struct IPSO_FN(cec2017_data) { int fn, D; const IPSO_REAL *shift,
- *     *rotation, *shuffle; };
- *     shift    [cec2017_table[fn].nshift * D]: one row of D per component
- *     rotation [cec2017_table[fn].nrot * D * D]: D x D row-major per component
- *              (NULL where nrot is 0: F6)
- *     shuffle  [cec2017_table[fn].nshuffle * D]: 0-based permutations (as reals), one
- *              per hybrid (F11-F20: 1; F29, F30: 3; others NULL)
- *   The pointers may point at device global memory (plain pointers).
- *
- *   IPSO_REAL IPSO_FN(cec2017)(const IPSO_REAL *x, const struct
- *     IPSO_FN(cec2017_data) *data, IPSO_REAL *scratch);
- *     f(x) of function data->fn in data->D dimensions, bias 100 F included;
- *     scratch: caller's working memory of CEC2017_SCRATCH(D) = 2 D reals
- *     (thread-local memory on the GPU). NaN for an fn outside 1, 3..30.
- *
- * What the organizers' code does that the report's formulas do not say (the
- * reference values, tests/data/cec2017/, decide; see the README there):
- *   - F6: Schaffer's F7 of the shifted x, unrotated, unscaled (the report:
- *     rotated and scaled by 0.5/100); its rotation matrix is not used.
- *   - F7: Lunacek bi-Rastrigin scaled by 10/100 (the basic function's own
- *     definition; the report's F7 line says 600/100); the min term on the
- *     unrotated x^, the cosine term on M (x^ - mu0).
- *   - F8: the non-continuous Rastrigin is the rotated Rastrigin (scale
- *     5.12/100): no rounding step is applied.
- *   - F9: Levy of M (x - o), unscaled, with w = 1 + (z - 1)/4 as written,
- *     so the value at the shift is not 900 (the minimum is at z = 1).
- *   - F10: Schwefel rotated (the report: not rotated), scale 1000/100,
- *     constant 418.9828872724338 (the report: 418.9829).
- *   - Zakharov: sum 0.5 i z_i (i 1-based).
- *   - Hybrids: z = M (x - o), y = z[shuffle], parts of ceil(p D) for all but
- *     the last; each part scaled by its basic function's rate (below).
- *     Schaffer's F7 in F14 and F20 is evaluated on the first n coordinates
- *     of y (n its part's size), not on its own part. The Lunacek part of F13
- *     takes its signs from the first n coordinates of the shift o, and is
- *     not rotated. F20's first part is HGBat (the report: HappyCat).
- *   - Compositions: every component shifted, scaled and rotated with its own
- *     o_i and M_i. F26's lambda is (5e-4, 1, 10, 1, 10) (the report's table
- *     gives 1e-26, 10, 1e-6, 10, 5e-4).
- *
- * Some basic functions are computed in a form equal to the report's but
- * without its cancellations (for float): Rastrigin, Ackley, Lunacek with
- * sin^2 instead of 1 - cos; Weierstrass as sum 2 a^k sin^2(pi b^k z) (its
- * constant term is -sum a^k exactly, since cos(pi 3^k) = -1); Katsuura
- * through log1p/expm1; HappyCat, HGBat and Rosenbrock on z, not z - 1 or
- * z + 1; Schwefel summed per coordinate as (418.98... - g(z_i)); the
- * arguments of sin^2(pi t) (and Levy's sines) reduced exactly modulo 1
- * before the sine. The double results match the organizers' values to
- * ~1e-13 relative or better (tests/unit/test_cec2017.c).
- *
- * The facts of each function (components, parts, proportions, sigma,
- * lambda, bias) are in cec2017_table[31]: a static const array on the host,
- * __constant__ under CUDA (each translation unit has its own copy).
- *
- * Cost: one D x D rotation per component (plain fma loop over the row-major
- * matrix), a few transcendental functions per coordinate (Weierstrass: 21
- * sines, Katsuura: a log1p and 32 rints). */
+ * Forms without the report's cancellations, for float: sin^2 instead of
+ * 1 - cos (Rastrigin, Ackley, Lunacek), Weierstrass as sum 2 a^k
+ * sin^2(pi b^k z), Katsuura through log1p/expm1, HappyCat, HGBat and
+ * Rosenbrock on z, Schwefel per coordinate, sine arguments reduced exactly
+ * modulo 1 first. */
 
 #ifndef IPSO_HD
 #define IPSO_HD static inline

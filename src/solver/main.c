@@ -47,7 +47,7 @@ static const char usage_text[] =
 
 struct cli {
   const char *config;
-  char *overrides[MAX_OVERRIDES];
+  char *overrides[MAX_OVERRIDES + 1]; /* and --backend's */
   int noverrides;
   char backend_override[64];
   int dry_run, help, version;

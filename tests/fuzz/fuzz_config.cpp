@@ -2,8 +2,8 @@
  * overrides on arbitrary bytes. Beyond crashes, leaks and undefined
  * behaviour (the sanitizers' part), it checks what a config that the reader
  * accepts promises to the rest of islandpso: every value within its
- * documented range, a pack/unpack round trip that loses nothing, and a
- * resolved text that reads back to itself.
+ * documented range, and a resolved text that reads back to itself (what
+ * rank 0 sends the other ranks).
  *
  * Input: the config text, then up to 16 overrides, each after a NUL byte
  * ("section.key=value"). The last byte picks the number of ranks (1-8), so
