@@ -3,7 +3,7 @@
 # gpu-labelled tests and the benchmark. Logs and CSV under $OUT (or ./out).
 # Usage (from the checkout root): bash bench/gpu_session.sh [tests|bench|e2e|two|all] [bench args...]
 # (e2e: bench/e2e.sh, the wall, in-run and kernel-only times of the configs;
-# two: bench/two_gpus.sh, 1 rank x 64 islands against 2 ranks x 32 on two GPUs)
+# two: bench/two_gpus.sh, 1 rank x 32 islands against 2 ranks x 32 on two GPUs)
 set -uo pipefail
 what=${1:-all}
 shift || true

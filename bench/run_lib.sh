@@ -1,5 +1,5 @@
 # Shared by the end-to-end benchmarks (bench/e2e.sh, bench/migration.sh,
-# bench/two_gpus.sh, bench/visible_gpus.sh, bench/pdl_islands.sh): their
+# bench/two_gpus.sh): their
 # scratch directory, one timed run of islandpso and the median of a column.
 # The caller sets $runs, and optionally the array $launch (a launcher such
 # as mpirun and its options), and runs in the scratch directory
