@@ -343,8 +343,10 @@ static int checkpoint_dir_usable(const char *path)
 }
 
 /* Whether PATH holds an HDF5 file (its signature at 0 or at 512 * 2^k)
- * or nothing (an empty file, which a run that died while creating it may
- * leave): what a run may replace or remove at a checkpoint's names. */
+ * or what a run that died while writing one leaves: an empty file, or one
+ * whose first 8 bytes are zero (HDF5 writes the superblock at offset 0 only
+ * when it flushes the file, after the data). What a run may replace or
+ * remove at a checkpoint's names. */
 static int hdf5_or_empty(const char *path)
 {
   static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
@@ -355,7 +357,9 @@ static int hdf5_or_empty(const char *path)
     found = st.st_size == 0;
     for (off_t at = 0; !found && at + 8 <= st.st_size; at = at ? 2 * at : 512) {
       unsigned char b[8];
-      found = pread(fd, b, sizeof b, at) == (ssize_t)sizeof b && !memcmp(b, signature, 8);
+      static const unsigned char zero[8];
+      found = pread(fd, b, sizeof b, at) == (ssize_t)sizeof b &&
+              (!memcmp(b, signature, 8) || (at == 0 && !memcmp(b, zero, 8)));
     }
   }
   close(fd);

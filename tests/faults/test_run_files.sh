@@ -76,6 +76,11 @@ for name in x.ckpt.h5.tmp x.ckpt.h5.removing x.ckpt.h5.prev.removing; do
     "$IPSO_BIN" run.toml --overwrite
   rm "$name"
 done
+# What a run killed while writing a checkpoint leaves at the temporary name:
+# data, but no superblock yet (zeros at offset 0). Ours, so replaced.
+{ head -c 2048 /dev/zero; printf 'raw data'; } >x.ckpt.h5.tmp
+expect_rc 0 "a temporary checkpoint a killed run was writing is replaced" "$IPSO_BIN" run.toml --overwrite
+[ -e x.ckpt.h5.tmp ] && fail "the temporary checkpoint was left behind" || pass "and gone after the run"
 mkdir keep && mv x.ckpt.h5 x.ckpt.h5.prev keep/
 printf 'not a checkpoint\n' >x.ckpt.h5
 refused_in "$R" "a user's file at the checkpoint, --overwrite" "checkpoint 'x.ckpt.h5' is not an HDF5 file; --overwrite replaces only checkpoint files" \
