@@ -424,6 +424,41 @@ static const struct backend_device gpu_device = {
     .end = gpu_end,
 };
 
+/* The objective at the N points X ([n * D]) into F, with the steps' own
+ * arithmetic (evaluate_kernel). */
+static int gpu_evaluate(struct backend *b, const double *x, int64_t n, double *f)
+{
+  struct gpu_swarm *g = b->impl;
+  int pitch = g->plan.map.pitch;
+  size_t rows_bytes = (size_t)n * (size_t)pitch * g->es, out_bytes = (size_t)n * g->es;
+  char *rows = calloc(1, rows_bytes ? rows_bytes : 1), *out = malloc(out_bytes ? out_bytes : 1);
+  void *d_rows = NULL, *d_out = NULL;
+  int rc = IPSO_OK;
+  if (!rows || !out) {
+    rc = IPSO_FAIL("memory", "out of memory");
+    goto done;
+  }
+  if (n == 0) goto done;
+  gpu_rows_to_real(rows, pitch, x, (size_t)n, g->D, g->fl);
+  IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_rows, rows_bytes), rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_out, out_bytes), rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice), rc, done);
+  long long ppb = gpu_mapping_ppb(&g->plan.map);
+  IPSO_CHECK_CUDA_GOTO(ipso_launch_evaluate(&g->k, (unsigned)((n + ppb - 1) / ppb),
+                                            (unsigned)g->plan.map.block, d_rows, n, d_out,
+                                            g->stream),
+                       rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaStreamSynchronize(g->stream), rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaMemcpy(out, d_out, out_bytes, cudaMemcpyDeviceToHost), rc, done);
+  for (int64_t i = 0; i < n; i++) f[i] = gpu_real_get(out, (size_t)i, g->fl);
+done:
+  if (d_rows) cudaFree(d_rows);
+  if (d_out) cudaFree(d_out);
+  free(rows);
+  free(out);
+  return rc;
+}
+
 static const struct backend_ops gpu_ops = {
     .name = "gpu",
     .init = gpu_init,
@@ -436,6 +471,7 @@ static const struct backend_ops gpu_ops = {
     .save_state = gpu_save,
     .load_state = gpu_load,
     .destroy = gpu_destroy,
+    .evaluate = gpu_evaluate,
     .device = &gpu_device,
 };
 

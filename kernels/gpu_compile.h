@@ -19,6 +19,7 @@ extern const char ipso_src_gpu_abi[];
 extern const char ipso_src_pso_device[];
 extern const char ipso_src_pso_ring[];
 extern const char ipso_src_pso_spec[];
+extern const char ipso_src_cec2017[];
 
 struct gpu_program {
   cudaLibrary_t library;

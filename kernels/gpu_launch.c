@@ -52,7 +52,8 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"hist_out_kernel", 1, &k->hist_out},
                {"resident_relaxed_kernel", resident, &k->res_relaxed},
                {"speculative_cluster_kernel", p->map.spec_cb > 0, &k->res_spec},
-               {"separable_check_kernel", separable, &k->separable_check}};
+               {"separable_check_kernel", separable, &k->separable_check},
+               {"evaluate_kernel", 1, &k->evaluate}};
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     cudaError_t e = lookup(library, table[i].name, table[i].wanted, table[i].k);
     if (e != cudaSuccess) return e;
@@ -243,4 +244,12 @@ cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void 
   void *args[] = {&d_pts, &n, &d_out};
   return cudaLaunchKernel((const void *)k->separable_check, dim3_of(1), dim3_of((unsigned)n), args,
                           0, stream);
+}
+
+cudaError_t ipso_launch_evaluate(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                                 const void *d_pts, long long n, void *d_out, cudaStream_t stream)
+{
+  void *args[] = {&d_pts, &n, &d_out};
+  return cudaLaunchKernel((const void *)k->evaluate, dim3_of(grid), dim3_of(block), args, 0,
+                          stream);
 }

@@ -22,6 +22,7 @@ struct gpu_kernels {
   cudaKernel_t res_relaxed; /* one relaxed island in one launch per segment */
   cudaKernel_t res_spec;    /* one cluster per island (map.spec_cb > 0) */
   cudaKernel_t separable_check;
+  cudaKernel_t evaluate; /* --evaluate */
 };
 
 #ifdef __cplusplus
@@ -120,6 +121,11 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
  * buffer: hist_out_kernel), with programmatic dependent launch when PDL. */
 cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src, double *d_dst,
                                  long long n, cudaStream_t stream);
+
+/* The objective at the N rows of D_PTS (the swarm's pitch) into D_OUT
+ * (evaluate_kernel), GRID blocks of BLOCK threads. */
+cudaError_t ipso_launch_evaluate(const struct gpu_kernels *k, unsigned grid, unsigned block,
+                                 const void *d_pts, long long n, void *d_out, cudaStream_t stream);
 
 /* The separability check at N points D_PTS (rows), into D_OUT[3 N]. */
 cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,

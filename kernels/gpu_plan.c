@@ -35,14 +35,17 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
                : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? GPU_QUEUE
                                                            : GPU_REDUCTION;
   gpu_mapping_choose(p->dims, cfg->run.precision == IPSO_FLOAT,
-                     cfg->objective.id == IPSO_OBJ_USER && !cfg->objective.separable, &p->map);
+                     (cfg->objective.id == IPSO_OBJ_USER && !cfg->objective.separable) ||
+                         cfg->objective.id == IPSO_OBJ_CEC2017,
+                     &p->map);
   /* The speculative kernel for strict queue-lock islands of the global
    * topology whose objective's terms take one coordinate each: where the
    * overrides ask for it, or for one island large enough. */
   const struct objective_info *info = objective_get(cfg->objective.id);
   int E = (p->dims + p->map.vec - 1) / p->map.vec * p->map.vec;
   if (!p->relaxed && !p->ring && !p->clpso && p->variant == GPU_QUEUE_LOCK && o->spec >= 0 &&
-      cfg->objective.id != IPSO_OBJ_USER && !info->needs_next &&
+      cfg->objective.id != IPSO_OBJ_USER && cfg->objective.id != IPSO_OBJ_CEC2017 &&
+      !info->needs_next &&
       p->particles * E <= SPEC_MAX_ELEMENTS &&
       (o->spec > 0 || (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES)))
     gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : GPU_PLAN_MAX_CLUSTER);

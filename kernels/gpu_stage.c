@@ -24,14 +24,19 @@ void gpu_rows_from_real(double *dst, const void *src, int pitch, size_t rows, in
 int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, int island,
                         const struct swarm_consts *k, int dims, int pitch, int fl, void **d_tables)
 {
-  size_t es = fl ? sizeof(float) : sizeof(double), bytes = 5 * (size_t)pitch * es;
+  /* Four tables of a row each, then the parameter vector (at least a row). */
+  size_t es = fl ? sizeof(float) : sizeof(double);
+  size_t np = (size_t)k->nparam > (size_t)pitch ? (size_t)k->nparam : (size_t)pitch;
+  size_t bytes = (4 * (size_t)pitch + np) * es;
   IPSO_CHECK_CUDA(cudaMalloc(d_tables, bytes));
   char *h = calloc(1, bytes);
   if (!h) return IPSO_FAIL("memory", "out of memory");
   const double *src[5] = {k->lower, k->upper, k->span, k->vmax, k->param};
-  for (int t = 0; t < 5; t++)
-    for (int d = 0; d < dims; d++)
-      gpu_real_set(h, (size_t)t * (size_t)pitch + (size_t)d, src[t] ? src[t][d] : 0.0, fl);
+  for (int t = 0; t < 5; t++) {
+    size_t n = t < 4 ? (size_t)dims : (size_t)k->nparam;
+    for (size_t d = 0; src[t] && d < n; d++)
+      gpu_real_set(h, (size_t)t * (size_t)pitch + d, src[t][d], fl);
+  }
   cudaError_t e = cudaMemcpy(*d_tables, h, bytes, cudaMemcpyHostToDevice);
   free(h);
   IPSO_CHECK_CUDA(e);

@@ -45,14 +45,37 @@ IPSO_HD real obj_user_final(real s0, real s1, int D, const real *prm)
 }
 #define IPSO_USER_ROW 0
 #else
-#define IPSO_USER_ROW IPSO_USER /* the whole row, on one thread */
+#define IPSO_USER_ROW (IPSO_USER || IPSO_CEC2017) /* the whole row, on one thread */
 #endif
+
 #define IPSO_PPB (IPSO_BLOCK / IPSO_G)                              /* particles per block */
 #define IPSO_C ((IPSO_D + IPSO_G * IPSO_V - 1) / (IPSO_G * IPSO_V)) /* chunks per thread */
 #define IPSO_W (IPSO_D == 1 ? 2ull : 4ull * ((IPSO_D + 1) / 2))     /* random words per iteration */
 
 /* Scalars of the run, set once by the host. */
 __constant__ ipso_consts K;
+
+#if IPSO_CEC2017
+/* The CEC 2017 function K.prm[0] with its data packed after it
+ * (src/problem/cec2017.h): one compilation for every function of a
+ * dimension and precision. */
+#include "cec2017.h"
+/* Not inlined, and D hidden from the optimizer: one copy of the suite's
+ * loops, not unrolled, rather than one per call site unrolled over D
+ * (minutes of NVRTC and megabytes of image otherwise). */
+static __device__ __noinline__ real row_objective(const real *row)
+{
+  real scratch[CEC2017_SCRATCH(IPSO_D)];
+  int D = IPSO_D;
+  asm volatile("" : "+r"(D));
+  return obj_cec2017_packed(row, D, K.prm, scratch);
+}
+#elif IPSO_USER_ROW
+IPSO_HD real row_objective(const real *row)
+{
+  return ipso_user_objective(row, IPSO_D, K.prm);
+}
+#endif
 
 /* Island K's part of the swarm arrays, which hold the backend's islands one
  * after the other (kernels/gpu_abi.h). A kernel launched over gridDim.y
@@ -324,7 +347,7 @@ IPSO_HD real group_value(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, 
   real f;
 #if IPSO_USER_ROW
   real mine = (real)0;
-  if (lane == 0) mine = ipso_user_objective(row, IPSO_D, K.prm);
+  if (lane == 0) mine = row_objective(row);
   f = group_combine(mine, false, sh, 0);
 #else
   real s0 = (real)0, s1 = IPSO_ACC1 == IPSO_ACC_PRODUCT ? (real)1 : (real)0;

@@ -13,6 +13,8 @@
  *                  split across the group like a built-in's
  *   IPSO_ACC1      second accumulator of the objective (none, sum, product)
  *   IPSO_NEEDS_NEXT  the objective's term uses the next coordinate
+ *   IPSO_VARIANT   the step kernel: 0 queue-lock, 1 queue, 2 reduction
+ *   IPSO_CEC2017   1 for the CEC 2017 suite (the whole row, on one thread)
  *   IPSO_RELAXED   1 for sync = "relaxed"
  *   IPSO_UNIFORM   1 when every dimension has the same bounds (IPSO_LO, IPSO_HI,
  *                  IPSO_SPAN, IPSO_VMAX given as literals)
@@ -168,23 +170,27 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
 #endif
 }
 
+/* Only the configured variant's step kernel (each one holds its own copy
+ * of the objective's code: compile time). */
+#if IPSO_VARIANT == 0
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     step_queue_lock_kernel(swarm_ptrs s, long long t, long long first)
 {
   step<0>(s, t, first);
 }
-
+#elif IPSO_VARIANT == 1
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     step_queue_kernel(swarm_ptrs s, long long t, long long first)
 {
   step<1>(s, t, first);
 }
-
+#else
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     step_reduction_kernel(swarm_ptrs s, long long t, long long first)
 {
   step<2>(s, t, first);
 }
+#endif
 
 /* Ring topology: lbest_kernel, which writes the attractor rows. */
 #if IPSO_RING
@@ -679,6 +685,27 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
   }
   block_lexmin(c, idx, sh);
   set_best(s, c, idx, t, t, 1, win);
+}
+
+/* --evaluate: the objective (not sign-adjusted) at the N rows of PTS
+ * (pitch IPSO_PITCH) into OUT, through the steps' own group_value. */
+extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
+    evaluate_kernel(const real *pts, long long n, real *out)
+{
+  __shared__ block_shared sh;
+  int lane = threadIdx.x % IPSO_G;
+  long long i = (long long)blockIdx.x * IPSO_PPB + threadIdx.x / IPSO_G;
+  bool active = i < n;
+  if (!active) i = n - 1;
+  const real *row = pts + (size_t)i * IPSO_PITCH;
+  real xs[IPSO_C][IPSO_V];
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++) {
+    int base = (c * IPSO_G + lane) * IPSO_V;
+    if (base < IPSO_D) vec<IPSO_V>::load(row + base, xs[c]);
+  }
+  real f = (real)(IPSO_SIGN)*group_value(xs, row, lane, sh);
+  if (active && lane == 0) out[i] = f;
 }
 
 #if IPSO_USER_SEPARABLE

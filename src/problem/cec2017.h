@@ -84,8 +84,11 @@ struct cec2017_info {
 };
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+/* The functions called from several places, compiled once on the device. */
+#define CEC2017_CALLEE static __device__ __noinline__
 #define CEC2017_TABLE_SPACE static __constant__
 #else
+#define CEC2017_CALLEE IPSO_HD
 #define CEC2017_TABLE_SPACE static
 #endif
 
@@ -574,7 +577,7 @@ IPSO_HD IPSO_REAL IPSO_FN(cec17_grie_rosen)(const IPSO_REAL *v, int n, IPSO_REAL
 }
 
 /* Basic function id of v[0..n) scaled by r (not Lunacek: cec17_lunacek). */
-IPSO_HD IPSO_REAL IPSO_FN(cec17_basic)(int id, const IPSO_REAL *v, int n, IPSO_REAL r)
+CEC2017_CALLEE IPSO_REAL IPSO_FN(cec17_basic)(int id, const IPSO_REAL *v, int n, IPSO_REAL r)
 {
   switch (id) {
   case CEC2017_BENT_CIGAR: return IPSO_FN(cec17_bent_cigar)(v, n, r);
@@ -614,7 +617,7 @@ IPSO_HD void IPSO_FN(cec17_shift_rotate)(const IPSO_REAL *x, const IPSO_REAL *o,
 
 /* Hybrid function fn (11..20) without its bias, with shift o, rotation M
  * and permutation S; scratch of 2 D. */
-IPSO_HD IPSO_REAL IPSO_FN(cec17_hybrid)(int fn, const IPSO_REAL *x, const IPSO_REAL *o,
+CEC2017_CALLEE IPSO_REAL IPSO_FN(cec17_hybrid)(int fn, const IPSO_REAL *x, const IPSO_REAL *o,
                                        const IPSO_REAL *M, const IPSO_REAL *S, int D,
                                        IPSO_REAL *scratch)
 {

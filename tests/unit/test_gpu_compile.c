@@ -15,6 +15,7 @@
 #include "gpu_compile.h"
 #include "gpu_plan.h"
 #include "objective.h"
+#include "problem.h"
 #include "user_objective.h"
 
 /* Whether the image of N bytes names the kernel NAME (its symbol table). */
@@ -196,6 +197,18 @@ int main(void)
            src);
   fail += compile_checked(toml, "user objective (double, whole rows) D=4 N=100, global",
                           "step_queue_lock_kernel", "speculative_cluster_kernel");
+  /* The CEC 2017 suite: the function in the data, so one program per
+   * dimension and precision (the data's values do not matter here). */
+  problem_data_set(calloc(1, sizeof(double)), 1);
+  for (int fl = 0; fl < 2; fl++)
+    for (int D = 10; D <= 100; D += 90) {
+      snprintf(toml, sizeof toml,
+               "[run]\nprecision = \"%s\"\n[objective]\nname = \"cec2017\"\nnumber = 5\n"
+               "dimensions = %d\n[swarm]\ntopology = \"global\"\nparticles = 4096\n",
+               fl ? "float" : "double", D);
+      snprintf(what, sizeof what, "cec2017 D=%d %s, global", D, fl ? "float" : "double");
+      fail += compile_checked(toml, what, "evaluate_kernel", "speculative_cluster_kernel");
+    }
   remove(src);
   rmdir(dir);
   printf("%s\n", fail ? "FAILED" : "passed");
