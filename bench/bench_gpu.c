@@ -28,8 +28,10 @@
  * --no-pdl: plain launches instead of programmatic dependent launch (what a
  * GPU before Hopper runs).
  *
+ * --cec: the CEC 2017 suite's rotated functions' evaluation speed (cec_speed).
+ *
  *   bench_gpu [--reps N] [--only NAME|islands|migration] [--cpu] [--csv FILE] [--user FILE]
- *             [--no-pdl]  */
+ *             [--no-pdl] [--cec]  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +43,11 @@
 
 #include "backend_cpu.h"
 #include "backend_gpu.h"
+#include "cec2017_data.h"
 #include "config.h"
 #include "check.h"
 #include "log.h"
+#include "problem.h"
 #include "runtime.h"
 
 struct workload {
@@ -394,9 +398,56 @@ static int compare_user(const char *source, int reps)
   return IPSO_OK;
 }
 
+/* --cec: CEC 2017 F1, F3..F10 (shifted and rotated) in 30 and 100
+ * dimensions, float and double, one swarm of 65,536 (strict queue-lock,
+ * global): evaluations per second, and the fraction of the device's FMA
+ * peak that the D^2 FMAs of the rotation alone reach (peak: SMs x clock x
+ * FMA units per SM, 128 FP32 and 64 FP64 on Hopper). */
+static int cec_speed(const struct cudaDeviceProp *prop, int reps, FILE *csv)
+{
+  int khz = 0;
+  cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
+  const int dims[] = {30, 100};
+  const long iterations = 200, particles = 65536;
+  printf("%-16s %-7s %10s %12s %12s\n", "cec2017", "real", "time [s]", "evals/s", "FMA peak");
+  for (int di = 0; di < 2; di++)
+    for (int fl = 1; fl >= 0; fl--)
+      for (int f = 1; f <= 10; f += f == 1 ? 2 : 1) {
+        char text[512], name[32];
+        snprintf(name, sizeof name, "F%d D=%d", f, dims[di]);
+        snprintf(text, sizeof text,
+                 "[run]\nbackend = \"gpu\"\nprecision = \"%s\"\nmax_iterations = %ld\n"
+                 "output = \"\"\n[objective]\nname = \"cec2017\"\nnumber = %d\n"
+                 "dimensions = %d\n[swarm]\nparticles = %ld\ntopology = \"global\"\n"
+                 "[output]\ncheckpoint = \"\"\n",
+                 fl ? "float" : "double", iterations, f, dims[di], particles);
+        struct ipso_config cfg;
+        double *data = NULL, med = 0, spread = 0, best = 0;
+        int64_t n = 0;
+        char mapping[64] = "";
+        IPSO_TRY(config_load_text(text, name, 0, NULL, 1, &cfg));
+        int rc = cec2017_data_for(&cfg, 0, &data, &n);
+        if (rc == IPSO_OK) problem_data_set(data, n);
+        if (rc == IPSO_OK)
+          rc = time_islands(&cfg, 1, 0, iterations, reps, &med, &spread, &best, mapping,
+                            sizeof mapping);
+        config_free(&cfg);
+        if (rc != IPSO_OK) return rc;
+        double evals = (double)particles * (double)iterations / med;
+        double peak = (double)prop->multiProcessorCount * khz * 1e3 * (fl ? 128 : 64);
+        double frac = evals * dims[di] * dims[di] / peak;
+        printf("%-16s %-7s %10.4f %12.3e %11.2f%%\n", name, fl ? "float" : "double", med, evals,
+               100 * frac);
+        if (csv)
+          fprintf(csv, "cec2017 %s,queue_lock,strict,%s,%.6f,%.4f,%.6e,%.6f,%.17g\n", name,
+                  fl ? "float" : "double", med, spread, evals, frac, best);
+      }
+  return IPSO_OK;
+}
+
 int main(int argc, char **argv)
 {
-  int reps = 5, cpu = 0;
+  int reps = 5, cpu = 0, cec = 0;
   const char *only = NULL, *csv_path = NULL, *user = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -411,10 +462,12 @@ int main(int argc, char **argv)
       user = argv[++i];
     else if (!strcmp(argv[i], "--no-pdl"))
       forced.no_pdl = 1;
+    else if (!strcmp(argv[i], "--cec"))
+      cec = 1;
     else {
       fprintf(stderr,
               "usage: bench_gpu [--reps N] [--only NAME|islands|migration] [--cpu] [--csv FILE] "
-              "[--user FILE] [--no-pdl]\n");
+              "[--user FILE] [--no-pdl] [--cec]\n");
       return 2;
     }
   }
@@ -440,6 +493,11 @@ int main(int argc, char **argv)
   if (csv)
     fprintf(csv,
             "workload,kernel,sync,mapping,seconds,spread,evals_per_s,roofline_fraction,best\n");
+  if (cec) {
+    int rc = cec_speed(&prop, reps, csv);
+    if (csv) fclose(csv);
+    return rc == IPSO_OK ? 0 : 1;
+  }
   printf("%-26s %-11s %-8s %-26s %10s %7s %11s %8s %14s\n", "workload", "kernel", "sync", "mapping",
          "time [s]", "spread", "evals/s", "roofline", "best");
   for (size_t k = 0; k < sizeof workloads / sizeof workloads[0]; k++) {

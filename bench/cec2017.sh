@@ -6,20 +6,24 @@
 # 1e-8 count as 0, as the competition's rules say), and the functions where
 # islandpso's mean is at or below each one's. Markdown on stdout.
 #
-#   bash bench/cec2017.sh [--bin DIR] [--dim D] [--runs R] [--evals E | --iterations T]
+#   bash bench/cec2017.sh [--bin DIR] [--dim D] [--runs R] [--evals E | --iterations T | --seconds S]
 #                         [--config FILE] [--jobs J] [--csv FILE] [--results CSV] [--set k=v ...]
+#                         [--functions "F ..."]
 #
 # One configuration for the whole suite: FILE (default configs/cec2017.toml)
 # with objective.number, dimensions, seed and max_iterations set per run.
 # --evals E: the budget in evaluations (default 10,000 x D, the official
 # one), as iterations of the config's islands x particles; --iterations T
-# instead gives them directly (a GPU run sized by time). J runs at a time
+# instead gives them directly; --seconds S sizes them by time: 90% of the
+# iterations that F30 (a composition of hybrids, the slowest kind) runs in
+# S seconds of in-run time, measured first (a GPU run). J runs at a time
 # (default: the cores; 1 where the config runs on the GPU). --csv keeps every
 # run's error and in-run time. The competition's table comes from --results
 # (default bench/data/cec2017_results.csv).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bindir=build dim=30 runs=51 evals="" iters="" jobs="" csv="" extra=()
+bindir=build dim=30 runs=51 evals="" iters="" seconds="" jobs="" csv="" extra=()
+functions="1 $(seq -s ' ' 3 30)"
 config=$here/../configs/cec2017.toml
 results=$here/data/cec2017_results.csv
 while [ $# -gt 0 ]; do
@@ -29,6 +33,8 @@ while [ $# -gt 0 ]; do
   --runs) runs=$2; shift ;;
   --evals) evals=$2; shift ;;
   --iterations) iters=$2; shift ;;
+  --seconds) seconds=$2; shift ;;
+  --functions) functions=$2; shift ;;
   --config) config=$2; shift ;;
   --jobs) jobs=$2; shift ;;
   --csv) csv=$2; shift ;;
@@ -52,6 +58,14 @@ islands=$(awk -F' = ' '$1 == "islands" {print $2}' "$work/resolved.toml")
 particles=$(awk -F' = ' '$1 == "particles" {print $2}' "$work/resolved.toml")
 backend=$(awk -F' = ' '$1 == "backend" {gsub(/"/, "", $2); print $2}' "$work/resolved.toml")
 islands=${islands:-1}
+if [ -n "$seconds" ]; then
+  for pass in cache timed; do
+    t=$("$bin" "$config" --set objective.number=30 --set objective.dimensions="$dim" \
+      --set run.max_iterations=1000 --set 'run.output=""' --set 'output.checkpoint=""' \
+      --set 'output.progress="off"' "${extra[@]}" 2>&1 | awk '/^  time/ {print $2}')
+  done
+  iters=$(awk -v s="$seconds" -v t="$t" 'BEGIN {n = int(0.9 * s * 1000 / t); print n < 1 ? 1 : n}')
+fi
 if [ -z "$iters" ]; then
   evals=${evals:-$((10000 * dim))}
   iters=$((evals / (islands * particles) - 1))
@@ -75,10 +89,11 @@ run_one() {
   awk -v f="$f" -v s="$seed" '/best fitness/ {b = $3} /^  time/ {t = $2}
     END {e = b - 100 * f; if (e < 1e-8) e = 0; printf "%d %d %.10g %s\n", f, s, e, t}' <<<"$out"
 }
-printf '%s\n' "${extra[@]}" >"$work/extra"
+: >"$work/extra"
+[ ${#extra[@]} -eq 0 ] || printf '%s\n' "${extra[@]}" >"$work/extra"
 export -f run_one
 export bin config dim iters work
-for f in 1 $(seq 3 30); do
+for f in $functions; do
   for s in $(seq 1 "$runs"); do echo "$f $s"; done
 done | xargs -P "$jobs" -n 2 bash -c 'run_one "$@"' _ >"$work/runs.txt" || true
 [ -n "$csv" ] && { echo "function,seed,error,seconds"; tr ' ' , <"$work/runs.txt"; } >"$csv"
@@ -97,7 +112,7 @@ if results:
     for r in csv.DictReader(open(results)):
         if int(r["Dimension"]) == dim and r["Algorithm"] in refs:
             ref[(r["Algorithm"], int(r["Benchmark"]))] = float(r["mean"])
-fns = [1] + list(range(3, 31))
+fns = sorted(errs)
 head = "| F | islandpso mean | median | runs | s/run |" + "".join(f" {a} mean |" for a in refs if ref)
 print(head)
 print("|---|" + "---:|" * (head.count("|") - 2))
@@ -122,7 +137,7 @@ for f in fns:
 print()
 if ref:
     print("Functions where islandpso's mean is at or below the reference's mean (marked *): "
-          + ", ".join(f"{a} {wins[a]} of 29" for a in refs))
+          + ", ".join(f"{a} {wins[a]} of {len(fns)}" for a in refs))
 if missing:
     print(f"{missing} functions with fewer than {nruns} runs (failed runs above)")
 EOF

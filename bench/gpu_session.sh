@@ -1,9 +1,12 @@
 #!/bin/bash
 # One session on the GPU machine: build with the gpu preset, run the
 # gpu-labelled tests and the benchmark. Logs and CSV under $OUT (or ./out).
-# Usage (from the checkout root): bash bench/gpu_session.sh [tests|bench|e2e|two|all] [bench args...]
+# Usage (from the checkout root): bash bench/gpu_session.sh [tests|bench|e2e|two|cec|all] [args...]
 # (e2e: bench/e2e.sh, the wall, in-run and kernel-only times of the configs;
-# two: bench/two_gpus.sh, 1 rank x 32 islands against 2 ranks x 32 on two GPUs)
+# two: bench/two_gpus.sh, 1 rank x 32 islands against 2 ranks x 32 on two GPUs;
+# cec: the suite's values on the GPU, its evaluation speed (bench_gpu --cec)
+# and bench/cec2017.sh with the arguments given, e.g. --dim 30 --runs 11
+# --iterations T --set run.backend=\"gpu\")
 set -uo pipefail
 what=${1:-all}
 shift || true
@@ -26,6 +29,12 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 fi
 if [ "$what" = two ]; then
   bash bench/two_gpus.sh --bin build-gpu --runs "${IPSO_E2E_RUNS:-5}" "$@" 2>"$out/two.err" | tee "$out/two.md" || status=1
+fi
+if [ "$what" = cec ]; then
+  (cd build-gpu && ctest -R gpu_cec2017_values --output-on-failure) >"$out/cec-values.log" 2>&1 || status=1
+  tail -3 "$out/cec-values.log"
+  build-gpu/bench_gpu --cec --reps 3 --csv "$out/cec-speed.csv" 2>&1 | tee "$out/cec-speed.log" || status=1
+  [ $# -gt 0 ] && { bash bench/cec2017.sh --bin build-gpu --csv "$out/cec-runs.csv" "$@" | tee "$out/cec.md" || status=1; }
 fi
 if [ "$what" = e2e ] || [ "$what" = all ]; then
   bash bench/e2e.sh --bin build-gpu --runs "${IPSO_E2E_RUNS:-5}" 2>"$out/e2e.err" | tee "$out/e2e.md" || status=1

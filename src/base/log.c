@@ -8,6 +8,7 @@
 
 static int log_rank_ = 0;
 static int log_size_ = 1;
+static int log_info_stderr_ = 0;
 static char log_host_[64];
 
 /* The host name, looked up once: a multi-node job's messages say where. */
@@ -76,10 +77,16 @@ void log_warn(const char *fmt, ...)
 void log_info(const char *fmt, ...)
 {
   if (log_rank_ != 0) return;
+  FILE *to = log_info_stderr_ ? stderr : stdout;
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(stdout, fmt, ap);
+  vfprintf(to, fmt, ap);
   va_end(ap);
-  fputc('\n', stdout);
-  fflush(stdout);
+  fputc('\n', to);
+  fflush(to);
+}
+
+void log_info_to_stderr(void)
+{
+  log_info_stderr_ = 1;
 }

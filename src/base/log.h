@@ -29,6 +29,10 @@ void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Information for the user, printed by rank 0 only, on stdout. */
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* From now on log_info writes to stderr: stdout holds only a result
+ * (--evaluate's values). */
+void log_info_to_stderr(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,7 +104,7 @@ struct backend_ops {
    * backend holds the whole ring, which closes inside it): the messages of
    * the previous rank's last island and of the next rank's first.
    * migrate_sent: the best cost of every island's message of the last
-   * migration, into SENT[K]. */
+   * migration (after its migrate_in), into SENT[K]. */
   int (*migrate_out)(struct backend *b, int count, const int64_t *select, int victims,
                      double *const edge[2]);
   int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,

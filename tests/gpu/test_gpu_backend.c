@@ -360,7 +360,6 @@ static void migrate_ring(struct backend *part, int nparts, int K, int first, int
     CHECK(part[h].ops->migrate_out(&part[h], M, round ? sel + h * per * M : NULL,
                                    round || h % 2 ? 0 : M, nparts > 1 ? out : NULL) == IPSO_OK,
           "migrate_out of part %d", h);
-    CHECK(part[h].ops->migrate_sent(&part[h], sent + h * per) == IPSO_OK, "migrate_sent");
   }
   for (int h = 0; h < nparts; h++) {
     int prev = (h + nparts - 1) % nparts, next = (h + 1) % nparts;
@@ -371,6 +370,9 @@ static void migrate_ring(struct backend *part, int nparts, int K, int first, int
                                   nparts > 1 ? in : NULL) == IPSO_OK,
           "migrate_in of part %d", h);
   }
+  /* The messages' best costs, once the migration is complete. */
+  for (int h = 0; h < nparts; h++)
+    CHECK(part[h].ops->migrate_sent(&part[h], sent + h * per) == IPSO_OK, "migrate_sent");
   free(sel);
   free(rep);
   free(edge);
