@@ -429,6 +429,7 @@ static const struct backend_device gpu_device = {
 static int gpu_evaluate(struct backend *b, const double *x, int64_t n, double *f)
 {
   struct gpu_swarm *g = b->impl;
+  if (!g->k.evaluate) return IPSO_FAIL("gpu", "a backend not created for evaluation");
   int pitch = g->plan.map.pitch;
   size_t rows_bytes = (size_t)n * (size_t)pitch * g->es, out_bytes = (size_t)n * g->es;
   char *rows = calloc(1, rows_bytes ? rows_bytes : 1), *out = malloc(out_bytes ? out_bytes : 1);
@@ -620,6 +621,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   g->island = setup->island;
   g->count = swarm_setup_count(setup);
   gpu_plan_mapping(cfg, o, g->count, &g->plan);
+  g->plan.map.evaluate = o->evaluate;
   if (g->count > IPSO_MAX_ISLANDS) {
     gpu_destroy(b);
     return IPSO_FAIL("gpu", "%d islands on one GPU: at most %d", swarm_setup_count(setup),

@@ -53,7 +53,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"resident_relaxed_kernel", resident, &k->res_relaxed},
                {"speculative_cluster_kernel", p->map.spec_cb > 0, &k->res_spec},
                {"separable_check_kernel", separable, &k->separable_check},
-               {"evaluate_kernel", 1, &k->evaluate}};
+               {"evaluate_kernel", p->map.evaluate, &k->evaluate}};
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     cudaError_t e = lookup(library, table[i].name, table[i].wanted, table[i].k);
     if (e != cudaSuccess) return e;

@@ -36,6 +36,7 @@ void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m)
     if (G > 8) G = 8;
     while ((lanes + G - 1) / G > MAX_CHUNKS && G < 1024) G *= 2;
   }
+  m->evaluate = 0;
   m->vec = V;
   m->pitch = (dims + V - 1) / V * V;
   m->spec_cb = m->spec_threads = m->spec_ppt = m->spec_win = 0;
@@ -77,7 +78,7 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       "#define IPSO_RING_K %d\n#define IPSO_CLPSO %d\n#define IPSO_CLPSO_REFRESH %d\n"
       "#define IPSO_INERTIA_END %d\n#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n#define IPSO_SPEC_THREADS %d\n"
       "#define IPSO_SPEC_PPT %d\n#define IPSO_SPEC_WIN %d\n#define IPSO_CEC2017 %d\n"
-      "#define IPSO_VARIANT %d\n",
+      "#define IPSO_VARIANT %d\n#define IPSO_EVALUATE %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
       m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
       user ? 0 : info->acc1, user ? 0 : info->needs_next, user, user && cfg->objective.separable,
@@ -87,7 +88,8 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       cfg->swarm.topology == IPSO_SWARM_CLPSO ? cfg->swarm.refresh : 1, cfg->swarm.has_inertia_end,
       m->deal, m->spec_cb, m->spec_threads, m->spec_ppt, m->spec_win,
       cfg->objective.id == IPSO_OBJ_CEC2017,
-      cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? 0 : cfg->swarm.kernel == IPSO_KERNEL_QUEUE ? 1 : 2);
+      cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? 0 : cfg->swarm.kernel == IPSO_KERNEL_QUEUE ? 1 : 2,
+      m->evaluate);
   /* The inertia schedule's ends as exact hexadecimal literals (computed in
    * double, as on the host: inertia_at in kernels/pso_device.cuh). */
   if (cfg->swarm.has_inertia_end)

@@ -19,6 +19,7 @@ struct gpu_overrides {
   int spec;      /* -1: never the speculative cluster kernel; 2, 4 or 8: it, with clusters of
                     that many blocks, for every island it can run (strict, global, one thread per
                     particle) */
+  int evaluate;  /* evaluate_kernel too (the evaluate operation; --evaluate) */
 };
 
 /* How iterations are launched: one launch per iteration (for all the

@@ -15,6 +15,7 @@
  *   IPSO_NEEDS_NEXT  the objective's term uses the next coordinate
  *   IPSO_VARIANT   the step kernel: 0 queue-lock, 1 queue, 2 reduction
  *   IPSO_CEC2017   1 for the CEC 2017 suite (the whole row, on one thread)
+ *   IPSO_EVALUATE  1: evaluate_kernel too (a backend for --evaluate)
  *   IPSO_RELAXED   1 for sync = "relaxed"
  *   IPSO_UNIFORM   1 when every dimension has the same bounds (IPSO_LO, IPSO_HI,
  *                  IPSO_SPAN, IPSO_VMAX given as literals)
@@ -687,8 +688,10 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
   set_best(s, c, idx, t, t, 1, win);
 }
 
+#if IPSO_EVALUATE
 /* --evaluate: the objective (not sign-adjusted) at the N rows of PTS
- * (pitch IPSO_PITCH) into OUT, through the steps' own group_value. */
+ * (pitch IPSO_PITCH) into OUT, through the steps' own group_value; only in
+ * a program for it (one more copy of the objective's code otherwise). */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     evaluate_kernel(const real *pts, long long n, real *out)
 {
@@ -707,6 +710,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   real f = (real)(IPSO_SIGN)*group_value(xs, row, lane, sh);
   if (active && lane == 0) out[i] = f;
 }
+#endif
 
 #if IPSO_USER_SEPARABLE
 /* The start-up check of objective.separable: at each of the N points PTS

@@ -32,20 +32,32 @@ void backend_share_cores(int ranks_on_node)
   backend_cpu_threads(ranks_on_node);
 }
 
-int backend_create(const struct swarm_setup *setup, struct backend *b)
+static int create(const struct swarm_setup *setup, int evaluate, struct backend *b)
 {
   enum ipso_backend_kind kind = setup->cfg->run.backend;
   memset(b, 0, sizeof *b);
   if (kind == IPSO_BACKEND_CPU) return backend_cpu_create(setup, b);
 #ifdef IPSO_HAVE_CUDA
-  if (backend_gpu_count() > 0) return backend_gpu_create(setup, b);
+  struct gpu_overrides o = {.evaluate = evaluate};
+  if (backend_gpu_count() > 0) return backend_gpu_create_with(setup, &o, b);
   if (kind == IPSO_BACKEND_GPU)
     return IPSO_FAIL("gpu", "backend = \"gpu\" but no usable CUDA device is visible (%s)",
                      gpu_unavailable_reason());
 #else
+  (void)evaluate;
   if (kind == IPSO_BACKEND_GPU)
     return IPSO_FAIL("gpu", "backend = \"gpu\" but this islandpso was built without CUDA");
 #endif
   if (setup->island == 0) log_info("islandpso: no GPU available; running on the CPU backend");
   return backend_cpu_create(setup, b);
+}
+
+int backend_create(const struct swarm_setup *setup, struct backend *b)
+{
+  return create(setup, 0, b);
+}
+
+int backend_create_evaluator(const struct swarm_setup *setup, struct backend *b)
+{
+  return create(setup, 1, b);
 }

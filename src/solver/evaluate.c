@@ -90,7 +90,7 @@ int evaluate_points(const struct ipso_config *config, const char *path)
   struct swarm_setup setup = {cfg, 0, 1, 0, 1};
   struct backend b;
   memset(&b, 0, sizeof b);
-  if (rc == IPSO_OK) rc = backend_create(&setup, &b);
+  if (rc == IPSO_OK) rc = backend_create_evaluator(&setup, &b);
   if (rc == IPSO_OK && !(f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f)))
     rc = IPSO_FAIL("memory", "out of memory");
   if (rc == IPSO_OK && !b.ops->evaluate)
