@@ -48,22 +48,20 @@
 #include "check.h"
 #include "log.h"
 
-/* Continues the 64-bit FNV-1a hash H over N doubles, byte by byte in
- * little-endian order (the file's), so the sum is the same on any host. */
+/* Continues the 64-bit FNV-1a hash H over the N bytes of the little-endian
+ * form of V (the file's order), so the sum is the same on any host. */
+static uint64_t hash_le(uint64_t h, uint64_t v, int n)
+{
+  for (int b = 0; b < n; b++) h = (h ^ ((v >> (8 * b)) & 0xffu)) * FNV_PRIME;
+  return h;
+}
+
 uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
 {
   for (int64_t i = 0; i < n; i++) {
     uint64_t bits;
     memcpy(&bits, &x[i], sizeof bits);
-    if (k == CHECKSUM_WORDS) {
-      h ^= bits;
-      h *= FNV_PRIME;
-      continue;
-    }
-    for (int b = 0; b < 8; b++) {
-      h ^= (bits >> (8 * b)) & 0xffu;
-      h *= FNV_PRIME;
-    }
+    h = k == CHECKSUM_WORDS ? checkpoint_fold_piece(h, bits) : hash_le(h, bits, 8);
   }
   return h;
 }
@@ -81,7 +79,6 @@ uint64_t checkpoint_sum_array(uint64_t h, const double *x, int64_t n, enum check
   return h;
 }
 
-/* The checksum of one island: its rows of the five arrays, in file order. */
 uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k)
 {
   uint64_t h = FNV_OFFSET;
@@ -91,24 +88,12 @@ uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_k
   return h;
 }
 
-/* Continues H over the N bytes of the little-endian form of the integer V. */
-static uint64_t hash_le(uint64_t h, uint64_t v, int n)
-{
-  for (int b = 0; b < n; b++) {
-    h ^= (v >> (8 * b)) & 0xffu;
-    h *= FNV_PRIME;
-  }
-  return h;
-}
-
 /* Continues H over the string S with its terminating NUL. */
 static uint64_t hash_string(uint64_t h, const char *s)
 {
-  for (;; s++) {
-    h ^= (unsigned char)*s;
-    h *= FNV_PRIME;
-    if (!*s) return h;
-  }
+  do h = hash_le(h, (unsigned char)*s, 1);
+  while (*s++);
+  return h;
 }
 
 uint64_t checkpoint_info_checksum(const struct checkpoint_info *info, int islands,
@@ -215,17 +200,10 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
     if (h5u_write_attr_string(f, f->id, strings[i].name, strings[i].value) != IPSO_OK) goto done;
 
   for (int b = 0; b < 2; b++) {
-    hsize_t dims[1] = {(hsize_t)o->dimensions};
-    hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? o->dimensions : 0), 0};
-    hid_t id;
-    dset = h5u_create_dataset(f, f->id, b ? "upper" : "lower", H5T_IEEE_F64LE, 1, dims, 0,
-                              "objective variables", b ? "upper bounds" : "lower bounds");
-    if (dset < 0 ||
-        h5u_write(f, dset, H5T_NATIVE_DOUBLE, start, count, b ? o->upper : o->lower) != IPSO_OK)
-      goto done;
-    id = dset;
-    dset = H5I_INVALID_HID;
-    if (H5U_CLOSE(f, IPSO_OK, id) != IPSO_OK) goto done;
+    hid_t id = h5u_write_dataset(f, f->id, b ? "upper" : "lower", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                 1, (hsize_t)o->dimensions, b ? o->upper : o->lower,
+                                 "objective variables", b ? "upper bounds" : "lower bounds");
+    if (id < 0 || H5U_CLOSE(f, IPSO_OK, id) != IPSO_OK) goto done;
   }
 
   for (int p = 0; p < np; p++) total += o->params[p].len;
@@ -242,11 +220,10 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
     memcpy(values + at, o->params[p].values, (size_t)o->params[p].len * sizeof *values);
     at += o->params[p].len;
   }
-  hsize_t dims[1] = {(hsize_t)total};
-  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? total : 0), 0};
-  dset = h5u_create_dataset(f, f->id, "objective_params", H5T_IEEE_F64LE, 1, dims, 0,
-                            "as in the config", "objective parameters, one after the other");
-  if (dset < 0 || h5u_write(f, dset, H5T_NATIVE_DOUBLE, start, count, values) != IPSO_OK) goto done;
+  dset = h5u_write_dataset(f, f->id, "objective_params", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1,
+                           (hsize_t)total, values, "as in the config",
+                           "objective parameters, one after the other");
+  if (dset < 0) goto done;
   IPSO_CHECK_H5_GOTO(f->path, name_type = H5Tcopy(H5T_C_S1), st, done,
                      "creating the parameter name type");
   IPSO_CHECK_H5_GOTO(f->path, H5Tset_size(name_type, PARAM_NAME_BYTES), st, done,
@@ -410,21 +387,17 @@ static int checkpoint_path_free(const char *path, int overwrite)
                      files[k], path, files[k]);
       return IPSO_ERR_USAGE;
     }
-    if (!overwrite) {
-      log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
-                     "with --resume (or --restart %s), or start over with --overwrite",
-                     files[k], files[k]);
-      return IPSO_ERR_USAGE;
-    }
-    if (!S_ISREG(st.st_mode) || !hdf5_or_empty(files[k])) {
-      log_user_error("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
-                     "checkpoint files",
-                     files[k],
-                     S_ISDIR(st.st_mode)    ? "a directory"
-                     : !S_ISREG(st.st_mode) ? "not a regular file"
-                                            : "not an HDF5 file");
-      return IPSO_ERR_USAGE;
-    }
+    if (!overwrite)
+      return H5U_REFUSE("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
+                        "with --resume (or --restart %s), or start over with --overwrite",
+                        files[k], files[k]);
+    if (!S_ISREG(st.st_mode) || !hdf5_or_empty(files[k]))
+      return H5U_REFUSE("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
+                        "checkpoint files",
+                        files[k],
+                        S_ISDIR(st.st_mode)    ? "a directory"
+                        : !S_ISREG(st.st_mode) ? "not a regular file"
+                                               : "not an HDF5 file");
   }
   return IPSO_OK;
 }
