@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,18 @@
 #include "state_arrays.h"
 #include "check.h"
 #include "log.h"
+
+/* Puts the reason to refuse the file in WHY; IPSO_ERR_USAGE. */
+static int reason(char *why, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int reason(char *why, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, len, fmt, ap);
+  va_end(ap);
+  return IPSO_ERR_USAGE;
+}
 
 /* Rank 0's first look at checkpoint PATH: a readable regular HDF5 file.
  * Otherwise IPSO_ERR_USAGE with the reason in WHY. */
@@ -69,11 +82,9 @@ static void explain_open_failure(const char *hdf5, char *why, size_t len)
 /* The reason to refuse a file without root attribute NAME; IPSO_ERR_USAGE. */
 static int missing_attr(const char *name, char *why, size_t len)
 {
-  snprintf(why, len,
-           "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or "
-           "damaged)",
-           name);
-  return IPSO_ERR_USAGE;
+  return reason(why, len,
+                "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or damaged)",
+                name);
 }
 
 /* Reads root attribute NAME into V, or refuses the file (missing_attr). */
@@ -99,10 +110,9 @@ static int need_dataset(const struct h5u_file *f, const char *name, int rank, co
   hsize_t got[2] = {0, 0};
   int ok;
   *dset = H5Dopen2(f->id, name, H5P_DEFAULT);
-  if (*dset < 0) {
-    snprintf(why, len, "dataset '%s' is missing (not an islandpso checkpoint, or damaged)", name);
-    return IPSO_ERR_USAGE;
-  }
+  if (*dset < 0)
+    return reason(why, len, "dataset '%s' is missing (not an islandpso checkpoint, or damaged)",
+                  name);
   space = H5Dget_space(*dset);
   type = H5Dget_type(*dset);
   ok = space >= 0 && type >= 0 && H5Tget_class(type) == cls &&
@@ -114,14 +124,11 @@ static int need_dataset(const struct h5u_file *f, const char *name, int rank, co
   if (ok) return IPSO_OK;
   H5Dclose(*dset);
   *dset = H5I_INVALID_HID;
-  if (rank == 2)
-    snprintf(why, len, "dataset '%s' is not [%llu, %llu] %s values (damaged)", name,
-             (unsigned long long)dims[0], (unsigned long long)dims[1],
-             cls == H5T_FLOAT ? "floating-point" : "integer");
-  else
-    snprintf(why, len, "dataset '%s' is not [%llu] %s values (damaged)", name,
-             (unsigned long long)dims[0], cls == H5T_FLOAT ? "floating-point" : "integer");
-  return IPSO_ERR_USAGE;
+  char shape[48];
+  snprintf(shape, sizeof shape, rank == 2 ? "%llu, %llu" : "%llu", (unsigned long long)dims[0],
+           (unsigned long long)(rank == 2 ? dims[1] : 0));
+  return reason(why, len, "dataset '%s' is not [%s] %s values (damaged)", name, shape,
+                cls == H5T_FLOAT ? "floating-point" : "integer");
 }
 
 /* Whether A and B are the same value (NaNs alike). */
@@ -175,15 +182,12 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
   if (st == IPSO_OK) st = read_vector(f, "upper", o->dimensions, &upper, why, len);
   for (int d = 0; st == IPSO_OK && d < o->dimensions; d++) {
     char then[32], now[32];
-    if (!same_double(lower[d], o->lower[d])) {
-      snprintf(why, len, "lower[%d] is %s in the checkpoint, %s in the config", d,
-               format_double(then, lower[d]), format_double(now, o->lower[d]));
-      st = IPSO_ERR_USAGE;
-    } else if (!same_double(upper[d], o->upper[d])) {
-      snprintf(why, len, "upper[%d] is %s in the checkpoint, %s in the config", d,
-               format_double(then, upper[d]), format_double(now, o->upper[d]));
-      st = IPSO_ERR_USAGE;
-    }
+    if (!same_double(lower[d], o->lower[d]))
+      st = reason(why, len, "lower[%d] is %s in the checkpoint, %s in the config", d,
+                  format_double(then, lower[d]), format_double(now, o->lower[d]));
+    else if (!same_double(upper[d], o->upper[d]))
+      st = reason(why, len, "upper[%d] is %s in the checkpoint, %s in the config", d,
+                  format_double(then, upper[d]), format_double(now, o->upper[d]));
   }
   if (st != IPSO_OK) goto done;
 
@@ -220,25 +224,22 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
     int p = 0;
     for (at = 0; p < np && strcmp(names + (size_t)p * (PARAM_NAME_BYTES + 1), c->name) != 0; p++)
       at += lengths[p];
-    if (p == np) {
-      snprintf(why, len, "objective parameter '%s' of the config is not in the checkpoint",
-               c->name);
-      st = IPSO_ERR_USAGE;
-    } else if (lengths[p] != c->len) {
-      snprintf(why, len,
-               "objective parameter '%s' has %" PRId64 " values in the checkpoint, %" PRId64
-               " in the config",
-               c->name, lengths[p], c->len);
-      st = IPSO_ERR_USAGE;
-    } else {
+    if (p == np)
+      st = reason(why, len, "objective parameter '%s' of the config is not in the checkpoint",
+                  c->name);
+    else if (lengths[p] != c->len)
+      st = reason(why, len,
+                  "objective parameter '%s' has %" PRId64 " values in the checkpoint, %" PRId64
+                  " in the config",
+                  c->name, lengths[p], c->len);
+    else {
       for (int64_t i = 0; i < c->len && st == IPSO_OK; i++)
         if (!same_double(values[at + i], c->values[i])) {
           char then[32], now[32];
-          snprintf(
+          st = reason(
               why, len,
               "objective parameter '%s'[%" PRId64 "] is %s in the checkpoint, %s in the config",
               c->name, i, format_double(then, values[at + i]), format_double(now, c->values[i]));
-          st = IPSO_ERR_USAGE;
         }
     }
   }
@@ -317,13 +318,11 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
   int migrants, k = 0, r = 0;
   double v, probability = 1.0;
   IPSO_TRY(need_attr(f, "seed", H5T_NATIVE_UINT64, &seed, why, len));
-  if (seed != cfg->run.seed) {
-    snprintf(why, len,
-             "it belongs to a run with seed %" PRIu64 ", the config's seed is %" PRIu64
-             ": another run (continue it with run.seed = %" PRIu64 ")",
-             seed, cfg->run.seed, seed);
-    return IPSO_ERR_USAGE;
-  }
+  if (seed != cfg->run.seed)
+    return reason(why, len,
+                  "it belongs to a run with seed %" PRIu64 ", the config's seed is %" PRIu64
+                  ": another run (continue it with run.seed = %" PRIu64 ")",
+                  seed, cfg->run.seed, seed);
   for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
     IPSO_TRY(need_attr(f, reals[i].key, H5T_NATIVE_DOUBLE, &v, why, len));
     warn_real(f, reals[i].key, v, *reals[i].now);
@@ -375,30 +374,26 @@ static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
   const int islands = config_islands(cfg, f->size);
   const int64_t N = cfg->swarm.particles;
   if (h5u_read_attr(f->id, "format", H5T_NATIVE_INT, 1, &format) != 0) format = 1;
-  if (format < CHECKPOINT_FORMAT) {
-    snprintf(why, len,
-             "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
-             "no checksum covers, so they cannot be verified; continue it with the islandpso "
-             "that wrote it, or start afresh",
-             format);
-    return IPSO_ERR_USAGE;
-  }
-  if (format > CHECKPOINT_FORMAT) {
-    snprintf(why, len, "written by a later islandpso (checkpoint format %d; this one reads %d)",
-             format, CHECKPOINT_FORMAT);
-    return IPSO_ERR_USAGE;
-  }
+  if (format < CHECKPOINT_FORMAT)
+    return reason(
+        why, len,
+        "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
+        "no checksum covers, so they cannot be verified; continue it with the islandpso "
+        "that wrote it, or start afresh",
+        format);
+  if (format > CHECKPOINT_FORMAT)
+    return reason(why, len,
+                  "written by a later islandpso (checkpoint format %d; this one reads %d)", format,
+                  CHECKPOINT_FORMAT);
   IPSO_TRY(need_attr(f, "migration_rows", H5T_NATIVE_INT64, &rows, why, len));
   IPSO_TRY(need_attr(f, "info_checksum", H5T_NATIVE_UINT64, &sum, why, len));
   info->migration_rows = rows;
   info->migration_rows_known = rows >= 0;
-  if (sum != checkpoint_info_checksum(info, islands, N, cfg->objective.dimensions, cfg->run.seed)) {
-    snprintf(why, len,
-             "its iteration (%" PRId64 "), counts or identity do not match the checksum over "
-             "them (altered since it was written)",
-             info->iteration);
-    return IPSO_ERR_USAGE;
-  }
+  if (sum != checkpoint_info_checksum(info, islands, N, cfg->objective.dimensions, cfg->run.seed))
+    return reason(why, len,
+                  "its iteration (%" PRId64 "), counts or identity do not match the checksum over "
+                  "them (altered since it was written)",
+                  info->iteration);
   /* What every checkpoint of a run holds to. */
   const int64_t t = info->iteration;
   if (t < 0)
@@ -455,30 +450,22 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
              IPSO_VERSION);
   free(version);
   IPSO_TRY(need_attr(f, "islands", H5T_NATIVE_INT, &islands, why, len));
-  if (islands != config_islands(cfg, f->size)) {
-    snprintf(why, len, "written by %d islands, the run has %d (run.islands)", islands,
-             config_islands(cfg, f->size));
-    return IPSO_ERR_USAGE;
-  }
+  if (islands != config_islands(cfg, f->size))
+    return reason(why, len, "written by %d islands, the run has %d (run.islands)", islands,
+                  config_islands(cfg, f->size));
   IPSO_TRY(need_attr(f, "dimensions", H5T_NATIVE_INT, &dims, why, len));
-  if (dims != o->dimensions) {
-    snprintf(why, len, "written for %d dimensions, the config has %d", dims, o->dimensions);
-    return IPSO_ERR_USAGE;
-  }
+  if (dims != o->dimensions)
+    return reason(why, len, "written for %d dimensions, the config has %d", dims, o->dimensions);
   IPSO_TRY(need_attr(f, "particles", H5T_NATIVE_INT64, &particles, why, len));
-  if (particles != cfg->swarm.particles) {
-    snprintf(why, len, "written for %" PRId64 " particles per island, the config has %" PRId64,
-             particles, cfg->swarm.particles);
-    return IPSO_ERR_USAGE;
-  }
+  if (particles != cfg->swarm.particles)
+    return reason(why, len, "written for %" PRId64 " particles per island, the config has %" PRId64,
+                  particles, cfg->swarm.particles);
   for (size_t i = 0; i < sizeof strings / sizeof *strings && st == IPSO_OK; i++) {
     char *then;
     IPSO_TRY(need_string(f, strings[i].key, &then, why, len));
-    if (strcmp(then, strings[i].now) != 0) {
-      snprintf(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
-               strings[i].now);
-      st = IPSO_ERR_USAGE;
-    }
+    if (strcmp(then, strings[i].now) != 0)
+      st = reason(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
+                  strings[i].now);
     free(then);
   }
   IPSO_TRY(st);

@@ -449,12 +449,12 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
-    dsets[a] = h5u_create_dataset(f, f->id, dname, state_array_file_type(sa), state_array_rank(sa),
-                                  dims, 0, sa->units, sa->snapshot_description);
+    dsets[a] = h5u_create_dataset(f, f->id, dname, H5T_IEEE_F64LE, state_array_rank(sa), dims, 0,
+                                  sa->units, sa->snapshot_description);
     if (dsets[a] < 0) goto done;
   }
   for (int a = 0; a < STATE_ARRAYS; a++)
-    if (h5u_write_island_rows(f, dsets[a], state_array_mem_type(&state_arrays[a]), s->particles,
+    if (h5u_write_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
                               state_array_width(&state_arrays[a], s->dims), data[a]) != IPSO_OK)
       goto done;
   st = IPSO_OK;
