@@ -1,33 +1,23 @@
 /* Checkpoints: every island's swarm in one HDF5 file of its own, with the
- * problem it was written for and a checksum per island.
- *
- * Layout (all datasets contiguous, so a reader can find their bytes):
- *   /                  attributes version, format (2), config (the TOML
- *                      text), iteration, evaluations, elapsed_seconds,
- *                      target_iteration, history_rows, migration_rows (-1:
- *                      not recorded), run_started, objective_hash and
- *                      info_checksum, the checksum over them
- *                      (checkpoint_info_checksum); the problem: dimensions, particles,
- *                      islands, objective, function, goal, precision; the
- *                      algorithm: seed, inertia, cognitive, social,
- *                      velocity_clamp, inertia_end (= inertia: constant
- *                      inertia), kernel, sync, swarm_topology,
- *                      neighbours, refresh, migration_interval,
- *                      migrants, topology, probability, select, policy
+ * problem it was written for and a checksum per island. Layout (datasets
+ * contiguous, so a reader can find their bytes):
+ *   /                  attributes version, format (2), config, iteration,
+ *                      evaluations, elapsed_seconds, target_iteration,
+ *                      history_rows, migration_rows (-1: not recorded),
+ *                      run_started, objective_hash, info_checksum (over
+ *                      them); the problem: dimensions, particles, islands,
+ *                      objective, function, goal, precision; the algorithm:
+ *                      seed, inertia, cognitive, social, velocity_clamp,
+ *                      inertia_end, kernel, sync, swarm_topology, neighbours,
+ *                      refresh, migration_interval, migrants, topology,
+ *                      probability, select, policy
  *   /lower, /upper     [D] float64, the bounds
- *   /objective_params  [sum of lengths] float64, the parameters' values one
- *                      after the other; attributes names [P] (strings) and
- *                      lengths [P] int64
- *   /position, /velocity, /pbest_position  [islands*N, D] float64
- *   /cost, /pbest_cost [islands*N] float64, costs (lower is better)
- *   /checksum          [islands] uint64, each island's checksum over its rows
- *                      of the five arrays above, in that order
- *                      (checkpoint_internal.h: FNV-1a per piece, then over
- *                      the pieces)
- *
- * Rows are island-major in global island order: island i owns rows
- * i*N .. (i+1)*N - 1, wherever it ran (rank r writes the rows of its
- * islands r*K .. r*K + K - 1, one block). */
+ *   /objective_params  [sum of lengths] float64; attributes names [P], lengths [P]
+ *   /position, /velocity, /pbest_position [islands*N, D], /cost, /pbest_cost
+ *                      [islands*N] float64 (costs: lower is better)
+ *   /checksum          [islands] uint64, over each island's rows of the five
+ * Rows are island-major in global island order: island i owns rows i*N ..
+ * (i+1)*N - 1 wherever it ran. */
 #include "checkpoint.h"
 
 #include <errno.h>
@@ -56,7 +46,8 @@ static uint64_t hash_le(uint64_t h, uint64_t v, int n)
   return h;
 }
 
-uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
+/* Continues H over N doubles (CHECKSUM_BYTES or CHECKSUM_WORDS). */
+static uint64_t fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
 {
   for (int64_t i = 0; i < n; i++) {
     uint64_t bits;
@@ -68,12 +59,13 @@ uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum c
 
 uint64_t checkpoint_piece_sum(const double *x, int64_t n)
 {
-  return checkpoint_fnv1a_doubles(FNV_OFFSET, x, n, CHECKSUM_WORDS);
+  return fnv1a_doubles(FNV_OFFSET, x, n, CHECKSUM_WORDS);
 }
 
-uint64_t checkpoint_sum_array(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
+/* Continues island checksum H over one of the island's arrays. */
+static uint64_t sum_array(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
 {
-  if (k != CHECKSUM_PIECES) return checkpoint_fnv1a_doubles(h, x, n, k);
+  if (k != CHECKSUM_PIECES) return fnv1a_doubles(h, x, n, k);
   for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS)
     h = checkpoint_fold_piece(h, checkpoint_piece_sum(x + at, state_piece_length(n, at)));
   return h;
@@ -83,8 +75,8 @@ uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_k
 {
   uint64_t h = FNV_OFFSET;
   for (int a = 0; a < STATE_ARRAYS; a++)
-    h = checkpoint_sum_array(h, state_array_data(&state_arrays[a], s),
-                             s->particles * state_array_width(&state_arrays[a], s->dims), k);
+    h = sum_array(h, state_array_data(&state_arrays[a], s),
+                  s->particles * state_array_width(&state_arrays[a], s->dims), k);
   return h;
 }
 
@@ -252,19 +244,29 @@ int checkpoint_commit_fail(const char *path, const char *what, const char *name,
   return IPSO_ERR_RUNTIME;
 }
 
+/* Flushes file NAME (DIR: directory) of the checkpoint PATH to disk. */
+static int flush_file(const char *path, const char *name, int dir)
+{
+  int fd = open(name, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY), e = 0;
+  if (fd < 0)
+    return checkpoint_commit_fail(path, dir ? "cannot open directory" : "cannot open", name, errno);
+  /* Some file systems cannot flush a directory: they say EINVAL. */
+  if (fsync(fd) != 0 && !(dir && (errno == EINVAL || errno == ENOTSUP))) e = errno;
+  if (e) {
+    close(fd);
+    return checkpoint_commit_fail(path, dir ? "cannot flush directory" : "cannot flush to disk",
+                                  name, e);
+  }
+  if (close(fd) != 0 && !dir) return checkpoint_commit_fail(path, "cannot close", name, errno);
+  return IPSO_OK;
+}
+
 int checkpoint_commit_file(const char *path, const char *tmp, const char *prev)
 {
   char dir[IPSO_PATH_MAX];
   struct stat sb;
-  int fd, e, moved = 0;
-  fd = open(tmp, O_RDONLY);
-  if (fd < 0) return checkpoint_commit_fail(path, "cannot open", tmp, errno);
-  if (fsync(fd) != 0) {
-    e = errno;
-    close(fd);
-    return checkpoint_commit_fail(path, "cannot flush to disk", tmp, e);
-  }
-  if (close(fd) != 0) return checkpoint_commit_fail(path, "cannot close", tmp, errno);
+  int e, moved = 0;
+  IPSO_TRY(flush_file(path, tmp, 0));
   if (lstat(path, &sb) == 0) {
     if (unlink(prev) != 0 && errno != ENOENT)
       return checkpoint_commit_fail(path, "cannot remove", prev, errno);
@@ -287,16 +289,7 @@ int checkpoint_commit_file(const char *path, const char *tmp, const char *prev)
     return checkpoint_commit_fail(path, "cannot rename to it", tmp, e);
   }
   h5u_directory(path, dir, sizeof dir);
-  fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return checkpoint_commit_fail(path, "cannot open directory", dir, errno);
-  /* Some file systems cannot flush a directory: they say EINVAL. */
-  if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP) {
-    e = errno;
-    close(fd);
-    return checkpoint_commit_fail(path, "cannot flush directory", dir, e);
-  }
-  close(fd);
-  return IPSO_OK;
+  return flush_file(path, dir, 1);
 }
 
 /* The checkpoint and the one kept before it (PREV holds the latter's name). */

@@ -336,13 +336,8 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
     return st;
   }
   /* Every rank has the same offsets (collective metadata); rank 0's count. */
-  uint64_t where[CK_DATASETS + 1];
-  memcpy(where, w->offset, sizeof w->offset);
-  where[CK_DATASETS] = w->file_end;
-  rc = MPI_Bcast(where, CK_DATASETS + 1, MPI_UINT64_T, 0, w->comm);
-  if (rc != MPI_SUCCESS) return ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
-  memcpy(w->offset, where, sizeof w->offset);
-  w->file_end = where[CK_DATASETS];
+  IPSO_CHECK_MPI(MPI_Bcast(w->offset, CK_DATASETS, MPI_UINT64_T, 0, w->comm));
+  IPSO_CHECK_MPI(MPI_Bcast(&w->file_end, 1, MPI_UINT64_T, 0, w->comm));
   w->fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
   if (w->fd < 0) st = checkpoint_commit_fail(path, "cannot open", w->tmp, errno);
   st = island_agree(w->comm, st);
