@@ -38,29 +38,19 @@ static int reason(char *why, size_t len, const char *fmt, ...)
 static int probe(const char *path, char *why, size_t len)
 {
   struct stat sb;
-  htri_t hdf5;
-  if (stat(path, &sb) != 0)
-    snprintf(why, len, "%s", strerror(errno));
-  else if (!S_ISREG(sb.st_mode))
-    snprintf(why, len, "not a regular file");
-  else if (access(path, R_OK) != 0)
-    snprintf(why, len, "%s", strerror(errno));
-  else {
+  char text[512];
+  if (stat(path, &sb) != 0) return reason(why, len, "%s", strerror(errno));
+  if (!S_ISREG(sb.st_mode)) return reason(why, len, "not a regular file");
+  if (access(path, R_OK) != 0) return reason(why, len, "%s", strerror(errno));
 #if H5_VERSION_GE(1, 12, 0)
-    hdf5 = H5Fis_accessible(path, H5P_DEFAULT);
+  htri_t hdf5 = H5Fis_accessible(path, H5P_DEFAULT);
 #else
-    hdf5 = H5Fis_hdf5(path);
+  htri_t hdf5 = H5Fis_hdf5(path);
 #endif
-    if (hdf5 > 0) return IPSO_OK;
-    if (hdf5 == 0)
-      snprintf(why, len, "not an HDF5 file");
-    else {
-      char text[512];
-      h5u_error_text(text, sizeof text);
-      snprintf(why, len, "cannot be read (%s)", text);
-    }
-  }
-  return IPSO_ERR_USAGE;
+  if (hdf5 > 0) return IPSO_OK;
+  if (hdf5 == 0) return reason(why, len, "not an HDF5 file");
+  h5u_error_text(text, sizeof text);
+  return reason(why, len, "cannot be read (%s)", text);
 }
 
 /* Puts HDF5's reason for not opening a checkpoint (HDF5) in the user's
@@ -396,32 +386,28 @@ static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
                   info->iteration);
   /* What every checkpoint of a run holds to. */
   const int64_t t = info->iteration;
-  if (t < 0)
-    snprintf(why, len, "iteration %" PRId64 " is negative", t);
-  else if (t > INT64_MAX / ((int64_t)islands * N) - 1 ||
-           info->evaluations != (int64_t)islands * N * (t + 1))
-    snprintf(why, len,
-             "%" PRId64 " evaluations at iteration %" PRId64 ", where %d islands of %" PRId64
-             " particles make %" PRId64,
-             info->evaluations, t, islands, N,
-             t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
-                                                        : (int64_t)islands * N * (t + 1));
-  else if (!(info->elapsed_seconds >= 0) || isinf(info->elapsed_seconds))
-    snprintf(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
-  else if (info->target_iteration < -1 || info->target_iteration > t)
-    snprintf(why, len,
-             "the target was reached at iteration %" PRId64 ", after its iteration %" PRId64,
-             info->target_iteration, t);
-  else if (info->history_rows < 0 || info->history_rows > t + 1)
-    snprintf(why, len,
-             "%" PRId64 " history rows up to iteration %" PRId64
-             " (at most one per iteration: %" PRId64 ")",
-             info->history_rows, t, t + 1);
-  else if (rows < -1)
-    snprintf(why, len, "%" PRId64 " migration rows", rows);
-  else
-    return IPSO_OK;
-  return IPSO_ERR_USAGE;
+  if (t < 0) return reason(why, len, "iteration %" PRId64 " is negative", t);
+  if (t > INT64_MAX / ((int64_t)islands * N) - 1 ||
+      info->evaluations != (int64_t)islands * N * (t + 1))
+    return reason(why, len,
+                  "%" PRId64 " evaluations at iteration %" PRId64 ", where %d islands of %" PRId64
+                  " particles make %" PRId64,
+                  info->evaluations, t, islands, N,
+                  t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
+                                                             : (int64_t)islands * N * (t + 1));
+  if (!(info->elapsed_seconds >= 0) || isinf(info->elapsed_seconds))
+    return reason(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
+  if (info->target_iteration < -1 || info->target_iteration > t)
+    return reason(why, len,
+                  "the target was reached at iteration %" PRId64 ", after its iteration %" PRId64,
+                  info->target_iteration, t);
+  if (info->history_rows < 0 || info->history_rows > t + 1)
+    return reason(why, len,
+                  "%" PRId64 " history rows up to iteration %" PRId64
+                  " (at most one per iteration: %" PRId64 ")",
+                  info->history_rows, t, t + 1);
+  if (rows < -1) return reason(why, len, "%" PRId64 " migration rows", rows);
+  return IPSO_OK;
 }
 
 /* Checks that checkpoint F was written for the problem of CFG with as many

@@ -70,15 +70,13 @@ struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
     return NULL;
   }
   for (int c = 0; c < HIST_COLUMNS; c++) h->history[c] = H5I_INVALID_HID;
-  h->migrations = H5I_INVALID_HID;
-  h->migration_mem = H5I_INVALID_HID;
+  h->migrations = h->migration_mem = H5I_INVALID_HID;
   return h;
 }
 
 int h5out_close_file(struct h5out *h)
 {
-  int st = IPSO_OK;
-  st = h5u_close_ids(&h->f, st, h->history, HIST_COLUMNS);
+  int st = h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
   st = H5U_CLOSE(&h->f, st, h->migrations, h->migration_mem);
   if (h5u_close(&h->f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
   for (int c = 0; c < HIST_COLUMNS; c++) h->history[c] = H5I_INVALID_HID;
