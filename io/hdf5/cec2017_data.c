@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "h5util.h"
 #include "ipso.h"
 #include "log.h"
 
@@ -225,19 +226,15 @@ int cec2017_data_for(const struct ipso_config *cfg, int rank, double **v, int64_
   snprintf(path[0], sizeof path[0], "%s/cec2017.h5", exe);
   snprintf(path[1], sizeof path[1], "%s/../share/islandpso/cec2017.h5", exe);
   int at = access(path[0], F_OK) == 0 ? 0 : access(path[1], F_OK) == 0 ? 1 : -1;
-  if (at < 0) {
-    if (rank == 0)
-      log_user_error("islandpso: error: the CEC 2017 data file is missing: neither '%s' nor '%s' "
-                     "exists (a build puts it beside the binary, an installation in "
-                     "share/islandpso)",
-                     path[0], path[1]);
-    return IPSO_ERR_USAGE;
-  }
+  if (at < 0)
+    return h5u_user_error(rank,
+                          "islandpso: error: the CEC 2017 data file is missing: neither '%s' nor "
+                          "'%s' exists (a build puts it beside the binary, an installation in "
+                          "share/islandpso)",
+                          path[0], path[1]);
   struct cec2017_host_data d;
-  if (cec2017_data_load(path[at], cfg->objective.number, cfg->objective.dimensions, &d) != 0) {
-    if (rank == 0) log_user_error("islandpso: error: %s", d.error);
-    return IPSO_ERR_USAGE;
-  }
+  if (cec2017_data_load(path[at], cfg->objective.number, cfg->objective.dimensions, &d) != 0)
+    return h5u_user_error(rank, "islandpso: error: %s", d.error);
   *v = cec2017_data_packed(&d, n);
   cec2017_data_free(&d);
   return *v ? IPSO_OK : IPSO_FAIL("memory", "out of memory for the CEC 2017 data");

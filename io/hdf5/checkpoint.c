@@ -307,9 +307,8 @@ static int checkpoint_dir_usable(const char *path)
   char dir[IPSO_PATH_MAX];
   int err = h5u_directory_error(path, dir, sizeof dir);
   if (!err) return IPSO_OK;
-  log_user_error("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
-                 path, dir, strerror(err));
-  return IPSO_ERR_USAGE;
+  return H5U_REFUSE("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
+                    path, dir, strerror(err));
 }
 
 /* Whether PATH holds an HDF5 file (its signature at 0 or at 512 * 2^k)
@@ -351,11 +350,10 @@ static int checkpoint_names_ours(const char *path, int all)
     struct stat st;
     snprintf(name, sizeof name, "%s%s", path, suffix[k]);
     if (lstat(name, &st) != 0 || S_ISDIR(st.st_mode) || hdf5_or_empty(name)) continue;
-    log_user_error("islandpso: error: %s '%s': not an HDF5 file, and islandpso would replace "
-                   "or remove it, so it leaves it alone; move it away, or give "
-                   "output.checkpoint another path",
-                   role[k], name);
-    return IPSO_ERR_USAGE;
+    return H5U_REFUSE("islandpso: error: %s '%s': not an HDF5 file, and islandpso would replace "
+                      "or remove it, so it leaves it alone; move it away, or give "
+                      "output.checkpoint another path",
+                      role[k], name);
   }
   return IPSO_OK;
 }
@@ -372,14 +370,12 @@ static int checkpoint_path_free(const char *path, int overwrite)
   int have_last = lstat(path, &st) == 0;
   for (int k = 0; k < 2; k++) {
     if (lstat(files[k], &st) != 0) continue;
-    if (!overwrite && k == 1 && !have_last) {
-      /* The last checkpoint was lost: only the one kept before it is left. */
-      log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run, but its "
-                     "successor '%s' does not: continue from it with --restart %s, or start "
-                     "over with --overwrite",
-                     files[k], path, files[k]);
-      return IPSO_ERR_USAGE;
-    }
+    /* The last checkpoint lost: only the one kept before it is left. */
+    if (!overwrite && k == 1 && !have_last)
+      return H5U_REFUSE("islandpso: error: checkpoint '%s' exists from an earlier run, but its "
+                        "successor '%s' does not: continue from it with --restart %s, or start "
+                        "over with --overwrite",
+                        files[k], path, files[k]);
     if (!overwrite)
       return H5U_REFUSE("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
                         "with --resume (or --restart %s), or start over with --overwrite",
