@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,36 +20,24 @@
 #include "check.h"
 #include "log.h"
 
-/* Puts the reason to refuse the file in WHY; IPSO_ERR_USAGE. */
-static int reason(char *why, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int reason(char *why, size_t len, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why, len, fmt, ap);
-  va_end(ap);
-  return IPSO_ERR_USAGE;
-}
-
 /* Rank 0's first look at checkpoint PATH: a readable regular HDF5 file.
  * Otherwise IPSO_ERR_USAGE with the reason in WHY. */
 static int probe(const char *path, char *why, size_t len)
 {
   struct stat sb;
   char text[512];
-  if (stat(path, &sb) != 0) return reason(why, len, "%s", strerror(errno));
-  if (!S_ISREG(sb.st_mode)) return reason(why, len, "not a regular file");
-  if (access(path, R_OK) != 0) return reason(why, len, "%s", strerror(errno));
+  if (stat(path, &sb) != 0) return h5u_reason(why, len, "%s", strerror(errno));
+  if (!S_ISREG(sb.st_mode)) return h5u_reason(why, len, "not a regular file");
+  if (access(path, R_OK) != 0) return h5u_reason(why, len, "%s", strerror(errno));
 #if H5_VERSION_GE(1, 12, 0)
   htri_t hdf5 = H5Fis_accessible(path, H5P_DEFAULT);
 #else
   htri_t hdf5 = H5Fis_hdf5(path);
 #endif
   if (hdf5 > 0) return IPSO_OK;
-  if (hdf5 == 0) return reason(why, len, "not an HDF5 file");
+  if (hdf5 == 0) return h5u_reason(why, len, "not an HDF5 file");
   h5u_error_text(text, sizeof text);
-  return reason(why, len, "cannot be read (%s)", text);
+  return h5u_reason(why, len, "cannot be read (%s)", text);
 }
 
 /* Puts HDF5's reason for not opening a checkpoint (HDF5) in the user's
@@ -72,9 +59,9 @@ static void explain_open_failure(const char *hdf5, char *why, size_t len)
 /* The reason to refuse a file without root attribute NAME; IPSO_ERR_USAGE. */
 static int missing_attr(const char *name, char *why, size_t len)
 {
-  return reason(why, len,
-                "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or damaged)",
-                name);
+  return h5u_reason(
+      why, len, "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or damaged)",
+      name);
 }
 
 /* Reads root attribute NAME into V, or refuses the file (missing_attr). */
@@ -101,8 +88,8 @@ static int need_dataset(const struct h5u_file *f, const char *name, int rank, co
   int ok;
   *dset = H5Dopen2(f->id, name, H5P_DEFAULT);
   if (*dset < 0)
-    return reason(why, len, "dataset '%s' is missing (not an islandpso checkpoint, or damaged)",
-                  name);
+    return h5u_reason(why, len, "dataset '%s' is missing (not an islandpso checkpoint, or damaged)",
+                      name);
   space = H5Dget_space(*dset);
   type = H5Dget_type(*dset);
   ok = space >= 0 && type >= 0 && H5Tget_class(type) == cls &&
@@ -117,8 +104,8 @@ static int need_dataset(const struct h5u_file *f, const char *name, int rank, co
   char shape[48];
   snprintf(shape, sizeof shape, rank == 2 ? "%llu, %llu" : "%llu", (unsigned long long)dims[0],
            (unsigned long long)(rank == 2 ? dims[1] : 0));
-  return reason(why, len, "dataset '%s' is not [%s] %s values (damaged)", name, shape,
-                cls == H5T_FLOAT ? "floating-point" : "integer");
+  return h5u_reason(why, len, "dataset '%s' is not [%s] %s values (damaged)", name, shape,
+                    cls == H5T_FLOAT ? "floating-point" : "integer");
 }
 
 /* Whether A and B are the same value (NaNs alike). */
@@ -173,11 +160,11 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
   for (int d = 0; st == IPSO_OK && d < o->dimensions; d++) {
     char then[32], now[32];
     if (!same_double(lower[d], o->lower[d]))
-      st = reason(why, len, "lower[%d] is %s in the checkpoint, %s in the config", d,
-                  format_double(then, lower[d]), format_double(now, o->lower[d]));
+      st = h5u_reason(why, len, "lower[%d] is %s in the checkpoint, %s in the config", d,
+                      format_double(then, lower[d]), format_double(now, o->lower[d]));
     else if (!same_double(upper[d], o->upper[d]))
-      st = reason(why, len, "upper[%d] is %s in the checkpoint, %s in the config", d,
-                  format_double(then, upper[d]), format_double(now, o->upper[d]));
+      st = h5u_reason(why, len, "upper[%d] is %s in the checkpoint, %s in the config", d,
+                      format_double(then, upper[d]), format_double(now, o->upper[d]));
   }
   if (st != IPSO_OK) goto done;
 
@@ -215,18 +202,18 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
     for (at = 0; p < np && strcmp(names + (size_t)p * (PARAM_NAME_BYTES + 1), c->name) != 0; p++)
       at += lengths[p];
     if (p == np)
-      st = reason(why, len, "objective parameter '%s' of the config is not in the checkpoint",
-                  c->name);
+      st = h5u_reason(why, len, "objective parameter '%s' of the config is not in the checkpoint",
+                      c->name);
     else if (lengths[p] != c->len)
-      st = reason(why, len,
-                  "objective parameter '%s' has %" PRId64 " values in the checkpoint, %" PRId64
-                  " in the config",
-                  c->name, lengths[p], c->len);
+      st = h5u_reason(why, len,
+                      "objective parameter '%s' has %" PRId64 " values in the checkpoint, %" PRId64
+                      " in the config",
+                      c->name, lengths[p], c->len);
     else {
       for (int64_t i = 0; i < c->len && st == IPSO_OK; i++)
         if (!same_double(values[at + i], c->values[i])) {
           char then[32], now[32];
-          st = reason(
+          st = h5u_reason(
               why, len,
               "objective parameter '%s'[%" PRId64 "] is %s in the checkpoint, %s in the config",
               c->name, i, format_double(then, values[at + i]), format_double(now, c->values[i]));
@@ -309,10 +296,10 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
   double v, probability = 1.0;
   IPSO_TRY(need_attr(f, "seed", H5T_NATIVE_UINT64, &seed, why, len));
   if (seed != cfg->run.seed)
-    return reason(why, len,
-                  "it belongs to a run with seed %" PRIu64 ", the config's seed is %" PRIu64
-                  ": another run (continue it with run.seed = %" PRIu64 ")",
-                  seed, cfg->run.seed, seed);
+    return h5u_reason(why, len,
+                      "it belongs to a run with seed %" PRIu64 ", the config's seed is %" PRIu64
+                      ": another run (continue it with run.seed = %" PRIu64 ")",
+                      seed, cfg->run.seed, seed);
   for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
     IPSO_TRY(need_attr(f, reals[i].key, H5T_NATIVE_DOUBLE, &v, why, len));
     warn_real(f, reals[i].key, v, *reals[i].now);
@@ -365,48 +352,49 @@ static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
   const int64_t N = cfg->swarm.particles;
   if (h5u_read_attr(f->id, "format", H5T_NATIVE_INT, 1, &format) != 0) format = 1;
   if (format < CHECKPOINT_FORMAT)
-    return reason(
+    return h5u_reason(
         why, len,
         "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
         "no checksum covers, so they cannot be verified; continue it with the islandpso "
         "that wrote it, or start afresh",
         format);
   if (format > CHECKPOINT_FORMAT)
-    return reason(why, len,
-                  "written by a later islandpso (checkpoint format %d; this one reads %d)", format,
-                  CHECKPOINT_FORMAT);
+    return h5u_reason(why, len,
+                      "written by a later islandpso (checkpoint format %d; this one reads %d)",
+                      format, CHECKPOINT_FORMAT);
   IPSO_TRY(need_attr(f, "migration_rows", H5T_NATIVE_INT64, &rows, why, len));
   IPSO_TRY(need_attr(f, "info_checksum", H5T_NATIVE_UINT64, &sum, why, len));
   info->migration_rows = rows;
   info->migration_rows_known = rows >= 0;
   if (sum != checkpoint_info_checksum(info, islands, N, cfg->objective.dimensions, cfg->run.seed))
-    return reason(why, len,
-                  "its iteration (%" PRId64 "), counts or identity do not match the checksum over "
-                  "them (altered since it was written)",
-                  info->iteration);
+    return h5u_reason(why, len,
+                      "its iteration (%" PRId64
+                      "), counts or identity do not match the checksum over "
+                      "them (altered since it was written)",
+                      info->iteration);
   /* What every checkpoint of a run holds to. */
   const int64_t t = info->iteration;
-  if (t < 0) return reason(why, len, "iteration %" PRId64 " is negative", t);
+  if (t < 0) return h5u_reason(why, len, "iteration %" PRId64 " is negative", t);
   if (t > INT64_MAX / ((int64_t)islands * N) - 1 ||
       info->evaluations != (int64_t)islands * N * (t + 1))
-    return reason(why, len,
-                  "%" PRId64 " evaluations at iteration %" PRId64 ", where %d islands of %" PRId64
-                  " particles make %" PRId64,
-                  info->evaluations, t, islands, N,
-                  t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
-                                                             : (int64_t)islands * N * (t + 1));
+    return h5u_reason(why, len,
+                      "%" PRId64 " evaluations at iteration %" PRId64
+                      ", where %d islands of %" PRId64 " particles make %" PRId64,
+                      info->evaluations, t, islands, N,
+                      t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
+                                                                 : (int64_t)islands * N * (t + 1));
   if (!(info->elapsed_seconds >= 0) || isinf(info->elapsed_seconds))
-    return reason(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
+    return h5u_reason(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
   if (info->target_iteration < -1 || info->target_iteration > t)
-    return reason(why, len,
-                  "the target was reached at iteration %" PRId64 ", after its iteration %" PRId64,
-                  info->target_iteration, t);
+    return h5u_reason(
+        why, len, "the target was reached at iteration %" PRId64 ", after its iteration %" PRId64,
+        info->target_iteration, t);
   if (info->history_rows < 0 || info->history_rows > t + 1)
-    return reason(why, len,
-                  "%" PRId64 " history rows up to iteration %" PRId64
-                  " (at most one per iteration: %" PRId64 ")",
-                  info->history_rows, t, t + 1);
-  if (rows < -1) return reason(why, len, "%" PRId64 " migration rows", rows);
+    return h5u_reason(why, len,
+                      "%" PRId64 " history rows up to iteration %" PRId64
+                      " (at most one per iteration: %" PRId64 ")",
+                      info->history_rows, t, t + 1);
+  if (rows < -1) return h5u_reason(why, len, "%" PRId64 " migration rows", rows);
   return IPSO_OK;
 }
 
@@ -437,21 +425,23 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
   free(version);
   IPSO_TRY(need_attr(f, "islands", H5T_NATIVE_INT, &islands, why, len));
   if (islands != config_islands(cfg, f->size))
-    return reason(why, len, "written by %d islands, the run has %d (run.islands)", islands,
-                  config_islands(cfg, f->size));
+    return h5u_reason(why, len, "written by %d islands, the run has %d (run.islands)", islands,
+                      config_islands(cfg, f->size));
   IPSO_TRY(need_attr(f, "dimensions", H5T_NATIVE_INT, &dims, why, len));
   if (dims != o->dimensions)
-    return reason(why, len, "written for %d dimensions, the config has %d", dims, o->dimensions);
+    return h5u_reason(why, len, "written for %d dimensions, the config has %d", dims,
+                      o->dimensions);
   IPSO_TRY(need_attr(f, "particles", H5T_NATIVE_INT64, &particles, why, len));
   if (particles != cfg->swarm.particles)
-    return reason(why, len, "written for %" PRId64 " particles per island, the config has %" PRId64,
-                  particles, cfg->swarm.particles);
+    return h5u_reason(why, len,
+                      "written for %" PRId64 " particles per island, the config has %" PRId64,
+                      particles, cfg->swarm.particles);
   for (size_t i = 0; i < sizeof strings / sizeof *strings && st == IPSO_OK; i++) {
     char *then;
     IPSO_TRY(need_string(f, strings[i].key, &then, why, len));
     if (strcmp(then, strings[i].now) != 0)
-      st = reason(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
-                  strings[i].now);
+      st = h5u_reason(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
+                      strings[i].now);
     free(then);
   }
   IPSO_TRY(st);

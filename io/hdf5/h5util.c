@@ -103,6 +103,15 @@ int h5u_user_error(int rank, const char *fmt, ...)
   return IPSO_ERR_USAGE;
 }
 
+int h5u_reason(char *why, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, len, fmt, ap);
+  va_end(ap);
+  return IPSO_ERR_USAGE;
+}
+
 void h5u_directory(const char *path, char *dir, size_t len)
 {
   const char *slash = strrchr(path, '/');

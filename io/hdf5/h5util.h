@@ -110,6 +110,9 @@ int h5u_file_errno(int e);
  * IPSO_ERR_USAGE. */
 int h5u_user_error(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Puts a reason to refuse the user's file into WHY; IPSO_ERR_USAGE. */
+int h5u_reason(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* The directory part of PATH ("." for a bare file name). */
 void h5u_directory(const char *path, char *dir, size_t len);
 
