@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "h5util.h"
 #include "ipso.h"
 #include "log.h"
 
@@ -32,11 +33,21 @@ static int fail(struct cec2017_host_data *out, const char *fmt, ...)
   return -1;
 }
 
-/* Reads the dataset name of group g into buf (count elements of mem_type,
- * class cls), checking its rank and dimensions against dims[rank]. */
+/* "[a, b, c]" of the first RANK of DIMS into BUF. */
+static const char *format_shape(char buf[64], int rank, const hsize_t *dims)
+{
+  int at = snprintf(buf, 64, "[");
+  for (int d = 0; d < rank && at < 64; d++)
+    at += snprintf(buf + at, 64 - (size_t)at, "%s%llu", d ? ", " : "", (unsigned long long)dims[d]);
+  if (at < 64) snprintf(buf + at, 64 - (size_t)at, "]");
+  return buf;
+}
+
+/* Reads the dataset name of group g into buf (class cls, as double),
+ * checking its rank and dimensions against dims[rank]. */
 static int read_dataset(struct cec2017_host_data *out, const char *path, hid_t g, const char *where,
-                        const char *name, H5T_class_t cls, hid_t mem_type, int rank,
-                        const hsize_t *dims, void *buf)
+                        const char *name, H5T_class_t cls, int rank, const hsize_t *dims,
+                        double *buf)
 {
   if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
     return fail(out, "%s: %s/%s is missing", path, where, name);
@@ -54,24 +65,13 @@ static int read_dataset(struct cec2017_host_data *out, const char *path, hid_t g
   } else if (r != rank || H5Sget_simple_extent_dims(space, have, NULL) != rank ||
              memcmp(have, dims, (size_t)rank * sizeof *dims) != 0) {
     char want[64], got[64];
-    if (rank == 2)
-      snprintf(want, sizeof want, "[%llu, %llu]", (unsigned long long)dims[0],
-               (unsigned long long)dims[1]);
-    else
-      snprintf(want, sizeof want, "[%llu, %llu, %llu]", (unsigned long long)dims[0],
-               (unsigned long long)dims[1], (unsigned long long)dims[2]);
-    if (r == 1)
-      snprintf(got, sizeof got, "[%llu]", (unsigned long long)have[0]);
-    else if (r == 2)
-      snprintf(got, sizeof got, "[%llu, %llu]", (unsigned long long)have[0],
-               (unsigned long long)have[1]);
-    else if (r == 3)
-      snprintf(got, sizeof got, "[%llu, %llu, %llu]", (unsigned long long)have[0],
-               (unsigned long long)have[1], (unsigned long long)have[2]);
+    if (r >= 1 && r <= 3)
+      format_shape(got, r, have);
     else
       snprintf(got, sizeof got, "rank %d", r);
-    fail(out, "%s: %s/%s has shape %s, expected %s", path, where, name, got, want);
-  } else if (H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    fail(out, "%s: %s/%s has shape %s, expected %s", path, where, name, got,
+         format_shape(want, rank, dims));
+  } else if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
     fail(out, "%s: %s/%s: cannot read its data (damaged file?)", path, where, name);
   } else {
     rc = 0;
@@ -82,12 +82,20 @@ static int read_dataset(struct cec2017_host_data *out, const char *path, hid_t g
   return rc;
 }
 
-static int check_finite(struct cec2017_host_data *out, const char *path, const char *where,
-                        const char *name, const double *v, size_t n)
+/* Whether each of the NSHUFFLE rows of D in SHUFFLE is a permutation of 0..D-1. */
+static int check_shuffle(struct cec2017_host_data *out, const char *path, const char *where)
 {
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(v[i]))
-      return fail(out, "%s: %s/%s: element %zu is not finite", path, where, name, i);
+  unsigned char seen[256];
+  const int D = out->D;
+  if (D > (int)sizeof seen) return fail(out, "%s: D = %d too large", path, D);
+  for (int b = 0; b < out->nshuffle; b++) {
+    const double *p = out->shuffle + (size_t)b * (size_t)D;
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < D; i++)
+      if (!(p[i] >= 0 && p[i] < D) || seen[(int)p[i]]++)
+        return fail(out, "%s: %s/shuffle row %d is not a permutation of 0..%d (element %d is %g)",
+                    path, where, b, D - 1, i, p[i]);
+  }
   return 0;
 }
 
@@ -105,9 +113,8 @@ static int load(const char *path, int fn, int D, struct cec2017_host_data *out, 
     return fail(out, "%s: format_version %d, this reader knows %d", path, version,
                 CEC2017_DATA_FORMAT_VERSION);
 
-  char where[32];
+  char where[32], top[8];
   snprintf(where, sizeof where, "/F%02d/D%d", fn, D);
-  char top[8];
   snprintf(top, sizeof top, "/F%02d", fn);
   if (H5Lexists(file, top, H5P_DEFAULT) <= 0)
     return fail(out, "%s: group %s (F%d) is missing", path, top, fn);
@@ -116,50 +123,30 @@ static int load(const char *path, int fn, int D, struct cec2017_host_data *out, 
   hid_t g = H5Gopen2(file, where, H5P_DEFAULT);
   if (g < 0) return fail(out, "%s: cannot open group %s", path, where);
 
-  int rc = -1;
-  size_t nd = (size_t)D;
-  out->shift = malloc((size_t)out->nshift * nd * sizeof *out->shift);
-  if (out->nrot) out->rotation = malloc((size_t)out->nrot * nd * nd * sizeof *out->rotation);
-  if (out->nshuffle) out->shuffle = malloc((size_t)out->nshuffle * nd * sizeof *out->shuffle);
-  if (!out->shift || (out->nrot && !out->rotation) || (out->nshuffle && !out->shuffle)) {
-    fail(out, "%s: out of memory for %s", path, where);
-    goto done;
+  const hsize_t nd = (hsize_t)D;
+  const struct {
+    const char *name;
+    int n, rank;
+    H5T_class_t cls;
+    double **buf;
+  } arrays[3] = {{"shift", out->nshift, 2, H5T_FLOAT, &out->shift},
+                 {"rotation", out->nrot, 3, H5T_FLOAT, &out->rotation},
+                 {"shuffle", out->nshuffle, 2, H5T_INTEGER, &out->shuffle}};
+  int rc = 0;
+  for (int i = 0; i < 3 && rc == 0; i++) {
+    const hsize_t dims[3] = {(hsize_t)arrays[i].n, nd, nd};
+    const size_t n = (size_t)arrays[i].n * nd * (arrays[i].rank == 3 ? nd : 1);
+    if (i > 0 && arrays[i].n == 0) continue; /* every function has shifts */
+    if (!(*arrays[i].buf = malloc((n ? n : 1) * sizeof(double))))
+      rc = fail(out, "%s: out of memory for %s", path, where);
+    else if ((rc = read_dataset(out, path, g, where, arrays[i].name, arrays[i].cls, arrays[i].rank,
+                                dims, *arrays[i].buf)) != 0)
+      break;
+    for (size_t k = 0; rc == 0 && arrays[i].cls == H5T_FLOAT && k < n; k++)
+      if (!isfinite((*arrays[i].buf)[k]))
+        rc = fail(out, "%s: %s/%s: element %zu is not finite", path, where, arrays[i].name, k);
   }
-  hsize_t d2[2] = {(hsize_t)out->nshift, (hsize_t)D};
-  if (read_dataset(out, path, g, where, "shift", H5T_FLOAT, H5T_NATIVE_DOUBLE, 2, d2, out->shift) ||
-      check_finite(out, path, where, "shift", out->shift, (size_t)out->nshift * nd))
-    goto done;
-  if (out->nrot) {
-    hsize_t d3[3] = {(hsize_t)out->nrot, (hsize_t)D, (hsize_t)D};
-    if (read_dataset(out, path, g, where, "rotation", H5T_FLOAT, H5T_NATIVE_DOUBLE, 3, d3,
-                     out->rotation) ||
-        check_finite(out, path, where, "rotation", out->rotation, (size_t)out->nrot * nd * nd))
-      goto done;
-  }
-  if (out->nshuffle) {
-    hsize_t q2[2] = {(hsize_t)out->nshuffle, (hsize_t)D};
-    if (read_dataset(out, path, g, where, "shuffle", H5T_INTEGER, H5T_NATIVE_DOUBLE, 2, q2,
-                     out->shuffle))
-      goto done;
-    unsigned char seen[256];
-    if (D > (int)sizeof seen) {
-      fail(out, "%s: D = %d too large", path, D);
-      goto done;
-    }
-    for (int b = 0; b < out->nshuffle; b++) {
-      const double *p = out->shuffle + (size_t)b * nd;
-      memset(seen, 0, sizeof seen);
-      for (int i = 0; i < D; i++) {
-        if (!(p[i] >= 0 && p[i] < D) || seen[(int)p[i]]++) {
-          fail(out, "%s: %s/shuffle row %d is not a permutation of 0..%d (element %d is %g)", path,
-               where, b, D - 1, i, p[i]);
-          goto done;
-        }
-      }
-    }
-  }
-  rc = 0;
-done:
+  if (rc == 0 && out->nshuffle) rc = check_shuffle(out, path, where);
   H5Gclose(g);
   return rc;
 }
@@ -239,19 +226,15 @@ int cec2017_data_for(const struct ipso_config *cfg, int rank, double **v, int64_
   snprintf(path[0], sizeof path[0], "%s/cec2017.h5", exe);
   snprintf(path[1], sizeof path[1], "%s/../share/islandpso/cec2017.h5", exe);
   int at = access(path[0], F_OK) == 0 ? 0 : access(path[1], F_OK) == 0 ? 1 : -1;
-  if (at < 0) {
-    if (rank == 0)
-      log_user_error("islandpso: error: the CEC 2017 data file is missing: neither '%s' nor '%s' "
-                     "exists (a build puts it beside the binary, an installation in "
-                     "share/islandpso)",
-                     path[0], path[1]);
-    return IPSO_ERR_USAGE;
-  }
+  if (at < 0)
+    return h5u_user_error(rank,
+                          "islandpso: error: the CEC 2017 data file is missing: neither '%s' nor "
+                          "'%s' exists (a build puts it beside the binary, an installation in "
+                          "share/islandpso)",
+                          path[0], path[1]);
   struct cec2017_host_data d;
-  if (cec2017_data_load(path[at], cfg->objective.number, cfg->objective.dimensions, &d) != 0) {
-    if (rank == 0) log_user_error("islandpso: error: %s", d.error);
-    return IPSO_ERR_USAGE;
-  }
+  if (cec2017_data_load(path[at], cfg->objective.number, cfg->objective.dimensions, &d) != 0)
+    return h5u_user_error(rank, "islandpso: error: %s", d.error);
   *v = cec2017_data_packed(&d, n);
   cec2017_data_free(&d);
   return *v ? IPSO_OK : IPSO_FAIL("memory", "out of memory for the CEC 2017 data");

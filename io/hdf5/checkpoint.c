@@ -1,33 +1,23 @@
 /* Checkpoints: every island's swarm in one HDF5 file of its own, with the
- * problem it was written for and a checksum per island.
- *
- * Layout (all datasets contiguous, so a reader can find their bytes):
- *   /                  attributes version, format (2), config (the TOML
- *                      text), iteration, evaluations, elapsed_seconds,
- *                      target_iteration, history_rows, migration_rows (-1:
- *                      not recorded), run_started, objective_hash and
- *                      info_checksum, the checksum over them
- *                      (checkpoint_info_checksum); the problem: dimensions, particles,
- *                      islands, objective, function, goal, precision; the
- *                      algorithm: seed, inertia, cognitive, social,
- *                      velocity_clamp, inertia_end (= inertia: constant
- *                      inertia), kernel, sync, swarm_topology,
- *                      neighbours, refresh, migration_interval,
- *                      migrants, topology, probability, select, policy
+ * problem it was written for and a checksum per island. Layout (datasets
+ * contiguous, so a reader can find their bytes):
+ *   /                  attributes version, format (2), config, iteration,
+ *                      evaluations, elapsed_seconds, target_iteration,
+ *                      history_rows, migration_rows (-1: not recorded),
+ *                      run_started, objective_hash, info_checksum (over
+ *                      them); the problem: dimensions, particles, islands,
+ *                      objective, function, goal, precision; the algorithm:
+ *                      seed, inertia, cognitive, social, velocity_clamp,
+ *                      inertia_end, kernel, sync, swarm_topology, neighbours,
+ *                      refresh, migration_interval, migrants, topology,
+ *                      probability, select, policy
  *   /lower, /upper     [D] float64, the bounds
- *   /objective_params  [sum of lengths] float64, the parameters' values one
- *                      after the other; attributes names [P] (strings) and
- *                      lengths [P] int64
- *   /position, /velocity, /pbest_position  [islands*N, D] float64
- *   /cost, /pbest_cost [islands*N] float64, costs (lower is better)
- *   /checksum          [islands] uint64, each island's checksum over its rows
- *                      of the five arrays above, in that order
- *                      (checkpoint_internal.h: FNV-1a per piece, then over
- *                      the pieces)
- *
- * Rows are island-major in global island order: island i owns rows
- * i*N .. (i+1)*N - 1, wherever it ran (rank r writes the rows of its
- * islands r*K .. r*K + K - 1, one block). */
+ *   /objective_params  [sum of lengths] float64; attributes names [P], lengths [P]
+ *   /position, /velocity, /pbest_position [islands*N, D], /cost, /pbest_cost
+ *                      [islands*N] float64 (costs: lower is better)
+ *   /checksum          [islands] uint64, over each island's rows of the five
+ * Rows are island-major in global island order: island i owns rows i*N ..
+ * (i+1)*N - 1 wherever it ran. */
 #include "checkpoint.h"
 
 #include <errno.h>
@@ -48,67 +38,54 @@
 #include "check.h"
 #include "log.h"
 
-/* Continues the 64-bit FNV-1a hash H over N doubles, byte by byte in
- * little-endian order (the file's), so the sum is the same on any host. */
-uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
+/* Continues the 64-bit FNV-1a hash H over the N bytes of the little-endian
+ * form of V (the file's order), so the sum is the same on any host. */
+static uint64_t hash_le(uint64_t h, uint64_t v, int n)
+{
+  for (int b = 0; b < n; b++) h = (h ^ ((v >> (8 * b)) & 0xffu)) * FNV_PRIME;
+  return h;
+}
+
+/* Continues H over N doubles (CHECKSUM_BYTES or CHECKSUM_WORDS). */
+static uint64_t fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
 {
   for (int64_t i = 0; i < n; i++) {
     uint64_t bits;
     memcpy(&bits, &x[i], sizeof bits);
-    if (k == CHECKSUM_WORDS) {
-      h ^= bits;
-      h *= FNV_PRIME;
-      continue;
-    }
-    for (int b = 0; b < 8; b++) {
-      h ^= (bits >> (8 * b)) & 0xffu;
-      h *= FNV_PRIME;
-    }
+    h = k == CHECKSUM_WORDS ? checkpoint_fold_piece(h, bits) : hash_le(h, bits, 8);
   }
   return h;
 }
 
 uint64_t checkpoint_piece_sum(const double *x, int64_t n)
 {
-  return checkpoint_fnv1a_doubles(FNV_OFFSET, x, n, CHECKSUM_WORDS);
+  return fnv1a_doubles(FNV_OFFSET, x, n, CHECKSUM_WORDS);
 }
 
-uint64_t checkpoint_sum_array(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
+/* Continues island checksum H over one of the island's arrays. */
+static uint64_t sum_array(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
 {
-  if (k != CHECKSUM_PIECES) return checkpoint_fnv1a_doubles(h, x, n, k);
+  if (k != CHECKSUM_PIECES) return fnv1a_doubles(h, x, n, k);
   for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS)
     h = checkpoint_fold_piece(h, checkpoint_piece_sum(x + at, state_piece_length(n, at)));
   return h;
 }
 
-/* The checksum of one island: its rows of the five arrays, in file order. */
 uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k)
 {
   uint64_t h = FNV_OFFSET;
   for (int a = 0; a < STATE_ARRAYS; a++)
-    h = checkpoint_sum_array(h, state_array_data(&state_arrays[a], s),
-                             s->particles * state_array_width(&state_arrays[a], s->dims), k);
-  return h;
-}
-
-/* Continues H over the N bytes of the little-endian form of the integer V. */
-static uint64_t hash_le(uint64_t h, uint64_t v, int n)
-{
-  for (int b = 0; b < n; b++) {
-    h ^= (v >> (8 * b)) & 0xffu;
-    h *= FNV_PRIME;
-  }
+    h = sum_array(h, state_array_data(&state_arrays[a], s),
+                  s->particles * state_array_width(&state_arrays[a], s->dims), k);
   return h;
 }
 
 /* Continues H over the string S with its terminating NUL. */
 static uint64_t hash_string(uint64_t h, const char *s)
 {
-  for (;; s++) {
-    h ^= (unsigned char)*s;
-    h *= FNV_PRIME;
-    if (!*s) return h;
-  }
+  do h = hash_le(h, (unsigned char)*s, 1);
+  while (*s++);
+  return h;
 }
 
 uint64_t checkpoint_info_checksum(const struct checkpoint_info *info, int islands,
@@ -215,17 +192,10 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
     if (h5u_write_attr_string(f, f->id, strings[i].name, strings[i].value) != IPSO_OK) goto done;
 
   for (int b = 0; b < 2; b++) {
-    hsize_t dims[1] = {(hsize_t)o->dimensions};
-    hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? o->dimensions : 0), 0};
-    hid_t id;
-    dset = h5u_create_dataset(f, f->id, b ? "upper" : "lower", H5T_IEEE_F64LE, 1, dims, 0,
-                              "objective variables", b ? "upper bounds" : "lower bounds");
-    if (dset < 0 ||
-        h5u_write(f, dset, H5T_NATIVE_DOUBLE, start, count, b ? o->upper : o->lower) != IPSO_OK)
-      goto done;
-    id = dset;
-    dset = H5I_INVALID_HID;
-    if (H5U_CLOSE(f, IPSO_OK, id) != IPSO_OK) goto done;
+    hid_t id = h5u_write_dataset(f, f->id, b ? "upper" : "lower", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                 1, (hsize_t)o->dimensions, b ? o->upper : o->lower,
+                                 "objective variables", b ? "upper bounds" : "lower bounds");
+    if (id < 0 || H5U_CLOSE(f, IPSO_OK, id) != IPSO_OK) goto done;
   }
 
   for (int p = 0; p < np; p++) total += o->params[p].len;
@@ -242,11 +212,10 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
     memcpy(values + at, o->params[p].values, (size_t)o->params[p].len * sizeof *values);
     at += o->params[p].len;
   }
-  hsize_t dims[1] = {(hsize_t)total};
-  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)(f->rank == 0 ? total : 0), 0};
-  dset = h5u_create_dataset(f, f->id, "objective_params", H5T_IEEE_F64LE, 1, dims, 0,
-                            "as in the config", "objective parameters, one after the other");
-  if (dset < 0 || h5u_write(f, dset, H5T_NATIVE_DOUBLE, start, count, values) != IPSO_OK) goto done;
+  dset = h5u_write_dataset(f, f->id, "objective_params", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1,
+                           (hsize_t)total, values, "as in the config",
+                           "objective parameters, one after the other");
+  if (dset < 0) goto done;
   IPSO_CHECK_H5_GOTO(f->path, name_type = H5Tcopy(H5T_C_S1), st, done,
                      "creating the parameter name type");
   IPSO_CHECK_H5_GOTO(f->path, H5Tset_size(name_type, PARAM_NAME_BYTES), st, done,
@@ -275,19 +244,29 @@ int checkpoint_commit_fail(const char *path, const char *what, const char *name,
   return IPSO_ERR_RUNTIME;
 }
 
+/* Flushes file NAME (DIR: directory) of the checkpoint PATH to disk. */
+static int flush_file(const char *path, const char *name, int dir)
+{
+  int fd = open(name, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY), e = 0;
+  if (fd < 0)
+    return checkpoint_commit_fail(path, dir ? "cannot open directory" : "cannot open", name, errno);
+  /* Some file systems cannot flush a directory: they say EINVAL. */
+  if (fsync(fd) != 0 && !(dir && (errno == EINVAL || errno == ENOTSUP))) e = errno;
+  if (e) {
+    close(fd);
+    return checkpoint_commit_fail(path, dir ? "cannot flush directory" : "cannot flush to disk",
+                                  name, e);
+  }
+  if (close(fd) != 0 && !dir) return checkpoint_commit_fail(path, "cannot close", name, errno);
+  return IPSO_OK;
+}
+
 int checkpoint_commit_file(const char *path, const char *tmp, const char *prev)
 {
   char dir[IPSO_PATH_MAX];
   struct stat sb;
-  int fd, e, moved = 0;
-  fd = open(tmp, O_RDONLY);
-  if (fd < 0) return checkpoint_commit_fail(path, "cannot open", tmp, errno);
-  if (fsync(fd) != 0) {
-    e = errno;
-    close(fd);
-    return checkpoint_commit_fail(path, "cannot flush to disk", tmp, e);
-  }
-  if (close(fd) != 0) return checkpoint_commit_fail(path, "cannot close", tmp, errno);
+  int e, moved = 0;
+  IPSO_TRY(flush_file(path, tmp, 0));
   if (lstat(path, &sb) == 0) {
     if (unlink(prev) != 0 && errno != ENOENT)
       return checkpoint_commit_fail(path, "cannot remove", prev, errno);
@@ -310,16 +289,7 @@ int checkpoint_commit_file(const char *path, const char *tmp, const char *prev)
     return checkpoint_commit_fail(path, "cannot rename to it", tmp, e);
   }
   h5u_directory(path, dir, sizeof dir);
-  fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return checkpoint_commit_fail(path, "cannot open directory", dir, errno);
-  /* Some file systems cannot flush a directory: they say EINVAL. */
-  if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP) {
-    e = errno;
-    close(fd);
-    return checkpoint_commit_fail(path, "cannot flush directory", dir, e);
-  }
-  close(fd);
-  return IPSO_OK;
+  return flush_file(path, dir, 1);
 }
 
 /* The checkpoint and the one kept before it (PREV holds the latter's name). */
@@ -337,9 +307,8 @@ static int checkpoint_dir_usable(const char *path)
   char dir[IPSO_PATH_MAX];
   int err = h5u_directory_error(path, dir, sizeof dir);
   if (!err) return IPSO_OK;
-  log_user_error("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
-                 path, dir, strerror(err));
-  return IPSO_ERR_USAGE;
+  return H5U_REFUSE("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
+                    path, dir, strerror(err));
 }
 
 /* Whether PATH holds an HDF5 file (its signature at 0 or at 512 * 2^k)
@@ -381,11 +350,10 @@ static int checkpoint_names_ours(const char *path, int all)
     struct stat st;
     snprintf(name, sizeof name, "%s%s", path, suffix[k]);
     if (lstat(name, &st) != 0 || S_ISDIR(st.st_mode) || hdf5_or_empty(name)) continue;
-    log_user_error("islandpso: error: %s '%s': not an HDF5 file, and islandpso would replace "
-                   "or remove it, so it leaves it alone; move it away, or give "
-                   "output.checkpoint another path",
-                   role[k], name);
-    return IPSO_ERR_USAGE;
+    return H5U_REFUSE("islandpso: error: %s '%s': not an HDF5 file, and islandpso would replace "
+                      "or remove it, so it leaves it alone; move it away, or give "
+                      "output.checkpoint another path",
+                      role[k], name);
   }
   return IPSO_OK;
 }
@@ -402,29 +370,23 @@ static int checkpoint_path_free(const char *path, int overwrite)
   int have_last = lstat(path, &st) == 0;
   for (int k = 0; k < 2; k++) {
     if (lstat(files[k], &st) != 0) continue;
-    if (!overwrite && k == 1 && !have_last) {
-      /* The last checkpoint was lost: only the one kept before it is left. */
-      log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run, but its "
-                     "successor '%s' does not: continue from it with --restart %s, or start "
-                     "over with --overwrite",
-                     files[k], path, files[k]);
-      return IPSO_ERR_USAGE;
-    }
-    if (!overwrite) {
-      log_user_error("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
-                     "with --resume (or --restart %s), or start over with --overwrite",
-                     files[k], files[k]);
-      return IPSO_ERR_USAGE;
-    }
-    if (!S_ISREG(st.st_mode) || !hdf5_or_empty(files[k])) {
-      log_user_error("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
-                     "checkpoint files",
-                     files[k],
-                     S_ISDIR(st.st_mode)    ? "a directory"
-                     : !S_ISREG(st.st_mode) ? "not a regular file"
-                                            : "not an HDF5 file");
-      return IPSO_ERR_USAGE;
-    }
+    /* The last checkpoint lost: only the one kept before it is left. */
+    if (!overwrite && k == 1 && !have_last)
+      return H5U_REFUSE("islandpso: error: checkpoint '%s' exists from an earlier run, but its "
+                        "successor '%s' does not: continue from it with --restart %s, or start "
+                        "over with --overwrite",
+                        files[k], path, files[k]);
+    if (!overwrite)
+      return H5U_REFUSE("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
+                        "with --resume (or --restart %s), or start over with --overwrite",
+                        files[k], files[k]);
+    if (!S_ISREG(st.st_mode) || !hdf5_or_empty(files[k]))
+      return H5U_REFUSE("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
+                        "checkpoint files",
+                        files[k],
+                        S_ISDIR(st.st_mode)    ? "a directory"
+                        : !S_ISREG(st.st_mode) ? "not a regular file"
+                                               : "not an HDF5 file");
   }
   return IPSO_OK;
 }

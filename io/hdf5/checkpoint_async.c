@@ -1,24 +1,13 @@
-/* Asynchronous checkpoints (checkpoint.h): the main thread creates the
- * temporary file with HDF5, every attribute written and every dataset
- * allocated (contiguous, never filled), and closes it; then the rank's I/O
- * threads write the rank's rows of each array with pwrite() at the
- * datasets' offsets, in pieces of STATE_PIECE_ELEMENTS (the i-th of n
- * threads takes every n-th piece), each piece read from the host buffer or
- * straight from the backend's capture (state_fill.piece) and summed as it
- * is written, and the last thread to finish flushes the file to disk. A
- * periodic checkpoint has one thread (the run keeps its cores); a stop's
- * and the run's last have up to IO_THREADS. The threads call neither HDF5 (not
- * thread-safe here) nor MPI (initialised MPI_THREAD_FUNNELED). Once every
- * rank's thread has finished, rank 0 reads the file's structure back (a
- * metadata write that MPI-IO reported as done must be in the file), writes
- * the checksums, flushes, and renames the file over the checkpoint.
- *
- * Why no full read-back: each rank's bytes go through its own pwrite()
- * calls, whose every result is checked (errors, short writes), then
- * fsync() and close(), so a failed write is seen where it happens; the
- * checksums are taken from the buffer that was written and verified when
- * the checkpoint is read. The metadata, written by HDF5 through MPI-IO, is
- * read back by rank 0 before the commit. */
+/* Asynchronous checkpoints (checkpoint.h). The main thread creates the
+ * temporary file with HDF5, every dataset allocated (contiguous, never
+ * filled); the rank's I/O threads write its rows with pwrite() at the
+ * datasets' offsets in pieces of STATE_PIECE_ELEMENTS (thread i of n takes
+ * every n-th), each read from the buffer or the backend's capture and summed
+ * as it is written; the last thread flushes the file. The threads call
+ * neither HDF5 (not thread-safe here) nor MPI (MPI_THREAD_FUNNELED). Every
+ * pwrite(), fsync() and close() is checked, so no full read-back is needed:
+ * rank 0 reads back only the metadata HDF5 wrote through MPI-IO, then
+ * writes the checksums and renames the file over the checkpoint. */
 #define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
@@ -277,7 +266,7 @@ static int create_file(struct checkpoint_writer *w, const struct checkpoint_info
   hsize_t rows[2] = {(hsize_t)w->islands * (hsize_t)w->N, (hsize_t)w->dims};
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
-    dsets[a] = h5u_create_dataset_allocated(&f, f.id, sa->name, state_array_file_type(sa),
+    dsets[a] = h5u_create_dataset_allocated(&f, f.id, sa->name, H5T_IEEE_F64LE,
                                             state_array_rank(sa), rows, sa->units, sa->description);
     if (dsets[a] < 0) goto done;
   }
@@ -347,13 +336,8 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
     return st;
   }
   /* Every rank has the same offsets (collective metadata); rank 0's count. */
-  uint64_t where[CK_DATASETS + 1];
-  memcpy(where, w->offset, sizeof w->offset);
-  where[CK_DATASETS] = w->file_end;
-  rc = MPI_Bcast(where, CK_DATASETS + 1, MPI_UINT64_T, 0, w->comm);
-  if (rc != MPI_SUCCESS) return ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
-  memcpy(w->offset, where, sizeof w->offset);
-  w->file_end = where[CK_DATASETS];
+  IPSO_CHECK_MPI(MPI_Bcast(w->offset, CK_DATASETS, MPI_UINT64_T, 0, w->comm));
+  IPSO_CHECK_MPI(MPI_Bcast(&w->file_end, 1, MPI_UINT64_T, 0, w->comm));
   w->fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
   if (w->fd < 0) st = checkpoint_commit_fail(path, "cannot open", w->tmp, errno);
   st = island_agree(w->comm, st);

@@ -28,20 +28,14 @@ enum checksum_kind { CHECKSUM_BYTES, CHECKSUM_WORDS, CHECKSUM_PIECES };
 #define CHECKSUM_UNITS_WORDS "FNV-1a over 64-bit words"
 #define CHECKSUM_UNITS_PIECES "FNV-1a over 64-bit words, per 2^20-word piece, then over the pieces"
 
-/* Continues the hash H over N doubles (CHECKSUM_BYTES or CHECKSUM_WORDS). */
-uint64_t checkpoint_fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k);
-
-/* The sum of one piece (CHECKSUM_PIECES), and a piece's sum folded into an
- * island's checksum H. */
-uint64_t checkpoint_piece_sum(const double *x, int64_t n);
+/* A 64-bit word (a piece's sum) folded into hash H. */
 static inline uint64_t checkpoint_fold_piece(uint64_t h, uint64_t piece)
 {
   return (h ^ piece) * FNV_PRIME;
 }
 
-/* Continues island checksum H over one of the island's arrays, X (N
- * doubles: all the island's elements of that array). */
-uint64_t checkpoint_sum_array(uint64_t h, const double *x, int64_t n, enum checksum_kind k);
+/* The sum of one piece of N doubles (CHECKSUM_PIECES). */
+uint64_t checkpoint_piece_sum(const double *x, int64_t n);
 
 /* The checksum of one island: its rows of the state arrays, in file order. */
 uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k);
@@ -53,10 +47,9 @@ uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_k
 
 struct checkpoint_info;
 
-/* The checksum over a checkpoint's iteration, counts and identity: INFO's
- * numbers and strings (migration_rows as written: -1 where not known) and
- * the problem's sizes and seed, in a fixed order of little-endian bytes
- * (FNV-1a), the same on any host. */
+/* FNV-1a over the little-endian bytes of INFO's numbers and strings
+ * (migration_rows as written: -1 where not known), the problem's sizes and
+ * seed, in a fixed order. */
 uint64_t checkpoint_info_checksum(const struct checkpoint_info *info, int islands,
                                   int64_t particles, int dims, uint64_t seed);
 
@@ -65,8 +58,7 @@ struct ipso_config;
 
 /* checkpoint.c, shared with checkpoint_async.c: */
 
-/* Checks that the directory of PATH exists and is writable (rank 0);
- * reports a failure (IPSO_ERR_RUNTIME). */
+/* Reports (IPSO_ERR_RUNTIME) a directory of PATH that is not writable. */
 int checkpoint_directory_writable(const char *path);
 
 /* Writes the root attributes, the bounds and the objective parameters
@@ -74,9 +66,8 @@ int checkpoint_directory_writable(const char *path);
 int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config *cfg,
                               const struct checkpoint_info *info);
 
-/* Makes the written TMP the checkpoint PATH (rank 0): flushes it to disk,
- * keeps the previous checkpoint as PREV, renames TMP over PATH and flushes
- * the directory. Until the rename, PATH is the previous checkpoint, whole. */
+/* Makes the written TMP the checkpoint PATH (rank 0): flushes it, keeps the
+ * previous checkpoint as PREV, renames TMP over PATH, flushes the directory. */
 int checkpoint_commit_file(const char *path, const char *tmp, const char *prev);
 
 /* Reports a failed step WHAT on file NAME of making the checkpoint PATH

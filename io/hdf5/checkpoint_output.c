@@ -101,36 +101,33 @@ int checkpoint_check_output(MPI_Comm comm, const char *path, const char *output,
       const int64_t t = info->iteration;
       int64_t hrows, last, mrows;
       st = output_rows(f, output, t, &hrows, &last, &mrows, why, sizeof why);
-      if (st == IPSO_OK && hrows != info->history_rows) {
-        if (hrows < info->history_rows)
-          snprintf(why, sizeof why,
-                   "the output '%s' holds %" PRId64 " history rows up to the checkpoint's "
-                   "iteration %" PRId64 " (the last at iteration %" PRId64 "), the checkpoint "
-                   "counts %" PRId64 ": the output is older than the checkpoint (a copy from "
-                   "before it, or rows lost), and continuing would leave a gap in its history; "
-                   "give the output this checkpoint was written with, or continue from a "
-                   "checkpoint no newer than the output (the one kept as .prev, or an older copy)",
-                   output, hrows, t, last, info->history_rows);
-        else
-          snprintf(why, sizeof why,
-                   "the output '%s' holds %" PRId64 " history rows up to the checkpoint's "
-                   "iteration %" PRId64 ", the checkpoint counts %" PRId64 ": rows that this "
-                   "checkpoint's run did not write are in it",
-                   output, hrows, t, info->history_rows);
-        st = IPSO_ERR_USAGE;
-      }
-      if (st == IPSO_OK && info->migration_rows_known && mrows >= 0 &&
-          mrows != info->migration_rows) {
-        snprintf(why, sizeof why,
-                 "the output '%s' holds %" PRId64 " migration records up to the checkpoint's "
-                 "iteration %" PRId64 ", the checkpoint counts %" PRId64 ": %s",
-                 output, mrows, t, info->migration_rows,
-                 mrows < info->migration_rows
-                     ? "the output is older than the checkpoint, and continuing would leave a gap "
-                       "in its migration log"
-                     : "records that this checkpoint's run did not write are in it");
-        st = IPSO_ERR_USAGE;
-      }
+      if (st == IPSO_OK && hrows < info->history_rows)
+        st = h5u_reason(
+            why, sizeof why,
+            "the output '%s' holds %" PRId64 " history rows up to the checkpoint's "
+            "iteration %" PRId64 " (the last at iteration %" PRId64 "), the checkpoint "
+            "counts %" PRId64 ": the output is older than the checkpoint (a copy from "
+            "before it, or rows lost), and continuing would leave a gap in its history; "
+            "give the output this checkpoint was written with, or continue from a "
+            "checkpoint no newer than the output (the one kept as .prev, or an older copy)",
+            output, hrows, t, last, info->history_rows);
+      else if (st == IPSO_OK && hrows > info->history_rows)
+        st = h5u_reason(why, sizeof why,
+                        "the output '%s' holds %" PRId64 " history rows up to the checkpoint's "
+                        "iteration %" PRId64 ", the checkpoint counts %" PRId64 ": rows that this "
+                        "checkpoint's run did not write are in it",
+                        output, hrows, t, info->history_rows);
+      else if (st == IPSO_OK && info->migration_rows_known && mrows >= 0 &&
+               mrows != info->migration_rows)
+        st = h5u_reason(
+            why, sizeof why,
+            "the output '%s' holds %" PRId64 " migration records up to the checkpoint's "
+            "iteration %" PRId64 ", the checkpoint counts %" PRId64 ": %s",
+            output, mrows, t, info->migration_rows,
+            mrows < info->migration_rows
+                ? "the output is older than the checkpoint, and continuing would leave a gap "
+                  "in its migration log"
+                : "records that this checkpoint's run did not write are in it");
     }
     free(started);
     if (f >= 0) H5Fclose(f);

@@ -1,8 +1,6 @@
 /* Reading a checkpoint (checkpoint_read): the verdicts on the file, each
- * agreed by every rank (a file that is not a checkpoint, or one written
- * for another problem, is refused with the reason), then the state and
- * every island's checksum over what it read. The layout is in
- * checkpoint.c. */
+ * agreed by every rank, then the state and every island's checksum over what
+ * it read. The layout is in checkpoint.c. */
 #include "checkpoint.h"
 
 #include <errno.h>
@@ -27,29 +25,19 @@
 static int probe(const char *path, char *why, size_t len)
 {
   struct stat sb;
-  htri_t hdf5;
-  if (stat(path, &sb) != 0)
-    snprintf(why, len, "%s", strerror(errno));
-  else if (!S_ISREG(sb.st_mode))
-    snprintf(why, len, "not a regular file");
-  else if (access(path, R_OK) != 0)
-    snprintf(why, len, "%s", strerror(errno));
-  else {
+  char text[512];
+  if (stat(path, &sb) != 0) return h5u_reason(why, len, "%s", strerror(errno));
+  if (!S_ISREG(sb.st_mode)) return h5u_reason(why, len, "not a regular file");
+  if (access(path, R_OK) != 0) return h5u_reason(why, len, "%s", strerror(errno));
 #if H5_VERSION_GE(1, 12, 0)
-    hdf5 = H5Fis_accessible(path, H5P_DEFAULT);
+  htri_t hdf5 = H5Fis_accessible(path, H5P_DEFAULT);
 #else
-    hdf5 = H5Fis_hdf5(path);
+  htri_t hdf5 = H5Fis_hdf5(path);
 #endif
-    if (hdf5 > 0) return IPSO_OK;
-    if (hdf5 == 0)
-      snprintf(why, len, "not an HDF5 file");
-    else {
-      char text[512];
-      h5u_error_text(text, sizeof text);
-      snprintf(why, len, "cannot be read (%s)", text);
-    }
-  }
-  return IPSO_ERR_USAGE;
+  if (hdf5 > 0) return IPSO_OK;
+  if (hdf5 == 0) return h5u_reason(why, len, "not an HDF5 file");
+  h5u_error_text(text, sizeof text);
+  return h5u_reason(why, len, "cannot be read (%s)", text);
 }
 
 /* Puts HDF5's reason for not opening a checkpoint (HDF5) in the user's
@@ -68,29 +56,26 @@ static void explain_open_failure(const char *hdf5, char *why, size_t len)
     snprintf(why, len, "cannot be opened as HDF5 (%s)", hdf5);
 }
 
-/* Reads root attribute NAME into V; a missing or mistyped one is a reason
- * to refuse the file (IPSO_ERR_USAGE, reason in WHY). */
+/* The reason to refuse a file without root attribute NAME; IPSO_ERR_USAGE. */
+static int missing_attr(const char *name, char *why, size_t len)
+{
+  return h5u_reason(
+      why, len, "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or damaged)",
+      name);
+}
+
+/* Reads root attribute NAME into V, or refuses the file (missing_attr). */
 static int need_attr(const struct h5u_file *f, const char *name, hid_t mem_type, void *v, char *why,
                      size_t len)
 {
-  if (h5u_read_attr(f->id, name, mem_type, 1, v) >= 0) return IPSO_OK;
-  snprintf(why, len,
-           "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or "
-           "damaged)",
-           name);
-  return IPSO_ERR_USAGE;
+  return h5u_read_attr(f->id, name, mem_type, 1, v) >= 0 ? IPSO_OK : missing_attr(name, why, len);
 }
 
 /* Reads string attribute NAME (malloc'd into *V); see need_attr. */
 static int need_string(const struct h5u_file *f, const char *name, char **v, char *why, size_t len)
 {
   *v = h5u_read_attr_string(f->id, name);
-  if (*v) return IPSO_OK;
-  snprintf(why, len,
-           "attribute '%s' is missing or unreadable (not an islandpso checkpoint, or "
-           "damaged)",
-           name);
-  return IPSO_ERR_USAGE;
+  return *v ? IPSO_OK : missing_attr(name, why, len);
 }
 
 /* Opens dataset NAME, which must have RANK dimensions DIMS and type class
@@ -102,10 +87,9 @@ static int need_dataset(const struct h5u_file *f, const char *name, int rank, co
   hsize_t got[2] = {0, 0};
   int ok;
   *dset = H5Dopen2(f->id, name, H5P_DEFAULT);
-  if (*dset < 0) {
-    snprintf(why, len, "dataset '%s' is missing (not an islandpso checkpoint, or damaged)", name);
-    return IPSO_ERR_USAGE;
-  }
+  if (*dset < 0)
+    return h5u_reason(why, len, "dataset '%s' is missing (not an islandpso checkpoint, or damaged)",
+                      name);
   space = H5Dget_space(*dset);
   type = H5Dget_type(*dset);
   ok = space >= 0 && type >= 0 && H5Tget_class(type) == cls &&
@@ -117,14 +101,11 @@ static int need_dataset(const struct h5u_file *f, const char *name, int rank, co
   if (ok) return IPSO_OK;
   H5Dclose(*dset);
   *dset = H5I_INVALID_HID;
-  if (rank == 2)
-    snprintf(why, len, "dataset '%s' is not [%llu, %llu] %s values (damaged)", name,
-             (unsigned long long)dims[0], (unsigned long long)dims[1],
-             cls == H5T_FLOAT ? "floating-point" : "integer");
-  else
-    snprintf(why, len, "dataset '%s' is not [%llu] %s values (damaged)", name,
-             (unsigned long long)dims[0], cls == H5T_FLOAT ? "floating-point" : "integer");
-  return IPSO_ERR_USAGE;
+  char shape[48];
+  snprintf(shape, sizeof shape, rank == 2 ? "%llu, %llu" : "%llu", (unsigned long long)dims[0],
+           (unsigned long long)(rank == 2 ? dims[1] : 0));
+  return h5u_reason(why, len, "dataset '%s' is not [%s] %s values (damaged)", name, shape,
+                    cls == H5T_FLOAT ? "floating-point" : "integer");
 }
 
 /* Whether A and B are the same value (NaNs alike). */
@@ -178,15 +159,12 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
   if (st == IPSO_OK) st = read_vector(f, "upper", o->dimensions, &upper, why, len);
   for (int d = 0; st == IPSO_OK && d < o->dimensions; d++) {
     char then[32], now[32];
-    if (!same_double(lower[d], o->lower[d])) {
-      snprintf(why, len, "lower[%d] is %s in the checkpoint, %s in the config", d,
-               format_double(then, lower[d]), format_double(now, o->lower[d]));
-      st = IPSO_ERR_USAGE;
-    } else if (!same_double(upper[d], o->upper[d])) {
-      snprintf(why, len, "upper[%d] is %s in the checkpoint, %s in the config", d,
-               format_double(then, upper[d]), format_double(now, o->upper[d]));
-      st = IPSO_ERR_USAGE;
-    }
+    if (!same_double(lower[d], o->lower[d]))
+      st = h5u_reason(why, len, "lower[%d] is %s in the checkpoint, %s in the config", d,
+                      format_double(then, lower[d]), format_double(now, o->lower[d]));
+    else if (!same_double(upper[d], o->upper[d]))
+      st = h5u_reason(why, len, "upper[%d] is %s in the checkpoint, %s in the config", d,
+                      format_double(then, upper[d]), format_double(now, o->upper[d]));
   }
   if (st != IPSO_OK) goto done;
 
@@ -216,12 +194,6 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
     if (lengths[p] < 0) goto done;
     total += lengths[p];
   }
-  if (H5U_CLOSE(f, IPSO_OK, dset) != IPSO_OK) {
-    dset = H5I_INVALID_HID;
-    st = IPSO_ERR_RUNTIME;
-    goto done;
-  }
-  dset = H5I_INVALID_HID;
   st = read_vector(f, "objective_params", total, &values, why, len);
   if (st != IPSO_OK) goto done;
   for (int q = 0; q < o->nparams && st == IPSO_OK; q++) {
@@ -229,25 +201,22 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
     int p = 0;
     for (at = 0; p < np && strcmp(names + (size_t)p * (PARAM_NAME_BYTES + 1), c->name) != 0; p++)
       at += lengths[p];
-    if (p == np) {
-      snprintf(why, len, "objective parameter '%s' of the config is not in the checkpoint",
-               c->name);
-      st = IPSO_ERR_USAGE;
-    } else if (lengths[p] != c->len) {
-      snprintf(why, len,
-               "objective parameter '%s' has %" PRId64 " values in the checkpoint, %" PRId64
-               " in the config",
-               c->name, lengths[p], c->len);
-      st = IPSO_ERR_USAGE;
-    } else {
+    if (p == np)
+      st = h5u_reason(why, len, "objective parameter '%s' of the config is not in the checkpoint",
+                      c->name);
+    else if (lengths[p] != c->len)
+      st = h5u_reason(why, len,
+                      "objective parameter '%s' has %" PRId64 " values in the checkpoint, %" PRId64
+                      " in the config",
+                      c->name, lengths[p], c->len);
+    else {
       for (int64_t i = 0; i < c->len && st == IPSO_OK; i++)
         if (!same_double(values[at + i], c->values[i])) {
           char then[32], now[32];
-          snprintf(
+          st = h5u_reason(
               why, len,
               "objective parameter '%s'[%" PRId64 "] is %s in the checkpoint, %s in the config",
               c->name, i, format_double(then, values[at + i]), format_double(now, c->values[i]));
-          st = IPSO_ERR_USAGE;
         }
     }
   }
@@ -281,92 +250,91 @@ static void describe_topology(char *buf, size_t len, const char *topology, int k
     snprintf(buf, len, "%s", topology);
 }
 
+/* warn_changed for a number. */
+static void warn_real(const struct h5u_file *f, const char *key, double then, double now)
+{
+  char a[32], b[32];
+  warn_changed(f, key, format_double(a, then), format_double(b, now));
+}
+
+static void warn_int(const struct h5u_file *f, const char *key, int64_t then, int64_t now)
+{
+  char a[32], b[32];
+  snprintf(a, sizeof a, "%" PRId64, then);
+  snprintf(b, sizeof b, "%" PRId64, now);
+  warn_changed(f, key, a, b);
+}
+
 /* Compares the algorithm settings of the checkpoint with the config's and
  * warns about each change (writers). */
 static int check_settings(const struct h5u_file *f, const struct ipso_config *cfg, char *why,
                           size_t len)
 {
+  const struct ipso_swarm_config *sw = &cfg->swarm;
   const struct {
     const char *key;
     const double *now;
   } reals[] = {
-      {"inertia", &cfg->swarm.inertia},
-      {"cognitive", &cfg->swarm.cognitive},
-      {"social", &cfg->swarm.social},
-      {"velocity_clamp", &cfg->swarm.velocity_clamp},
+      {"inertia", &sw->inertia},
+      {"cognitive", &sw->cognitive},
+      {"social", &sw->social},
+      {"velocity_clamp", &sw->velocity_clamp},
   };
   const struct {
     const char *key;
     const char *now;
   } names[] = {
-      {"kernel", config_kernel_name(cfg->swarm.kernel)},
-      {"sync", config_sync_name(cfg->swarm.sync)},
+      {"kernel", config_kernel_name(sw->kernel)},
+      {"sync", config_sync_name(sw->sync)},
       {"topology", config_topology_name(cfg->migration.topology)},
       {"policy", config_policy_name(cfg->migration.policy)},
   };
   char then[64], now[64];
   uint64_t seed;
   int64_t interval;
-  int migrants;
+  int migrants, k = 0, r = 0;
+  double v, probability = 1.0;
   IPSO_TRY(need_attr(f, "seed", H5T_NATIVE_UINT64, &seed, why, len));
-  if (seed != cfg->run.seed) {
-    snprintf(why, len,
-             "it belongs to a run with seed %" PRIu64 ", the config's seed is %" PRIu64
-             ": another run (continue it with run.seed = %" PRIu64 ")",
-             seed, cfg->run.seed, seed);
-    return IPSO_ERR_USAGE;
-  }
+  if (seed != cfg->run.seed)
+    return h5u_reason(why, len,
+                      "it belongs to a run with seed %" PRIu64 ", the config's seed is %" PRIu64
+                      ": another run (continue it with run.seed = %" PRIu64 ")",
+                      seed, cfg->run.seed, seed);
   for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
-    double v;
     IPSO_TRY(need_attr(f, reals[i].key, H5T_NATIVE_DOUBLE, &v, why, len));
-    warn_changed(f, reals[i].key, format_double(then, v), format_double(now, *reals[i].now));
+    warn_real(f, reals[i].key, v, *reals[i].now);
   }
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    char *v;
-    IPSO_TRY(need_string(f, names[i].key, &v, why, len));
-    warn_changed(f, names[i].key, v, names[i].now);
-    free(v);
+    char *was;
+    IPSO_TRY(need_string(f, names[i].key, &was, why, len));
+    warn_changed(f, names[i].key, was, names[i].now);
+    free(was);
   }
-  /* The swarm's topology (recorded since the ring came: earlier checkpoints
-   * are of global-best swarms; the refresh and inertia_end since clpso). */
+  /* Recorded since they came (missing: what earlier runs did): the swarm's
+   * topology (a global-best swarm), its refresh and inertia_end (since
+   * clpso), the probability of migration per link (1) and the migrants'
+   * selection (the best). */
   char *was = h5u_read_attr_string(f->id, "swarm_topology");
-  int k = 0, r = 0;
   if (h5u_read_attr(f->id, "neighbours", H5T_NATIVE_INT, 1, &k) != 0) k = 0;
   if (h5u_read_attr(f->id, "refresh", H5T_NATIVE_INT, 1, &r) != 0) r = 0;
   describe_topology(then, sizeof then, was ? was : "global", k, r);
-  describe_topology(now, sizeof now, config_swarm_topology_name(cfg->swarm.topology),
-                    cfg->swarm.neighbours, cfg->swarm.refresh);
+  describe_topology(now, sizeof now, config_swarm_topology_name(sw->topology), sw->neighbours,
+                    sw->refresh);
   free(was);
   warn_changed(f, "swarm.topology", then, now);
-  /* The probability of migration per link, and the migrants' selection
-   * (recorded since they came: earlier checkpoints migrated on every link
-   * and sent the best). */
-  double probability = 1.0;
   if (h5u_read_attr(f->id, "probability", H5T_NATIVE_DOUBLE, 1, &probability) != 0)
     probability = 1.0;
-  warn_changed(f, "migration.probability", format_double(then, probability),
-               format_double(now, cfg->migration.probability));
+  warn_real(f, "migration.probability", probability, cfg->migration.probability);
   char *select = h5u_read_attr_string(f->id, "select");
   warn_changed(f, "migration.select", select ? select : "best",
                config_select_name(cfg->migration.select));
   free(select);
-  /* inertia_end (since clpso; equal to inertia: constant) */
-  double end, now_end = cfg->swarm.inertia;
-  if (h5u_read_attr(f->id, "inertia_end", H5T_NATIVE_DOUBLE, 1, &end) != 0) end = NAN;
-  if (cfg->swarm.has_inertia_end) now_end = cfg->swarm.inertia_end;
-  if (!isnan(end)) {
-    format_double(then, end);
-    format_double(now, now_end);
-    warn_changed(f, "inertia_end", then, now);
-  }
+  if (h5u_read_attr(f->id, "inertia_end", H5T_NATIVE_DOUBLE, 1, &v) == 0 && !isnan(v))
+    warn_real(f, "inertia_end", v, sw->has_inertia_end ? sw->inertia_end : sw->inertia);
   IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
-  snprintf(then, sizeof then, "%" PRId64, interval);
-  snprintf(now, sizeof now, "%" PRId64, cfg->migration.interval);
-  warn_changed(f, "migration.interval", then, now);
+  warn_int(f, "migration.interval", interval, cfg->migration.interval);
   IPSO_TRY(need_attr(f, "migrants", H5T_NATIVE_INT, &migrants, why, len));
-  snprintf(then, sizeof then, "%d", migrants);
-  snprintf(now, sizeof now, "%d", cfg->migration.migrants);
-  warn_changed(f, "migration.migrants", then, now);
+  warn_int(f, "migration.migrants", migrants, cfg->migration.migrants);
   return IPSO_OK;
 }
 
@@ -383,58 +351,51 @@ static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
   const int islands = config_islands(cfg, f->size);
   const int64_t N = cfg->swarm.particles;
   if (h5u_read_attr(f->id, "format", H5T_NATIVE_INT, 1, &format) != 0) format = 1;
-  if (format < CHECKPOINT_FORMAT) {
-    snprintf(why, len,
-             "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
-             "no checksum covers, so they cannot be verified; continue it with the islandpso "
-             "that wrote it, or start afresh",
-             format);
-    return IPSO_ERR_USAGE;
-  }
-  if (format > CHECKPOINT_FORMAT) {
-    snprintf(why, len, "written by a later islandpso (checkpoint format %d; this one reads %d)",
-             format, CHECKPOINT_FORMAT);
-    return IPSO_ERR_USAGE;
-  }
+  if (format < CHECKPOINT_FORMAT)
+    return h5u_reason(
+        why, len,
+        "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
+        "no checksum covers, so they cannot be verified; continue it with the islandpso "
+        "that wrote it, or start afresh",
+        format);
+  if (format > CHECKPOINT_FORMAT)
+    return h5u_reason(why, len,
+                      "written by a later islandpso (checkpoint format %d; this one reads %d)",
+                      format, CHECKPOINT_FORMAT);
   IPSO_TRY(need_attr(f, "migration_rows", H5T_NATIVE_INT64, &rows, why, len));
   IPSO_TRY(need_attr(f, "info_checksum", H5T_NATIVE_UINT64, &sum, why, len));
   info->migration_rows = rows;
   info->migration_rows_known = rows >= 0;
-  if (sum != checkpoint_info_checksum(info, islands, N, cfg->objective.dimensions, cfg->run.seed)) {
-    snprintf(why, len,
-             "its iteration (%" PRId64 "), counts or identity do not match the checksum over "
-             "them (altered since it was written)",
-             info->iteration);
-    return IPSO_ERR_USAGE;
-  }
+  if (sum != checkpoint_info_checksum(info, islands, N, cfg->objective.dimensions, cfg->run.seed))
+    return h5u_reason(why, len,
+                      "its iteration (%" PRId64
+                      "), counts or identity do not match the checksum over "
+                      "them (altered since it was written)",
+                      info->iteration);
   /* What every checkpoint of a run holds to. */
   const int64_t t = info->iteration;
-  if (t < 0)
-    snprintf(why, len, "iteration %" PRId64 " is negative", t);
-  else if (t > INT64_MAX / ((int64_t)islands * N) - 1 ||
-           info->evaluations != (int64_t)islands * N * (t + 1))
-    snprintf(why, len,
-             "%" PRId64 " evaluations at iteration %" PRId64 ", where %d islands of %" PRId64
-             " particles make %" PRId64,
-             info->evaluations, t, islands, N,
-             t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
-                                                        : (int64_t)islands * N * (t + 1));
-  else if (!(info->elapsed_seconds >= 0) || isinf(info->elapsed_seconds))
-    snprintf(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
-  else if (info->target_iteration < -1 || info->target_iteration > t)
-    snprintf(why, len,
-             "the target was reached at iteration %" PRId64 ", after its iteration %" PRId64,
-             info->target_iteration, t);
-  else if (info->history_rows < 0 || info->history_rows > t + 1)
-    snprintf(why, len,
-             "%" PRId64 " history rows up to iteration %" PRId64
-             " (at most one per iteration: %" PRId64 ")",
-             info->history_rows, t, t + 1);
-  else if (rows < -1)
-    snprintf(why, len, "%" PRId64 " migration rows", rows);
-  else
-    return IPSO_OK;
-  return IPSO_ERR_USAGE;
+  if (t < 0) return h5u_reason(why, len, "iteration %" PRId64 " is negative", t);
+  if (t > INT64_MAX / ((int64_t)islands * N) - 1 ||
+      info->evaluations != (int64_t)islands * N * (t + 1))
+    return h5u_reason(why, len,
+                      "%" PRId64 " evaluations at iteration %" PRId64
+                      ", where %d islands of %" PRId64 " particles make %" PRId64,
+                      info->evaluations, t, islands, N,
+                      t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
+                                                                 : (int64_t)islands * N * (t + 1));
+  if (!(info->elapsed_seconds >= 0) || isinf(info->elapsed_seconds))
+    return h5u_reason(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
+  if (info->target_iteration < -1 || info->target_iteration > t)
+    return h5u_reason(
+        why, len, "the target was reached at iteration %" PRId64 ", after its iteration %" PRId64,
+        info->target_iteration, t);
+  if (info->history_rows < 0 || info->history_rows > t + 1)
+    return h5u_reason(why, len,
+                      "%" PRId64 " history rows up to iteration %" PRId64
+                      " (at most one per iteration: %" PRId64 ")",
+                      info->history_rows, t, t + 1);
+  if (rows < -1) return h5u_reason(why, len, "%" PRId64 " migration rows", rows);
+  return IPSO_OK;
 }
 
 /* Checks that checkpoint F was written for the problem of CFG with as many
@@ -463,30 +424,24 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
              IPSO_VERSION);
   free(version);
   IPSO_TRY(need_attr(f, "islands", H5T_NATIVE_INT, &islands, why, len));
-  if (islands != config_islands(cfg, f->size)) {
-    snprintf(why, len, "written by %d islands, the run has %d (run.islands)", islands,
-             config_islands(cfg, f->size));
-    return IPSO_ERR_USAGE;
-  }
+  if (islands != config_islands(cfg, f->size))
+    return h5u_reason(why, len, "written by %d islands, the run has %d (run.islands)", islands,
+                      config_islands(cfg, f->size));
   IPSO_TRY(need_attr(f, "dimensions", H5T_NATIVE_INT, &dims, why, len));
-  if (dims != o->dimensions) {
-    snprintf(why, len, "written for %d dimensions, the config has %d", dims, o->dimensions);
-    return IPSO_ERR_USAGE;
-  }
+  if (dims != o->dimensions)
+    return h5u_reason(why, len, "written for %d dimensions, the config has %d", dims,
+                      o->dimensions);
   IPSO_TRY(need_attr(f, "particles", H5T_NATIVE_INT64, &particles, why, len));
-  if (particles != cfg->swarm.particles) {
-    snprintf(why, len, "written for %" PRId64 " particles per island, the config has %" PRId64,
-             particles, cfg->swarm.particles);
-    return IPSO_ERR_USAGE;
-  }
+  if (particles != cfg->swarm.particles)
+    return h5u_reason(why, len,
+                      "written for %" PRId64 " particles per island, the config has %" PRId64,
+                      particles, cfg->swarm.particles);
   for (size_t i = 0; i < sizeof strings / sizeof *strings && st == IPSO_OK; i++) {
     char *then;
     IPSO_TRY(need_string(f, strings[i].key, &then, why, len));
-    if (strcmp(then, strings[i].now) != 0) {
-      snprintf(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
-               strings[i].now);
-      st = IPSO_ERR_USAGE;
-    }
+    if (strcmp(then, strings[i].now) != 0)
+      st = h5u_reason(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
+                      strings[i].now);
     free(then);
   }
   IPSO_TRY(st);
@@ -594,19 +549,99 @@ static int check_state(const struct ipso_config *cfg, const struct swarm_state *
  * IPSO_ERR_USAGE. */
 static int refuse(int rank, const char *path, const char *why)
 {
-  h5u_user_error(rank, "islandpso: error: checkpoint '%s': %s", path,
-                 why[0] ? why : "refused by another rank");
-  return IPSO_ERR_USAGE;
+  return h5u_user_error(rank, "islandpso: error: checkpoint '%s': %s", path,
+                        why[0] ? why : "refused by another rank");
+}
+
+/* Opens checkpoint F and reaches every verdict on it short of its state,
+ * agreed by every rank: reads INFO, the writing run's CLAMP and the
+ * checksums' KIND, and opens the state datasets DSETS and the checksums
+ * SUMS. On a verdict, the file is closed again. */
+static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
+                        struct checkpoint_info *info, double *clamp, int *kind,
+                        hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
+{
+  const int islands = config_islands(cfg, f->size);
+  char hdf5[512];
+  int st = IPSO_OK;
+  if (f->rank == 0) st = probe(f->path, why, len);
+  IPSO_TRY(island_agree(f->comm, st));
+  if (h5u_open(f, H5U_READ, hdf5, sizeof hdf5) != IPSO_OK) {
+    explain_open_failure(hdf5, why, len);
+    st = IPSO_ERR_USAGE;
+  }
+  IPSO_TRY(island_agree(f->comm, st));
+  *clamp = cfg->swarm.velocity_clamp;
+  st = check_problem(f, cfg, info, why, len);
+  if (st == IPSO_OK) st = need_attr(f, "velocity_clamp", H5T_NATIVE_DOUBLE, clamp, why, len);
+  if (st == IPSO_OK)
+    st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions, dsets, sums, why,
+                    len);
+  st = island_agree(f->comm, st);
+  if (st != IPSO_OK) {
+    h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS);
+    H5U_CLOSE(f, IPSO_OK, *sums);
+    h5u_close(f);
+    return st;
+  }
+  /* The checksums' algorithm, by the units of the dataset (older files:
+   * over all the words, or byte by byte). */
+  *kind = CHECKSUM_WORDS;
+  char *units = h5u_read_attr_string(*sums, "units");
+  if (units && !strcmp(units, CHECKSUM_UNITS_BYTES)) *kind = CHECKSUM_BYTES;
+  if (units && !strcmp(units, CHECKSUM_UNITS_PIECES)) *kind = CHECKSUM_PIECES;
+  free(units);
+  IPSO_CHECK_MPI(MPI_Bcast(kind, 1, MPI_INT, 0, f->comm));
+  IPSO_CHECK_MPI(MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, f->comm));
+  IPSO_CHECK_MPI(MPI_Bcast(clamp, 1, MPI_DOUBLE, 0, f->comm));
+  return IPSO_OK;
+}
+
+/* Reads the state of this rank's K islands (rows of islands r*K .. r*K + K
+ * - 1, one block) into S and closes the file; *BAD is the first island whose
+ * checksum does not match what was read (INT_MAX: none). A runtime failure
+ * leaves at once (h5util.h). */
+static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int kind,
+                      hid_t dsets[STATE_ARRAYS], hid_t sums_dset, struct swarm_state *s, int *bad)
+{
+  const int islands = K * f->size;
+  uint64_t *sums = NULL;
+  int st = IPSO_ERR_RUNTIME;
+  IPSO_TRY(swarm_state_alloc(s, K * N, dims));
+  if (!(sums = malloc((size_t)islands * sizeof *sums)))
+    return IPSO_FAIL("checkpoint", "'%s': out of memory", f->path);
+  for (int a = 0; a < STATE_ARRAYS; a++)
+    if (h5u_read_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
+                             state_array_width(&state_arrays[a], s->dims),
+                             state_array_data(&state_arrays[a], s)) != IPSO_OK)
+      goto fail;
+  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)islands, 0};
+  if (h5u_read(f, sums_dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto fail;
+  IPSO_CHECK_MPI_GOTO(MPI_Bcast(sums, islands, MPI_UINT64_T, 0, f->comm), st, fail);
+  *bad = INT_MAX;
+  for (int k = K - 1; k >= 0; k--) {
+    struct swarm_state v = swarm_state_island(s, N, k);
+    if (checkpoint_island_checksum(&v, (enum checksum_kind)kind) != sums[f->rank * K + k])
+      *bad = f->rank * K + k;
+  }
+  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, bad, 1, MPI_INT, MPI_MIN, f->comm), st, fail);
+  free(sums);
+  st = h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS);
+  st = H5U_CLOSE(f, st, sums_dset);
+  return h5u_close(f) != IPSO_OK ? IPSO_ERR_RUNTIME : st;
+fail:
+  free(sums);
+  return IPSO_ERR_RUNTIME;
 }
 
 int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *cfg,
                     struct checkpoint_info *info, struct swarm_state *s)
 {
   struct h5u_file f;
-  hid_t dsets[STATE_ARRAYS], sums_dset = H5I_INVALID_HID;
-  uint64_t *sums = NULL;
-  char why[1024] = "", hdf5[512];
-  int st = IPSO_OK, bad, rc;
+  hid_t dsets[STATE_ARRAYS], sums = H5I_INVALID_HID;
+  char why[1024] = "";
+  double clamp;
+  int kind, bad = INT_MAX, st;
   memset(s, 0, sizeof *s);
   memset(info, 0, sizeof *info);
   for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
@@ -616,114 +651,28 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   if (K < 1 || K * f.size != islands)
     return IPSO_FAIL("checkpoint", "'%s': %d islands cannot be spread over %d ranks", path, islands,
                      f.size);
-
-  /* The verdicts on the file: each reached by every rank, and agreed. */
-  if (f.rank == 0) st = probe(path, why, sizeof why);
-  st = island_agree(comm, st);
+  st = open_checked(&f, cfg, info, &clamp, &kind, dsets, &sums, why, sizeof why);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
-  if (h5u_open(&f, H5U_READ, hdf5, sizeof hdf5) != IPSO_OK) {
-    explain_open_failure(hdf5, why, sizeof why);
-    st = IPSO_ERR_USAGE;
-  }
-  st = island_agree(comm, st);
-  if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
-  double clamp = cfg->swarm.velocity_clamp;
-  st = check_problem(&f, cfg, info, why, sizeof why);
-  if (st == IPSO_OK)
-    st = need_attr(&f, "velocity_clamp", H5T_NATIVE_DOUBLE, &clamp, why, sizeof why);
-  if (st == IPSO_OK)
-    st = open_state(&f, islands, N, cfg->objective.dimensions, dsets, &sums_dset, why, sizeof why);
-  st = island_agree(comm, st);
-  if (st != IPSO_OK) {
-    h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
-    H5U_CLOSE(&f, IPSO_OK, sums_dset);
-    h5u_close(&f);
-    return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
-  }
-  /* The checksums' algorithm, by the units of the dataset (older files:
-   * over all the words, or byte by byte). */
-  int kind = CHECKSUM_WORDS;
-  char *units = h5u_read_attr_string(sums_dset, "units");
-  if (units && !strcmp(units, CHECKSUM_UNITS_BYTES)) kind = CHECKSUM_BYTES;
-  if (units && !strcmp(units, CHECKSUM_UNITS_PIECES)) kind = CHECKSUM_PIECES;
-  free(units);
-  rc = MPI_Bcast(&kind, 1, MPI_INT, 0, comm);
-  if (rc != MPI_SUCCESS) {
-    ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
-    return IPSO_ERR_RUNTIME;
-  }
-  rc = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, comm);
-  if (rc == MPI_SUCCESS) rc = MPI_Bcast(&clamp, 1, MPI_DOUBLE, 0, comm);
-  if (rc != MPI_SUCCESS) {
-    ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
-    return IPSO_ERR_RUNTIME;
-  }
-
-  /* The state of this rank's islands (rows of islands r*K .. r*K + K - 1,
-   * one block), then every island's checksum over what it read. */
-  st = swarm_state_alloc(s, K * N, cfg->objective.dimensions);
-  if (st != IPSO_OK) return st;
-  sums = malloc((size_t)islands * sizeof *sums);
-  if (!sums) return IPSO_FAIL("checkpoint", "'%s': out of memory", path);
-  for (int a = 0; a < STATE_ARRAYS; a++) {
-    const struct state_array *sa = &state_arrays[a];
-    if (h5u_read_island_rows(&f, dsets[a], state_array_mem_type(sa), s->particles,
-                             state_array_width(sa, s->dims), state_array_data(sa, s)) != IPSO_OK)
-      goto fail;
-  }
-  hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)islands, 0};
-  if (h5u_read(&f, sums_dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto fail;
-  rc = MPI_Bcast(sums, islands, MPI_UINT64_T, 0, comm);
-  if (rc != MPI_SUCCESS) {
-    ipso_mpi_fail("MPI_Bcast", rc, __FILE__, __LINE__);
-    goto fail;
-  }
-  bad = INT_MAX;
-  for (int k = K - 1; k >= 0; k--) {
-    struct swarm_state v = swarm_state_island(s, N, k);
-    if (checkpoint_island_checksum(&v, (enum checksum_kind)kind) != sums[f.rank * K + k])
-      bad = f.rank * K + k;
-  }
-  rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm);
-  if (rc != MPI_SUCCESS) {
-    ipso_mpi_fail("MPI_Allreduce", rc, __FILE__, __LINE__);
-    goto fail;
-  }
-  free(sums);
-  st = h5u_close_ids(&f, IPSO_OK, dsets, STATE_ARRAYS);
-  st = H5U_CLOSE(&f, st, sums_dset);
-  if (h5u_close(&f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
-  if (bad != INT_MAX || st != IPSO_OK) {
-    swarm_state_free(s);
-    if (st != IPSO_OK) return st;
+  st = read_state(&f, K, N, cfg->objective.dimensions, kind, dsets, sums, s, &bad);
+  if (st == IPSO_OK && bad != INT_MAX) {
     snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
              bad);
-    return refuse(f.rank, path, why);
+    st = refuse(f.rank, path, why);
   }
   /* The state as every swarm holds it: the first island that breaks it,
    * its reason from the rank that holds it. */
-  why[0] = '\0';
-  bad = check_state(cfg, s, f.rank * K, N, clamp, why, sizeof why);
-  rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm);
-  if (rc == MPI_SUCCESS && bad != INT_MAX)
-    rc = MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad / K, comm);
-  if (rc != MPI_SUCCESS) {
-    ipso_mpi_fail("MPI_Allreduce", rc, __FILE__, __LINE__);
-    swarm_state_free(s);
-    return IPSO_ERR_RUNTIME;
-  }
-  if (bad != INT_MAX) {
-    swarm_state_free(s);
-    return refuse(f.rank, path, why);
+  if (st == IPSO_OK) {
+    why[0] = '\0';
+    bad = check_state(cfg, s, f.rank * K, N, clamp, why, sizeof why);
+    IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm), st, done);
+    if (bad != INT_MAX) {
+      IPSO_CHECK_MPI_GOTO(MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad / K, comm), st, done);
+      st = refuse(f.rank, path, why);
+    }
   }
   /* The output this checkpoint continues, where it is that run's. */
-  st = checkpoint_check_output(comm, path, cfg->run.output, info);
+  if (st == IPSO_OK) st = checkpoint_check_output(comm, path, cfg->run.output, info);
+done:
   if (st != IPSO_OK) swarm_state_free(s);
   return st;
-
-fail:
-  /* Runtime failure: leave at once (h5util.h). */
-  free(sums);
-  swarm_state_free(s);
-  return IPSO_ERR_RUNTIME;
 }

@@ -1,20 +1,7 @@
-/* The run's HDF5 file (design.md "HDF5 file").
- *
- * Layout, every dataset with 'units' and 'description' attributes:
- *   /                      attributes version, config, seed, islands, started,
- *                          finished (ISO-8601 UTC)
- *   /history/iteration     [T] int64, island_best [T, islands] float64,
- *            global_best   [T] float64, evaluations [T] int64,
- *            wall_seconds  [T] float64; extendible, chunked
- *   /migrations            [M] compound {iteration int64, from int32, to int32,
- *                          best_fitness float64}; extendible, chunked
- *   /snapshots/<it>/       position, velocity, pbest_position [islands*N, D],
- *                          fitness, pbest_fitness [islands*N] float64
- *   /result/               best_position [D], best_fitness, island, particle,
- *                          iteration, evaluations, elapsed_seconds; the
- *                          scalars are scalar datasets rather than attributes,
- *                          so that every result value is read the same way
- *                          and carries its own units. */
+/* The run's HDF5 file (design.md "HDF5 file"); every dataset has 'units' and
+ * 'description'. The result's scalars are scalar datasets rather than
+ * attributes, so that every result value is read the same way and carries
+ * its own units. */
 #include "h5out.h"
 
 #include <errno.h>
@@ -56,8 +43,6 @@ static hsize_t history_chunk_rows(int islands)
   return rows > H5OUT_CHUNK_ROWS ? H5OUT_CHUNK_ROWS : rows;
 }
 
-/* Allocates the handle of the output of CFG: its own communicator, nothing
- * open yet. */
 struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
 {
   struct h5out *h = calloc(1, sizeof *h);
@@ -85,16 +70,13 @@ struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
     return NULL;
   }
   for (int c = 0; c < HIST_COLUMNS; c++) h->history[c] = H5I_INVALID_HID;
-  h->migrations = H5I_INVALID_HID;
-  h->migration_mem = H5I_INVALID_HID;
+  h->migrations = h->migration_mem = H5I_INVALID_HID;
   return h;
 }
 
-/* Closes H's objects and file (collective); returns the first failure. */
 int h5out_close_file(struct h5out *h)
 {
-  int st = IPSO_OK;
-  st = h5u_close_ids(&h->f, st, h->history, HIST_COLUMNS);
+  int st = h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
   st = H5U_CLOSE(&h->f, st, h->migrations, h->migration_mem);
   if (h5u_close(&h->f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
   for (int c = 0; c < HIST_COLUMNS; c++) h->history[c] = H5I_INVALID_HID;
@@ -111,10 +93,8 @@ static int h5out_release(struct h5out *h)
   return st;
 }
 
-/* Frees H after a runtime failure on this rank. Only local resources are
- * released: the file and the communicator stay open, since closing them is
- * collective and the other ranks may be elsewhere; the job is about to be
- * aborted (h5util.h). */
+/* Only local resources are released: closing the file and the communicator
+ * is collective and the other ranks may be elsewhere (h5util.h). */
 void h5out_discard(struct h5out *h)
 {
   h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
@@ -127,8 +107,6 @@ void h5out_abandon(struct h5out *h)
   free(h);
 }
 
-/* The compound type of a migration record: packed little-endian in the
- * file (FILE), struct migration_record in memory. */
 hid_t h5out_migration_type(const struct h5u_file *f, int file)
 {
   static const char *const names[4] = {"iteration", "from", "to", "best_fitness"};
@@ -179,34 +157,22 @@ static int output_creatable(const char *path, int overwrite)
   char dir[IPSO_PATH_MAX];
   struct stat sb;
   int e;
-  if (path[0] == '\0') {
-    log_user_error("islandpso: error: no output file given ([run] output)");
-    return IPSO_ERR_USAGE;
-  }
+  if (path[0] == '\0') return H5U_REFUSE("islandpso: error: no output file given ([run] output)");
   e = h5u_directory_error(path, dir, sizeof dir);
-  if (e) {
-    log_user_error("islandpso: error: output '%s': directory '%s': %s", path, dir, strerror(e));
-    return IPSO_ERR_USAGE;
-  }
-  if (lstat(path, &sb) != 0) {
-    if (errno == ENOENT) return IPSO_OK;
-    log_user_error("islandpso: error: output '%s': %s", path, strerror(errno));
-    return IPSO_ERR_USAGE;
-  }
-  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    log_user_error("islandpso: error: output '%s' is a directory", path);
-    return IPSO_ERR_USAGE;
-  }
-  if (!overwrite) {
-    log_user_error("islandpso: error: output '%s' exists; use --overwrite to replace it, or "
-                   "--restart to continue it",
-                   path);
-    return IPSO_ERR_USAGE;
-  }
-  if (access(path, W_OK) != 0 && errno != ENOENT) {
-    log_user_error("islandpso: error: output '%s' cannot be replaced: %s", path, strerror(errno));
-    return IPSO_ERR_USAGE;
-  }
+  if (e)
+    return H5U_REFUSE("islandpso: error: output '%s': directory '%s': %s", path, dir, strerror(e));
+  if (lstat(path, &sb) != 0)
+    return errno == ENOENT ? IPSO_OK
+                           : H5U_REFUSE("islandpso: error: output '%s': %s", path, strerror(errno));
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return H5U_REFUSE("islandpso: error: output '%s' is a directory", path);
+  if (!overwrite)
+    return H5U_REFUSE("islandpso: error: output '%s' exists; use --overwrite to replace it, or "
+                      "--restart to continue it",
+                      path);
+  if (access(path, W_OK) != 0 && errno != ENOENT)
+    return H5U_REFUSE("islandpso: error: output '%s' cannot be replaced: %s", path,
+                      strerror(errno));
   return IPSO_OK;
 }
 
@@ -325,10 +291,8 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
     return IPSO_ERR_RUNTIME;
   }
   if (n == 0) return IPSO_OK;
-  /* Rank 0 writes the island_best rows [n, islands] of every rank's columns,
-   * gathered: with parallel HDF5 too, since a collective write of every
-   * rank's strided column was most of an append's time (2.2-2.5 of 3-4 ms
-   * for 1,000 rows on 4 ranks; BENCHMARKS.md, history on the quickstart). */
+  /* Rank 0 writes every rank's island_best columns, gathered: a collective
+   * write of every rank's strided columns was most of an append's time. */
   const int K = h->local, islands = h->islands;
   if (f->rank == 0) {
     gathered = malloc((size_t)n * (size_t)islands * sizeof *gathered);
@@ -427,22 +391,15 @@ done:
   return st;
 }
 
-/* /snapshots/<ITERATION> created afresh (an older one of that name
- * deleted) with its 'iteration' attribute, its name into NAME [LEN];
- * writers only. The open group, or a negative identifier after reporting
- * the failure. */
+/* /snapshots/<ITERATION> created afresh with its 'iteration' attribute, its
+ * name into NAME; the open group, or negative after reporting (writers). */
 static hid_t snapshot_group(struct h5out *h, int64_t iteration, char *name, size_t len)
 {
   struct h5u_file *f = &h->f;
   hid_t group = H5I_INVALID_HID;
-  htri_t exists;
   int st = IPSO_ERR_RUNTIME;
   snprintf(name, len, "snapshots/%" PRId64, iteration);
-  IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, name, H5P_DEFAULT), st, done,
-                     "looking up /%s", name);
-  if (exists)
-    IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, name, H5P_DEFAULT), st, done,
-                       "deleting the old /%s", name);
+  if (h5u_delete_link(f, f->id, name) != IPSO_OK) return H5I_INVALID_HID;
   IPSO_CHECK_H5_GOTO(f->path,
                      group = H5Gcreate2(f->id, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), st,
                      done, "creating group /%s", name);
@@ -490,12 +447,12 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
-    dsets[a] = h5u_create_dataset(f, f->id, dname, state_array_file_type(sa), state_array_rank(sa),
-                                  dims, 0, sa->units, sa->snapshot_description);
+    dsets[a] = h5u_create_dataset(f, f->id, dname, H5T_IEEE_F64LE, state_array_rank(sa), dims, 0,
+                                  sa->units, sa->snapshot_description);
     if (dsets[a] < 0) goto done;
   }
   for (int a = 0; a < STATE_ARRAYS; a++)
-    if (h5u_write_island_rows(f, dsets[a], state_array_mem_type(&state_arrays[a]), s->particles,
+    if (h5u_write_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
                               state_array_width(&state_arrays[a], s->dims), data[a]) != IPSO_OK)
       goto done;
   st = IPSO_OK;
@@ -531,43 +488,22 @@ int h5out_write_result(struct h5out *h, const struct run_result *r)
       {"result/elapsed_seconds", 0, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &r->elapsed_seconds, "s",
        "wall-clock time of the run, all segments"},
   };
-  hsize_t dims[1] = {(hsize_t)r->dims};
-  hid_t dset = H5I_INVALID_HID;
-  htri_t exists;
-  int st = IPSO_ERR_RUNTIME;
-  IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, "result", H5P_DEFAULT), st, done,
-                     "looking up /result");
-  if (exists)
-    IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, "result", H5P_DEFAULT), st, done,
-                       "deleting the old /result");
-  if (h5out_group(f, "result", "the best position found and how the run ended") != IPSO_OK)
-    goto done;
+  if (h5u_delete_link(f, f->id, "result") != IPSO_OK ||
+      h5out_group(f, "result", "the best position found and how the run ended") != IPSO_OK)
+    return IPSO_ERR_RUNTIME;
   for (int i = 0; i < 7; i++) {
-    /* Rank 0 writes; the others take part with nothing. */
-    hsize_t start[2] = {0, 0};
-    hsize_t count[2] = {f->rank != 0 ? 0 : items[i].rank ? dims[0] : 1, 0};
-    hid_t id;
-    dset = h5u_create_dataset(f, f->id, items[i].name, items[i].file_type, items[i].rank, dims, 0,
-                              items[i].units, items[i].description);
-    if (dset < 0 || h5u_write(f, dset, items[i].mem_type, start, count, items[i].value) != IPSO_OK)
-      goto done;
-    id = dset;
-    dset = H5I_INVALID_HID;
-    if (H5U_CLOSE(f, IPSO_OK, id) != IPSO_OK) goto done;
+    hid_t dset = h5u_write_dataset(f, f->id, items[i].name, items[i].file_type, items[i].mem_type,
+                                   items[i].rank, (hsize_t)r->dims, items[i].value, items[i].units,
+                                   items[i].description);
+    if (dset < 0 || H5U_CLOSE(f, IPSO_OK, dset) != IPSO_OK) return IPSO_ERR_RUNTIME;
   }
-  st = IPSO_OK;
-done:
-  return H5U_CLOSE(f, st, dset);
+  return IPSO_OK;
 }
 
 int h5out_flush(struct h5out *h)
 {
-  struct h5u_file *f = &h->f;
-  int st = IPSO_ERR_RUNTIME;
-  IPSO_CHECK_H5_GOTO(f->path, H5Fflush(f->id, H5F_SCOPE_GLOBAL), st, done, "flushing the file");
-  st = IPSO_OK;
-done:
-  return st;
+  IPSO_CHECK_H5(h->f.path, H5Fflush(h->f.id, H5F_SCOPE_GLOBAL), "flushing the file");
+  return IPSO_OK;
 }
 
 int h5out_close(struct h5out *h, int finished)

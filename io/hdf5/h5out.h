@@ -42,11 +42,9 @@ extern "C" {
 int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, struct h5out **out);
 
 /* Opens the existing output of a run restarted from ITERATION and removes
- * what was written after it, which the continued run writes again:
- * history rows with a larger iteration, later migration rows, later
- * snapshots, the result group and 'finished'; the config attribute
- * becomes CFG's. Rows up to ITERATION stay, a closing row at ITERATION off
- * the history interval too (nothing writes it again). */
+ * what was written after it (history and migration rows, snapshots, the
+ * result and 'finished'), which the continued run writes again; the config
+ * attribute becomes CFG's. */
 int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration,
                  struct h5out **out);
 
@@ -78,18 +76,13 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
 /* Writes /result/ (replacing an earlier one). */
 int h5out_write_result(struct h5out *h, const struct run_result *r);
 
-/* Whether the output's path still names the file this run opened (rank
- * 0 looks, with one stat; no MPI, every other rank answers 0): 0 when it
- * does, 1 with the reason in WHY (LEN bytes) when the file was deleted,
- * moved away or replaced by another one since, so that whatever the run
- * writes from now on, and has written, is not where its path says. For a
- * flag the solver reduces with its others at a segment end. */
+/* 1 with the reason in WHY when the output's path no longer names the file
+ * this run opened (deleted, moved or replaced since), else 0. Rank 0 looks
+ * with one stat, no MPI; every other rank answers 0. */
 int h5out_identity_lost(const struct h5out *h, char *why, size_t len);
 
-/* The same, agreed by every rank (collective): IPSO_OK, or
- * IPSO_ERR_RUNTIME on every rank with rank 0's message naming the path
- * (a runtime failure: the run should stop with a checkpoint, so that
- * nothing is lost). */
+/* The same, agreed by every rank (collective): IPSO_ERR_RUNTIME on every
+ * rank with rank 0's message naming the path. */
 int h5out_check_identity(const struct h5out *h);
 
 /* Flushes everything written so far to the file. */
@@ -98,10 +91,8 @@ int h5out_flush(struct h5out *h);
 /* Closes the file; FINISHED writes the 'finished' attribute (time). */
 int h5out_close(struct h5out *h, int finished);
 
-/* Frees H after a runtime failure, with no HDF5 or MPI call: closing is
- * collective and the other ranks may be inside another collective call, so
- * the file is left as the last flush made it and the job is aborted
- * (h5util.h). */
+/* Frees H after a runtime failure, with no HDF5 or MPI call (closing is
+ * collective): the file is left as the last flush made it. */
 void h5out_abandon(struct h5out *h);
 
 #ifdef __cplusplus

@@ -1,6 +1,5 @@
-/* Private to the run output (h5out.c, h5out_reopen.c): the handle, the
- * history datasets and the helpers that creating and continuing an output
- * share. */
+/* Private to the run output: the handle and what creating (h5out.c) and
+ * continuing (h5out_reopen.c) an output share. */
 #ifndef IPSO_H5OUT_INTERNAL_H
 #define IPSO_H5OUT_INTERNAL_H
 
@@ -44,30 +43,24 @@ struct h5out {
   int64_t history_rows;
   int64_t history_extent; /* rows the history datasets hold */
   int64_t migration_rows;
-  char started[32]; /* the root attribute 'started': when the run began */
-  /* The file the run opened, as its path named it then (rank 0;
-   * h5out_identity.c): device and inode. */
-  uint64_t dev, ino;
+  char started[32];  /* the root attribute 'started': when the run began */
+  uint64_t dev, ino; /* the file the run opened (rank 0; h5out_identity.c) */
   int identity_known;
 };
 
-/* Records which file H's path names now (rank 0), the one just created or
- * opened. */
+/* Records which file H's path names now (rank 0), the one just opened. */
 void h5out_identity_take(struct h5out *h);
 
-/* Sets the extent of every history dataset to ROWS (the writers' HDF5
- * calls; every rank records it in history_extent). */
+/* Sets the extent of every history dataset to ROWS. */
 int h5out_set_history_extent(struct h5out *h, int64_t rows);
 
-/* Allocates the handle of the output of CFG: its own communicator, nothing
- * open yet. */
+/* The handle of the output of CFG: its own communicator, nothing open yet. */
 struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg);
 
 /* Closes H's objects and file (collective); returns the first failure. */
 int h5out_close_file(struct h5out *h);
 
-/* Frees H after a runtime failure on this rank, closing only what is local
- * (h5out.c says why). */
+/* Frees H after a runtime failure on this rank, closing only what is local. */
 void h5out_discard(struct h5out *h);
 
 /* The compound type of a migration record: packed little-endian in the

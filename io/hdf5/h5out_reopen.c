@@ -32,9 +32,8 @@ static int output_continuable(const char *path)
     why = "not a regular file";
   else if (access(path, R_OK | W_OK) != 0)
     why = strerror(errno);
-  if (!why) return IPSO_OK;
-  log_user_error("islandpso: error: output '%s' cannot be continued: %s", path, why);
-  return IPSO_ERR_USAGE;
+  return why ? H5U_REFUSE("islandpso: error: output '%s' cannot be continued: %s", path, why)
+             : IPSO_OK;
 }
 
 /* Opens the datasets of an existing output and checks that it was written
@@ -45,29 +44,23 @@ static int h5out_open_layout(struct h5out *h)
   hid_t space = H5I_INVALID_HID;
   hsize_t dims[2] = {0, 0};
   int islands = -1;
-  if (h5u_read_attr(f->id, "islands", H5T_NATIVE_INT, 1, &islands) < 0) {
-    h5u_user_error(f->rank,
-                   "islandpso: error: output '%s' is not an islandpso output (no "
-                   "'islands' attribute)",
-                   f->path);
-    return IPSO_ERR_USAGE;
-  }
-  if (islands != h->islands) {
-    h5u_user_error(f->rank,
-                   "islandpso: error: output '%s' was written by %d islands; this run has %d",
-                   f->path, islands, h->islands);
-    return IPSO_ERR_USAGE;
-  }
+  if (h5u_read_attr(f->id, "islands", H5T_NATIVE_INT, 1, &islands) < 0)
+    return h5u_user_error(f->rank,
+                          "islandpso: error: output '%s' is not an islandpso output (no "
+                          "'islands' attribute)",
+                          f->path);
+  if (islands != h->islands)
+    return h5u_user_error(
+        f->rank, "islandpso: error: output '%s' was written by %d islands; this run has %d",
+        f->path, islands, h->islands);
   for (int c = 0; c <= HIST_COLUMNS; c++) {
     const char *name = c < HIST_COLUMNS ? history_specs[c].name : "migrations";
     hid_t dset = H5Dopen2(f->id, name, H5P_DEFAULT);
-    if (dset < 0) {
-      h5u_user_error(
+    if (dset < 0)
+      return h5u_user_error(
           f->rank,
           "islandpso: error: output '%s' has no dataset /%s (not an islandpso output, or damaged)",
           f->path, name);
-      return IPSO_ERR_USAGE;
-    }
     if (c < HIST_COLUMNS)
       h->history[c] = dset;
     else
@@ -77,15 +70,11 @@ static int h5out_open_layout(struct h5out *h)
   if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 ||
       H5Sget_simple_extent_dims(space, dims, NULL) < 0 || dims[1] != (hsize_t)h->islands) {
     if (space >= 0) H5Sclose(space);
-    h5u_user_error(f->rank,
-                   "islandpso: error: output '%s': /history/island_best does not have %d columns",
-                   f->path, h->islands);
-    return IPSO_ERR_USAGE;
+    return h5u_user_error(
+        f->rank, "islandpso: error: output '%s': /history/island_best does not have %d columns",
+        f->path, h->islands);
   }
-  if (H5Sclose(space) < 0) {
-    ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing a dataspace");
-    return IPSO_ERR_RUNTIME;
-  }
+  IPSO_CHECK_H5(f->path, H5Sclose(space), "closing a dataspace");
   h->migration_mem = h5out_migration_type(f, 0);
   return h->migration_mem < 0 ? IPSO_ERR_RUNTIME : IPSO_OK;
 }
@@ -193,7 +182,6 @@ static int h5out_truncate_groups(struct h5out *h, int64_t iteration)
   struct h5u_file *f = &h->f;
   hid_t group = H5I_INVALID_HID;
   H5G_info_t info;
-  htri_t exists;
   int st = IPSO_ERR_RUNTIME;
   IPSO_CHECK_H5_GOTO(f->path, group = H5Gopen2(f->id, "snapshots", H5P_DEFAULT), st, done,
                      "opening group /snapshots");
@@ -215,16 +203,9 @@ static int h5out_truncate_groups(struct h5out *h, int64_t iteration)
     IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(group, name, H5P_DEFAULT), st, done,
                        "deleting /snapshots/%s", name);
   }
-  IPSO_CHECK_H5_GOTO(f->path, exists = H5Lexists(f->id, "result", H5P_DEFAULT), st, done,
-                     "looking up /result");
-  if (exists)
-    IPSO_CHECK_H5_GOTO(f->path, H5Ldelete(f->id, "result", H5P_DEFAULT), st, done,
-                       "deleting /result");
-  IPSO_CHECK_H5_GOTO(f->path, exists = H5Aexists(f->id, "finished"), st, done,
-                     "looking up attribute 'finished'");
-  if (exists)
-    IPSO_CHECK_H5_GOTO(f->path, H5Adelete(f->id, "finished"), st, done,
-                       "deleting attribute 'finished'");
+  if (h5u_delete_link(f, f->id, "result") != IPSO_OK ||
+      h5u_delete_attr(f, f->id, "finished") != IPSO_OK)
+    goto done;
   st = IPSO_OK;
 done:
   return H5U_CLOSE(f, st, group);

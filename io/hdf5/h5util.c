@@ -1,7 +1,5 @@
-/* The HDF5 helpers of h5util.h, shared by the run output (h5out.c) and the
- * checkpoints (checkpoint.c): opening files, reporting failures with HDF5's
- * own message, attributes, datasets and the transfers of the blocks of rows
- * that ranks own. */
+/* The HDF5 helpers of h5util.h: files, failures reported with HDF5's own
+ * message, attributes, datasets and transfers of the rows ranks own. */
 #include "h5util.h"
 
 #include <errno.h>
@@ -26,9 +24,8 @@
 #define H5U_HAVE_FILE_LOCKING 0
 #endif
 
-/* Bytes one transfer of island rows moves: per rank with parallel HDF5, in
- * all through rank 0 with serial HDF5. It keeps MPI-IO requests well below
- * 2 GiB and bounds rank 0's gather buffer. (Tests set it small.) */
+/* Bytes one transfer of island rows moves: keeps MPI-IO requests well below
+ * 2 GiB. */
 #ifndef H5U_PIECE_BYTES
 #define H5U_PIECE_BYTES (INT64_C(256) << 20)
 #endif
@@ -60,22 +57,13 @@ void h5u_error_text(char *buf, size_t len)
 
 int h5u_file_errno(int e)
 {
-  switch (e) {
-  case ENOSPC:
-  case EDQUOT:
-  case EROFS:
-  case EIO:
-  case EFBIG:
-  case EACCES:
-  case ENOTDIR:
-  case ESTALE:
-    return 1;
-  default:
-    return 0;
-  }
+  return e == ENOSPC || e == EDQUOT || e == EROFS || e == EIO || e == EFBIG || e == EACCES ||
+         e == ENOTDIR || e == ESTALE;
 }
 
-void h5u_full_note(const char *path, char *buf, size_t len)
+/* "; directory 'DIR': No space left on device" when PATH's file system is
+ * full, for a failure that MPI-IO reports without a reason; "" otherwise. */
+static void h5u_full_note(const char *path, char *buf, size_t len)
 {
   char dir[IPSO_PATH_MAX];
   struct statvfs vfs;
@@ -85,8 +73,6 @@ void h5u_full_note(const char *path, char *buf, size_t len)
     snprintf(buf, len, "; directory '%s': %s", dir, strerror(ENOSPC));
 }
 
-/* The failed operation (FMT), HDF5's message and, when E explains a failed
- * file access, the system's reason; otherwise a full file system is named. */
 int ipso_h5_fail(const char *path, int e, const char *file, int line, const char *fmt, ...)
 {
   char hdf5[1024], what[1024], full[IPSO_PATH_MAX + 64] = "";
@@ -105,15 +91,25 @@ int ipso_h5_fail(const char *path, int e, const char *file, int line, const char
   return IPSO_ERR_RUNTIME;
 }
 
-void h5u_user_error(int rank, const char *fmt, ...)
+int h5u_user_error(int rank, const char *fmt, ...)
 {
   char msg[3 * IPSO_PATH_MAX];
   va_list ap;
-  if (rank != 0) return;
+  if (rank != 0) return IPSO_ERR_USAGE;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   log_user_error("%s", msg);
+  return IPSO_ERR_USAGE;
+}
+
+int h5u_reason(char *why, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, len, fmt, ap);
+  va_end(ap);
+  return IPSO_ERR_USAGE;
 }
 
 void h5u_directory(const char *path, char *dir, size_t len)
@@ -143,16 +139,14 @@ void h5u_init(struct h5u_file *f, MPI_Comm comm, const char *path)
   f->comm = comm;
   MPI_Comm_rank(comm, &f->rank);
   MPI_Comm_size(comm, &f->size);
-  f->id = H5I_INVALID_HID;
-  f->dxpl = H5I_INVALID_HID;
+  f->id = f->dxpl = H5I_INVALID_HID;
   snprintf(f->path, sizeof f->path, "%s", path);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-/* File access properties: MPI-IO with collective metadata operations
- * (parallel HDF5), the 1.8 format or later (attributes over 64 KiB, such as
- * a long config, need it), and file locking that gives way on file systems
- * without locks instead of failing. */
+/* File access properties: MPI-IO with collective metadata operations, the
+ * 1.8 format or later (attributes over 64 KiB, such as a long config, need
+ * it), and file locking that gives way on file systems without locks. */
 static hid_t h5u_file_access(const struct h5u_file *f)
 {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -172,26 +166,14 @@ static hid_t h5u_file_access(const struct h5u_file *f)
 
 int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len)
 {
+  const unsigned flags[] = {H5F_ACC_EXCL, H5F_ACC_TRUNC, H5F_ACC_RDONLY, H5F_ACC_RDWR};
   hid_t fapl;
   int ok;
   if (len > 0) why[0] = '\0';
   fapl = h5u_file_access(f);
-  if (fapl >= 0) {
-    switch (mode) {
-    case H5U_CREATE:
-      f->id = H5Fcreate(f->path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-      break;
-    case H5U_REPLACE:
-      f->id = H5Fcreate(f->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-      break;
-    case H5U_READ:
-      f->id = H5Fopen(f->path, H5F_ACC_RDONLY, fapl);
-      break;
-    case H5U_READWRITE:
-      f->id = H5Fopen(f->path, H5F_ACC_RDWR, fapl);
-      break;
-    }
-  }
+  if (fapl >= 0)
+    f->id = mode <= H5U_REPLACE ? H5Fcreate(f->path, flags[mode], H5P_DEFAULT, fapl)
+                                : H5Fopen(f->path, flags[mode], fapl);
   ok = f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0 &&
        H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
   if (!ok) h5u_error_text(why, len);
@@ -211,53 +193,58 @@ int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len)
 int h5u_close(struct h5u_file *f)
 {
   int st = IPSO_OK;
-  if (f->dxpl >= 0 && H5Pclose(f->dxpl) < 0) {
-    ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing the transfer properties");
-    st = IPSO_ERR_RUNTIME;
-  }
+  if (f->dxpl >= 0 && H5Pclose(f->dxpl) < 0)
+    st = ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing the transfer properties");
   errno = 0;
-  if (f->id >= 0 && H5Fclose(f->id) < 0) {
-    ipso_h5_fail(f->path, errno, __FILE__, __LINE__, "closing the file");
-    st = IPSO_ERR_RUNTIME;
-  }
+  if (f->id >= 0 && H5Fclose(f->id) < 0)
+    st = ipso_h5_fail(f->path, errno, __FILE__, __LINE__, "closing the file");
   f->dxpl = f->id = H5I_INVALID_HID;
   return st;
 }
 
+/* Closes ID, whatever its kind. */
+static herr_t h5u_close_one(hid_t id)
+{
+  switch (H5Iget_type(id)) {
+  case H5I_GROUP:
+    return H5Gclose(id);
+  case H5I_DATASET:
+    return H5Dclose(id);
+  case H5I_DATATYPE:
+    return H5Tclose(id);
+  case H5I_DATASPACE:
+    return H5Sclose(id);
+  case H5I_ATTR:
+    return H5Aclose(id);
+  case H5I_GENPROP_LST:
+    return H5Pclose(id);
+  default:
+    return -1;
+  }
+}
+
 int h5u_close_ids(const struct h5u_file *f, int status, hid_t *ids, size_t n)
 {
-  for (size_t i = 0; i < n; i++) {
-    herr_t rc;
-    if (ids[i] < 0) continue;
-    switch (H5Iget_type(ids[i])) {
-    case H5I_GROUP:
-      rc = H5Gclose(ids[i]);
-      break;
-    case H5I_DATASET:
-      rc = H5Dclose(ids[i]);
-      break;
-    case H5I_DATATYPE:
-      rc = H5Tclose(ids[i]);
-      break;
-    case H5I_DATASPACE:
-      rc = H5Sclose(ids[i]);
-      break;
-    case H5I_ATTR:
-      rc = H5Aclose(ids[i]);
-      break;
-    case H5I_GENPROP_LST:
-      rc = H5Pclose(ids[i]);
-      break;
-    default:
-      rc = -1;
-      break;
-    }
-    if (rc < 0) {
-      ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing an HDF5 object");
-      status = IPSO_ERR_RUNTIME;
-    }
-  }
+  for (size_t i = 0; i < n; i++)
+    if (ids[i] >= 0 && h5u_close_one(ids[i]) < 0)
+      status = ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing an HDF5 object");
   return status;
+}
+
+int h5u_delete_link(const struct h5u_file *f, hid_t loc, const char *name)
+{
+  htri_t exists;
+  IPSO_CHECK_H5(f->path, exists = H5Lexists(loc, name, H5P_DEFAULT), "looking up /%s", name);
+  if (exists) IPSO_CHECK_H5(f->path, H5Ldelete(loc, name, H5P_DEFAULT), "deleting /%s", name);
+  return IPSO_OK;
+}
+
+int h5u_delete_attr(const struct h5u_file *f, hid_t obj, const char *name)
+{
+  htri_t exists;
+  IPSO_CHECK_H5(f->path, exists = H5Aexists(obj, name), "looking up attribute '%s'", name);
+  if (exists) IPSO_CHECK_H5(f->path, H5Adelete(obj, name), "deleting attribute '%s'", name);
+  return IPSO_OK;
 }
 
 /* The path of an open object in its file, for messages. */
@@ -271,18 +258,11 @@ static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t
                     hid_t mem_type, int rank, hsize_t n, const void *value)
 {
   hid_t space = H5I_INVALID_HID, attr = H5I_INVALID_HID;
-  htri_t exists;
-  int st = IPSO_ERR_RUNTIME;
-  IPSO_CHECK_H5_GOTO(f->path, exists = H5Aexists(obj, name), st, done, "looking up attribute '%s'",
-                     name);
-  if (exists)
-    IPSO_CHECK_H5_GOTO(f->path, H5Adelete(obj, name), st, done, "deleting attribute '%s'", name);
-  if (rank == 0)
-    IPSO_CHECK_H5_GOTO(f->path, space = H5Screate(H5S_SCALAR), st, done,
-                       "creating the dataspace of attribute '%s'", name);
-  else
-    IPSO_CHECK_H5_GOTO(f->path, space = H5Screate_simple(1, &n, NULL), st, done,
-                       "creating the dataspace of attribute '%s'", name);
+  int st = h5u_delete_attr(f, obj, name);
+  if (st != IPSO_OK) return st;
+  st = IPSO_ERR_RUNTIME;
+  IPSO_CHECK_H5_GOTO(f->path, space = rank ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR),
+                     st, done, "creating the dataspace of attribute '%s'", name);
   IPSO_CHECK_H5_GOTO(f->path,
                      attr = H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT), st,
                      done, "creating attribute '%s'", name);
@@ -323,53 +303,58 @@ done:
   return H5U_CLOSE(f, st, type);
 }
 
+/* Opens attribute NAME of OBJ with its dataspace and type (nothing printed);
+ * negative if it is missing. */
+static hid_t h5u_attr_open(hid_t obj, const char *name, hid_t *space, hid_t *type)
+{
+  hid_t attr;
+  *space = *type = H5I_INVALID_HID;
+  if (H5Aexists(obj, name) <= 0 || (attr = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
+    return H5I_INVALID_HID;
+  *space = H5Aget_space(attr);
+  *type = H5Aget_type(attr);
+  return attr;
+}
+
+/* Closes what h5u_attr_open opened, quietly. */
+static void h5u_attr_done(hid_t attr, hid_t space, hid_t type)
+{
+  hid_t ids[3] = {type, space, attr};
+  for (int i = 0; i < 3; i++)
+    if (ids[i] >= 0) h5u_close_one(ids[i]);
+}
+
 int h5u_read_attr(hid_t obj, const char *name, hid_t mem_type, hsize_t n, void *values)
 {
-  hid_t attr = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
+  hid_t space, type, attr = h5u_attr_open(obj, name, &space, &type);
   int rc = -1;
-  if (H5Aexists(obj, name) <= 0) return -1;
-  attr = H5Aopen(obj, name, H5P_DEFAULT);
   if (attr < 0) return -1;
-  space = H5Aget_space(attr);
-  type = H5Aget_type(attr);
   if (space >= 0 && type >= 0 && H5Sget_simple_extent_npoints(space) == (hssize_t)n &&
       H5Tget_class(type) == H5Tget_class(mem_type) && H5Aread(attr, mem_type, values) >= 0)
     rc = 0;
-  if (type >= 0) H5Tclose(type);
-  if (space >= 0) H5Sclose(space);
-  H5Aclose(attr);
+  h5u_attr_done(attr, space, type);
   return rc;
 }
 
 hssize_t h5u_attr_length(hid_t obj, const char *name)
 {
-  hid_t attr, space;
-  hssize_t n = -1;
-  if (H5Aexists(obj, name) <= 0 || (attr = H5Aopen(obj, name, H5P_DEFAULT)) < 0) return -1;
-  if ((space = H5Aget_space(attr)) >= 0) {
-    n = H5Sget_simple_extent_npoints(space);
-    H5Sclose(space);
-  }
-  H5Aclose(attr);
+  hid_t space, type, attr = h5u_attr_open(obj, name, &space, &type);
+  hssize_t n = attr >= 0 && space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  if (attr >= 0) h5u_attr_done(attr, space, type);
   return n;
 }
 
 char *h5u_read_attr_string(hid_t obj, const char *name)
 {
-  hid_t attr = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
-  hid_t mem = H5I_INVALID_HID;
+  hid_t space, type, mem = H5I_INVALID_HID, attr = h5u_attr_open(obj, name, &space, &type);
   char *s = NULL;
   size_t size;
-  if (H5Aexists(obj, name) <= 0) return NULL;
-  attr = H5Aopen(obj, name, H5P_DEFAULT);
   if (attr < 0) return NULL;
-  space = H5Aget_space(attr);
-  type = H5Aget_type(attr);
   if (space < 0 || type < 0 || H5Sget_simple_extent_npoints(space) != 1 ||
       H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) != 0)
     goto done;
-  /* Read as stored (same size and character set: HDF5 does not convert
-   * between ASCII and UTF-8), then terminated here. */
+  /* Read as stored (HDF5 does not convert between ASCII and UTF-8), then
+   * terminated here. */
   size = H5Tget_size(type);
   mem = H5Tcopy(type);
   if (size == 0 || mem < 0) goto done;
@@ -381,14 +366,12 @@ char *h5u_read_attr_string(hid_t obj, const char *name)
   if (s) s[size] = '\0';
 done:
   if (mem >= 0) H5Tclose(mem);
-  if (type >= 0) H5Tclose(type);
-  if (space >= 0) H5Sclose(space);
-  H5Aclose(attr);
+  h5u_attr_done(attr, space, type);
   return s;
 }
 
 /* h5u_create_dataset; EARLY allocates a contiguous dataset's storage at
- * once, so that its place in the file is known (h5u_dataset_offset). */
+ * once, so that its place in the file is known. */
 static hid_t h5u_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
                          int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
                          const char *description, int early)
@@ -401,12 +384,9 @@ static hid_t h5u_dataset(const struct h5u_file *f, hid_t loc, const char *name, 
     maxdims[0] = H5S_UNLIMITED;
     chunk[0] = chunk_rows;
   }
-  if (rank == 0)
-    IPSO_CHECK_H5_GOTO(f->path, space = H5Screate(H5S_SCALAR), st, done,
-                       "creating the dataspace of %s", name);
-  else
-    IPSO_CHECK_H5_GOTO(f->path, space = H5Screate_simple(rank, dims, maxdims), st, done,
-                       "creating the dataspace of %s", name);
+  IPSO_CHECK_H5_GOTO(f->path,
+                     space = rank ? H5Screate_simple(rank, dims, maxdims) : H5Screate(H5S_SCALAR),
+                     st, done, "creating the dataspace of %s", name);
   IPSO_CHECK_H5_GOTO(f->path, dcpl = H5Pcreate(H5P_DATASET_CREATE), st, done,
                      "creating the properties of %s", name);
   if (rank > 0 && chunk_rows > 0)
@@ -447,6 +427,19 @@ hid_t h5u_create_dataset_allocated(const struct h5u_file *f, hid_t loc, const ch
   return h5u_dataset(f, loc, name, type, rank, dims, 0, units, description, 1);
 }
 
+hid_t h5u_write_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t file_type,
+                        hid_t mem_type, int rank, hsize_t n, const void *value, const char *units,
+                        const char *description)
+{
+  hsize_t start[2] = {0, 0}, count[2] = {f->rank != 0 ? 0 : rank ? n : 1, 0};
+  hid_t dset = h5u_create_dataset(f, loc, name, file_type, rank, &n, 0, units, description);
+  if (dset >= 0 && h5u_write(f, dset, mem_type, start, count, value) != IPSO_OK) {
+    H5U_CLOSE(f, IPSO_OK, dset);
+    return H5I_INVALID_HID;
+  }
+  return dset;
+}
+
 int h5u_dataset_offset(const struct h5u_file *f, hid_t dset, uint64_t *offset)
 {
   char name[256];
@@ -459,15 +452,8 @@ int h5u_dataset_offset(const struct h5u_file *f, hid_t dset, uint64_t *offset)
   return ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "locating the data of %s", name);
 }
 
-hid_t h5u_open_dataset(const struct h5u_file *f, hid_t loc, const char *name)
-{
-  hid_t dset = H5Dopen2(loc, name, H5P_DEFAULT);
-  if (dset < 0) ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "opening dataset %s", name);
-  return dset;
-}
-
-/* Moves the block START/COUNT of DSET to or from the contiguous BUF. COUNT[0] = 0 selects
- * nothing; a scalar dataset is selected whole otherwise. */
+/* Moves the block START/COUNT of DSET to or from the contiguous BUF.
+ * COUNT[0] = 0 selects nothing; a scalar dataset is selected whole otherwise. */
 static int h5u_transfer(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t *start,
                         const hsize_t *count, void *buf, int write)
 {
@@ -498,11 +484,8 @@ static int h5u_transfer(const struct h5u_file *f, hid_t dset, hid_t mem_type, co
                        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL), st,
                        done, "selecting rows of %s", name);
   }
-  /* The memory in the selection's shape where it is one block of rows
-   * (the same bytes as the packed 1-D buffer): HDF5 then copies it as a
-   * whole, where a 1-D memory space against 2-D rows took HDF5's slow
-   * path (a history append of 2,000 rows of 64 islands: 4.5 ms, 0.9 ms
-   * with the 2-D memory space). */
+  /* The memory in the selection's shape for a block of 2-D rows: HDF5 then
+   * copies it whole, where a 1-D memory space took its slow path. */
   hsize_t mdims[2] = {n > 0 ? n : 1, 1};
   int mrank = 1;
   if (n > 0 && ndims == 2) {
@@ -540,25 +523,21 @@ int h5u_read(const struct h5u_file *f, hid_t dset, hid_t mem_type, const hsize_t
   return h5u_transfer(f, dset, mem_type, start, count, buf, 0);
 }
 
-/* Moves every rank's ROWS x WIDTH block (see h5u_write_island_rows), each
- * rank its own, collectively, in pieces of about H5U_PIECE_BYTES. */
+/* Moves every rank's ROWS x WIDTH block, each rank its own, collectively, in
+ * pieces of about H5U_PIECE_BYTES. */
 static int h5u_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, int64_t rows,
                            int64_t width, char *buf, int write)
 {
   size_t esize = H5Tget_size(mem_type);
   int64_t row_bytes = width * (int64_t)esize;
-  if (esize == 0 || row_bytes <= 0) {
-    log_fail("hdf5", __FILE__, __LINE__, "'%s': rows of %" PRId64 " elements cannot be moved",
-             f->path, width);
-    return IPSO_ERR_RUNTIME;
-  }
+  if (esize == 0 || row_bytes <= 0)
+    return IPSO_FAIL("hdf5", "'%s': rows of %" PRId64 " elements cannot be moved", f->path, width);
   int64_t piece = H5U_PIECE_BYTES / row_bytes;
   if (piece < 1) piece = 1;
   for (int64_t off = 0; off < rows; off += piece) {
     hsize_t start[2] = {(hsize_t)(f->rank * rows + off), 0};
     hsize_t count[2] = {(hsize_t)(rows - off < piece ? rows - off : piece), (hsize_t)width};
-    if (h5u_transfer(f, dset, mem_type, start, count, buf + off * row_bytes, write) != IPSO_OK)
-      return IPSO_ERR_RUNTIME;
+    IPSO_TRY(h5u_transfer(f, dset, mem_type, start, count, buf + off * row_bytes, write));
   }
   return IPSO_OK;
 }

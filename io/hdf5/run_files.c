@@ -103,9 +103,9 @@ int objective_agree(MPI_Comm comm, const struct ipso_config *cfg, const char *re
 /* The current time as ISO-8601 UTC: rank 0's clock, the same on every rank. */
 int run_clock(MPI_Comm comm, char stamp[32])
 {
-  int rank, st = IPSO_ERR_RUNTIME;
+  int rank;
   memset(stamp, 0, 32);
-  IPSO_CHECK_MPI_GOTO(MPI_Comm_rank(comm, &rank), st, done);
+  IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
     time_t t = time(NULL);
     struct tm tm;
@@ -113,8 +113,6 @@ int run_clock(MPI_Comm comm, char stamp[32])
         strftime(stamp, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
       snprintf(stamp, 32, "unknown");
   }
-  IPSO_CHECK_MPI_GOTO(MPI_Bcast(stamp, 32, MPI_CHAR, 0, comm), st, done);
-  st = IPSO_OK;
-done:
-  return st;
+  IPSO_CHECK_MPI(MPI_Bcast(stamp, 32, MPI_CHAR, 0, comm));
+  return IPSO_OK;
 }
