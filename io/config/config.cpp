@@ -4,20 +4,12 @@
  * from), and with the key meant where a key or value looks misspelt. */
 #include "config.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <climits>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <set>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,12 +18,13 @@
 #include "config_internal.hpp"
 
 #include "check.h"
-#include "log.h"
 
 using namespace config_impl;
 
 namespace
 {
+
+constexpr size_t kMaxFileBytes = size_t{16} << 20; /* larger files are refused unread */
 
 /* A malloc'd copy of V (which is not empty). */
 double *malloc_copy(const std::vector<double> &v)
@@ -197,7 +190,7 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
     return IPSO_ERR_USAGE;
   }
   staged st;
-  validator(diag, source_name, ranks).run(root, st);
+  validate(root, source_name, ranks, diag, st);
   if (diag.failed()) {
     diag.print();
     return IPSO_ERR_USAGE;
