@@ -26,6 +26,9 @@ namespace
 
 constexpr size_t kMaxFileBytes = size_t{16} << 20; /* larger files are refused unread */
 
+/* Prints a usage or config error and yields IPSO_ERR_USAGE. */
+#define USAGE(...) (log_user_error(__VA_ARGS__), static_cast<int>(IPSO_ERR_USAGE))
+
 /* A malloc'd copy of V (which is not empty). */
 double *malloc_copy(const std::vector<double> &v)
 {
@@ -108,21 +111,16 @@ void merge_override(toml::table &dst, toml::table &src, size_t depth, size_t las
   auto it = src.begin();
   const toml::key &k = it->first;
   toml::node &v = it->second;
-  if (depth == last) {
-    dst.insert_or_assign(k, std::move(v));
-    return;
-  }
   toml::node *existing = dst.get(k.str());
-  if (!existing) {
+  if (depth == last)
+    dst.insert_or_assign(k, std::move(v));
+  else if (!existing)
     dst.insert(k, std::move(v));
-    return;
-  }
-  if (toml::table *t = existing->as_table()) {
+  else if (toml::table *t = existing->as_table())
     merge_override(*t, *v.as_table(), depth + 1, last, source, keypath, diag);
-    return;
-  }
-  diag.override_error(source, keypath + ": cannot be set, '" + std::string(k.str()) +
-                                  "' is not a table in the config");
+  else
+    diag.override_error(source, keypath + ": cannot be set, '" + std::string(k.str()) +
+                                    "' is not a table in the config");
 }
 
 /* Applies the override TEXT ("section.key=value") to ROOT. */
@@ -148,7 +146,6 @@ void apply_override(toml::table &root, const std::string &text, diagnostics &dia
     doc = toml::parse(std::string_view(keypath + " = " + value + "\n"), std::string_view(source));
     parsed = is_single_value(doc, parts);
   } catch (const toml::parse_error &) {
-    parsed = false;
   }
   if (!parsed) {
     std::string bare(trim(value));
@@ -168,11 +165,9 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
          int ranks, ipso_config *cfg)
 {
   std::memset(cfg, 0, sizeof *cfg);
-  if (std::strlen(source_name) > IPSO_PATH_MAX - 1) {
-    log_user_error("islandpso: error: config path '%s' is too long (at most %d characters)",
-                   source_name, IPSO_PATH_MAX - 1);
-    return IPSO_ERR_USAGE;
-  }
+  if (std::strlen(source_name) > IPSO_PATH_MAX - 1)
+    return USAGE("islandpso: error: config path '%s' is too long (at most %d characters)",
+                 source_name, IPSO_PATH_MAX - 1);
   diagnostics diag(source_name);
   toml::table root;
   bool parsed = true;
@@ -185,13 +180,9 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
     parsed = false;
   }
   for (int i = 0; i < noverrides; i++) apply_override(root, overrides[i], diag);
-  if (!parsed) {
-    diag.print();
-    return IPSO_ERR_USAGE;
-  }
   staged st;
-  validate(root, source_name, ranks, diag, st);
-  if (diag.failed()) {
+  if (parsed) validate(root, source_name, ranks, diag, st);
+  if (!parsed || diag.failed()) {
     diag.print();
     return IPSO_ERR_USAGE;
   }
@@ -207,19 +198,16 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
 int read_config_file(const char *path, std::string &text)
 {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    log_user_error("islandpso: error: cannot read config '%s': %s", path, std::strerror(errno));
-    return IPSO_ERR_USAGE;
-  }
+  if (fd < 0)
+    return USAGE("islandpso: error: cannot read config '%s': %s", path, std::strerror(errno));
   struct stat st;
   int err = 0;
   if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
     close(fd);
-    log_user_error("islandpso: error: config '%s' is %s, not a file: islandpso reads its config "
-                   "from a regular file (a pipe may have no writer, and the run would wait for "
-                   "one); write the config to a file first",
-                   path, S_ISFIFO(st.st_mode) ? "a FIFO (a named pipe, or <(...))" : "a socket");
-    return IPSO_ERR_USAGE;
+    return USAGE("islandpso: error: config '%s' is %s, not a file: islandpso reads its config "
+                 "from a regular file (a pipe may have no writer, and the run would wait for "
+                 "one); write the config to a file first",
+                 path, S_ISFIFO(st.st_mode) ? "a FIFO (a named pipe, or <(...))" : "a socket");
   }
   if (S_ISDIR(st.st_mode)) err = EISDIR;
   char chunk[65536];
@@ -234,21 +222,14 @@ int read_config_file(const char *path, std::string &text)
     text.append(chunk, static_cast<size_t>(n));
   }
   close(fd);
-  if (err == EWOULDBLOCK) {
-    log_user_error("islandpso: error: config '%s' has nothing to read without waiting (a "
-                   "terminal or another device): give a regular file",
-                   path);
-    return IPSO_ERR_USAGE;
-  }
-  if (err) {
-    log_user_error("islandpso: error: cannot read config '%s': %s", path, std::strerror(err));
-    return IPSO_ERR_USAGE;
-  }
-  if (text.size() > kMaxFileBytes) {
-    log_user_error("islandpso: error: config '%s' is too large (more than %zu MiB)", path,
-                   kMaxFileBytes >> 20);
-    return IPSO_ERR_USAGE;
-  }
+  if (err == EWOULDBLOCK)
+    return USAGE("islandpso: error: config '%s' has nothing to read without waiting (a "
+                 "terminal or another device): give a regular file",
+                 path);
+  if (err) return USAGE("islandpso: error: cannot read config '%s': %s", path, std::strerror(err));
+  if (text.size() > kMaxFileBytes)
+    return USAGE("islandpso: error: config '%s' is too large (more than %zu MiB)", path,
+                 kMaxFileBytes >> 20);
   return IPSO_OK;
 }
 
@@ -271,10 +252,7 @@ extern "C" int config_load(const char *path, int noverrides, char *const *overri
 {
   return guarded([&] {
     std::memset(cfg, 0, sizeof *cfg);
-    if (!path) {
-      log_user_error("islandpso: error: no config file given");
-      return static_cast<int>(IPSO_ERR_USAGE);
-    }
+    if (!path) return USAGE("islandpso: error: no config file given");
     std::string text;
     IPSO_TRY(read_config_file(path, text));
     return load(text, path, noverrides, overrides, ranks, cfg);

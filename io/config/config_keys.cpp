@@ -40,79 +40,74 @@ const char *name_of(const char *const *names, int v)
   return "unknown";
 }
 
-#define AT(member)                                                                                 \
-  offsetof(ipso_config, member), sizeof(static_cast<ipso_config *>(nullptr)->member)
-#define NO_RANGE 0, 0, false
+/* Rows of kKeys: the table, the key, its default and range where it has
+ * them, its member of struct ipso_config, and when the resolved text shows it. */
+#define AT(m) offsetof(ipso_config, m), sizeof(static_cast<ipso_config *>(nullptr)->m)
+// clang-format off
+#define INT(t, k, def, lo, hi, m, ...) {t, k, kind::integer, def, lo, hi, false, AT(m), nullptr, __VA_ARGS__}
+#define NUM(t, k, def, lo, hi, open, m, ...) {t, k, kind::number, def, lo, hi, open, AT(m), nullptr, __VA_ARGS__}
+#define ENUM(t, k, def, m, names) {t, k, kind::enumeration, def, 0, 0, false, AT(m), names}
+#define OF(t, k, type, def, m, ...) {t, k, type, def, 0, 0, false, AT(m), nullptr, __VA_ARGS__}
+// clang-format on
+#define WHEN(condition) [](const ipso_config &c) { return condition; }
 
 /* The swarm topology and velocity clamp where the config names none: a ring
  * of 4 neighbours on each side and 5% of the range, the setting that beats
  * pagmo's PSO archipelago on all five objectives of bench/quality.sh (README,
- * "Choosing the topology", has the measurements behind it). The clpso
- * defaults are set by the validator. */
+ * "Choosing the topology", has the measurements behind it). The validator
+ * sets the defaults that depend on other keys. */
 const key kKeys[] = {
-    {"run", "name", kind::string, 0, NO_RANGE, AT(run.name)},
-    {"run", "seed", kind::integer, 1, 0, kNoMax, false, AT(run.seed)},
-    {"run", "backend", kind::enumeration, IPSO_BACKEND_AUTO, NO_RANGE, AT(run.backend), kBackend},
-    {"run", "precision", kind::enumeration, IPSO_DOUBLE, NO_RANGE, AT(run.precision), kPrecision},
-    {"run", "islands", kind::integer, 0, 1, kMaxIslands, false, AT(run.islands), nullptr,
-     [](const ipso_config &c) { return c.run.islands > 0; }, "one per rank"},
-    {"run", "max_iterations", kind::integer, 1000, 1, kMaxIterations, false,
-     AT(run.max_iterations)},
-    {"run", "target_fitness", kind::number, 0, -HUGE_VAL, HUGE_VAL, false, AT(run.target_fitness),
-     nullptr, [](const ipso_config &c) { return c.run.has_target != 0; }, "none"},
-    {"run", "time_limit", kind::hms, 0, NO_RANGE, AT(run.time_limit), nullptr,
-     [](const ipso_config &c) { return c.run.time_limit > 0; }, "none"},
-    {"run", "watchdog", kind::hms, 30 * 60, NO_RANGE, AT(run.watchdog)},
-    {"run", "output", kind::string, 0, NO_RANGE, AT(run.output)},
-    {"objective", "name", kind::string, 0, NO_RANGE, AT(objective.name)},
-    {"objective", "number", kind::integer, 0, 1, 30, false, AT(objective.number), nullptr,
-     [](const ipso_config &c) { return c.objective.id == IPSO_OBJ_CEC2017; }},
-    {"objective", "dimensions", kind::integer, 0, 1, IPSO_MAX_DIMENSIONS, false,
-     AT(objective.dimensions)},
-    {"objective", "lower", kind::bounds, 0, NO_RANGE, AT(objective.lower)},
-    {"objective", "upper", kind::bounds, 0, NO_RANGE, AT(objective.upper)},
-    {"objective", "goal", kind::enumeration, IPSO_MINIMIZE, NO_RANGE, AT(objective.goal), kGoal},
-    {"objective", "source", kind::string, 0, NO_RANGE, AT(objective.source), nullptr,
-     [](const ipso_config &c) { return c.objective.id == IPSO_OBJ_USER; }},
-    {"objective", "function", kind::string, 0, NO_RANGE, AT(objective.function), nullptr,
-     [](const ipso_config &c) { return c.objective.id == IPSO_OBJ_USER; }},
-    {"objective", "separable", kind::boolean, 0, NO_RANGE, AT(objective.separable), nullptr,
-     [](const ipso_config &c) { return c.objective.id == IPSO_OBJ_USER; }},
-    {"objective", "params", kind::params, 0, NO_RANGE, AT(objective.params)},
-    {"swarm", "particles", kind::integer, 1024, 1, IPSO_MAX_PARTICLES, false, AT(swarm.particles)},
-    {"swarm", "inertia", kind::number, kSpsoInertia, 0, 1, false, AT(swarm.inertia)},
-    {"swarm", "inertia_end", kind::number, 0.4, 0, 1, false, AT(swarm.inertia_end), nullptr,
-     [](const ipso_config &c) { return c.swarm.has_inertia_end != 0; }, "none (constant inertia)"},
-    {"swarm", "cognitive", kind::number, kSpsoAcceleration, 0, 4, false, AT(swarm.cognitive)},
-    {"swarm", "social", kind::number, kSpsoAcceleration, 0, 4, false, AT(swarm.social)},
-    {"swarm", "velocity_clamp", kind::number, 0.05, 0, 1, true, AT(swarm.velocity_clamp)},
-    {"swarm", "kernel", kind::enumeration, IPSO_KERNEL_QUEUE_LOCK, NO_RANGE, AT(swarm.kernel),
-     kKernel},
-    {"swarm", "sync", kind::enumeration, IPSO_SYNC_STRICT, NO_RANGE, AT(swarm.sync), kSync},
-    {"swarm", "topology", kind::enumeration, IPSO_SWARM_RING, NO_RANGE, AT(swarm.topology),
-     kSwarmTopology},
-    {"swarm", "neighbours", kind::integer, 4, 1, INT_MAX, false, AT(swarm.neighbours), nullptr,
-     [](const ipso_config &c) { return c.swarm.topology == IPSO_SWARM_RING; }},
-    {"swarm", "refresh", kind::integer, 7, 1, INT_MAX, false, AT(swarm.refresh), nullptr,
-     [](const ipso_config &c) { return c.swarm.topology == IPSO_SWARM_CLPSO; }},
-    {"migration", "interval", kind::integer, 100, 0, kNoMax, false, AT(migration.interval)},
-    {"migration", "migrants", kind::integer, 2, 1, INT_MAX, false, AT(migration.migrants)},
-    {"migration", "topology", kind::enumeration, IPSO_TOPOLOGY_RING, NO_RANGE,
-     AT(migration.topology), kTopology},
-    {"migration", "probability", kind::number, 1, 0, 1, true, AT(migration.probability)},
-    {"migration", "select", kind::enumeration, IPSO_SELECT_BEST, NO_RANGE, AT(migration.select),
-     kSelect},
-    {"migration", "policy", kind::enumeration, IPSO_POLICY_REPLACE_WORST, NO_RANGE,
-     AT(migration.policy), kPolicy},
-    {"output", "history_interval", kind::integer, 10, 0, kNoMax, false,
-     AT(output.history_interval)},
-    {"output", "snapshot_interval", kind::integer, 0, 0, kNoMax, false,
-     AT(output.snapshot_interval)},
-    {"output", "checkpoint_interval", kind::interval, 0, 0, kNoMax, false,
-     AT(output.checkpoint_interval)},
-    {"output", "checkpoint", kind::string, 0, NO_RANGE, AT(output.checkpoint)},
-    {"output", "progress", kind::enumeration, IPSO_PROGRESS_AUTO, NO_RANGE, AT(output.progress),
-     kProgress},
+    OF("run", "name", kind::string, 0, run.name),
+    INT("run", "seed", 1, 0, kNoMax, run.seed),
+    ENUM("run", "backend", IPSO_BACKEND_AUTO, run.backend, kBackend),
+    ENUM("run", "precision", IPSO_DOUBLE, run.precision, kPrecision),
+    INT("run", "islands", 0, 1, kMaxIslands, run.islands, WHEN(c.run.islands > 0), "one per rank"),
+    INT("run", "max_iterations", 1000, 1, kMaxIterations, run.max_iterations),
+    NUM("run", "target_fitness", 0, -HUGE_VAL, HUGE_VAL, false, run.target_fitness,
+        WHEN(c.run.has_target != 0), "none"),
+    OF("run", "time_limit", kind::hms, 0, run.time_limit, WHEN(c.run.time_limit > 0), "none"),
+    OF("run", "watchdog", kind::hms, 30 * 60, run.watchdog),
+    OF("run", "output", kind::string, 0, run.output),
+    OF("objective", "name", kind::string, 0, objective.name),
+    INT("objective", "number", 0, 1, 30, objective.number,
+        WHEN(c.objective.id == IPSO_OBJ_CEC2017)),
+    INT("objective", "dimensions", 0, 1, IPSO_MAX_DIMENSIONS, objective.dimensions),
+    OF("objective", "lower", kind::bounds, 0, objective.lower),
+    OF("objective", "upper", kind::bounds, 0, objective.upper),
+    ENUM("objective", "goal", IPSO_MINIMIZE, objective.goal, kGoal),
+    OF("objective", "source", kind::string, 0, objective.source,
+       WHEN(c.objective.id == IPSO_OBJ_USER)),
+    OF("objective", "function", kind::string, 0, objective.function,
+       WHEN(c.objective.id == IPSO_OBJ_USER)),
+    OF("objective", "separable", kind::boolean, 0, objective.separable,
+       WHEN(c.objective.id == IPSO_OBJ_USER)),
+    OF("objective", "params", kind::params, 0, objective.params),
+    INT("swarm", "particles", 1024, 1, IPSO_MAX_PARTICLES, swarm.particles),
+    NUM("swarm", "inertia", kSpsoInertia, 0, 1, false, swarm.inertia),
+    NUM("swarm", "inertia_end", 0.4, 0, 1, false, swarm.inertia_end,
+        WHEN(c.swarm.has_inertia_end != 0), "none (constant inertia)"),
+    NUM("swarm", "cognitive", kSpsoAcceleration, 0, 4, false, swarm.cognitive),
+    NUM("swarm", "social", kSpsoAcceleration, 0, 4, false, swarm.social),
+    NUM("swarm", "velocity_clamp", 0.05, 0, 1, true, swarm.velocity_clamp),
+    ENUM("swarm", "kernel", IPSO_KERNEL_QUEUE_LOCK, swarm.kernel, kKernel),
+    ENUM("swarm", "sync", IPSO_SYNC_STRICT, swarm.sync, kSync),
+    ENUM("swarm", "topology", IPSO_SWARM_RING, swarm.topology, kSwarmTopology),
+    INT("swarm", "neighbours", 4, 1, INT_MAX, swarm.neighbours,
+        WHEN(c.swarm.topology == IPSO_SWARM_RING)),
+    INT("swarm", "refresh", 7, 1, INT_MAX, swarm.refresh,
+        WHEN(c.swarm.topology == IPSO_SWARM_CLPSO)),
+    INT("migration", "interval", 100, 0, kNoMax, migration.interval),
+    INT("migration", "migrants", 2, 1, INT_MAX, migration.migrants),
+    ENUM("migration", "topology", IPSO_TOPOLOGY_RING, migration.topology, kTopology),
+    NUM("migration", "probability", 1, 0, 1, true, migration.probability),
+    ENUM("migration", "select", IPSO_SELECT_BEST, migration.select, kSelect),
+    ENUM("migration", "policy", IPSO_POLICY_REPLACE_WORST, migration.policy, kPolicy),
+    INT("output", "history_interval", 10, 0, kNoMax, output.history_interval),
+    INT("output", "snapshot_interval", 0, 0, kNoMax, output.snapshot_interval),
+    key{"output", "checkpoint_interval", kind::interval, 0, 0, kNoMax, false,
+        AT(output.checkpoint_interval)},
+    OF("output", "checkpoint", kind::string, 0, output.checkpoint),
+    ENUM("output", "progress", IPSO_PROGRESS_AUTO, output.progress, kProgress),
 };
 
 /* "[a, b, ...]" with at most kBoundsPerLine values a line. */

@@ -1,10 +1,6 @@
 /* The config reader's words and numbers: the key or value a misspelt one
  * stands for, numbers and strings as TOML writes them, and durations. */
-#include <algorithm>
 #include <cctype>
-#include <climits>
-#include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,22 +12,17 @@ namespace config_impl
 namespace
 {
 
-/* ASCII lower case, so that a wrong case counts as a close match. */
-char lower_ascii(char c)
-{
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 /* Edit distance with adjacent transpositions (optimal string alignment),
  * ignoring ASCII case: "inertai" is one edit from "inertia". */
 size_t edit_distance(std::string_view a, std::string_view b)
 {
+  auto lower_ascii = [](char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; };
   const size_t n = a.size(), m = b.size();
   std::vector<size_t> d((n + 1) * (m + 1));
   auto at = [m, &d](size_t i, size_t j) -> size_t & { return d[i * (m + 1) + j]; };
   for (size_t i = 0; i <= n; i++) at(i, 0) = i;
   for (size_t j = 0; j <= m; j++) at(0, j) = j;
-  for (size_t i = 1; i <= n; i++) {
+  for (size_t i = 1; i <= n; i++)
     for (size_t j = 1; j <= m; j++) {
       size_t cost = lower_ascii(a[i - 1]) == lower_ascii(b[j - 1]) ? 0 : 1;
       size_t best = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
@@ -40,15 +31,12 @@ size_t edit_distance(std::string_view a, std::string_view b)
         best = std::min(best, at(i - 2, j - 2) + 1);
       at(i, j) = best;
     }
-  }
   return at(n, m);
 }
 
 } // namespace
 
-/* The candidate WORD most likely stands for: within 2 edits (3 for words
- * longer than 8 characters) and fewer edits than WORD has characters; ""
- * if there is none. */
+/* The candidate WORD most likely stands for (config_internal.hpp). */
 std::string_view closest(std::string_view word, const std::vector<std::string_view> &candidates)
 {
   size_t limit = word.size() > 8 ? 3 : 2;
@@ -66,8 +54,7 @@ std::string_view closest(std::string_view word, const std::vector<std::string_vi
   return found;
 }
 
-/* The shortest decimal that reads back as exactly V (up to 17 significant
- * digits), in plain notation unless the exponent is far from zero. */
+/* The shortest decimal that reads back as exactly V. */
 std::string format_double(double v)
 {
   if (v == 0) return std::signbit(v) ? "-0" : "0";
