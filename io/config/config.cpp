@@ -29,62 +29,31 @@ constexpr size_t kMaxFileBytes = size_t{16} << 20; /* larger files are refused u
 /* Prints a usage or config error and yields IPSO_ERR_USAGE. */
 #define USAGE(...) (log_user_error(__VA_ARGS__), static_cast<int>(IPSO_ERR_USAGE))
 
-/* A malloc'd copy of V (which is not empty). */
-double *malloc_copy(const std::vector<double> &v)
+/* S without the spaces and tabs at either end. */
+std::string_view trim(std::string_view s)
 {
-  auto *p = static_cast<double *>(std::malloc(v.size() * sizeof(double)));
-  if (!p) throw std::bad_alloc();
-  std::memcpy(p, v.data(), v.size() * sizeof(double));
-  return p;
-}
-
-/* Moves the staged config into CFG: arrays malloc'd, text generated. */
-void commit(const staged &st, ipso_config *cfg)
-{
-  *cfg = st.cfg;
-  cfg->objective.lower = nullptr;
-  cfg->objective.upper = nullptr;
-  cfg->objective.nparams = 0;
-  cfg->text = nullptr;
-  try {
-    cfg->objective.lower = malloc_copy(st.lower);
-    cfg->objective.upper = malloc_copy(st.upper);
-    for (const staged_param &p : st.params) {
-      ipso_param &q = cfg->objective.params[cfg->objective.nparams];
-      std::snprintf(q.name, sizeof q.name, "%s", p.name.c_str());
-      q.len = static_cast<int64_t>(p.values.size());
-      q.is_array = p.is_array;
-      q.values = malloc_copy(p.values);
-      cfg->objective.nparams++;
-    }
-    std::string text = resolved_text(*cfg);
-    cfg->text = static_cast<char *>(std::malloc(text.size() + 1));
-    if (!cfg->text) throw std::bad_alloc();
-    std::memcpy(cfg->text, text.c_str(), text.size() + 1);
-  } catch (...) {
-    config_free(cfg);
-    throw;
-  }
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
 }
 
 /* Splits KEY ("section.key" or "section.table.key") into its bare-key parts;
  * empty if it is not of that form. */
 std::vector<std::string> override_key_parts(std::string_view key)
 {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t dot = key.find('.', start);
-    std::string_view part = key.substr(start, dot == std::string_view::npos ? dot : dot - start);
-    if (part.empty()) return {};
-    for (char c : part)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return {};
-    parts.emplace_back(part);
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
+  std::vector<std::string> parts(1);
+  for (char c : key) {
+    if (c == '.')
+      parts.emplace_back();
+    else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')
+      parts.back() += c;
+    else
+      return {};
   }
-  if (parts.size() < 2 || parts.size() > 3) return {};
-  return parts;
+  for (const std::string &part : parts)
+    if (part.empty()) return {};
+  return parts.size() < 2 || parts.size() > 3 ? std::vector<std::string>{} : parts;
 }
 
 /* Whether DOC is the nested key path PARTS holding one value that is not a
@@ -180,13 +149,21 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
     parsed = false;
   }
   for (int i = 0; i < noverrides; i++) apply_override(root, overrides[i], diag);
-  staged st;
-  if (parsed) validate(root, source_name, ranks, diag, st);
-  if (!parsed || diag.failed()) {
-    diag.print();
-    return IPSO_ERR_USAGE;
+  try {
+    if (parsed) validate(root, source_name, ranks, diag, *cfg);
+    if (!parsed || diag.failed()) {
+      config_free(cfg);
+      diag.print();
+      return IPSO_ERR_USAGE;
+    }
+    std::string resolved = resolved_text(*cfg);
+    cfg->text = static_cast<char *>(std::malloc(resolved.size() + 1));
+    if (!cfg->text) throw std::bad_alloc();
+    std::memcpy(cfg->text, resolved.c_str(), resolved.size() + 1);
+  } catch (...) {
+    config_free(cfg);
+    throw;
   }
-  commit(st, cfg);
   std::snprintf(cfg->path, sizeof cfg->path, "%s", source_name);
   return IPSO_OK;
 }

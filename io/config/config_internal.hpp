@@ -1,9 +1,7 @@
-/* Private to the config reader (the .cpp files of io/config):
- *   config_keys.cpp      the table of keys, the enum names, the resolved text
- *   config_text.cpp      words and numbers: suggestions, TOML spellings
- *   config_validate.cpp  the checks of a parsed config against the table
- *   config.cpp           reading: the file, --set overrides, the C API
- * Problems are collected by diagnostics (here) and printed in file order. */
+/* Private to the config reader: config_keys.cpp (the table of keys, the enum
+ * names, the resolved text), config_text.cpp (words and numbers),
+ * config_validate.cpp (the checks of a parsed config), config.cpp (the file,
+ * --set overrides, the C API); diagnostics (here) collect the problems. */
 #ifndef IPSO_CONFIG_INTERNAL_HPP
 #define IPSO_CONFIG_INTERNAL_HPP
 
@@ -57,43 +55,30 @@ struct table_schema {
 
 /* The tables of the config, from the table of keys. */
 const std::vector<table_schema> &config_schema();
-
 /* The key NAME of TABLE (which exists). */
 const key &find_key(std::string_view table, std::string_view name);
-
 /* The config spellings of an enum key's values, in the enum's order. */
 std::vector<std::string_view> enum_names(const key &k);
-
 /* The resolved config as TOML: every key with the value used, in table order. */
 std::string resolved_text(const ipso_config &c);
-
 /* The candidate WORD most likely stands for: within 2 edits (3 for words
- * longer than 8 characters) and fewer edits than WORD has characters; ""
- * if there is none. */
+ * longer than 8), fewer than WORD has characters; "" if there is none. */
 std::string_view closest(std::string_view word, const std::vector<std::string_view> &candidates);
-
-/* The shortest decimal that reads back as exactly V (up to 17 significant
- * digits), in plain notation unless the exponent is far from zero. */
+/* The shortest decimal that reads back as exactly V (at most 17 digits),
+ * in plain notation unless the exponent is far from zero. */
 std::string format_double(double v);
-
 /* V as a TOML float that reads back exactly: always with a '.' or exponent. */
 std::string toml_double(double v);
-
 /* S as a TOML basic string, quoted, with the characters TOML forbids escaped. */
 std::string toml_string(std::string_view s);
-
 /* Whole SECONDS as "HH:MM:SS" (hours as many digits as needed). */
 std::string format_hms(double seconds);
-
 /* "an integer", "a string", ...: the TOML type of a node, for messages. */
 const char *type_phrase(const toml::node &n);
-
 /* Whether S is a C identifier. */
 bool is_identifier(std::string_view s);
 
-/* S without the spaces and tabs at either end. */
-std::string_view trim(std::string_view s);
-
+/* Appends V, a string or an integer, to S. */
 inline void append(std::string &s, std::string_view v)
 {
   s += v;
@@ -190,21 +175,11 @@ private:
   size_t dropped_ = 0;
 };
 
-/* Checks the parsed document ROOT (from SOURCE_NAME, for RANKS ranks) against
- * the table of keys into CFG, LOWER, UPPER and the parameters PARAMS;
- * problems go to DIAG (config_validate.cpp). */
-struct staged_param {
-  std::string name;
-  bool is_array;
-  std::vector<double> values;
-};
-struct staged {
-  ipso_config cfg{};
-  std::vector<double> lower, upper;
-  std::vector<staged_param> params;
-};
+/* Checks the parsed document ROOT (from SOURCE_NAME, for RANKS ranks)
+ * against the table of keys into CFG, which then owns the bounds and
+ * parameters; problems go to DIAG (config_validate.cpp). */
 void validate(const toml::table &root, std::string_view source_name, int ranks, diagnostics &diag,
-              staged &out);
+              ipso_config &cfg);
 
 } // namespace config_impl
 

@@ -33,7 +33,7 @@ const char *const kPolicy[] = {"replace_worst", "replace_random", nullptr};
 const char *const kProgress[] = {"auto", "lines", "off", nullptr};
 
 /* NAMES[V], or "unknown" for a V outside them. */
-const char *name_of(const char *const *names, int v)
+const char *name_of(const char *const *names, int64_t v)
 {
   for (int i = 0; names[i]; i++)
     if (i == v) return names[i];
@@ -153,7 +153,7 @@ std::string value_text(const key &k, const ipso_config &c)
   case kind::string:
     return toml_string(p);
   case kind::enumeration:
-    return toml_string(name_of(k.names, static_cast<int>(load_integer(p, k.size))));
+    return toml_string(name_of(k.names, load_integer(p, k.size)));
   case kind::hms:
     return toml_string(format_hms(*reinterpret_cast<const double *>(p)));
   case kind::bounds:
@@ -168,8 +168,8 @@ std::string value_text(const key &k, const ipso_config &c)
   std::string t;
   for (int i = 0; i < c.objective.nparams; i++) {
     const ipso_param &q = c.objective.params[i];
-    t += std::string(q.name) + " = " +
-         (q.is_array ? toml_array(q.values, q.len) : toml_double(q.values[0])) + "\n";
+    t += cat(q.name, " = ", q.is_array ? toml_array(q.values, q.len) : toml_double(q.values[0]),
+             "\n");
   }
   return t;
 }
@@ -224,11 +224,9 @@ std::string resolved_text(const ipso_config &c)
 
 using config_impl::name_of;
 
-#define ENUM_NAME(fn, type, names)                                                                 \
-  const char *fn(enum type v)                                                                      \
-  {                                                                                                \
-    return name_of(config_impl::names, static_cast<int>(v));                                       \
-  }
+// clang-format off
+#define ENUM_NAME(fn, type, names) const char *fn(enum type v) { return name_of(config_impl::names, v); }
+// clang-format on
 
 ENUM_NAME(config_backend_name, ipso_backend_kind, kBackend)
 ENUM_NAME(config_precision_name, ipso_precision, kPrecision)

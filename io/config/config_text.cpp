@@ -127,15 +127,6 @@ bool is_identifier(std::string_view s)
   return true;
 }
 
-/* S without the spaces and tabs at either end. */
-std::string_view trim(std::string_view s)
-{
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
 } // namespace config_impl
 
 /* Frees what CFG owns and zeroes it, so a second call is harmless. */

@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,6 +42,15 @@ struct section {
   }
 };
 
+/* A malloc'd copy of V (which is not empty). */
+double *malloc_copy(const std::vector<double> &v)
+{
+  auto *p = static_cast<double *>(std::malloc(v.size() * sizeof(double)));
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, v.data(), v.size() * sizeof(double));
+  return p;
+}
+
 /* The tables that have KEY, as "[a]" or "[a] or [b]". */
 std::string tables_with_key(std::string_view key)
 {
@@ -50,19 +61,19 @@ std::string tables_with_key(std::string_view key)
   return found;
 }
 
-/* Checks a parsed document against the table of keys into a staged config. */
+/* Checks a parsed document against the table of keys into a config. */
 class validator
 {
 public:
-  validator(diagnostics &diag, std::string_view source_name, int ranks, staged &out)
-      : diag_(diag), source_name_(source_name), ranks_(ranks < 1 ? 1 : ranks), out_(out),
-        cfg_(out.cfg)
+  validator(diagnostics &diag, std::string_view source_name, int ranks, ipso_config &cfg)
+      : diag_(diag), source_name_(source_name), ranks_(ranks < 1 ? 1 : ranks), cfg_(cfg)
   {
   }
 
+  /* Checks ROOT, table by table. */
   void run(const toml::table &root)
   {
-    check_top_level(root);
+    check_entries(root, nullptr);
     std::vector<section> s;
     for (const table_schema &t : config_schema()) s.push_back(get_section(root, t.name));
     read_run(s[0]);
@@ -80,27 +91,6 @@ private:
     return got::bad;
   }
 
-  /* Reports the entries of the root that are not the tables of the schema. */
-  void check_top_level(const toml::table &root)
-  {
-    std::vector<std::string_view> tables;
-    for (const table_schema &t : config_schema()) tables.push_back(t.name);
-    for (auto &&[k, v] : root) {
-      std::string name(k.str()), where = tables_with_key(name);
-      if (std::find(tables.begin(), tables.end(), name) != tables.end()) continue;
-      if (!v.is_table() && !where.empty()) {
-        fail(k.source(), name,
-             cat("'", name, "' must be inside a table (it belongs in ", where, ")"));
-        continue;
-      }
-      std::string msg =
-          v.is_table() ? cat("unknown table [", name, "]") : cat("unknown key '", name, "'");
-      std::string_view c = closest(name, tables);
-      if (!c.empty()) msg += cat(" (did you mean [", c, "]?)");
-      fail(k.source(), name, msg);
-    }
-  }
-
   /* The table NAME of ROOT, reporting it if it is not a table. */
   section get_section(const toml::table &root, std::string_view name)
   {
@@ -110,7 +100,7 @@ private:
     s.region = n->source();
     s.tbl = n->as_table();
     if (s.tbl) {
-      check_keys(s);
+      check_entries(*s.tbl, &s);
     } else {
       std::string msg = cat("expected a table, got ", type_phrase(*n));
       if (name == "output" && n->is_string()) msg += " (the output file is run.output)";
@@ -119,31 +109,41 @@ private:
     return s;
   }
 
-  /* Reports the keys of S that its table does not have, with the key meant. */
-  void check_keys(const section &s)
+  /* Reports the entries of T that the schema does not have, with the one
+   * meant: the tables of the root (S null), or the keys of the table S. */
+  void check_entries(const toml::table &t, const section *s)
   {
     const auto &schema = config_schema();
-    const table_schema &own = *std::find_if(
-        schema.begin(), schema.end(), [&](const table_schema &t) { return t.name == s.name; });
-    for (auto &&[k, v] : *s.tbl) {
+    std::vector<std::string_view> known;
+    for (const table_schema &x : schema)
+      if (!s)
+        known.push_back(x.name);
+      else if (x.name == s->name)
+        known = x.keys;
+    for (auto &&[k, v] : t) {
       std::string name(k.str()), where = tables_with_key(name), msg;
-      if (std::find(own.keys.begin(), own.keys.end(), name) != own.keys.end()) continue;
-      if (!where.empty()) {
-        fail(k.source(), s.qualified(name),
-             cat("'", name, "' is not a key of [", s.name, "] (it belongs in ", where, ")"));
-        continue;
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      std::string key = s ? s->qualified(name) : name;
+      std::string_view c = closest(name, known);
+      if (!where.empty() && s) {
+        msg = cat("'", name, "' is not a key of [", s->name, "] (it belongs in ", where, ")");
+      } else if (!where.empty() && !v.is_table()) {
+        msg = cat("'", name, "' must be inside a table (it belongs in ", where, ")");
+      } else if (!s) {
+        msg = v.is_table() ? cat("unknown table [", name, "]") : cat("unknown key '", name, "'");
+        if (!c.empty()) msg += cat(" (did you mean [", c, "]?)");
+      } else {
+        msg = v.is_table() ? cat("unknown table [", key, "]")
+                           : cat("unknown key '", name, "' in [", s->name, "]");
+        if (c == "params")
+          msg += " (did you mean [objective.params]?)";
+        else if (!c.empty())
+          msg += cat(" (did you mean '", c, "'?)");
+        for (size_t i = 0; c.empty() && i < schema.size(); i++)
+          if (!(c = closest(name, schema[i].keys)).empty())
+            msg += cat(" (did you mean '", c, "' in [", schema[i].name, "]?)");
       }
-      msg = v.is_table() ? cat("unknown table [", s.name, ".", name, "]")
-                         : cat("unknown key '", name, "' in [", s.name, "]");
-      std::string_view c = closest(name, own.keys);
-      if (c == "params")
-        msg += " (did you mean [objective.params]?)";
-      else if (!c.empty())
-        msg += cat(" (did you mean '", c, "'?)");
-      for (size_t i = 0; c.empty() && i < schema.size(); i++)
-        if (!(c = closest(name, schema[i].keys)).empty())
-          msg += cat(" (did you mean '", c, "' in [", schema[i].name, "]?)");
-      fail(k.source(), s.qualified(name), msg);
+      fail(k.source(), key, msg);
     }
   }
 
@@ -222,60 +222,55 @@ private:
   }
 
   /* Node N as the value of key K (NAME in messages), checked against K's
-   * type and range, stored at AT. */
-  got read_value(const toml::node &n, const key &k, const std::string &name, char *at)
+   * type and range: into X (numbers, durations), V (integers, booleans,
+   * enums) or STR, which are left as they are where it is bad. */
+  got read_value(const toml::node &n, const key &k, const std::string &name, double &x, int64_t &v,
+                 std::string &str)
   {
-    std::string str;
-    double x = 0;
-    int64_t v = 0;
+    std::vector<std::string_view> names;
     switch (k.type) {
     case kind::boolean:
       if (!n.is_boolean()) return type_error(name, n, "true or false");
       v = n.as_boolean()->get();
-      break;
-    case kind::enumeration: {
+      return got::ok;
+    case kind::enumeration:
       if (string_of(n, name, kMaxEnumName, str) != got::ok) return got::bad;
-      std::vector<std::string_view> names = enum_names(k);
+      names = enum_names(k);
+      if (std::find(names.begin(), names.end(), str) == names.end())
+        return enum_error(n, name, str, names);
       v = std::find(names.begin(), names.end(), str) - names.begin();
-      if (v == static_cast<int64_t>(names.size())) return enum_error(n, name, str, names);
-      break;
-    }
+      return got::ok;
     case kind::integer:
-    case kind::interval:
+    case kind::interval: {
       if (!n.is_integer()) return type_error(name, n, "an integer");
-      v = n.as_integer()->get();
-      if (v < k.lo || v > k.hi)
+      int64_t i = n.as_integer()->get(), lo = static_cast<int64_t>(k.lo);
+      if (i < k.lo || i > k.hi)
         return fail(n.source(), name,
-                    cat(k.hi == kNoMax ? "must be at least " : "must be between ",
-                        static_cast<int64_t>(k.lo),
-                        k.hi == kNoMax ? "" : cat(" and ", static_cast<int64_t>(k.hi)), ", got ",
-                        v));
-      break;
-    case kind::number:
-      if (number_of(n, name, x) != got::ok) return got::bad;
-      if ((k.lo_open ? x <= k.lo : x < k.lo) || x > k.hi)
-        return fail(n.source(), name,
-                    cat(k.lo_open ? "must be greater than " : "must be between ",
-                        format_double(k.lo), k.lo_open ? " and at most " : " and ",
-                        format_double(k.hi), ", got ", format_double(x)));
-      *reinterpret_cast<double *>(at) = x;
+                    cat(k.hi == kNoMax ? cat("must be at least ", lo)
+                                       : cat("must be between ", lo, " and ", int64_t(k.hi)),
+                        ", got ", i));
+      v = i;
       return got::ok;
+    }
+    case kind::number: {
+      double d;
+      if (number_of(n, name, d) != got::ok) return got::bad;
+      std::string lo = format_double(k.lo), hi = format_double(k.hi);
+      if ((k.lo_open ? d <= k.lo : d < k.lo) || d > k.hi)
+        return fail(n.source(), name,
+                    cat(k.lo_open ? "must be greater than " + lo + " and at most " + hi
+                                  : "must be between " + lo + " and " + hi,
+                        ", got ", format_double(d)));
+      x = d;
+      return got::ok;
+    }
     case kind::hms:
-      if (hms_of(n, name, x) != got::ok) return got::bad;
-      *reinterpret_cast<double *>(at) = x;
-      return got::ok;
+      return hms_of(n, name, x);
     case kind::string:
-      if (string_of(n, name, k.size - 1, str) != got::ok) return got::bad;
-      std::memcpy(at, str.c_str(), str.size() + 1);
-      return got::ok;
+      return string_of(n, name, k.size - 1, str);
     default:
       return got::bad;
     }
-    if (k.size == sizeof(int64_t))
-      *reinterpret_cast<int64_t *>(at) = v;
-    else
-      *reinterpret_cast<int *>(at) = static_cast<int>(v);
-    return got::ok;
   }
 
   /* KEY of S into the config: its value, or its default where it is absent or bad. */
@@ -283,16 +278,23 @@ private:
   {
     const key &k = find_key(s.name, name);
     char *at = reinterpret_cast<char *>(&cfg_) + k.offset;
-    if (k.type == kind::number || k.type == kind::hms)
-      *reinterpret_cast<double *>(at) = k.def;
-    else if (k.size == sizeof(int64_t))
-      *reinterpret_cast<int64_t *>(at) = static_cast<int64_t>(k.def);
-    else if (k.type != kind::string)
-      *reinterpret_cast<int *>(at) = static_cast<int>(k.def);
     const toml::node *n = s.node(name);
-    return n ? read_value(*n, k, s.qualified(name), at) : got::absent;
+    double x = k.def;
+    auto v = static_cast<int64_t>(k.def);
+    std::string str;
+    got g = n ? read_value(*n, k, s.qualified(name), x, v, str) : got::absent;
+    if (k.type == kind::string && g == got::ok)
+      std::memcpy(at, str.c_str(), str.size() + 1);
+    else if (k.type == kind::number || k.type == kind::hms)
+      std::memcpy(at, &x, sizeof x);
+    else if (k.type != kind::string && k.size == sizeof v)
+      std::memcpy(at, &v, sizeof v);
+    else if (k.type != kind::string)
+      *reinterpret_cast<int *>(at) = static_cast<int>(v);
+    return g;
   }
 
+  /* [run]: the name must suit file names, the islands the ranks. */
   void read_run(const section &s)
   {
     ipso_run_config &r = cfg_.run;
@@ -306,9 +308,7 @@ private:
              cat("must be 1 to ", IPSO_NAME_MAX - 1, " characters of A-Z a-z 0-9 . _ -, got ",
                  toml_string(r.name)));
     }
-    get(s, "seed");
-    get(s, "backend");
-    get(s, "precision");
+    for (const char *key : {"seed", "backend", "precision"}) get(s, key);
     /* Absent: 0, one island per rank (config_islands), so that the resolved
      * config does not depend on how many ranks read it. */
     if (get(s, "islands") == got::ok && r.islands % ranks_ != 0) {
@@ -359,53 +359,37 @@ private:
                          cat("resolved path '", path, "' is too long (at most ", IPSO_PATH_MAX - 1,
                              " characters)"));
     struct stat st;
-    int err = 0;
-    if (stat(path.c_str(), &st) != 0) {
-      err = errno;
-    } else if (S_ISDIR(st.st_mode)) {
-      err = EISDIR;
-    } else if (!S_ISREG(st.st_mode)) {
-      /* A FIFO would hold the compile (and every rank) until a writer came. */
+    int err = stat(path.c_str(), &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    /* A FIFO would hold the compile (and every rank) until a writer came. */
+    if (!err && !S_ISREG(st.st_mode))
       return diag_.error(at, "objective.source",
                          cat("'", path, "' is not a regular file (a FIFO, a device or a socket)"));
-    } else if (FILE *f = std::fopen(path.c_str(), "r")) {
-      std::fclose(f);
-    } else {
-      err = errno;
-    }
+    FILE *f = err ? nullptr : std::fopen(path.c_str(), "r");
+    if (!err && !f) err = errno;
+    if (f) std::fclose(f);
     if (err)
       return diag_.error(at, "objective.source",
                          cat("cannot read '", path, "': ", std::strerror(err)));
     std::memcpy(source, path.c_str(), path.size() + 1);
   }
 
-  /* Every element of A as a finite number into OUT; when WANT > 0 A must
-   * have WANT elements (objective.dimensions). */
-  got read_number_array(const toml::array &a, const std::string &name, int64_t want,
-                        std::vector<double> &out)
+  /* Node N (NAME in messages) as one finite number, or an array of them
+   * that has WANT elements when WANT > 0 (objective.dimensions). */
+  got read_numbers(const toml::node &n, const std::string &name, int64_t want,
+                   std::vector<double> &out)
   {
-    if (want > 0 && static_cast<int64_t>(a.size()) != want)
-      return fail(a.source(), name,
-                  cat("has ", a.size(), a.size() == 1 ? " value" : " values",
-                      " but objective.dimensions is ", want));
-    out.resize(a.size());
-    for (size_t i = 0; i < a.size(); i++)
-      if (number_of(*a.get(i), cat(name, "[", i, "]"), out[i]) != got::ok) return got::bad;
-    return got::ok;
-  }
-
-  /* [objective] lower or upper as given: one number, or as many numbers as
-   * objective.dimensions (any count while that is unknown). */
-  got read_bounds(const section &s, std::string_view key, std::vector<double> &out)
-  {
-    const toml::node *n = s.node(key);
-    std::string name = s.qualified(key);
-    if (!n) return got::absent;
-    if (n->is_array())
-      return read_number_array(*n->as_array(), name, cfg_.objective.dimensions, out);
-    if (!n->is_number()) return type_error(name, *n, "a number or an array of numbers");
+    const toml::array *a = n.as_array();
+    if (!a && !n.is_number()) return type_error(name, n, "a number or an array of numbers");
     out.assign(1, 0.0);
-    return number_of(*n, name, out[0]);
+    if (!a) return number_of(n, name, out[0]);
+    if (want > 0 && static_cast<int64_t>(a->size()) != want)
+      return fail(a->source(), name,
+                  cat("has ", a->size(), a->size() == 1 ? " value" : " values",
+                      " but objective.dimensions is ", want));
+    out.resize(a->size());
+    for (size_t i = 0; i < a->size(); i++)
+      if (number_of(*a->get(i), cat(name, "[", i, "]"), out[i]) != got::ok) return got::bad;
+    return got::ok;
   }
 
   /* [objective] lower and upper: given, or the objective's defaults;
@@ -415,7 +399,12 @@ private:
     bool user = info && objective_id(info) == IPSO_OBJ_USER;
     int dims = cfg_.objective.dimensions;
     std::vector<double> lo, hi;
-    got glo = read_bounds(s, "lower", lo), ghi = read_bounds(s, "upper", hi);
+    /* Each one number, or as many as objective.dimensions (any while unknown). */
+    auto read = [&](const char *key, std::vector<double> &out) {
+      const toml::node *n = s.node(key);
+      return n ? read_numbers(*n, s.qualified(key), dims, out) : got::absent;
+    };
+    got glo = read("lower", lo), ghi = read("upper", hi);
     if (user && glo == got::absent) require(s, "lower", "objective 'user' has no default bounds");
     if (user && ghi == got::absent) require(s, "upper", "objective 'user' has no default bounds");
     if (!info || dims <= 0 || glo == got::bad || ghi == got::bad) return;
@@ -453,8 +442,8 @@ private:
                       cat("lower (", format_double(lo[d]), ") and upper (", format_double(hi[d]),
                           ") round to the same float in dimension ", d,
                           " (run.precision = \"float\"): widen the bounds or use \"double\""));
-    out_.lower = std::move(lo);
-    out_.upper = std::move(hi);
+    cfg_.objective.lower = malloc_copy(lo);
+    cfg_.objective.upper = malloc_copy(hi);
   }
 
   /* [objective.params]: the one parameter of a built-in, or any for "user". */
@@ -463,10 +452,7 @@ private:
     bool user = info && objective_id(info) == IPSO_OBJ_USER;
     const toml::node *n = s.node("params");
     const toml::table *t = n ? n->as_table() : nullptr;
-    if (n && !t) {
-      type_error("objective.params", *n, "a table");
-      return;
-    }
+    if (n && !t) return (void)type_error("objective.params", *n, "a table");
     if (t && user && t->size() > IPSO_MAX_PARAMS)
       return diag_.error(
           n->source(), "objective.params",
@@ -475,7 +461,17 @@ private:
       for (auto &&[k, v] : *t) read_param(k, v, info, user);
     bool given = t && info && info->param && t->get(info->param);
     if (info && !user && info->param && !given)
-      out_.params.push_back({info->param, false, {info->param_default}});
+      add_param(info->param, false, {info->param_default});
+  }
+
+  /* Adds the parameter NAME = VALUES (written as an array if IS_ARRAY). */
+  void add_param(const std::string &name, bool is_array, const std::vector<double> &values)
+  {
+    ipso_param &q = cfg_.objective.params[cfg_.objective.nparams++];
+    std::snprintf(q.name, sizeof q.name, "%s", name.c_str());
+    q.len = static_cast<int64_t>(values.size());
+    q.is_array = is_array;
+    q.values = malloc_copy(values);
   }
 
   /* The entry K = V of [objective.params], checked against the objective INFO. */
@@ -492,22 +488,16 @@ private:
       return diag_.error(
           k.source(), key,
           cat("parameter names must be C identifiers of at most ", kMaxParamName, " characters"));
-    staged_param p{name, v.is_array(), {}};
-    got g = got::bad;
-    if (const toml::array *a = v.as_array()) {
-      if (user && (a->empty() || static_cast<int64_t>(a->size()) > kMaxParamValues))
-        return diag_.error(v.source(), key,
-                           cat("must have 1 to ", kMaxParamValues, " values, got ", a->size()));
-      g = read_number_array(*a, key, user ? 0 : cfg_.objective.dimensions, p.values);
-    } else if (v.is_number()) {
-      p.values.assign(1, 0.0);
-      g = number_of(v, key, p.values[0]);
-    } else {
-      type_error(key, v, "a number or an array of numbers");
-    }
-    if (g == got::ok) out_.params.push_back(std::move(p));
+    const toml::array *a = v.as_array();
+    if (user && a && (a->empty() || static_cast<int64_t>(a->size()) > kMaxParamValues))
+      return diag_.error(v.source(), key,
+                         cat("must have 1 to ", kMaxParamValues, " values, got ", a->size()));
+    std::vector<double> values;
+    if (read_numbers(v, key, user ? 0 : cfg_.objective.dimensions, values) == got::ok)
+      add_param(name, a != nullptr, values);
   }
 
+  /* [objective]: a known objective and the keys that go with it. */
   void read_objective(const section &s)
   {
     ipso_objective_config &o = cfg_.objective;
@@ -565,6 +555,7 @@ private:
            cat("the CEC 2017 suite has 10, 30, 50 or 100 dimensions, got ", D));
   }
 
+  /* [swarm]: the size against the dimensions, and the topology's keys. */
   void read_swarm(const section &s)
   {
     ipso_swarm_config &w = cfg_.swarm;
@@ -594,8 +585,17 @@ private:
       fail(s.node("sync")->source(), "swarm.sync",
            cat("sync = \"relaxed\" requires kernel = \"queue_lock\" (kernel is \"",
                config_kernel_name(w.kernel), "\")"));
-    read_refresh(s, particles_ok);
     particles_ok_ = particles_ok;
+    /* refresh (clpso's alone), and clpso's tournament between other particles needs two. */
+    if (get(s, "refresh") == got::ok && w.topology != IPSO_SWARM_CLPSO)
+      fail(s.node("refresh")->source(), "swarm.refresh",
+           cat("refresh is for topology = \"clpso\" (topology is \"",
+               config_swarm_topology_name(w.topology), "\")"));
+    else if (w.topology == IPSO_SWARM_CLPSO && particles_ok && w.particles < 2)
+      fail(s.node("topology")->source(), "swarm.topology",
+           cat("clpso learns from other particles' personal bests and needs at least 2 "
+               "particles, the swarm has ",
+               w.particles, " (swarm.particles)"));
   }
 
   /* [swarm] topology and neighbours. PARTICLES_OK: swarm.particles was
@@ -623,22 +623,7 @@ private:
              " (swarm.particles)"));
   }
 
-  /* [swarm] refresh (clpso only) and the swarm clpso needs: a tournament
-   * between other particles, so at least two particles. */
-  void read_refresh(const section &s, bool particles_ok)
-  {
-    ipso_swarm_config &w = cfg_.swarm;
-    if (get(s, "refresh") == got::ok && w.topology != IPSO_SWARM_CLPSO)
-      return diag_.error(s.node("refresh")->source(), "swarm.refresh",
-                         cat("refresh is for topology = \"clpso\" (topology is \"",
-                             config_swarm_topology_name(w.topology), "\")"));
-    if (w.topology == IPSO_SWARM_CLPSO && particles_ok && w.particles < 2)
-      fail(s.node("topology")->source(), "swarm.topology",
-           cat("clpso learns from other particles' personal bests and needs at least 2 "
-               "particles, the swarm has ",
-               w.particles, " (swarm.particles)"));
-  }
-
+  /* [migration]: at most half an island may be replaced at a migration. */
   void read_migration(const section &s)
   {
     ipso_migration_config &m = cfg_.migration;
@@ -660,11 +645,11 @@ private:
              ") may be replaced"));
   }
 
+  /* [output]: the checkpoint by default next to the output, never the output. */
   void read_output(const section &s)
   {
     ipso_output_config &o = cfg_.output;
-    get(s, "history_interval");
-    get(s, "snapshot_interval");
+    for (const char *key : {"history_interval", "snapshot_interval"}) get(s, key);
     /* checkpoint_interval: iterations (an integer) or wall time ("HH:MM:SS"). */
     o.checkpoint_seconds = 15 * 60;
     const toml::node *n = s.node("checkpoint_interval");
@@ -695,7 +680,6 @@ private:
   diagnostics &diag_;
   std::string_view source_name_;
   int ranks_; /* MPI ranks of the run */
-  staged &out_;
   ipso_config &cfg_;
   bool particles_ok_ = false;
 };
@@ -703,9 +687,9 @@ private:
 } // namespace
 
 void validate(const toml::table &root, std::string_view source_name, int ranks, diagnostics &diag,
-              staged &out)
+              ipso_config &cfg)
 {
-  validator(diag, source_name, ranks, out).run(root);
+  validator(diag, source_name, ranks, cfg).run(root);
 }
 
 } // namespace config_impl
