@@ -4,20 +4,12 @@
  * from), and with the key meant where a key or value looks misspelt. */
 #include "config.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <climits>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <set>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,69 +18,42 @@
 #include "config_internal.hpp"
 
 #include "check.h"
-#include "log.h"
 
 using namespace config_impl;
 
 namespace
 {
 
-/* A malloc'd copy of V (which is not empty). */
-double *malloc_copy(const std::vector<double> &v)
-{
-  auto *p = static_cast<double *>(std::malloc(v.size() * sizeof(double)));
-  if (!p) throw std::bad_alloc();
-  std::memcpy(p, v.data(), v.size() * sizeof(double));
-  return p;
-}
+constexpr size_t kMaxFileBytes = size_t{16} << 20; /* larger files are refused unread */
 
-/* Moves the staged config into CFG: arrays malloc'd, text generated. */
-void commit(const staged &st, ipso_config *cfg)
+/* Prints a usage or config error and yields IPSO_ERR_USAGE. */
+#define USAGE(...) (log_user_error(__VA_ARGS__), static_cast<int>(IPSO_ERR_USAGE))
+
+/* S without the spaces and tabs at either end. */
+std::string_view trim(std::string_view s)
 {
-  *cfg = st.cfg;
-  cfg->objective.lower = nullptr;
-  cfg->objective.upper = nullptr;
-  cfg->objective.nparams = 0;
-  cfg->text = nullptr;
-  try {
-    cfg->objective.lower = malloc_copy(st.lower);
-    cfg->objective.upper = malloc_copy(st.upper);
-    for (const staged_param &p : st.params) {
-      ipso_param &q = cfg->objective.params[cfg->objective.nparams];
-      std::snprintf(q.name, sizeof q.name, "%s", p.name.c_str());
-      q.len = static_cast<int64_t>(p.values.size());
-      q.is_array = p.is_array;
-      q.values = malloc_copy(p.values);
-      cfg->objective.nparams++;
-    }
-    std::string text = resolved_text(*cfg);
-    cfg->text = static_cast<char *>(std::malloc(text.size() + 1));
-    if (!cfg->text) throw std::bad_alloc();
-    std::memcpy(cfg->text, text.c_str(), text.size() + 1);
-  } catch (...) {
-    config_free(cfg);
-    throw;
-  }
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
 }
 
 /* Splits KEY ("section.key" or "section.table.key") into its bare-key parts;
  * empty if it is not of that form. */
 std::vector<std::string> override_key_parts(std::string_view key)
 {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t dot = key.find('.', start);
-    std::string_view part = key.substr(start, dot == std::string_view::npos ? dot : dot - start);
-    if (part.empty()) return {};
-    for (char c : part)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return {};
-    parts.emplace_back(part);
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
+  std::vector<std::string> parts(1);
+  for (char c : key) {
+    if (c == '.')
+      parts.emplace_back();
+    else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')
+      parts.back() += c;
+    else
+      return {};
   }
-  if (parts.size() < 2 || parts.size() > 3) return {};
-  return parts;
+  for (const std::string &part : parts)
+    if (part.empty()) return {};
+  return parts.size() < 2 || parts.size() > 3 ? std::vector<std::string>{} : parts;
 }
 
 /* Whether DOC is the nested key path PARTS holding one value that is not a
@@ -115,21 +80,16 @@ void merge_override(toml::table &dst, toml::table &src, size_t depth, size_t las
   auto it = src.begin();
   const toml::key &k = it->first;
   toml::node &v = it->second;
-  if (depth == last) {
-    dst.insert_or_assign(k, std::move(v));
-    return;
-  }
   toml::node *existing = dst.get(k.str());
-  if (!existing) {
+  if (depth == last)
+    dst.insert_or_assign(k, std::move(v));
+  else if (!existing)
     dst.insert(k, std::move(v));
-    return;
-  }
-  if (toml::table *t = existing->as_table()) {
+  else if (toml::table *t = existing->as_table())
     merge_override(*t, *v.as_table(), depth + 1, last, source, keypath, diag);
-    return;
-  }
-  diag.override_error(source, keypath + ": cannot be set, '" + std::string(k.str()) +
-                                  "' is not a table in the config");
+  else
+    diag.override_error(source, keypath + ": cannot be set, '" + std::string(k.str()) +
+                                    "' is not a table in the config");
 }
 
 /* Applies the override TEXT ("section.key=value") to ROOT. */
@@ -155,7 +115,6 @@ void apply_override(toml::table &root, const std::string &text, diagnostics &dia
     doc = toml::parse(std::string_view(keypath + " = " + value + "\n"), std::string_view(source));
     parsed = is_single_value(doc, parts);
   } catch (const toml::parse_error &) {
-    parsed = false;
   }
   if (!parsed) {
     std::string bare(trim(value));
@@ -175,11 +134,9 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
          int ranks, ipso_config *cfg)
 {
   std::memset(cfg, 0, sizeof *cfg);
-  if (std::strlen(source_name) > IPSO_PATH_MAX - 1) {
-    log_user_error("islandpso: error: config path '%s' is too long (at most %d characters)",
-                   source_name, IPSO_PATH_MAX - 1);
-    return IPSO_ERR_USAGE;
-  }
+  if (std::strlen(source_name) > IPSO_PATH_MAX - 1)
+    return USAGE("islandpso: error: config path '%s' is too long (at most %d characters)",
+                 source_name, IPSO_PATH_MAX - 1);
   diagnostics diag(source_name);
   toml::table root;
   bool parsed = true;
@@ -192,17 +149,21 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
     parsed = false;
   }
   for (int i = 0; i < noverrides; i++) apply_override(root, overrides[i], diag);
-  if (!parsed) {
-    diag.print();
-    return IPSO_ERR_USAGE;
+  try {
+    if (parsed) validate(root, source_name, ranks, diag, *cfg);
+    if (!parsed || diag.failed()) {
+      config_free(cfg);
+      diag.print();
+      return IPSO_ERR_USAGE;
+    }
+    std::string resolved = resolved_text(*cfg);
+    cfg->text = static_cast<char *>(std::malloc(resolved.size() + 1));
+    if (!cfg->text) throw std::bad_alloc();
+    std::memcpy(cfg->text, resolved.c_str(), resolved.size() + 1);
+  } catch (...) {
+    config_free(cfg);
+    throw;
   }
-  staged st;
-  validator(diag, source_name, ranks).run(root, st);
-  if (diag.failed()) {
-    diag.print();
-    return IPSO_ERR_USAGE;
-  }
-  commit(st, cfg);
   std::snprintf(cfg->path, sizeof cfg->path, "%s", source_name);
   return IPSO_OK;
 }
@@ -214,19 +175,16 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
 int read_config_file(const char *path, std::string &text)
 {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    log_user_error("islandpso: error: cannot read config '%s': %s", path, std::strerror(errno));
-    return IPSO_ERR_USAGE;
-  }
+  if (fd < 0)
+    return USAGE("islandpso: error: cannot read config '%s': %s", path, std::strerror(errno));
   struct stat st;
   int err = 0;
   if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
     close(fd);
-    log_user_error("islandpso: error: config '%s' is %s, not a file: islandpso reads its config "
-                   "from a regular file (a pipe may have no writer, and the run would wait for "
-                   "one); write the config to a file first",
-                   path, S_ISFIFO(st.st_mode) ? "a FIFO (a named pipe, or <(...))" : "a socket");
-    return IPSO_ERR_USAGE;
+    return USAGE("islandpso: error: config '%s' is %s, not a file: islandpso reads its config "
+                 "from a regular file (a pipe may have no writer, and the run would wait for "
+                 "one); write the config to a file first",
+                 path, S_ISFIFO(st.st_mode) ? "a FIFO (a named pipe, or <(...))" : "a socket");
   }
   if (S_ISDIR(st.st_mode)) err = EISDIR;
   char chunk[65536];
@@ -241,21 +199,14 @@ int read_config_file(const char *path, std::string &text)
     text.append(chunk, static_cast<size_t>(n));
   }
   close(fd);
-  if (err == EWOULDBLOCK) {
-    log_user_error("islandpso: error: config '%s' has nothing to read without waiting (a "
-                   "terminal or another device): give a regular file",
-                   path);
-    return IPSO_ERR_USAGE;
-  }
-  if (err) {
-    log_user_error("islandpso: error: cannot read config '%s': %s", path, std::strerror(err));
-    return IPSO_ERR_USAGE;
-  }
-  if (text.size() > kMaxFileBytes) {
-    log_user_error("islandpso: error: config '%s' is too large (more than %zu MiB)", path,
-                   kMaxFileBytes >> 20);
-    return IPSO_ERR_USAGE;
-  }
+  if (err == EWOULDBLOCK)
+    return USAGE("islandpso: error: config '%s' has nothing to read without waiting (a "
+                 "terminal or another device): give a regular file",
+                 path);
+  if (err) return USAGE("islandpso: error: cannot read config '%s': %s", path, std::strerror(err));
+  if (text.size() > kMaxFileBytes)
+    return USAGE("islandpso: error: config '%s' is too large (more than %zu MiB)", path,
+                 kMaxFileBytes >> 20);
   return IPSO_OK;
 }
 
@@ -278,10 +229,7 @@ extern "C" int config_load(const char *path, int noverrides, char *const *overri
 {
   return guarded([&] {
     std::memset(cfg, 0, sizeof *cfg);
-    if (!path) {
-      log_user_error("islandpso: error: no config file given");
-      return static_cast<int>(IPSO_ERR_USAGE);
-    }
+    if (!path) return USAGE("islandpso: error: no config file given");
     std::string text;
     IPSO_TRY(read_config_file(path, text));
     return load(text, path, noverrides, overrides, ranks, cfg);

@@ -1,6 +1,5 @@
 /* The run configuration: a plain C struct filled from a TOML file by
- * config_load() (toml++ behind this C API), validated, and broadcast from
- * rank 0 to all ranks with config_pack()/config_unpack(). */
+ * config_load() (toml++ behind this C API) and validated. */
 #ifndef IPSO_CONFIG_H
 #define IPSO_CONFIG_H
 
@@ -14,17 +13,14 @@ enum ipso_backend_kind { IPSO_BACKEND_AUTO, IPSO_BACKEND_GPU, IPSO_BACKEND_CPU }
 enum ipso_precision { IPSO_DOUBLE, IPSO_FLOAT };
 enum ipso_kernel { IPSO_KERNEL_QUEUE_LOCK, IPSO_KERNEL_QUEUE, IPSO_KERNEL_REDUCTION };
 enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
-/* Whom a particle follows inside its island: the island's best, the best
- * of its ring neighbourhood (particles i-k..i+k mod N), or an exemplar
- * built dimension by dimension from the personal bests (comprehensive
- * learning, CLPSO). */
+/* Whom a particle follows inside its island: the island's best, the best of
+ * its ring neighbourhood (particles i-k..i+k mod N), or an exemplar built
+ * dimension by dimension from the personal bests (CLPSO). */
 enum ipso_swarm_topology { IPSO_SWARM_GLOBAL, IPSO_SWARM_RING, IPSO_SWARM_CLPSO };
 enum ipso_topology { IPSO_TOPOLOGY_RING, IPSO_TOPOLOGY_BIDIRECTIONAL_RING };
-/* Which particles an island sends: its best personal bests, or those of
- * particles drawn at random. */
+/* Which particles an island sends (the best personal bests, or random
+ * ones), and which the migrants replace when better (the worst, or random). */
 enum ipso_select { IPSO_SELECT_BEST, IPSO_SELECT_RANDOM };
-/* Which particles the migrants replace (each only if it is better): the
- * worst, or particles drawn at random. */
 enum ipso_policy { IPSO_POLICY_REPLACE_WORST, IPSO_POLICY_REPLACE_RANDOM };
 enum ipso_progress { IPSO_PROGRESS_AUTO, IPSO_PROGRESS_LINES, IPSO_PROGRESS_OFF };
 
@@ -41,8 +37,7 @@ struct ipso_run_config {
   uint64_t seed;
   enum ipso_backend_kind backend;
   enum ipso_precision precision;
-  int islands; /* in all, global ids 0..islands-1, a multiple of the ranks; 0 (not given): one
-                  per rank. Read it through config_islands(). */
+  int islands; /* in all, a multiple of the ranks; 0: one per rank (see config_islands) */
   int64_t max_iterations;
   int has_target;
   double target_fitness;      /* in the objective's own units (not sign-adjusted) */
@@ -115,10 +110,9 @@ extern "C" {
 
 /* Reads, validates and resolves the config file PATH with command-line
  * overrides ("section.key=value", TOML value syntax; a bare word is taken as
- * a string). RANKS is the number of MPI ranks (the default of run.islands,
- * which must be a multiple of it). Every problem is printed to stderr as "file:line:column: error:
- * ..." (or "--set key=value: error: ...") and IPSO_ERR_USAGE returned; on success CFG is filled and
- * owns its memory (config_free). */
+ * a string) for RANKS MPI ranks. Every problem is printed to stderr as
+ * "file:line:column: error: ..." (or "--set key=value: error: ...") and
+ * IPSO_ERR_USAGE returned; on success CFG owns its memory (config_free). */
 int config_load(const char *path, int noverrides, char *const *overrides, int ranks,
                 struct ipso_config *cfg);
 
@@ -128,8 +122,7 @@ int config_load_text(const char *text, const char *source_name, int noverrides,
 
 void config_free(struct ipso_config *cfg);
 
-/* The run's islands on RANKS ranks: run.islands, or one per rank where it
- * is 0 (not given). */
+/* The run's islands on RANKS ranks: run.islands, or one per rank where it is 0. */
 static inline int config_islands(const struct ipso_config *cfg, int ranks)
 {
   return cfg->run.islands > 0 ? cfg->run.islands : ranks;
@@ -138,7 +131,7 @@ static inline int config_islands(const struct ipso_config *cfg, int ranks)
 /* Parses "HH:MM:SS" into seconds; returns -1 if malformed. */
 double config_parse_hms(const char *s);
 
-/* Names of enum values as written in the config. */
+/* Names of enum values as written in the config ("unknown" for others). */
 const char *config_backend_name(enum ipso_backend_kind b);
 const char *config_precision_name(enum ipso_precision p);
 const char *config_kernel_name(enum ipso_kernel k);

@@ -1,10 +1,6 @@
 /* The config reader's words and numbers: the key or value a misspelt one
- * stands for, and numbers and strings as TOML writes them. */
-#include <algorithm>
+ * stands for, numbers and strings as TOML writes them, and durations. */
 #include <cctype>
-#include <climits>
-#include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,22 +12,17 @@ namespace config_impl
 namespace
 {
 
-/* ASCII lower case, so that a wrong case counts as a close match. */
-char lower_ascii(char c)
-{
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 /* Edit distance with adjacent transpositions (optimal string alignment),
  * ignoring ASCII case: "inertai" is one edit from "inertia". */
 size_t edit_distance(std::string_view a, std::string_view b)
 {
+  auto lower_ascii = [](char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; };
   const size_t n = a.size(), m = b.size();
   std::vector<size_t> d((n + 1) * (m + 1));
   auto at = [m, &d](size_t i, size_t j) -> size_t & { return d[i * (m + 1) + j]; };
   for (size_t i = 0; i <= n; i++) at(i, 0) = i;
   for (size_t j = 0; j <= m; j++) at(0, j) = j;
-  for (size_t i = 1; i <= n; i++) {
+  for (size_t i = 1; i <= n; i++)
     for (size_t j = 1; j <= m; j++) {
       size_t cost = lower_ascii(a[i - 1]) == lower_ascii(b[j - 1]) ? 0 : 1;
       size_t best = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
@@ -40,15 +31,12 @@ size_t edit_distance(std::string_view a, std::string_view b)
         best = std::min(best, at(i - 2, j - 2) + 1);
       at(i, j) = best;
     }
-  }
   return at(n, m);
 }
 
 } // namespace
 
-/* The candidate WORD most likely stands for: within 2 edits (3 for words
- * longer than 8 characters) and fewer edits than WORD has characters; ""
- * if there is none. */
+/* The candidate WORD most likely stands for (config_internal.hpp). */
 std::string_view closest(std::string_view word, const std::vector<std::string_view> &candidates)
 {
   size_t limit = word.size() > 8 ? 3 : 2;
@@ -66,19 +54,7 @@ std::string_view closest(std::string_view word, const std::vector<std::string_vi
   return found;
 }
 
-/* "a, b, c": the candidates, for "must be one of ...". */
-std::string join(const std::vector<std::string_view> &words, std::string_view sep)
-{
-  std::string s;
-  for (size_t i = 0; i < words.size(); i++) {
-    if (i) s += sep;
-    s += words[i];
-  }
-  return s;
-}
-
-/* The shortest decimal that reads back as exactly V (up to 17 significant
- * digits), in plain notation unless the exponent is far from zero. */
+/* The shortest decimal that reads back as exactly V. */
 std::string format_double(double v)
 {
   if (v == 0) return std::signbit(v) ? "-0" : "0";
@@ -108,40 +84,17 @@ std::string toml_double(double v)
 /* S as a TOML basic string, quoted, with the characters TOML forbids escaped. */
 std::string toml_string(std::string_view s)
 {
+  static const char kEscaped[] = "\"\\\b\t\n\f\r", kLetter[] = "\"\\btnfr";
   std::string out = "\"";
   for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\b':
-      out += "\\b";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\f':
-      out += "\\f";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    default:
-      if (c < 0x20 || c == 0x7f) {
-        char esc[8];
-        std::snprintf(esc, sizeof esc, "\\u%04X", c);
-        out += esc;
-      } else {
-        out += ch;
-      }
-    }
+    const char *e = ch ? std::strchr(kEscaped, ch) : nullptr;
+    auto c = static_cast<unsigned char>(ch);
+    char esc[8] = {ch, 0};
+    if (e)
+      std::snprintf(esc, sizeof esc, "\\%c", kLetter[e - kEscaped]);
+    else if (c < 0x20 || c == 0x7f)
+      std::snprintf(esc, sizeof esc, "\\u%04X", c);
+    out += esc;
   }
   return out + "\"";
 }
@@ -158,28 +111,11 @@ std::string format_hms(double seconds)
 /* "an integer", "a string", ...: the TOML type of a node, for messages. */
 const char *type_phrase(const toml::node &n)
 {
-  switch (n.type()) {
-  case toml::node_type::string:
-    return "a string";
-  case toml::node_type::integer:
-    return "an integer";
-  case toml::node_type::floating_point:
-    return "a float";
-  case toml::node_type::boolean:
-    return "a boolean";
-  case toml::node_type::date:
-    return "a date";
-  case toml::node_type::time:
-    return "a time";
-  case toml::node_type::date_time:
-    return "a date-time";
-  case toml::node_type::array:
-    return "an array";
-  case toml::node_type::table:
-    return "a table";
-  default:
-    return "nothing";
-  }
+  static const char *const kPhrase[] = {"nothing",    "a table",    "an array",  "a string",
+                                        "an integer", "a float",    "a boolean", "a date",
+                                        "a time",     "a date-time"};
+  auto t = static_cast<size_t>(n.type());
+  return t < sizeof kPhrase / sizeof *kPhrase ? kPhrase[t] : "nothing";
 }
 
 /* Whether S is a C identifier. */
@@ -191,13 +127,33 @@ bool is_identifier(std::string_view s)
   return true;
 }
 
-/* S without the spaces and tabs at either end. */
-std::string_view trim(std::string_view s)
+} // namespace config_impl
+
+/* Frees what CFG owns and zeroes it, so a second call is harmless. */
+void config_free(ipso_config *cfg)
 {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
+  if (!cfg) return;
+  std::free(cfg->objective.lower);
+  std::free(cfg->objective.upper);
+  for (ipso_param &p : cfg->objective.params) std::free(p.values);
+  std::free(cfg->text);
+  std::memset(cfg, 0, sizeof *cfg);
 }
 
-} // namespace config_impl
+/* "HH:MM:SS" (at least one hour digit, minutes and seconds 00-59) in
+ * seconds. Hours beyond 1e9 (about 114,000 years) are refused, so that
+ * seconds stay exact integers in a double and print back as they were read. */
+double config_parse_hms(const char *s)
+{
+  size_t n = s ? std::strlen(s) : 0;
+  if (n < 7 || s[n - 3] != ':' || s[n - 6] != ':') return -1;
+  double v[3] = {0, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    size_t part = i < n - 6 ? 0 : i < n - 3 ? 1 : 2;
+    if (i == n - 6 || i == n - 3) continue;
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v[part] = v[part] * 10 + (s[i] - '0');
+  }
+  if (v[1] > 59 || v[2] > 59 || v[0] > 1e9) return -1;
+  return v[0] * 3600 + v[1] * 60 + v[2];
+}

@@ -1,586 +1,695 @@
-/* The validator's rules for each table of the config: types, ranges,
- * defaults and the settings that must agree with each other. */
+/* The checks of a parsed config: unknown tables and keys (with the one
+ * meant), each key's type, range and default from the table of keys, and
+ * the rules between keys, each problem reported where the value is. */
 #include <cctype>
 #include <cerrno>
-#include <climits>
-#include <cmath>
-#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "config_internal.hpp"
+#include "objective.h"
 
 namespace config_impl
 {
-
-/* Validates ROOT into OUT; problems go to the diagnostics. */
-void validator::run(const toml::table &root, staged &out)
+namespace
 {
-  check_top_level(root);
-  section s_run = get_section(root, "run");
-  section s_obj = get_section(root, "objective");
-  section s_swarm = get_section(root, "swarm");
-  section s_mig = get_section(root, "migration");
-  section s_out = get_section(root, "output");
-  read_run(s_run, out.cfg.run);
-  read_objective(s_obj, out);
-  read_swarm(s_swarm, out);
-  read_migration(s_mig, out);
-  read_output(s_out, out);
+
+/* What a lookup found: nothing, a good value, or a problem (reported). */
+enum class got { absent, ok, bad };
+
+constexpr size_t kMaxEnumName = 64; /* longest string read as an enum or duration */
+constexpr int64_t kMaxParamValues = 1000000;
+constexpr size_t kMaxParamName = sizeof(ipso_param::name) - 1;
+
+/* One table of the config as found in the document (TBL null if absent). */
+struct section {
+  std::string_view name;
+  const toml::table *tbl = nullptr;
+  toml::source_region region{};
+
+  const toml::node *node(std::string_view key) const
+  {
+    return tbl ? tbl->get(key) : nullptr;
+  }
+  std::string qualified(std::string_view key) const
+  {
+    return cat(name, ".", key);
+  }
+};
+
+/* A malloc'd copy of V (which is not empty). */
+double *malloc_copy(const std::vector<double> &v)
+{
+  auto *p = static_cast<double *>(std::malloc(v.size() * sizeof(double)));
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, v.data(), v.size() * sizeof(double));
+  return p;
 }
 
-/* [run] */
-void validator::read_run(const section &s, ipso_run_config &r)
+/* The tables that have KEY, as "[a]" or "[a] or [b]". */
+std::string tables_with_key(std::string_view key)
 {
-  std::string name = "islandpso";
-  if (get_string(s, "name", IPSO_NAME_MAX - 1, name) == got::ok) {
-    bool good = !name.empty();
-    for (char c : name)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
-        good = false;
-    if (!good)
-      diag_.error(s.tbl->get("name")->source(), "run.name",
-                  "must be 1 to " + std::to_string(IPSO_NAME_MAX - 1) +
-                      " characters of A-Z a-z 0-9 . _ -, got " + toml_string(name));
-  }
-  copy_string(r.name, name);
-
-  int64_t seed = 1;
-  get_integer(s, "seed", 0, INT64_MAX, seed);
-  r.seed = static_cast<uint64_t>(seed);
-
-  int e = IPSO_BACKEND_AUTO;
-  get_enum(s, "backend", enum_names(config_backend_name, 3), e);
-  r.backend = static_cast<ipso_backend_kind>(e);
-  e = IPSO_DOUBLE;
-  get_enum(s, "precision", enum_names(config_precision_name, 2), e);
-  r.precision = static_cast<ipso_precision>(e);
-
-  /* Absent: 0, one island per rank (config_islands), so that the resolved
-   * config does not depend on how many ranks read it. */
-  int64_t islands = 0;
-  if (get_integer(s, "islands", 1, kMaxIslands, islands) == got::ok && islands % ranks_ != 0) {
-    diag_.error(s.tbl->get("islands")->source(), "run.islands",
-                std::to_string(islands) + " islands cannot be spread evenly over " +
-                    std::to_string(ranks_) + " MPI ranks: give a multiple of " +
-                    std::to_string(ranks_) + ", or run on a number of ranks that divides " +
-                    std::to_string(islands));
-    islands = 0;
-  }
-  r.islands = static_cast<int>(islands);
-
-  int64_t iters = 1000;
-  get_integer(s, "max_iterations", 1, kMaxIterations, iters);
-  r.max_iterations = iters;
-
-  double target = 0;
-  r.has_target = get_number(s, "target_fitness", target) == got::ok;
-  r.target_fitness = r.has_target ? target : 0;
-
-  double limit = 0;
-  if (get_hms(s, "time_limit", limit) == got::ok && limit <= 0) {
-    diag_.error(s.tbl->get("time_limit")->source(), "run.time_limit",
-                "must be longer than 00:00:00 (leave it out for no limit)");
-    limit = 0;
-  }
-  r.time_limit = limit;
-
-  double watchdog = kDefaultWatchdog;
-  get_hms(s, "watchdog", watchdog);
-  r.watchdog = watchdog;
-
-  std::string output = name + ".h5";
-  get_string(s, "output", IPSO_PATH_MAX - 1, output);
-  copy_string(r.output, output);
+  std::string found;
+  for (const table_schema &t : config_schema())
+    if (std::find(t.keys.begin(), t.keys.end(), key) != t.keys.end())
+      found += cat(found.empty() ? "[" : " or [", t.name, "]");
+  return found;
 }
 
-/* The directory part of the config's name, made absolute; "" if unknown. */
-std::string validator::config_directory() const
+/* Checks a parsed document against the table of keys into a config. */
+class validator
 {
-  std::string dir;
-  size_t slash = source_name_.rfind('/');
-  if (slash != std::string_view::npos) dir = std::string(source_name_.substr(0, slash + 1));
-  if (!dir.empty() && dir[0] == '/') return dir;
-  while (dir.compare(0, 2, "./") == 0) dir.erase(0, 2);
-  std::vector<char> cwd(IPSO_PATH_MAX);
-  if (!getcwd(cwd.data(), cwd.size())) return dir;
-  std::string abs = cwd.data();
-  if (abs.empty() || abs.back() != '/') abs += '/';
-  return abs + dir;
-}
+public:
+  validator(diagnostics &diag, std::string_view source_name, int ranks, ipso_config &cfg)
+      : diag_(diag), source_name_(source_name), ranks_(ranks < 1 ? 1 : ranks), cfg_(cfg)
+  {
+  }
 
-/* [objective] source: resolved against the config's directory, readable. */
-void validator::read_source(const section &s, ipso_objective_config &o)
-{
-  std::string source;
-  if (get_string(s, "source", IPSO_PATH_MAX - 1, source) != got::ok) return;
-  const toml::node *n = s.tbl->get("source");
-  if (source.empty()) {
-    diag_.error(n->source(), "objective.source", "must name a file");
-    return;
+  /* Checks ROOT, table by table. */
+  void run(const toml::table &root)
+  {
+    check_entries(root, nullptr);
+    std::vector<section> s;
+    for (const table_schema &t : config_schema()) s.push_back(get_section(root, t.name));
+    read_run(s[0]);
+    read_objective(s[1]);
+    read_swarm(s[2]);
+    read_migration(s[3]);
+    read_output(s[4]);
   }
-  std::string rel = source;
-  while (rel.compare(0, 2, "./") == 0) rel.erase(0, 2);
-  std::string path = source[0] == '/' ? source : config_directory() + rel;
-  if (path.size() > IPSO_PATH_MAX - 1) {
-    diag_.error(n->source(), "objective.source",
-                "resolved path '" + path + "' is too long (at most " +
-                    std::to_string(IPSO_PATH_MAX - 1) + " characters)");
-    return;
-  }
-  struct stat st;
-  int err = 0;
-  if (stat(path.c_str(), &st) != 0) {
-    err = errno;
-  } else if (S_ISDIR(st.st_mode)) {
-    err = EISDIR;
-  } else if (!S_ISREG(st.st_mode)) {
-    /* A FIFO would hold the compile (and every rank) until a writer came. */
-    diag_.error(n->source(), "objective.source",
-                "'" + path + "' is not a regular file (a FIFO, a device or a socket)");
-    return;
-  } else if (FILE *f = std::fopen(path.c_str(), "r")) {
-    std::fclose(f);
-  } else {
-    err = errno;
-  }
-  if (err) {
-    diag_.error(n->source(), "objective.source",
-                "cannot read '" + path + "': " + std::strerror(err));
-    return;
-  }
-  copy_string(o.source, path);
-}
 
-/* [objective] lower or upper as given: one number, or DIMS numbers (any
- * count while DIMS is unknown). */
-got validator::read_bounds(const section &s, std::string_view key, int dims,
-                           std::vector<double> &out)
-{
-  const toml::node *n = s.tbl ? s.tbl->get(key) : nullptr;
-  if (!n) return got::absent;
-  std::string name = qualified(s, key);
-  if (!n->is_array()) {
-    if (!n->is_number()) {
-      type_error(name, *n, "a number or an array of numbers");
-      return got::bad;
-    }
-    out.assign(1, 0.0);
-    return number_of(*n, name, out[0]);
-  }
-  return read_number_array(*n->as_array(), name, dims, "objective.dimensions", out);
-}
-
-/* Every element of A as a finite number into OUT; when WANT > 0 A must have
- * WANT elements (WANT_NAME says where the count comes from). */
-got validator::read_number_array(const toml::array &a, const std::string &name, int64_t want,
-                                 std::string_view want_name, std::vector<double> &out)
-{
-  if (want > 0 && static_cast<int64_t>(a.size()) != want) {
-    diag_.error(a.source(), name,
-                "has " + std::to_string(a.size()) + " value" + (a.size() == 1 ? "" : "s") +
-                    " but " + std::string(want_name) + " is " + std::to_string(want));
+private:
+  /* Reports MESSAGE about KEY at REGION. */
+  got fail(const toml::source_region &region, std::string_view key, const std::string &message)
+  {
+    diag_.error(region, key, message);
     return got::bad;
   }
-  out.resize(a.size());
-  for (size_t i = 0; i < a.size(); i++) {
-    if (number_of(*a.get(i), name + "[" + std::to_string(i) + "]", out[i]) != got::ok)
-      return got::bad;
-  }
-  return got::ok;
-}
 
-/* [objective] lower and upper: given, or the objective's defaults; expanded. */
-void validator::read_all_bounds(const section &s, const objective_info *info, int dims, staged &out)
-{
-  bool user = info && objective_id(info) == IPSO_OBJ_USER;
-  std::vector<double> lo, hi;
-  got glo = read_bounds(s, "lower", dims, lo);
-  got ghi = read_bounds(s, "upper", dims, hi);
-  if (user) {
-    if (glo == got::absent) require(s, "lower", "objective 'user' has no default bounds");
-    if (ghi == got::absent) require(s, "upper", "objective 'user' has no default bounds");
+  /* The table NAME of ROOT, reporting it if it is not a table. */
+  section get_section(const toml::table &root, std::string_view name)
+  {
+    section s{name};
+    const toml::node *n = root.get(name);
+    if (!n) return s;
+    s.region = n->source();
+    s.tbl = n->as_table();
+    if (s.tbl) {
+      check_entries(*s.tbl, &s);
+    } else {
+      std::string msg = cat("expected a table, got ", type_phrase(*n));
+      if (name == "output" && n->is_string()) msg += " (the output file is run.output)";
+      fail(n->source(), name, msg);
+    }
+    return s;
   }
-  if (!info || dims <= 0 || glo == got::bad || ghi == got::bad) return;
-  if (user && (glo == got::absent || ghi == got::absent)) return;
-  if (glo == got::absent) lo.assign(1, info->lower);
-  if (ghi == got::absent) hi.assign(1, info->upper);
-  bool uniform = lo.size() == 1 && hi.size() == 1;
-  if (lo.size() == 1) lo.assign(static_cast<size_t>(dims), lo[0]);
-  if (hi.size() == 1) hi.assign(static_cast<size_t>(dims), hi[0]);
-  size_t first = SIZE_MAX, count = 0;
-  for (size_t d = 0; d < lo.size(); d++) {
-    if (lo[d] < hi[d]) continue;
-    if (count++ == 0) first = d;
+
+  /* Reports the entries of T that the schema does not have, with the one
+   * meant: the tables of the root (S null), or the keys of the table S. */
+  void check_entries(const toml::table &t, const section *s)
+  {
+    const auto &schema = config_schema();
+    std::vector<std::string_view> known;
+    for (const table_schema &x : schema)
+      if (!s)
+        known.push_back(x.name);
+      else if (x.name == s->name)
+        known = x.keys;
+    for (auto &&[k, v] : t) {
+      std::string name(k.str()), where = tables_with_key(name), msg;
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      std::string key = s ? s->qualified(name) : name;
+      std::string_view c = closest(name, known);
+      if (!where.empty() && s) {
+        msg = cat("'", name, "' is not a key of [", s->name, "] (it belongs in ", where, ")");
+      } else if (!where.empty() && !v.is_table()) {
+        msg = cat("'", name, "' must be inside a table (it belongs in ", where, ")");
+      } else if (!s) {
+        msg = v.is_table() ? cat("unknown table [", name, "]") : cat("unknown key '", name, "'");
+        if (!c.empty()) msg += cat(" (did you mean [", c, "]?)");
+      } else {
+        msg = v.is_table() ? cat("unknown table [", key, "]")
+                           : cat("unknown key '", name, "' in [", s->name, "]");
+        if (c == "params")
+          msg += " (did you mean [objective.params]?)";
+        else if (!c.empty())
+          msg += cat(" (did you mean '", c, "'?)");
+        for (size_t i = 0; c.empty() && i < schema.size(); i++)
+          if (!(c = closest(name, schema[i].keys)).empty())
+            msg += cat(" (did you mean '", c, "' in [", schema[i].name, "]?)");
+      }
+      fail(k.source(), key, msg);
+    }
   }
-  if (count > 0) {
-    std::string msg = "lower (" + format_double(lo[first]) + ") must be less than upper (" +
-                      format_double(hi[first]) + ") in dimension " + std::to_string(first);
-    if (count > 1 && !uniform)
-      msg += " (and " + std::to_string(count - 1) + " more dimension" + (count > 2 ? "s)" : ")");
-    const char *key = glo == got::ok ? "lower" : "upper";
-    diag_.error(s.tbl->get(key)->source(), qualified(s, key), msg);
-    return;
+
+  /* Reports that the required KEY is missing from S. */
+  void require(const section &s, std::string_view key, std::string_view why = {})
+  {
+    fail(s.region, s.qualified(key), why.empty() ? "is required" : cat("is required (", why, ")"));
   }
-  /* Both finite, but the span overflows: the swarm could be neither
-   * initialised nor clamped (velocity limits are fractions of the span). */
-  for (size_t d = 0; d < lo.size(); d++) {
-    if (std::isfinite(hi[d] - lo[d])) continue;
-    const char *key = ghi == got::ok ? "upper" : "lower";
-    diag_.error(s.tbl->get(key)->source(), qualified(s, key),
-                "upper - lower must be finite, but it overflows in dimension " + std::to_string(d) +
-                    " (" + format_double(lo[d]) + " to " + format_double(hi[d]) + ")");
-    return;
+
+  /* Reports that node N of KEY has the wrong type. */
+  got type_error(const std::string &key, const toml::node &n, std::string_view expected)
+  {
+    std::string msg = cat("expected ", expected, ", got ", type_phrase(n));
+    if (const auto *t = n.as_time()) {
+      char hms[16];
+      std::snprintf(hms, sizeof hms, "%02u:%02u:%02u", unsigned(t->get().hour),
+                    unsigned(t->get().minute), unsigned(t->get().second));
+      msg += cat(" (write a duration in quotes: \"", hms, "\")");
+    }
+    return fail(n.source(), key, msg);
   }
-  /* In single precision the swarm lives on the bounds rounded to float:
-   * bounds that round to the same value (or cross) leave no room. */
-  if (out.cfg.run.precision == IPSO_FLOAT)
-    for (size_t d = 0; d < lo.size(); d++) {
-      if (static_cast<float>(lo[d]) < static_cast<float>(hi[d])) continue;
-      const char *key = glo == got::ok ? "lower" : "upper";
-      diag_.error(s.tbl->get(key)->source(), qualified(s, key),
-                  "lower (" + format_double(lo[d]) + ") and upper (" + format_double(hi[d]) +
-                      ") round to the same float in dimension " + std::to_string(d) +
-                      " (run.precision = \"float\"): widen the bounds or use \"double\"");
+
+  /* A finite number (integer or float) from node N, named KEY in messages. */
+  got number_of(const toml::node &n, const std::string &key, double &out)
+  {
+    if (const auto *i = n.as_integer()) {
+      out = static_cast<double>(i->get());
+      return got::ok;
+    }
+    const auto *f = n.as_floating_point();
+    if (!f) return type_error(key, n, "a number");
+    if (!std::isfinite(f->get()))
+      return fail(n.source(), key, "must be finite, got " + format_double(f->get()));
+    out = f->get();
+    return got::ok;
+  }
+
+  /* A string from node N without NUL characters, at most MAX_LEN bytes. */
+  got string_of(const toml::node &n, const std::string &key, size_t max_len, std::string &out)
+  {
+    if (!n.is_string()) return type_error(key, n, "a string");
+    const std::string &x = n.as_string()->get();
+    if (x.find('\0') != std::string::npos)
+      return fail(n.source(), key, "must not contain a NUL character");
+    if (x.size() > max_len)
+      return fail(n.source(), key,
+                  cat("is too long (", x.size(), " characters, at most ", max_len, ")"));
+    out = x;
+    return got::ok;
+  }
+
+  /* A duration "HH:MM:SS" from node N, in seconds. */
+  got hms_of(const toml::node &n, const std::string &key, double &out)
+  {
+    std::string x;
+    if (!n.is_string()) return type_error(key, n, "a string \"HH:MM:SS\"");
+    if (string_of(n, key, kMaxEnumName, x) != got::ok) return got::bad;
+    double secs = config_parse_hms(x.c_str());
+    if (secs < 0)
+      return fail(n.source(), key,
+                  "must be a duration \"HH:MM:SS\" (minutes and seconds 00-59), got " +
+                      toml_string(x));
+    out = secs;
+    return got::ok;
+  }
+
+  /* Reports that VALUE of KEY (node N) is not one of NAMES, with the one meant. */
+  got enum_error(const toml::node &n, const std::string &key, const std::string &value,
+                 const std::vector<std::string_view> &names)
+  {
+    std::string msg = "must be one of ";
+    for (size_t i = 0; i < names.size(); i++) msg += cat(i ? ", " : "", names[i]);
+    std::string_view c = closest(value, names);
+    msg += c.empty() ? ", got " + toml_string(value) : cat(" (did you mean '", c, "'?)");
+    return fail(n.source(), key, msg);
+  }
+
+  /* Node N as the value of key K (NAME in messages), checked against K's
+   * type and range: into X (numbers, durations), V (integers, booleans,
+   * enums) or STR, which are left as they are where it is bad. */
+  got read_value(const toml::node &n, const key &k, const std::string &name, double &x, int64_t &v,
+                 std::string &str)
+  {
+    std::vector<std::string_view> names;
+    switch (k.type) {
+    case kind::boolean:
+      if (!n.is_boolean()) return type_error(name, n, "true or false");
+      v = n.as_boolean()->get();
+      return got::ok;
+    case kind::enumeration:
+      if (string_of(n, name, kMaxEnumName, str) != got::ok) return got::bad;
+      names = enum_names(k);
+      if (std::find(names.begin(), names.end(), str) == names.end())
+        return enum_error(n, name, str, names);
+      v = std::find(names.begin(), names.end(), str) - names.begin();
+      return got::ok;
+    case kind::integer:
+    case kind::interval: {
+      if (!n.is_integer()) return type_error(name, n, "an integer");
+      int64_t i = n.as_integer()->get(), lo = static_cast<int64_t>(k.lo);
+      if (i < k.lo || i > k.hi)
+        return fail(n.source(), name,
+                    cat(k.hi == kNoMax ? cat("must be at least ", lo)
+                                       : cat("must be between ", lo, " and ", int64_t(k.hi)),
+                        ", got ", i));
+      v = i;
+      return got::ok;
+    }
+    case kind::number: {
+      double d;
+      if (number_of(n, name, d) != got::ok) return got::bad;
+      std::string lo = format_double(k.lo), hi = format_double(k.hi);
+      if ((k.lo_open ? d <= k.lo : d < k.lo) || d > k.hi)
+        return fail(n.source(), name,
+                    cat(k.lo_open ? "must be greater than " + lo + " and at most " + hi
+                                  : "must be between " + lo + " and " + hi,
+                        ", got ", format_double(d)));
+      x = d;
+      return got::ok;
+    }
+    case kind::hms:
+      return hms_of(n, name, x);
+    case kind::string:
+      return string_of(n, name, k.size - 1, str);
+    default:
+      return got::bad;
+    }
+  }
+
+  /* KEY of S into the config: its value, or its default where it is absent or bad. */
+  got get(const section &s, std::string_view name)
+  {
+    const key &k = find_key(s.name, name);
+    char *at = reinterpret_cast<char *>(&cfg_) + k.offset;
+    const toml::node *n = s.node(name);
+    double x = k.def;
+    auto v = static_cast<int64_t>(k.def);
+    std::string str;
+    got g = n ? read_value(*n, k, s.qualified(name), x, v, str) : got::absent;
+    if (k.type == kind::string && g == got::ok)
+      std::memcpy(at, str.c_str(), str.size() + 1);
+    else if (k.type == kind::number || k.type == kind::hms)
+      std::memcpy(at, &x, sizeof x);
+    else if (k.type != kind::string && k.size == sizeof v)
+      std::memcpy(at, &v, sizeof v);
+    else if (k.type != kind::string)
+      *reinterpret_cast<int *>(at) = static_cast<int>(v);
+    return g;
+  }
+
+  /* [run]: the name must suit file names, the islands the ranks. */
+  void read_run(const section &s)
+  {
+    ipso_run_config &r = cfg_.run;
+    std::snprintf(r.name, sizeof r.name, "islandpso");
+    if (get(s, "name") == got::ok) {
+      bool good = r.name[0] != '\0';
+      for (const char *c = r.name; *c; c++)
+        if (!std::isalnum(static_cast<unsigned char>(*c)) && !std::strchr("._-", *c)) good = false;
+      if (!good)
+        fail(s.node("name")->source(), "run.name",
+             cat("must be 1 to ", IPSO_NAME_MAX - 1, " characters of A-Z a-z 0-9 . _ -, got ",
+                 toml_string(r.name)));
+    }
+    for (const char *key : {"seed", "backend", "precision"}) get(s, key);
+    /* Absent: 0, one island per rank (config_islands), so that the resolved
+     * config does not depend on how many ranks read it. */
+    if (get(s, "islands") == got::ok && r.islands % ranks_ != 0) {
+      fail(s.node("islands")->source(), "run.islands",
+           cat(r.islands, " islands cannot be spread evenly over ", ranks_,
+               " MPI ranks: give a multiple of ", ranks_,
+               ", or run on a number of ranks that divides ", r.islands));
+      r.islands = 0;
+    }
+    get(s, "max_iterations");
+    r.has_target = get(s, "target_fitness") == got::ok;
+    if (get(s, "time_limit") == got::ok && r.time_limit <= 0) {
+      fail(s.node("time_limit")->source(), "run.time_limit",
+           "must be longer than 00:00:00 (leave it out for no limit)");
+      r.time_limit = 0;
+    }
+    get(s, "watchdog");
+    std::string output = cat(r.name, ".h5");
+    if (get(s, "output") != got::ok) std::snprintf(r.output, sizeof r.output, "%s", output.c_str());
+  }
+
+  /* The directory part of the config's name, made absolute; "" if unknown. */
+  std::string config_directory() const
+  {
+    size_t slash = source_name_.rfind('/');
+    std::string dir(slash == std::string_view::npos ? "" : source_name_.substr(0, slash + 1));
+    if (!dir.empty() && dir[0] == '/') return dir;
+    while (dir.compare(0, 2, "./") == 0) dir.erase(0, 2);
+    std::vector<char> cwd(IPSO_PATH_MAX);
+    if (!getcwd(cwd.data(), cwd.size())) return dir;
+    std::string abs = cwd.data();
+    return abs + (abs.empty() || abs.back() != '/' ? "/" : "") + dir;
+  }
+
+  /* [objective] source: resolved against the config's directory, readable. */
+  void read_source(const section &s)
+  {
+    char *source = cfg_.objective.source;
+    if (get(s, "source") != got::ok) return;
+    const toml::source_region &at = s.node("source")->source();
+    std::string path = source, rel = source;
+    source[0] = '\0';
+    if (path.empty()) return diag_.error(at, "objective.source", "must name a file");
+    while (rel.compare(0, 2, "./") == 0) rel.erase(0, 2);
+    if (path[0] != '/') path = config_directory() + rel;
+    if (path.size() > IPSO_PATH_MAX - 1)
+      return diag_.error(at, "objective.source",
+                         cat("resolved path '", path, "' is too long (at most ", IPSO_PATH_MAX - 1,
+                             " characters)"));
+    struct stat st;
+    int err = stat(path.c_str(), &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    /* A FIFO would hold the compile (and every rank) until a writer came. */
+    if (!err && !S_ISREG(st.st_mode))
+      return diag_.error(at, "objective.source",
+                         cat("'", path, "' is not a regular file (a FIFO, a device or a socket)"));
+    FILE *f = err ? nullptr : std::fopen(path.c_str(), "r");
+    if (!err && !f) err = errno;
+    if (f) std::fclose(f);
+    if (err)
+      return diag_.error(at, "objective.source",
+                         cat("cannot read '", path, "': ", std::strerror(err)));
+    std::memcpy(source, path.c_str(), path.size() + 1);
+  }
+
+  /* Node N (NAME in messages) as one finite number, or an array of them
+   * that has WANT elements when WANT > 0 (objective.dimensions). */
+  got read_numbers(const toml::node &n, const std::string &name, int64_t want,
+                   std::vector<double> &out)
+  {
+    const toml::array *a = n.as_array();
+    if (!a && !n.is_number()) return type_error(name, n, "a number or an array of numbers");
+    out.assign(1, 0.0);
+    if (!a) return number_of(n, name, out[0]);
+    if (want > 0 && static_cast<int64_t>(a->size()) != want)
+      return fail(a->source(), name,
+                  cat("has ", a->size(), a->size() == 1 ? " value" : " values",
+                      " but objective.dimensions is ", want));
+    out.resize(a->size());
+    for (size_t i = 0; i < a->size(); i++)
+      if (number_of(*a->get(i), cat(name, "[", i, "]"), out[i]) != got::ok) return got::bad;
+    return got::ok;
+  }
+
+  /* [objective] lower and upper: given, or the objective's defaults;
+   * expanded to every dimension and checked against each other. */
+  void check_bounds(const section &s, const objective_info *info)
+  {
+    bool user = info && objective_id(info) == IPSO_OBJ_USER;
+    int dims = cfg_.objective.dimensions;
+    std::vector<double> lo, hi;
+    /* Each one number, or as many as objective.dimensions (any while unknown). */
+    auto read = [&](const char *key, std::vector<double> &out) {
+      const toml::node *n = s.node(key);
+      return n ? read_numbers(*n, s.qualified(key), dims, out) : got::absent;
+    };
+    got glo = read("lower", lo), ghi = read("upper", hi);
+    if (user && glo == got::absent) require(s, "lower", "objective 'user' has no default bounds");
+    if (user && ghi == got::absent) require(s, "upper", "objective 'user' has no default bounds");
+    if (!info || dims <= 0 || glo == got::bad || ghi == got::bad) return;
+    if (user && (glo == got::absent || ghi == got::absent)) return;
+    if (glo == got::absent) lo.assign(1, info->lower);
+    if (ghi == got::absent) hi.assign(1, info->upper);
+    bool uniform = lo.size() == 1 && hi.size() == 1;
+    if (lo.size() == 1) lo.assign(static_cast<size_t>(dims), lo[0]);
+    if (hi.size() == 1) hi.assign(static_cast<size_t>(dims), hi[0]);
+    const char *given = glo == got::ok ? "lower" : "upper";
+    auto report = [&](const char *key, const std::string &msg) {
+      fail(s.node(key)->source(), s.qualified(key), msg);
+    };
+    size_t first = SIZE_MAX, count = 0;
+    for (size_t d = 0; d < lo.size(); d++)
+      if (!(lo[d] < hi[d]) && count++ == 0) first = d;
+    if (count > 0)
+      return report(given, cat("lower (", format_double(lo[first]), ") must be less than upper (",
+                               format_double(hi[first]), ") in dimension ", first,
+                               count > 1 && !uniform ? cat(" (and ", count - 1, " more dimension",
+                                                           count > 2 ? "s)" : ")")
+                                                     : ""));
+    /* Both finite, but the span overflows: the swarm could be neither
+     * initialised nor clamped (velocity limits are fractions of the span). */
+    for (size_t d = 0; d < lo.size(); d++)
+      if (!std::isfinite(hi[d] - lo[d]))
+        return report(ghi == got::ok ? "upper" : "lower",
+                      cat("upper - lower must be finite, but it overflows in dimension ", d, " (",
+                          format_double(lo[d]), " to ", format_double(hi[d]), ")"));
+    /* In single precision the swarm lives on the bounds rounded to float:
+     * bounds that round to the same value (or cross) leave no room. */
+    for (size_t d = 0; d < lo.size() && cfg_.run.precision == IPSO_FLOAT; d++)
+      if (!(static_cast<float>(lo[d]) < static_cast<float>(hi[d])))
+        return report(given,
+                      cat("lower (", format_double(lo[d]), ") and upper (", format_double(hi[d]),
+                          ") round to the same float in dimension ", d,
+                          " (run.precision = \"float\"): widen the bounds or use \"double\""));
+    cfg_.objective.lower = malloc_copy(lo);
+    cfg_.objective.upper = malloc_copy(hi);
+  }
+
+  /* [objective.params]: the one parameter of a built-in, or any for "user". */
+  void read_params(const section &s, const objective_info *info)
+  {
+    bool user = info && objective_id(info) == IPSO_OBJ_USER;
+    const toml::node *n = s.node("params");
+    const toml::table *t = n ? n->as_table() : nullptr;
+    if (n && !t) return (void)type_error("objective.params", *n, "a table");
+    if (t && user && t->size() > IPSO_MAX_PARAMS)
+      return diag_.error(
+          n->source(), "objective.params",
+          cat("has ", t->size(), " parameters, at most ", IPSO_MAX_PARAMS, " are allowed"));
+    if (t)
+      for (auto &&[k, v] : *t) read_param(k, v, info, user);
+    bool given = t && info && info->param && t->get(info->param);
+    if (info && !user && info->param && !given)
+      add_param(info->param, false, {info->param_default});
+  }
+
+  /* Adds the parameter NAME = VALUES (written as an array if IS_ARRAY). */
+  void add_param(const std::string &name, bool is_array, const std::vector<double> &values)
+  {
+    ipso_param &q = cfg_.objective.params[cfg_.objective.nparams++];
+    std::snprintf(q.name, sizeof q.name, "%s", name.c_str());
+    q.len = static_cast<int64_t>(values.size());
+    q.is_array = is_array;
+    q.values = malloc_copy(values);
+  }
+
+  /* The entry K = V of [objective.params], checked against the objective INFO. */
+  void read_param(const toml::key &k, const toml::node &v, const objective_info *info, bool user)
+  {
+    std::string name(k.str()), key = "objective.params." + name;
+    if (info && !user && !info->param)
+      return diag_.error(k.source(), key, cat("objective '", info->name, "' takes no parameters"));
+    if (info && !user && name != info->param)
+      return diag_.error(k.source(), key,
+                         cat("unknown parameter '", name, "' of objective '", info->name,
+                             "' (its only parameter is '", info->param, "')"));
+    if (!is_identifier(name) || name.size() > kMaxParamName)
+      return diag_.error(
+          k.source(), key,
+          cat("parameter names must be C identifiers of at most ", kMaxParamName, " characters"));
+    const toml::array *a = v.as_array();
+    if (user && a && (a->empty() || static_cast<int64_t>(a->size()) > kMaxParamValues))
+      return diag_.error(v.source(), key,
+                         cat("must have 1 to ", kMaxParamValues, " values, got ", a->size()));
+    std::vector<double> values;
+    if (read_numbers(v, key, user ? 0 : cfg_.objective.dimensions, values) == got::ok)
+      add_param(name, a != nullptr, values);
+  }
+
+  /* [objective]: a known objective and the keys that go with it. */
+  void read_objective(const section &s)
+  {
+    ipso_objective_config &o = cfg_.objective;
+    const objective_info *info = nullptr;
+    got g = get(s, "name");
+    if (g == got::absent) require(s, "name");
+    if (g == got::ok && !(info = objective_find(o.name))) {
+      std::vector<std::string_view> names;
+      for (int i = 0; i < IPSO_OBJ_COUNT; i++) names.emplace_back(objective_get(i)->name);
+      enum_error(*s.node("name"), "objective.name", o.name, names);
+    }
+    if (info) o.id = objective_id(info);
+    bool user = info && o.id == IPSO_OBJ_USER;
+    if (get(s, "dimensions") == got::absent) require(s, "dimensions");
+    check_bounds(s, info);
+    if (get(s, "goal") != got::ok && info) o.goal = info->goal;
+    for (const char *key : {"source", "function", "separable"}) {
+      const toml::node *n = s.node(key);
+      if (info && !user && n)
+        fail(n->source(), s.qualified(key), "is only allowed with objective.name = \"user\"");
+      else if (user && !n && std::string_view(key) != "separable")
+        require(s, key, "objective 'user' needs source and function");
+    }
+    read_cec2017(s, info);
+    if (user) {
+      read_source(s);
+      if (get(s, "function") == got::ok && !is_identifier(o.function)) {
+        fail(s.node("function")->source(), "objective.function",
+             "must be a C identifier, got " + toml_string(o.function));
+        o.function[0] = '\0';
+      }
+      get(s, "separable");
+    }
+    read_params(s, info);
+  }
+
+  /* [objective] number: the CEC 2017 function (F2 was withdrawn from the
+   * suite), whose data exist in 10, 30, 50 and 100 dimensions. */
+  void read_cec2017(const section &s, const objective_info *info)
+  {
+    ipso_objective_config &o = cfg_.objective;
+    const toml::node *n = s.node("number");
+    if ((!info || o.id != IPSO_OBJ_CEC2017) && info && n)
+      fail(n->source(), "objective.number", "is only allowed with objective.name = \"cec2017\"");
+    if (!info || o.id != IPSO_OBJ_CEC2017) return;
+    got g = get(s, "number");
+    if (g == got::absent) require(s, "number", "objective 'cec2017' needs the function's number");
+    if (g == got::ok && o.number == 2) {
+      fail(n->source(), "objective.number", "F2 is not in the CEC 2017 suite: give 1 or 3..30");
+      o.number = 0;
+    }
+    int D = o.dimensions;
+    if (D != 0 && D != 10 && D != 30 && D != 50 && D != 100)
+      fail(s.node("dimensions")->source(), "objective.dimensions",
+           cat("the CEC 2017 suite has 10, 30, 50 or 100 dimensions, got ", D));
+  }
+
+  /* [swarm]: the size against the dimensions, and the topology's keys. */
+  void read_swarm(const section &s)
+  {
+    ipso_swarm_config &w = cfg_.swarm;
+    bool particles_ok = get(s, "particles") != got::bad;
+    int64_t dims = cfg_.objective.dimensions;
+    if (particles_ok && dims > 0 && w.particles * dims > IPSO_MAX_ELEMENTS) {
+      const toml::node *n = s.node("particles");
+      fail(n ? n->source() : s.region, "swarm.particles",
+           cat("particles * objective.dimensions = ", w.particles, " * ", dims, " = ",
+               w.particles * dims, " exceeds the limit of ", IPSO_MAX_ELEMENTS, " per island"));
+    }
+    /* The topology first: clpso (Liang, Qin, Suganthan and Baskar, IEEE TEC
+     * 2006) has coefficients of its own: one attractor, the exemplar, with
+     * c = 1.49445 (social; cognitive 0), inertia from 0.9 down to 0.4. */
+    read_topology(s, particles_ok);
+    bool clpso = w.topology == IPSO_SWARM_CLPSO;
+    if (get(s, "inertia") != got::ok && clpso) w.inertia = 0.9;
+    got ge = get(s, "inertia_end");
+    w.has_inertia_end = ge == got::ok || (ge == got::absent && clpso);
+    if (!w.has_inertia_end) w.inertia_end = 0;
+    if (get(s, "cognitive") != got::ok && clpso) w.cognitive = 0.0;
+    if (get(s, "social") != got::ok && clpso) w.social = 1.49445;
+    get(s, "velocity_clamp");
+    got gk = get(s, "kernel"), gs = get(s, "sync");
+    if (gk != got::bad && gs == got::ok && w.sync == IPSO_SYNC_RELAXED &&
+        w.kernel != IPSO_KERNEL_QUEUE_LOCK)
+      fail(s.node("sync")->source(), "swarm.sync",
+           cat("sync = \"relaxed\" requires kernel = \"queue_lock\" (kernel is \"",
+               config_kernel_name(w.kernel), "\")"));
+    particles_ok_ = particles_ok;
+    /* refresh (clpso's alone), and clpso's tournament between other particles needs two. */
+    if (get(s, "refresh") == got::ok && w.topology != IPSO_SWARM_CLPSO)
+      fail(s.node("refresh")->source(), "swarm.refresh",
+           cat("refresh is for topology = \"clpso\" (topology is \"",
+               config_swarm_topology_name(w.topology), "\")"));
+    else if (w.topology == IPSO_SWARM_CLPSO && particles_ok && w.particles < 2)
+      fail(s.node("topology")->source(), "swarm.topology",
+           cat("clpso learns from other particles' personal bests and needs at least 2 "
+               "particles, the swarm has ",
+               w.particles, " (swarm.particles)"));
+  }
+
+  /* [swarm] topology and neighbours. PARTICLES_OK: swarm.particles was
+   * read. A ring by default (not named in the config) on a swarm too small
+   * for it (2k + 1 > particles) is the whole swarm, so it runs as global. */
+  void read_topology(const section &s, bool particles_ok)
+  {
+    ipso_swarm_config &w = cfg_.swarm;
+    got gt = get(s, "topology"), gk = get(s, "neighbours");
+    int64_t k = w.neighbours;
+    if (gt == got::bad || gk == got::bad) return;
+    if (gk == got::ok && w.topology != IPSO_SWARM_RING)
+      return diag_.error(s.node("neighbours")->source(), "swarm.neighbours",
+                         cat("neighbours is for topology = \"ring\" (topology is \"",
+                             config_swarm_topology_name(w.topology), "\")"));
+    if (w.topology != IPSO_SWARM_RING || !particles_ok || 2 * k + 1 <= w.particles) return;
+    if (gt == got::absent && gk == got::absent) {
+      w.topology = IPSO_SWARM_GLOBAL;
       return;
     }
-  out.lower = std::move(lo);
-  out.upper = std::move(hi);
-}
-
-/* [objective.params]: the one parameter of a built-in, or any for "user". */
-void validator::read_params(const section &s, const objective_info *info, int dims, staged &out)
-{
-  bool user = info && objective_id(info) == IPSO_OBJ_USER;
-  const toml::node *n = s.tbl ? s.tbl->get("params") : nullptr;
-  const toml::table *t = n ? n->as_table() : nullptr;
-  if (n && !t) {
-    type_error("objective.params", *n, "a table");
-    return;
+    const char *key = gk == got::ok ? "neighbours" : "topology";
+    fail(s.node(key)->source(), s.qualified(key),
+         cat("a ring of ", k, k == 1 ? " neighbour" : " neighbours", " on each side needs 2 * ", k,
+             " + 1 = ", 2 * k + 1, " particles, the swarm has ", w.particles,
+             " (swarm.particles)"));
   }
-  if (t && user && t->size() > IPSO_MAX_PARAMS) {
-    diag_.error(n->source(), "objective.params",
-                "has " + std::to_string(t->size()) + " parameters, at most " +
-                    std::to_string(IPSO_MAX_PARAMS) + " are allowed");
-    return;
-  }
-  if (t) read_param_entries(*t, info, dims, out);
-  bool given = t && info && info->param && t->get(info->param);
-  if (info && !user && info->param && !given)
-    out.params.push_back({info->param, false, {info->param_default}});
-}
 
-/* The entries of [objective.params] T, checked against the objective INFO. */
-void validator::read_param_entries(const toml::table &t, const objective_info *info, int dims,
-                                   staged &out)
-{
-  bool user = info && objective_id(info) == IPSO_OBJ_USER;
-  for (auto &&[k, v] : t) {
-    std::string name(k.str());
-    std::string key = "objective.params." + name;
-    if (info && !user && !info->param) {
-      diag_.error(k.source(), key,
-                  "objective '" + std::string(info->name) + "' takes no parameters");
-      continue;
-    }
-    if (info && !user && name != info->param) {
-      diag_.error(k.source(), key,
-                  "unknown parameter '" + name + "' of objective '" + info->name +
-                      "' (its only parameter is '" + info->param + "')");
-      continue;
-    }
-    if (!is_identifier(name) || name.size() > kMaxParamName) {
-      diag_.error(k.source(), key,
-                  "parameter names must be C identifiers of at most " +
-                      std::to_string(kMaxParamName) + " characters");
-      continue;
-    }
-    staged_param p{name, v.is_array(), {}};
-    got g;
-    if (const toml::array *a = v.as_array()) {
-      if (user && (a->empty() || static_cast<int64_t>(a->size()) > kMaxParamValues)) {
-        diag_.error(v.source(), key,
-                    "must have 1 to " + std::to_string(kMaxParamValues) + " values, got " +
-                        std::to_string(a->size()));
-        continue;
-      }
-      g = read_number_array(*a, key, user ? 0 : dims, "objective.dimensions", p.values);
-    } else if (v.is_number()) {
-      p.values.assign(1, 0.0);
-      g = number_of(v, key, p.values[0]);
-    } else {
-      type_error(key, v, "a number or an array of numbers");
-      g = got::bad;
-    }
-    if (g == got::ok) out.params.push_back(std::move(p));
+  /* [migration]: at most half an island may be replaced at a migration. */
+  void read_migration(const section &s)
+  {
+    ipso_migration_config &m = cfg_.migration;
+    got gi = get(s, "interval"), gm = get(s, "migrants"), gt = get(s, "topology");
+    for (const char *key : {"probability", "select", "policy"}) get(s, key);
+    int islands = config_islands(&cfg_, ranks_);
+    if (gi == got::bad || gm == got::bad || gt == got::bad || !particles_ok_) return;
+    if (m.interval == 0 || islands <= 1) return;
+    /* Two islands are each other's only neighbour, even on a bidirectional ring. */
+    int64_t neighbours = m.topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING && islands > 2 ? 2 : 1;
+    int64_t migrants = m.migrants, particles = cfg_.swarm.particles;
+    if (migrants * neighbours <= particles / 2) return;
+    const toml::node *n = s.node("migrants");
+    fail(n ? n->source() : s.region, "migration.migrants",
+         cat(migrants, migrants == 1 ? " migrant" : " migrants", " from each of ", neighbours,
+             neighbours == 1 ? " neighbour" : " neighbours", " (", config_topology_name(m.topology),
+             ") would replace ", migrants * neighbours, " of the ", particles,
+             " particles of an island (swarm.particles); at most half (", particles / 2,
+             ") may be replaced"));
   }
-}
 
-/* [objective] */
-void validator::read_objective(const section &s, staged &out)
-{
-  ipso_objective_config &o = out.cfg.objective;
-  const objective_info *info = nullptr;
-  std::string name;
-  got g = get_string(s, "name", IPSO_NAME_MAX - 1, name);
-  if (g == got::absent) require(s, "name");
-  if (g == got::ok) {
-    info = objective_find(name.c_str());
-    if (!info)
-      enum_error(*s.tbl->get("name"), "objective.name", name, objective_names());
+  /* [output]: the checkpoint by default next to the output, never the output. */
+  void read_output(const section &s)
+  {
+    ipso_output_config &o = cfg_.output;
+    for (const char *key : {"history_interval", "snapshot_interval"}) get(s, key);
+    /* checkpoint_interval: iterations (an integer) or wall time ("HH:MM:SS"). */
+    o.checkpoint_seconds = 15 * 60;
+    const toml::node *n = s.node("checkpoint_interval");
+    if (n && n->is_integer()) o.checkpoint_seconds = 0;
+    if (!n || n->is_integer())
+      get(s, "checkpoint_interval");
+    else if (n->is_string())
+      hms_of(*n, "output.checkpoint_interval", o.checkpoint_seconds);
     else
-      o.id = objective_id(info);
-    copy_string(o.name, name);
-  }
-  bool user = info && o.id == IPSO_OBJ_USER;
-
-  int64_t dims = 0;
-  g = get_integer(s, "dimensions", 1, IPSO_MAX_DIMENSIONS, dims);
-  if (g == got::absent) require(s, "dimensions");
-  if (g != got::ok) dims = 0;
-  o.dimensions = static_cast<int>(dims);
-
-  read_all_bounds(s, info, o.dimensions, out);
-
-  int goal = info ? info->goal : IPSO_MINIMIZE;
-  get_enum(s, "goal", enum_names(config_goal_name, 2), goal);
-  o.goal = static_cast<ipso_goal>(goal);
-
-  for (const char *key : {"source", "function", "separable"}) {
-    const toml::node *n = s.tbl ? s.tbl->get(key) : nullptr;
-    if (info && !user && n)
-      diag_.error(n->source(), qualified(s, key), "is only allowed with objective.name = \"user\"");
-    else if (user && !n && std::string_view(key) != "separable")
-      require(s, key, "objective 'user' needs source and function");
-  }
-  read_cec2017(s, info, o);
-  if (user) {
-    read_source(s, o);
-    std::string fn;
-    if (get_string(s, "function", IPSO_NAME_MAX - 1, fn) == got::ok) {
-      if (is_identifier(fn))
-        copy_string(o.function, fn);
-      else
-        diag_.error(s.tbl->get("function")->source(), "objective.function",
-                    "must be a C identifier, got " + toml_string(fn));
-    }
-    bool sep = false;
-    get_bool(s, "separable", sep);
-    o.separable = sep;
-  }
-  read_params(s, info, o.dimensions, out);
-}
-
-/* [objective] number: the CEC 2017 function (F2 was withdrawn from the
- * suite), whose data exist in 10, 30, 50 and 100 dimensions. */
-void validator::read_cec2017(const section &s, const objective_info *info, ipso_objective_config &o)
-{
-  const toml::node *n = s.tbl ? s.tbl->get("number") : nullptr;
-  if (!info || o.id != IPSO_OBJ_CEC2017) {
-    if (info && n)
-      diag_.error(n->source(), qualified(s, "number"),
-                  "is only allowed with objective.name = \"cec2017\"");
-    return;
-  }
-  int64_t f = 0;
-  got g = get_integer(s, "number", 1, 30, f);
-  if (g == got::absent) require(s, "number", "objective 'cec2017' needs the function's number");
-  if (g == got::ok && f == 2) {
-    diag_.error(n->source(), "objective.number",
-                "F2 is not in the CEC 2017 suite: give 1 or 3..30");
-    f = 0;
-  }
-  o.number = static_cast<int>(f);
-  int D = o.dimensions;
-  if (D != 0 && D != 10 && D != 30 && D != 50 && D != 100)
-    diag_.error(s.tbl->get("dimensions")->source(), "objective.dimensions",
-                "the CEC 2017 suite has 10, 30, 50 or 100 dimensions, got " + std::to_string(D));
-}
-
-/* [swarm] */
-void validator::read_swarm(const section &s, staged &out)
-{
-  ipso_swarm_config &w = out.cfg.swarm;
-  int64_t particles = 1024;
-  got gp = get_integer(s, "particles", 1, IPSO_MAX_PARTICLES, particles);
-  w.particles = particles;
-  int64_t dims = out.cfg.objective.dimensions;
-  if (gp != got::bad && dims > 0 && particles * dims > IPSO_MAX_ELEMENTS) {
-    const toml::node *n = s.tbl ? s.tbl->get("particles") : nullptr;
-    diag_.error(n ? n->source() : s.region, "swarm.particles",
-                "particles * objective.dimensions = " + std::to_string(particles) + " * " +
-                    std::to_string(dims) + " = " + std::to_string(particles * dims) +
-                    " exceeds the limit of " + std::to_string(IPSO_MAX_ELEMENTS) + " per island");
-  }
-
-  /* The topology first: clpso has coefficients of its own. */
-  read_topology(s, gp != got::bad, w);
-  bool clpso = w.topology == IPSO_SWARM_CLPSO;
-  w.inertia = clpso ? kClpsoInertia : kSpsoInertia;
-  get_number_in(s, "inertia", 0, 1, false, w.inertia);
-  /* A constant inertia unless inertia_end is given (clpso: 0.4 by default). */
-  w.inertia_end = kClpsoInertiaEnd;
-  got ge = get_number_in(s, "inertia_end", 0, 1, false, w.inertia_end);
-  w.has_inertia_end = ge == got::ok || (ge == got::absent && clpso);
-  if (!w.has_inertia_end) w.inertia_end = 0;
-  w.cognitive = clpso ? 0.0 : kSpsoAcceleration;
-  get_number_in(s, "cognitive", 0, 4, false, w.cognitive);
-  w.social = clpso ? kClpsoAcceleration : kSpsoAcceleration;
-  get_number_in(s, "social", 0, 4, false, w.social);
-  w.velocity_clamp = kDefaultVelocityClamp;
-  get_number_in(s, "velocity_clamp", 0, 1, true, w.velocity_clamp);
-
-  int kernel = IPSO_KERNEL_QUEUE_LOCK, sync = IPSO_SYNC_STRICT;
-  got gk = get_enum(s, "kernel", enum_names(config_kernel_name, 3), kernel);
-  got gs = get_enum(s, "sync", enum_names(config_sync_name, 2), sync);
-  w.kernel = static_cast<ipso_kernel>(kernel);
-  w.sync = static_cast<ipso_sync>(sync);
-  if (gk != got::bad && gs == got::ok && sync == IPSO_SYNC_RELAXED &&
-      kernel != IPSO_KERNEL_QUEUE_LOCK)
-    diag_.error(s.tbl->get("sync")->source(), "swarm.sync",
-                std::string("sync = \"relaxed\" requires kernel = \"queue_lock\" (kernel is \"") +
-                    config_kernel_name(w.kernel) + "\")");
-  read_refresh(s, gp != got::bad, w);
-  particles_ok_ = gp != got::bad;
-}
-
-/* [swarm] topology and neighbours. PARTICLES_OK: W.particles was read. A
- * ring by default (not named in the config) on a swarm too small for it
- * (2k + 1 > particles) is the whole swarm, so it runs as global. */
-void validator::read_topology(const section &s, bool particles_ok, ipso_swarm_config &w)
-{
-  int topology = kDefaultSwarmTopology;
-  got gt = get_enum(s, "topology", enum_names(config_swarm_topology_name, 3), topology);
-  int64_t k = kDefaultNeighbours;
-  got gk = get_integer(s, "neighbours", 1, INT_MAX, k);
-  w.topology = static_cast<ipso_swarm_topology>(topology);
-  w.neighbours = static_cast<int>(k);
-  if (gt == got::bad || gk == got::bad) return;
-  if (gk == got::ok && topology != IPSO_SWARM_RING) {
-    diag_.error(s.tbl->get("neighbours")->source(), "swarm.neighbours",
-                std::string("neighbours is for topology = \"ring\" (topology is \"") +
-                    config_swarm_topology_name(w.topology) + "\")");
-    return;
-  }
-  if (topology != IPSO_SWARM_RING || !particles_ok || 2 * k + 1 <= w.particles) return;
-  if (gt == got::absent && gk == got::absent) {
-    w.topology = IPSO_SWARM_GLOBAL;
-    return;
-  }
-  const toml::node *n = s.tbl->get(gk == got::ok ? "neighbours" : "topology");
-  diag_.error(n->source(), gk == got::ok ? "swarm.neighbours" : "swarm.topology",
-              "a ring of " + std::to_string(k) + " neighbour" + (k == 1 ? "" : "s") +
-                  " on each side needs 2 * " + std::to_string(k) +
-                  " + 1 = " + std::to_string(2 * k + 1) + " particles, the swarm has " +
-                  std::to_string(w.particles) + " (swarm.particles)");
-}
-
-/* [swarm] refresh (clpso only) and the swarm clpso needs: a tournament
- * between other particles, so at least two particles. PARTICLES_OK:
- * W.particles was read. */
-void validator::read_refresh(const section &s, bool particles_ok, ipso_swarm_config &w)
-{
-  int64_t refresh = kDefaultRefresh;
-  got gr = get_integer(s, "refresh", 1, INT_MAX, refresh);
-  w.refresh = static_cast<int>(refresh);
-  if (gr == got::ok && w.topology != IPSO_SWARM_CLPSO) {
-    diag_.error(s.tbl->get("refresh")->source(), "swarm.refresh",
-                std::string("refresh is for topology = \"clpso\" (topology is \"") +
-                    config_swarm_topology_name(w.topology) + "\")");
-    return;
-  }
-  if (w.topology != IPSO_SWARM_CLPSO || !particles_ok || w.particles >= 2) return;
-  diag_.error(s.tbl->get("topology")->source(), "swarm.topology",
-              "clpso learns from other particles' personal bests and needs at least 2 "
-              "particles, the swarm has " +
-                  std::to_string(w.particles) + " (swarm.particles)");
-}
-
-/* [migration] */
-void validator::read_migration(const section &s, staged &out)
-{
-  ipso_migration_config &m = out.cfg.migration;
-  int64_t interval = 100, migrants = 2;
-  got gi = get_integer(s, "interval", 0, INT64_MAX, interval);
-  got gm = get_integer(s, "migrants", 1, INT_MAX, migrants);
-  m.interval = interval;
-  m.migrants = static_cast<int>(migrants);
-  int topology = IPSO_TOPOLOGY_RING, select = IPSO_SELECT_BEST, policy = IPSO_POLICY_REPLACE_WORST;
-  got gt = get_enum(s, "topology", enum_names(config_topology_name, 2), topology);
-  m.probability = 1.0;
-  get_number_in(s, "probability", 0, 1, true, m.probability);
-  get_enum(s, "select", enum_names(config_select_name, 2), select);
-  get_enum(s, "policy", enum_names(config_policy_name, 2), policy);
-  m.topology = static_cast<ipso_topology>(topology);
-  m.select = static_cast<ipso_select>(select);
-  m.policy = static_cast<ipso_policy>(policy);
-
-  if (gi == got::bad || gm == got::bad || gt == got::bad || !particles_ok_) return;
-  int islands = config_islands(&out.cfg, ranks_);
-  if (interval == 0 || islands <= 1) return;
-  /* Two islands are each other's only neighbour, even on a bidirectional ring. */
-  int64_t neighbours = topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING && islands > 2 ? 2 : 1;
-  int64_t particles = out.cfg.swarm.particles;
-  int64_t replaced = migrants * neighbours;
-  if (replaced <= particles / 2) return;
-  const toml::node *n = s.tbl ? s.tbl->get("migrants") : nullptr;
-  diag_.error(n ? n->source() : s.region, "migration.migrants",
-              std::to_string(migrants) + " migrant" + (migrants == 1 ? "" : "s") +
-                  " from each of " + std::to_string(neighbours) + " neighbour" +
-                  (neighbours == 1 ? "" : "s") + " (" + config_topology_name(m.topology) +
-                  ") would replace " + std::to_string(replaced) + " of the " +
-                  std::to_string(particles) +
-                  " particles of an island (swarm.particles); at most half (" +
-                  std::to_string(particles / 2) + ") may be replaced");
-}
-
-/* [output] */
-void validator::read_output(const section &s, staged &out)
-{
-  ipso_output_config &o = out.cfg.output;
-  o.history_interval = 10;
-  get_integer(s, "history_interval", 0, INT64_MAX, o.history_interval);
-  o.snapshot_interval = 0;
-  get_integer(s, "snapshot_interval", 0, INT64_MAX, o.snapshot_interval);
-
-  o.checkpoint_interval = 0;
-  o.checkpoint_seconds = kDefaultCheckpointSeconds;
-  const toml::node *n = s.tbl ? s.tbl->get("checkpoint_interval") : nullptr;
-  if (n && n->is_integer()) {
-    o.checkpoint_seconds = 0;
-    get_integer(s, "checkpoint_interval", 0, INT64_MAX, o.checkpoint_interval);
-  } else if (n && n->is_string()) {
-    get_hms(s, "checkpoint_interval", o.checkpoint_seconds);
-  } else if (n) {
-    type_error("output.checkpoint_interval", *n,
-               "an integer (iterations) or a string \"HH:MM:SS\" (wall time)");
-  }
-
-  const ipso_run_config &r = out.cfg.run;
-  std::string ckpt;
-  got g = get_string(s, "checkpoint", IPSO_PATH_MAX - 1, ckpt);
-  if (g == got::absent) {
-    std::string base = r.output[0] ? r.output : std::string(r.name) + ".h5";
+      type_error("output.checkpoint_interval", *n,
+                 "an integer (iterations) or a string \"HH:MM:SS\" (wall time)");
+    const ipso_run_config &r = cfg_.run;
+    got g = get(s, "checkpoint");
+    std::string base = r.output[0] ? r.output : cat(r.name, ".h5");
     if (base.size() >= 3 && base.compare(base.size() - 3, 3, ".h5") == 0)
-      base.erase(base.size() - 3);
-    ckpt = base + ".ckpt.h5";
-    if (ckpt.size() > IPSO_PATH_MAX - 1) {
-      diag_.error(s.region, "output.checkpoint",
-                  "the default derived from run.output is too long; set output.checkpoint");
-      ckpt.clear();
-    }
-  } else if (g == got::ok && !ckpt.empty() && ckpt == r.output) {
-    diag_.error(s.tbl->get("checkpoint")->source(), "output.checkpoint",
-                "must differ from run.output");
+      base.resize(base.size() - 3);
+    base += ".ckpt.h5";
+    if (g == got::absent && base.size() > IPSO_PATH_MAX - 1)
+      fail(s.region, "output.checkpoint",
+           "the default derived from run.output is too long; set output.checkpoint");
+    else if (g == got::absent)
+      std::memcpy(o.checkpoint, base.c_str(), base.size() + 1);
+    else if (g == got::ok && o.checkpoint[0] && std::strcmp(o.checkpoint, r.output) == 0)
+      fail(s.node("checkpoint")->source(), "output.checkpoint", "must differ from run.output");
+    get(s, "progress");
   }
-  copy_string(o.checkpoint, ckpt);
 
-  int progress = IPSO_PROGRESS_AUTO;
-  get_enum(s, "progress", enum_names(config_progress_name, 3), progress);
-  o.progress = static_cast<ipso_progress>(progress);
+  diagnostics &diag_;
+  std::string_view source_name_;
+  int ranks_; /* MPI ranks of the run */
+  ipso_config &cfg_;
+  bool particles_ok_ = false;
+};
+
+} // namespace
+
+void validate(const toml::table &root, std::string_view source_name, int ranks, diagnostics &diag,
+              ipso_config &cfg)
+{
+  validator(diag, source_name, ranks, cfg).run(root);
 }
 
 } // namespace config_impl

@@ -1,11 +1,9 @@
-/* Exclusive locks on the files of a run: a second run on the same output
- * or checkpoint is refused, naming the run that holds it. A lock is an
- * fcntl write lock on <path>.lock (the path with symbolic links and ..
- * resolved), held by rank 0 for the whole run; the
- * kernel releases it when the process ends however it ends, so the lock
- * file of a dead run is stale and simply taken over. A lock file is known
- * by what islandpso writes into it ("pid P on HOST since TIME"): any other
- * file at that path is refused, never overwritten or removed. */
+/* Exclusive locks on the files of a run: an fcntl write lock on <path>.lock
+ * (symbolic links and .. resolved) held by rank 0, so that a second run on
+ * the same output or checkpoint is refused, naming the holder. The kernel
+ * releases a lock however its process ends: the lock file of a dead run is
+ * taken over. A file at that path that is not what islandpso writes ("pid P
+ * on HOST since TIME") is refused, never overwritten or removed. */
 #ifndef IPSO_LOCK_H
 #define IPSO_LOCK_H
 
@@ -19,14 +17,6 @@ struct run_lock {
   int fd;          /* -1: not held */
   char path[4200]; /* <path>.lock */
 };
-
-/* The name of PATH's lock file in OUT (N bytes): the real path of PATH
- * (or of its directory, for a file not yet created) with ".lock". 0, or
- * -1 when it does not fit. */
-int run_lock_path(const char *path, char *out, size_t n);
-
-/* Whether TEXT (N bytes) is what run_lock_take writes into a lock file. */
-int run_lock_text_valid(const char *text, size_t n);
 
 /* Takes the lock of PATH for ROLE ("output file", "checkpoint"). Another
  * live holder: IPSO_ERR_USAGE with its pid, host and start. A file at the

@@ -62,14 +62,14 @@ build_fuzzer() {
   inc=(-I"$src/src/base" -I"$src/src/problem" -I"$src/io/config")
   common=(-g -O1 "${san[@]}" -fsanitize=fuzzer-no-link "${inc[@]}" -ffp-contract=off)
   objs=()
-  for f in io/config/config_names.c src/problem/objective.c src/base/log.c; do
+  for f in src/problem/objective.c src/base/log.c; do
     o=$build/$(basename "$f" .c).o
     "$cc" -std=gnu11 "${common[@]}" -c "$src/$f" -o "$o" ||
       { echo "run_fuzz: FAIL: cannot compile $f"; return 1; }
     objs+=("$o")
   done
-  for f in io/config/config.cpp io/config/config_text.cpp io/config/config_schema.cpp \
-    io/config/config_values.cpp io/config/config_validate.cpp tests/fuzz/fuzz_config.cpp; do
+  for f in io/config/config.cpp io/config/config_keys.cpp io/config/config_text.cpp \
+    io/config/config_validate.cpp tests/fuzz/fuzz_config.cpp; do
     o=$build/$(basename "$f" .cpp).o
     "$cxx" -std=c++17 -DTOML_HEADER_ONLY=1 '-DTOML_ASSERT(expr)=static_assert(true)' "${common[@]}" \
       -fsanitize-ignorelist="$here/toml_ignorelist.txt" -c "$src/$f" -o "$o" ||
