@@ -144,12 +144,13 @@ static char *full_source(const char *defines, const char *prelude)
 }
 
 /* The headers the kernel source includes, as NVRTC sees them (embedded). */
-enum { IPSO_KERNEL_HEADERS = 6 };
+enum { IPSO_KERNEL_HEADERS = 8 };
 static const char *const ipso_kernel_header_src[IPSO_KERNEL_HEADERS] = {
-    ipso_src_objectives, ipso_src_gpu_abi, ipso_src_pso_device, ipso_src_pso_ring,
-    ipso_src_pso_spec,   ipso_src_cec2017};
+    ipso_src_objectives, ipso_src_gpu_abi, ipso_src_pso_device,    ipso_src_pso_ring,
+    ipso_src_pso_spec,   ipso_src_cec2017, ipso_src_cec2017_table, ipso_src_pso_migrate};
 static const char *const ipso_kernel_header_name[IPSO_KERNEL_HEADERS] = {
-    "objectives.h", "gpu_abi.h", "pso_device.cuh", "pso_ring.cuh", "pso_spec.cuh", "cec2017.h"};
+    "objectives.h", "gpu_abi.h", "pso_device.cuh",  "pso_ring.cuh",
+    "pso_spec.cuh", "cec2017.h", "cec2017_table.h", "pso_migrate.cuh"};
 
 int gpu_compile_image(const char *defines, const char *prelude, int major, int minor, int user_code,
                       char **image, size_t *size)

@@ -20,6 +20,8 @@ extern const char ipso_src_pso_device[];
 extern const char ipso_src_pso_ring[];
 extern const char ipso_src_pso_spec[];
 extern const char ipso_src_cec2017[];
+extern const char ipso_src_cec2017_table[];
+extern const char ipso_src_pso_migrate[];
 
 struct gpu_program {
   cudaLibrary_t library;

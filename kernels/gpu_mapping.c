@@ -76,7 +76,8 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_USER_SEPARABLE %d\n"
       "#define IPSO_RELAXED %d\n#define IPSO_UNIFORM %d\n#define IPSO_RING %d\n"
       "#define IPSO_RING_K %d\n#define IPSO_CLPSO %d\n#define IPSO_CLPSO_REFRESH %d\n"
-      "#define IPSO_INERTIA_END %d\n#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n#define IPSO_SPEC_THREADS %d\n"
+      "#define IPSO_INERTIA_END %d\n#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n#define "
+      "IPSO_SPEC_THREADS %d\n"
       "#define IPSO_SPEC_PPT %d\n#define IPSO_SPEC_WIN %d\n#define IPSO_CEC2017 %d\n"
       "#define IPSO_VARIANT %d\n#define IPSO_EVALUATE %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
@@ -88,7 +89,9 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       cfg->swarm.topology == IPSO_SWARM_CLPSO ? cfg->swarm.refresh : 1, cfg->swarm.has_inertia_end,
       m->deal, m->spec_cb, m->spec_threads, m->spec_ppt, m->spec_win,
       cfg->objective.id == IPSO_OBJ_CEC2017,
-      cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? 0 : cfg->swarm.kernel == IPSO_KERNEL_QUEUE ? 1 : 2,
+      cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? 0
+      : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? 1
+                                                  : 2,
       m->evaluate);
   /* The inertia schedule's ends as exact hexadecimal literals (computed in
    * double, as on the host: inertia_at in kernels/pso_device.cuh). */

@@ -11,10 +11,10 @@
 
 struct gpu_mapping {
   int evaluate; /* compile evaluate_kernel (a backend for --evaluate) */
-  int group; /* G: threads per particle, a power of two */
-  int vec;   /* V: coordinates per thread and chunk */
-  int pitch; /* row length in elements */
-  int block; /* threads per block */
+  int group;    /* G: threads per particle, a power of two */
+  int vec;      /* V: coordinates per thread and chunk */
+  int pitch;    /* row length in elements */
+  int block;    /* threads per block */
   /* The speculative cluster kernel (speculative_cluster_kernel; 0: not
    * compiled): blocks of its cluster, threads with particles in each block
    * (one warp more), particles per thread; its longest window of

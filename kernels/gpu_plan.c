@@ -45,8 +45,7 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   int E = (p->dims + p->map.vec - 1) / p->map.vec * p->map.vec;
   if (!p->relaxed && !p->ring && !p->clpso && p->variant == GPU_QUEUE_LOCK && o->spec >= 0 &&
       cfg->objective.id != IPSO_OBJ_USER && cfg->objective.id != IPSO_OBJ_CEC2017 &&
-      !info->needs_next &&
-      p->particles * E <= SPEC_MAX_ELEMENTS &&
+      !info->needs_next && p->particles * E <= SPEC_MAX_ELEMENTS &&
       (o->spec > 0 || (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES)))
     gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : GPU_PLAN_MAX_CLUSTER);
   if (p->map.spec_cb > 0) p->map.spec_win = SPEC_WINDOW;
@@ -64,8 +63,8 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
  * as do several islands. */
 int gpu_plan_relaxed_possible(const struct gpu_plan *p)
 {
-  return p->relaxed && p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D &&
-         !p->ring && !p->clpso && p->islands == 1;
+  return p->relaxed && p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring &&
+         !p->clpso && p->islands == 1;
 }
 
 /* Several islands of the global topology launched once per iteration use

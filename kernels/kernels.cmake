@@ -7,10 +7,11 @@ set(IPSO_EMBEDDED ${PROJECT_BINARY_DIR}/embedded_sources.c)
 add_custom_command(
   OUTPUT ${IPSO_EMBEDDED}
   COMMAND ${CMAKE_COMMAND} -DOUTPUT=${IPSO_EMBEDDED}
-          -DINPUTS=ipso_src_pso_kernels=${PROJECT_SOURCE_DIR}/kernels/pso_kernels.cu,ipso_src_objectives=${PROJECT_SOURCE_DIR}/src/problem/objectives.h,ipso_src_gpu_abi=${PROJECT_SOURCE_DIR}/kernels/gpu_abi.h,ipso_src_pso_device=${PROJECT_SOURCE_DIR}/kernels/pso_device.cuh,ipso_src_pso_ring=${PROJECT_SOURCE_DIR}/kernels/pso_ring.cuh,ipso_src_pso_spec=${PROJECT_SOURCE_DIR}/kernels/pso_spec.cuh,ipso_src_cec2017=${PROJECT_SOURCE_DIR}/src/problem/cec2017.h
+          -DINPUTS=ipso_src_pso_kernels=${PROJECT_SOURCE_DIR}/kernels/pso_kernels.cu,ipso_src_objectives=${PROJECT_SOURCE_DIR}/src/problem/objectives.h,ipso_src_gpu_abi=${PROJECT_SOURCE_DIR}/kernels/gpu_abi.h,ipso_src_pso_device=${PROJECT_SOURCE_DIR}/kernels/pso_device.cuh,ipso_src_pso_ring=${PROJECT_SOURCE_DIR}/kernels/pso_ring.cuh,ipso_src_pso_spec=${PROJECT_SOURCE_DIR}/kernels/pso_spec.cuh,ipso_src_cec2017=${PROJECT_SOURCE_DIR}/src/problem/cec2017.h,ipso_src_cec2017_table=${PROJECT_SOURCE_DIR}/src/problem/cec2017_table.h,ipso_src_pso_migrate=${PROJECT_SOURCE_DIR}/kernels/pso_migrate.cuh
           -P ${PROJECT_SOURCE_DIR}/kernels/embed.cmake
   DEPENDS kernels/pso_kernels.cu src/problem/objectives.h kernels/gpu_abi.h kernels/pso_device.cuh
-          kernels/pso_ring.cuh kernels/pso_spec.cuh src/problem/cec2017.h kernels/embed.cmake
+          kernels/pso_ring.cuh kernels/pso_spec.cuh src/problem/cec2017.h
+          src/problem/cec2017_table.h kernels/pso_migrate.cuh kernels/embed.cmake
   COMMENT "Embedding the kernel sources" VERBATIM)
 
 list(GET CUDAToolkit_INCLUDE_DIRS 0 IPSO_CUDA_INCLUDE)

@@ -18,7 +18,7 @@
 
 #define IPSO_SPEC_WARPS (IPSO_SPEC_THREADS / 32)          /* warps with particles */
 #define IPSO_SPEC_PPB (IPSO_SPEC_THREADS * IPSO_SPEC_PPT) /* particles per block */
-#define IPSO_SPEC_RW ((int)(sizeof(real) / 4)) /* words of one real */
+#define IPSO_SPEC_RW ((int)(sizeof(real) / 4))            /* words of one real */
 #define IPSO_SPEC_NONE 0x7fffffff
 
 static_assert(IPSO_G == 1 && !IPSO_NEEDS_NEXT && !IPSO_USER_ROW,
@@ -324,6 +324,64 @@ IPSO_HD real bits_real(unsigned long long b)
   return (real)__uint_as_float((unsigned int)b);
 }
 
+/* This warp's lowest break (BRK, its cost BC, index BI and position BPOS on
+ * each lane) into every block of the cluster, in the slots of parity PP. */
+IPSO_HD void win_publish(win_shared &ws, int pp, unsigned int rank, int warp, int wl,
+                         unsigned int brk, real bc, int bi, const real *bpos)
+{
+  const unsigned int jw = __reduce_min_sync(0xffffffffu, brk);
+  real c = (real)IPSO_INF, cpos[IPSO_C * IPSO_V];
+  int i = IPSO_SPEC_NONE, l = wl;
+  if (jw != IPSO_WIN_NONE) {
+    if (brk == jw) c = bc, i = bi;
+    for (int off = 16; off > 0; off >>= 1) {
+      real oc = __shfl_xor_sync(0xffffffffu, c, off);
+      int oi = __shfl_xor_sync(0xffffffffu, i, off);
+      int ol = __shfl_xor_sync(0xffffffffu, l, off);
+      if (lex_less(oc, oi, c, i)) c = oc, i = oi, l = ol;
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < IPSO_C * IPSO_V; e++) cpos[e] = __shfl_sync(0xffffffffu, bpos[e], l);
+  if (wl < IPSO_SPEC_CB) {
+    const int slot = (int)rank * IPSO_SPEC_WARPS + warp;
+    put_remote(&ws.head[pp][slot], (unsigned int)wl,
+               ((unsigned long long)jw << 32) | (unsigned int)i);
+    if (jw != IPSO_WIN_NONE) {
+      put_remote(&ws.cost[pp][slot], (unsigned int)wl, real_bits(c));
+#pragma unroll
+      for (int e = 0; e < IPSO_D; e++)
+        put_remote(&ws.pos[pp][slot][e], (unsigned int)wl, real_bits(cpos[e]));
+    }
+  }
+}
+
+/* Of the slots (heads H, this lane's) whose break is JS, the lowest (cost,
+ * index): its cost C, index I and slot AT, on every lane of the warp. */
+template <int PER_LANE>
+IPSO_HD void win_lowest(win_shared &ws, int pp, int wl, const unsigned long long (&h)[PER_LANE],
+                        unsigned int js, real &c, int &i, int &at)
+{
+  c = (real)IPSO_INF;
+  i = IPSO_SPEC_NONE;
+  at = 0;
+#pragma unroll
+  for (int r = 0; r < PER_LANE; r++) {
+    const int q = wl + 32 * r;
+    if (q < IPSO_WIN_SLOTS && (unsigned int)(h[r] >> 32) == js) {
+      real oc = bits_real(get_local(&ws.cost[pp][q]));
+      int oi = (int)(unsigned int)h[r];
+      if (lex_less(oc, oi, c, i)) c = oc, i = oi, at = q;
+    }
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    real oc = __shfl_xor_sync(0xffffffffu, c, off);
+    int oi = __shfl_xor_sync(0xffffffffu, i, off);
+    int oa = __shfl_xor_sync(0xffffffffu, at, off);
+    if (lex_less(oc, oi, c, i)) c = oc, i = oi, at = oa;
+  }
+}
+
 template <bool SCALED>
 __device__ void win_run(swarm_ptrs s, long long first, long long last, win_shared &ws,
                         block_shared &sh)
@@ -395,33 +453,7 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
       }
 
     /* This warp's lowest break, into every block of the cluster. */
-    if (!idle) {
-      const unsigned int jw = __reduce_min_sync(0xffffffffu, brk);
-      real c = (real)IPSO_INF, cpos[E];
-      int i = IPSO_SPEC_NONE, l = wl;
-      if (jw != IPSO_WIN_NONE) {
-        if (brk == jw) c = bc, i = bi;
-        for (int off = 16; off > 0; off >>= 1) {
-          real oc = __shfl_xor_sync(0xffffffffu, c, off);
-          int oi = __shfl_xor_sync(0xffffffffu, i, off);
-          int ol = __shfl_xor_sync(0xffffffffu, l, off);
-          if (lex_less(oc, oi, c, i)) c = oc, i = oi, l = ol;
-        }
-      }
-#pragma unroll
-      for (int e = 0; e < E; e++) cpos[e] = __shfl_sync(0xffffffffu, bpos[e], l);
-      if (wl < IPSO_SPEC_CB) {
-        const int slot = (int)rank * IPSO_SPEC_WARPS + warp;
-        put_remote(&ws.head[pp][slot], (unsigned int)wl,
-                   ((unsigned long long)jw << 32) | (unsigned int)i);
-        if (jw != IPSO_WIN_NONE) {
-          put_remote(&ws.cost[pp][slot], (unsigned int)wl, real_bits(c));
-#pragma unroll
-          for (int e = 0; e < IPSO_D; e++)
-            put_remote(&ws.pos[pp][slot][e], (unsigned int)wl, real_bits(cpos[e]));
-        }
-      }
-    }
+    if (!idle) win_publish(ws, pp, rank, warp, wl, brk, bc, bi, bpos);
     cluster_barrier();
 
     /* The island's first break (the same in every warp of the cluster). */
@@ -441,23 +473,9 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
       tc += len;
       wlen = 2 * wlen < WIN ? 2 * wlen : WIN;
     } else {
-      real c = (real)IPSO_INF;
-      int i = IPSO_SPEC_NONE, at = 0;
-#pragma unroll
-      for (int r = 0; r < PER_LANE; r++) {
-        const int q = wl + 32 * r;
-        if (q < IPSO_WIN_SLOTS && (unsigned int)(h[r] >> 32) == js) {
-          real oc = bits_real(get_local(&ws.cost[pp][q]));
-          int oi = (int)(unsigned int)h[r];
-          if (lex_less(oc, oi, c, i)) c = oc, i = oi, at = q;
-        }
-      }
-      for (int off = 16; off > 0; off >>= 1) {
-        real oc = __shfl_xor_sync(0xffffffffu, c, off);
-        int oi = __shfl_xor_sync(0xffffffffu, i, off);
-        int oa = __shfl_xor_sync(0xffffffffu, at, off);
-        if (lex_less(oc, oi, c, i)) c = oc, i = oi, at = oa;
-      }
+      real c;
+      int i, at;
+      win_lowest(ws, pp, wl, h, js, c, i, at);
       if (rank == 0 && tid == 0 && s.hist) {
         for (int q = 1; q < (int)js; q++) s.hist[tc + q - first] = (double)vc;
         s.hist[tc + js - first] = (double)c;
