@@ -26,7 +26,6 @@
     }                                                                                              \
   } while (0)
 
-
 struct ring_migration;
 
 #ifdef __cplusplus
