@@ -1,7 +1,8 @@
 #!/bin/bash
 # Installs what islandpso needs from the distribution's packages (Debian 12,
 # Ubuntu 24.04): compilers, CMake, Open MPI, parallel HDF5, toml++, Python
-# with h5py and matplotlib, Slurm + munge for the cluster tests, and clang
+# with h5py and matplotlib, Slurm + munge for the cluster tests, clang-format
+# for the format check, and clang
 # with its sanitizer runtimes for the config fuzzer.
 # Idempotent: installs only what is missing. Uses sudo when not root.
 # The CUDA toolkit is not a distribution package here: install NVIDIA's when
@@ -9,7 +10,7 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev
           libhdf5-openmpi-dev hdf5-tools libtomlplusplus-dev python3 python3-h5py
-          python3-matplotlib slurm-wlm munge clang)
+          python3-matplotlib slurm-wlm munge clang clang-format)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
