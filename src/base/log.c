@@ -29,9 +29,12 @@ int log_rank(void)
   return log_rank_;
 }
 
-int log_size(void)
+/* FMT with AP and a newline to F, flushed. */
+static void say(FILE *f, const char *fmt, va_list ap)
 {
-  return log_size_;
+  vfprintf(f, fmt, ap);
+  fputc('\n', f);
+  fflush(f);
 }
 
 void log_fail(const char *component, const char *file, int line, const char *fmt, ...)
@@ -52,10 +55,8 @@ void log_user_error(const char *fmt, ...)
   va_list ap;
   fflush(stdout);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  say(stderr, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
 }
 
 void log_warn(const char *fmt, ...)
@@ -67,10 +68,8 @@ void log_warn(const char *fmt, ...)
   else
     fputs("islandpso: warning: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  say(stderr, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
 }
 
 void log_info(const char *fmt, ...)
@@ -78,8 +77,6 @@ void log_info(const char *fmt, ...)
   if (log_rank_ != 0) return;
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(stdout, fmt, ap);
+  say(stdout, fmt, ap);
   va_end(ap);
-  fputc('\n', stdout);
-  fflush(stdout);
 }
