@@ -8,11 +8,11 @@
 #include "config.h"
 
 struct solver_options {
-  int overwrite;        /* replace an existing output file */
-  int check_invariants; /* check the swarm invariants after every iteration */
-  const char *restart;  /* checkpoint to continue from, or NULL */
-  int resume;           /* continue from the config's checkpoint if it exists */
-  int timings;          /* print where the start-up time went (rank 0) */
+  int overwrite;               /* replace an existing output file */
+  int check_invariants;        /* check the swarm invariants after every iteration */
+  const char *restart;         /* checkpoint to continue from, or NULL */
+  int resume;                  /* continue from the config's checkpoint if it exists */
+  int timings;                 /* print where the start-up time went (rank 0) */
   int allow_changed_objective; /* restart although the objective's sources changed */
 };
 
