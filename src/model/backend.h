@@ -50,9 +50,8 @@ struct backend;
 struct backend_device {
   /* Captures all K swarms as they are now without waiting for a copy and
    * sets *CAPTURED (0: not now, use save_state); the capture is read once,
-   * whole or in pieces, by another thread while the run goes on. */
+   * in pieces, by other threads while the run goes on. */
   int (*capture_state)(struct backend *b, int *captured);
-  int (*read_captured)(struct backend *b, struct swarm_state *s);
   /* A piece of the capture for thread READER: state_fill.piece's contract. */
   int (*read_captured_piece)(struct backend *b, int reader, int array, int64_t first, int64_t n,
                              const double **data);

@@ -42,13 +42,8 @@ double *objective_param_vector(const struct ipso_config *cfg, int64_t *n)
   return v;
 }
 
-/* One dimension of cubic: x^3 - 0.8 x^2 - 1000 x + 8000. */
-static double cubic1(double x)
-{
-  return ((x - 0.8) * x - 1000) * x + 8000;
-}
-
-/* The best of cubic on [lo, hi]: the ends and the stationary points. */
+/* The best of one dimension of cubic, x^3 - 0.8 x^2 - 1000 x + 8000, on
+ * [lo, hi]: at the ends or the stationary points. */
 static double cubic_best(double lo, double hi, int maximize, double *where)
 {
   double disc = sqrt(0.8 * 0.8 * 4 + 12 * 1000);
@@ -56,7 +51,7 @@ static double cubic_best(double lo, double hi, int maximize, double *where)
   double best = maximize ? -INFINITY : INFINITY;
   for (int i = 0; i < 4; i++) {
     if (cand[i] < lo || cand[i] > hi) continue;
-    double f = cubic1(cand[i]);
+    double x = cand[i], f = ((x - 0.8) * x - 1000) * x + 8000;
     if (maximize ? f > best : f < best) {
       best = f;
       *where = cand[i];

@@ -84,29 +84,20 @@ static int cache_dir_find(char *dir, size_t size, char *why, size_t len)
    * directory that no other user may change. */
   for (char *p = dir + 1;; p++) {
     if (*p != '/' && *p != '\0') continue;
-    char c = *p;
+    char c = *p, parent[PATH_MAX];
     struct stat st;
+    int bad = 0, e = 0;
     *p = '\0';
-    int missing = lstat(dir, &st) != 0 && errno == ENOENT, made = 1, e = 0;
-    if (missing) {
+    if (lstat(dir, &st) != 0 && errno == ENOENT) {
       const char *slash = strrchr(dir, '/');
-      char parent[PATH_MAX];
-      if (!slash)
-        snprintf(parent, sizeof parent, ".");
-      else
-        snprintf(parent, sizeof parent, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir);
-      if (cache_dir_untrusted(parent, 0, why, len)) {
-        *p = c;
-        return IPSO_ERR_USAGE;
-      }
-      made = mkdir(dir, 0700) == 0 || errno == EEXIST;
-      e = errno;
+      snprintf(parent, sizeof parent, "%.*s", slash && slash != dir ? (int)(slash - dir) : 1,
+               slash ? dir : ".");
+      bad = cache_dir_untrusted(parent, 0, why, len);
+      if (!bad && mkdir(dir, 0700) != 0 && errno != EEXIST) e = errno;
     }
     *p = c;
-    if (!made) {
-      snprintf(why, len, "cannot create '%.*s': %s", (int)(p - dir), dir, strerror(e));
-      return IPSO_ERR_USAGE;
-    }
+    if (e) snprintf(why, len, "cannot create '%.*s': %s", (int)(p - dir), dir, strerror(e));
+    if (bad || e) return IPSO_ERR_USAGE;
     if (!c) break;
   }
   return cache_dir_untrusted(dir, 1, why, len) ? IPSO_ERR_USAGE : IPSO_OK;

@@ -330,11 +330,10 @@ static int temp_create(char path[IPSO_PATH_MAX + 32], const char *dir, const cha
   return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
 }
 
+/* Creates F's files in DIR (F zeroed, its descriptors -1), the wrapper WRAP written. */
 static int compile_files_open(struct compile_files *f, const char *dir, const char *wrap)
 {
   int fd;
-  f->msg_fd = f->pre_fd = -1;
-  f->wrap[0] = f->pre[0] = f->msgs[0] = '\0';
   IPSO_TRY(temp_create(f->wrap, dir, ".user", &fd));
   FILE *w = fdopen(fd, "w");
   if (!w) close(fd);
@@ -516,13 +515,10 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
   IPSO_TRY(user_cache_dir_trusted(dir, sizeof dir));
   char *wrap = user_objective_wrapper(cfg);
   if (!wrap) return IPSO_FAIL("user objective", "out of memory");
-  if (includes_regular(cfg, wrap) != IPSO_OK) {
-    free(wrap);
-    return IPSO_ERR_USAGE;
-  }
-  struct compile_files f;
+  struct compile_files f = {.msg_fd = -1, .pre_fd = -1};
   uint64_t fingerprint = 0;
-  int rc = compile_files_open(&f, dir, wrap);
+  int rc = includes_regular(cfg, wrap);
+  if (rc == IPSO_OK) rc = compile_files_open(&f, dir, wrap);
   free(wrap);
   if (rc == IPSO_OK) rc = compile_cached(cfg, dir, &f, so, sizeof so, &fingerprint);
   compile_files_close(&f);

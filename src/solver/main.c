@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "config.h"
-#include "evaluate.h"
 #include "island_mpi.h"
 #include "check.h"
 #include "log.h"

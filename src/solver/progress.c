@@ -19,15 +19,13 @@ static int interactive(void)
 void progress_init(struct progress *p, enum ipso_progress mode, int rank, int64_t first,
                    int64_t last)
 {
-  p->mode = 0;
-  if (rank == 0 && mode != IPSO_PROGRESS_OFF)
-    p->mode = (mode == IPSO_PROGRESS_AUTO && interactive()) ? 1 : 2;
-  p->first = first;
-  p->last = last;
-  p->start = p->last_print = -1;
-  p->last_iteration = first;
-  p->last_time = -1;
-  p->dirty = 0;
+  int on = rank == 0 && mode != IPSO_PROGRESS_OFF;
+  *p = (struct progress){.mode = on ? (mode == IPSO_PROGRESS_AUTO && interactive() ? 1 : 2) : 0,
+                         .first = first,
+                         .last = last,
+                         .start = -1,
+                         .last_print = -1,
+                         .last_iteration = first};
 }
 
 /* Formats SECONDS as H:MM:SS. */
@@ -42,14 +40,13 @@ void progress_update(struct progress *p, int64_t it, double best, int64_t evals,
   if (!p->mode) return;
   if (p->start < 0) {
     p->start = p->last_print = now;
-    p->last_time = now;
     p->last_iteration = it;
     p->evals0 = evals;
     return;
   }
   double interval = p->mode == 1 ? 0.25 : 10.0;
   if (now - p->last_print < interval) return;
-  double rate = (double)(it - p->last_iteration) / (now - p->last_time);
+  double rate = (double)(it - p->last_iteration) / (now - p->last_print);
   double evals_rate = (double)(evals - p->evals0) / (now - p->start);
   char eta[32];
   hms(eta, sizeof eta, rate > 0 ? (double)(p->last - it) / rate : 0);
@@ -67,7 +64,6 @@ void progress_update(struct progress *p, int64_t it, double best, int64_t evals,
   }
   fflush(stdout);
   p->last_print = now;
-  p->last_time = now;
   p->last_iteration = it;
 }
 

@@ -11,10 +11,8 @@ struct progress {
   int mode; /* 0 off, 1 terminal line, 2 plain lines */
   int64_t first, last;
   double start, last_print;
-  int64_t last_iteration;
-  int64_t evals0; /* evaluations at the first update */
-  double last_time;
-  int dirty; /* a terminal line is on screen */
+  int64_t last_iteration, evals0; /* at the last print; evaluations at the first update */
+  int dirty;                      /* a terminal line is on screen */
 };
 
 void progress_init(struct progress *p, enum ipso_progress mode, int rank, int64_t first,

@@ -23,4 +23,10 @@ struct solver_options {
  * a runtime failure of one rank. */
 int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver_options *opt);
 
+/* islandpso CONFIG --evaluate FILE (evaluate.c): prints the objective at
+ * every point of PATH (D numbers a line, '#' lines skipped) with 17
+ * significant digits, one a line, computed by CFG's backend; writes no
+ * file. IPSO_ERR_USAGE naming PATH:line for a line that is not D numbers. */
+int evaluate_points(const struct ipso_config *cfg, const char *path);
+
 #endif

@@ -97,15 +97,9 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
     if (hi > 0 && (t % hi == 0 || (final && t == last)))
       s->row_cost[rows++] = s->seg_min[t - first];
   /* The first iteration reaching the target rides along as a double. */
-  double hit = INFINITY;
-  if (cfg->run.has_target) {
-    double target_cost = s->sign * cfg->run.target_fitness;
-    for (int64_t k = 0; k < n; k++)
-      if (s->seg_min[k] <= target_cost) {
-        hit = (double)(first + k);
-        break;
-      }
-  }
+  double hit = INFINITY, target_cost = s->sign * cfg->run.target_fitness;
+  for (int64_t k = 0; cfg->run.has_target && isinf(hit) && k < n; k++)
+    if (s->seg_min[k] <= target_cost) hit = (double)(first + k);
   s->row_cost[rows] = hit;
   for (int i = 0; i < nride; i++) s->row_cost[rows + 1 + i] = ride[i];
   IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1 + nride));
