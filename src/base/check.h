@@ -1,8 +1,7 @@
-/* The one family of check macros (the nccl-tests habit): each reports a
- * failure with rank, host, call, the library's message and the source
- * position (log_fail) and returns IPSO_ERR_RUNTIME, or in the _GOTO form
- * jumps to a cleanup label. IPSO_CHECK_MPI and IPSO_CHECK_H5 live beside
- * their layers; the CUDA macros name CUDA only where they are used. */
+/* The one family of check macros: each reports a failure with rank, host,
+ * call, the library's message and the source position (log_fail) and
+ * returns IPSO_ERR_RUNTIME, or in the _GOTO form jumps to a cleanup label.
+ * IPSO_CHECK_MPI and IPSO_CHECK_H5 live beside their layers. */
 #ifndef IPSO_CHECK_H
 #define IPSO_CHECK_H
 

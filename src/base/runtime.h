@@ -14,14 +14,12 @@ int signals_pending(void);
 /* This rank's stop cause, to reduce over the ranks by their minimum: minus
  * the first stop signal's number, 0 if none. */
 double stop_cause_ride(void);
-
 /* The words for a stop whose cause RIDE was so reduced: the signal's name,
  * else "the time limit" where TIME_LIMIT, else "a stop request". */
 const char *stop_cause_text(double ride, int time_limit);
 
-/* Starts the watchdog: with no watchdog_beat() for SECONDS it prints what
- * the rank was doing and exits with status 1, which ends the whole job.
- * SECONDS <= 0: no watchdog. */
+/* Starts the watchdog (SECONDS > 0): with no watchdog_beat() for SECONDS it
+ * prints what the rank was doing and exits with status 1, ending the job. */
 int watchdog_start(double seconds);
 /* Records progress: the phase entered (a string literal) and the iteration. */
 void watchdog_beat(const char *phase, int64_t iteration);
@@ -33,7 +31,6 @@ void watchdog_stop(void);
 int exit_guard_install(void);
 /* main() is finishing: exit() is expected from now on. */
 void exit_guard_release(void);
-
 /* The host memory in bytes this process may still take: the least of the
  * node's MemAvailable shared by LOCAL_SIZE processes, the control group's
  * limit less its use, and RLIMIT_AS less what is mapped; what set it in

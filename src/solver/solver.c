@@ -22,7 +22,6 @@
 #include "objective.h"
 #include "paths.h"
 #include "problem.h"
-#include "progress.h"
 #include "run_files.h"
 #include "runtime.h"
 #include "solver_internal.h"

@@ -12,12 +12,20 @@
 #include "invariants.h"
 #include "island_mpi.h"
 #include "lock.h"
-#include "progress.h"
 #include "schedule.h"
 #include "solver.h"
 #include "swarm.h"
 
 struct checkpoint_writer;
+
+/* The progress line (solver_loop.c). */
+struct progress {
+  int mode; /* 0 off, 1 terminal line, 2 plain lines */
+  int64_t first, last;
+  double start, last_print;
+  int64_t last_iteration, evals0; /* at the last print; evaluations at the first update */
+  int dirty;                      /* a terminal line is on screen */
+};
 
 /* History rows buffered before they are appended to the file. */
 #define HISTORY_FLUSH_ROWS 4096
