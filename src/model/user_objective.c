@@ -295,24 +295,6 @@ static void command_add(struct command *c, const char *const *args)
   c->argv[c->n] = NULL;
 }
 
-/* The command's hash: the words and flags, each with its terminating NUL. */
-static uint64_t command_hash(uint64_t h, const struct command *c)
-{
-  for (int i = 0; i < c->n; i++) h = ipso_hash(h, c->argv[i], strlen(c->argv[i]) + 1);
-  return h;
-}
-
-/* How a command ended (wait status ST), for a message. */
-static void describe_status(int st, char *buf, size_t size)
-{
-  if (WIFEXITED(st))
-    snprintf(buf, size, "exited with status %d", WEXITSTATUS(st));
-  else if (WIFSIGNALED(st))
-    snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-  else
-    snprintf(buf, size, "ended with wait status %#x", (unsigned)st);
-}
-
 /* One compilation's temporary files in the cache directory: the wrapper,
  * the preprocessed source and the compiler's messages. */
 struct compile_files {
@@ -420,7 +402,13 @@ static int compile_failed(const struct ipso_config *cfg, const struct command *c
                           const struct compile_files *f, int st)
 {
   char how[128];
-  describe_status(st, how, sizeof how);
+  if (WIFEXITED(st))
+    snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(st));
+  else if (WIFSIGNALED(st))
+    snprintf(how, sizeof how, "was killed by signal %d (%s)", WTERMSIG(st),
+             strsignal(WTERMSIG(st)));
+  else
+    snprintf(how, sizeof how, "ended with wait status %#x", (unsigned)st);
   size_t n = 0;
   char *msgs = ipso_read_file(f->msgs, &n);
   const size_t keep = 65536; /* thousands of errors say no more than the first ones */
@@ -454,7 +442,8 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
   int st;
   IPSO_TRY(compile_run(&pre, f->wrap, f->pre_fd, f, &st));
   if (st != 0) return compile_failed(cfg, &pre, f, st);
-  uint64_t text = 0, h = command_hash(0, &c);
+  uint64_t text = 0, h = 0; /* the key: the command's words, each with its NUL, and the text */
+  for (int i = 0; i < c.n; i++) h = ipso_hash(h, c.argv[i], strlen(c.argv[i]) + 1);
   IPSO_TRY(hash_fd(f->pre_fd, f->pre, &text));
   IPSO_TRY(hash_fd(f->pre_fd, f->pre, &h));
   *fingerprint = text;

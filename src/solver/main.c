@@ -250,27 +250,6 @@ static int check_memory(const struct ipso_config *cfg, int rank, int size)
   return who < size ? IPSO_ERR_USAGE : IPSO_OK;
 }
 
-/* Every rank has its stop-signal handlers (load_config ends with a
- * collective): IPSO_READY_FILE, when set, tells a job script that forwards
- * signals that they now make a checkpoint. */
-static void announce_ready(void)
-{
-  const char *path = getenv("IPSO_READY_FILE");
-  if (!path || !*path) return;
-  FILE *f = fopen(path, "w");
-  if (f) fclose(f);
-  if (!f) log_warn("cannot create IPSO_READY_FILE '%s'", path);
-}
-
-/* CUDA_DEVICE_MAX_CONNECTIONS=2 unless set: the hardware queues are most
- * of a context's start and end, and the backend needs two (the run's
- * stream, the checkpoints' copies). Set while this is the only thread. */
-static void gpu_queues_default(void)
-{
-  if (setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0) != 0)
-    log_warn("cannot set CUDA_DEVICE_MAX_CONNECTIONS: %s", strerror(errno));
-}
-
 int main(int argc, char **argv)
 {
   timings_begin();
@@ -284,7 +263,11 @@ int main(int argc, char **argv)
   /* The other ranks leave quietly: a launcher ends the whole job at the
    * first non-zero exit, maybe before rank 0's message is out. */
   if (rc >= 0) return rc > 0 && launcher_rank != 0 ? IPSO_OK : rc;
-  gpu_queues_default();
+  /* CUDA_DEVICE_MAX_CONNECTIONS=2 unless set: the hardware queues are most
+   * of a context's start and end, and the backend needs two (the run's
+   * stream, the checkpoints' copies). Set while this is the only thread. */
+  if (setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0) != 0)
+    log_warn("cannot set CUDA_DEVICE_MAX_CONNECTIONS: %s", strerror(errno));
   int rank = 0, size = 1;
   if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
   signals_install();
@@ -295,7 +278,13 @@ int main(int argc, char **argv)
   memset(&cfg, 0, sizeof cfg);
   rc = load_config(&c, rank, size, &cfg);
   timings_mark("config read and broadcast");
-  if (rank == 0) announce_ready();
+  /* Every rank has its stop-signal handlers (load_config ends with a
+   * collective): IPSO_READY_FILE tells a job script that forwards signals
+   * that they now make a checkpoint. */
+  const char *ready = rank == 0 ? getenv("IPSO_READY_FILE") : NULL;
+  FILE *f = ready && *ready ? fopen(ready, "w") : NULL;
+  if (f) fclose(f);
+  if (!f && ready && *ready) log_warn("cannot create IPSO_READY_FILE '%s'", ready);
   if (rc == IPSO_OK) rc = check_memory(&cfg, rank, size);
   if (rc == IPSO_OK) {
     if (watchdog_start(cfg.run.watchdog) != 0)
