@@ -73,8 +73,12 @@ char *ipso_read_file(const char *path, size_t *len)
     n += (size_t)k;
     if (n < cap) continue;
     char *bigger = realloc(buf, 2 * cap + 1);
-    if (!bigger) e = ENOMEM;
-    if (bigger) buf = bigger, cap *= 2;
+    if (!bigger) {
+      e = ENOMEM;
+      continue;
+    }
+    buf = bigger;
+    cap *= 2;
   }
   close(fd);
   if (e) {
@@ -164,7 +168,7 @@ static int include_file(struct include_walk *w, const char *path, uint64_t *h)
 }
 
 /* Walks TEXT's includes (include_scan), the first irregular file into IRREGULAR. */
-static int include_walk(const char *text, uint64_t *h, char irregular[IPSO_PATH_MAX])
+static int walk_includes(const char *text, uint64_t *h, char irregular[IPSO_PATH_MAX])
 {
   struct include_walk w = {.nseen = 0};
   int rc = include_scan(&w, text, "", h);
@@ -175,7 +179,7 @@ static int include_walk(const char *text, uint64_t *h, char irregular[IPSO_PATH_
 
 int user_includes_hash(const char *text, uint64_t *h)
 {
-  return include_walk(text, h, NULL);
+  return walk_includes(text, h, NULL);
 }
 
 /* Refuses (IPSO_ERR_USAGE) a user objective that #includes, directly or
@@ -185,7 +189,7 @@ static int includes_regular(const struct ipso_config *cfg, const char *text)
 {
   char irregular[IPSO_PATH_MAX];
   uint64_t h = 0;
-  include_walk(text, &h, irregular);
+  walk_includes(text, &h, irregular);
   if (!irregular[0]) return IPSO_OK;
   log_user_error("islandpso: error: objective.source '%s' includes '%s', which is not a regular "
                  "file (a FIFO, a device or a socket): the compiler would wait on it",

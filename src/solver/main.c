@@ -109,7 +109,8 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
       break;
     default:
       if (rank == 0) {
-        if (optopt && optopt < 256)
+        /* optopt: a short option, 1 a switch given a value, 0 or >= 256 a long option */
+        if (optopt > 1 && optopt < 256)
           log_user_error("islandpso: error: unknown option '-%c'\n\n%s", optopt, usage_text);
         else
           log_user_error("islandpso: error: unknown or incomplete option '%s'\n\n%s",
