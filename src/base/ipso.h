@@ -13,8 +13,7 @@ enum ipso_status {
   IPSO_ERR_RUNTIME = 1,          /* runtime failure: rank, component and cause printed */
   IPSO_ERR_USAGE = 2,            /* bad command line or config */
   IPSO_STOPPED = 3,              /* stopped early by a signal or time limit, checkpoint written */
-  IPSO_STOPPED_NO_CHECKPOINT = 4 /* stopped early so, with checkpoints off: nothing to continue
-                                    from, so no batch script requeues it */
+  IPSO_STOPPED_NO_CHECKPOINT = 4 /* the same with checkpoints off: not requeued */
 };
 
 /* Limits checked by the config reader. */

@@ -30,9 +30,12 @@ int log_rank(void)
   return log_rank_;
 }
 
-int log_size(void)
+/* FMT with AP and a newline to F, flushed. */
+static void say(FILE *f, const char *fmt, va_list ap)
 {
-  return log_size_;
+  vfprintf(f, fmt, ap);
+  fputc('\n', f);
+  fflush(f);
 }
 
 void log_fail(const char *component, const char *file, int line, const char *fmt, ...)
@@ -53,10 +56,8 @@ void log_user_error(const char *fmt, ...)
   va_list ap;
   fflush(stdout);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  say(stderr, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
 }
 
 void log_warn(const char *fmt, ...)
@@ -68,10 +69,8 @@ void log_warn(const char *fmt, ...)
   else
     fputs("islandpso: warning: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  say(stderr, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
 }
 
 void log_info(const char *fmt, ...)
@@ -80,10 +79,8 @@ void log_info(const char *fmt, ...)
   FILE *to = log_info_stderr_ ? stderr : stdout;
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(to, fmt, ap);
+  say(to, fmt, ap);
   va_end(ap);
-  fputc('\n', to);
-  fflush(to);
 }
 
 void log_info_to_stderr(void)

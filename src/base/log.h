@@ -12,20 +12,14 @@ extern "C" {
 /* Sets the rank and size shown in messages (before MPI: rank 0 of 1). */
 void log_init(int rank, int size);
 int log_rank(void);
-int log_size(void);
-
-/* A runtime failure: "islandpso: error: [rank R on HOST] COMPONENT: message
- * (file:line)" on stderr, flushed. The check macros of check.h call it. */
+/* "islandpso: error: [rank R on HOST] COMPONENT: message (file:line)" on
+ * stderr, flushed (the check macros of check.h). */
 void log_fail(const char *component, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-/* A problem with the user's input, printed as given ("file:line:col: error: ..."
- * or "islandpso: error: ..."), on stderr, flushed. */
+/* A problem with the user's input, printed as given, on stderr, flushed. */
 void log_user_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* A warning from any rank, prefixed with the rank when there are several. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* Information for the user, printed by rank 0 only, on stdout. */
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,34 +1,28 @@
-/* Philox4x32-10 on the host: the same stream as cuRAND's device API
- * (curand_init(seed, subsequence, offset) followed by curand()/curand4()),
- * and the same conversions to uniform numbers, so the CPU backend draws the
- * numbers the GPU draws. Counter layout as in cuRAND: the 128-bit counter is
- * (offset / 4) in its low 64 bits and the subsequence in its high 64 bits;
- * the key is the 64-bit seed; word offset % 4 of the block is returned. */
+/* Philox4x32-10 on the host: cuRAND's device-API stream (curand_init(seed,
+ * subsequence, offset), then curand()) and its uniform conversions, so the
+ * CPU draws what the GPU draws. Counter: offset / 4 in the low 64 bits, the
+ * subsequence in the high 64; key: the seed. */
 #ifndef IPSO_PHILOX_H
 #define IPSO_PHILOX_H
 
 #include <stdint.h>
 
-#define IPSO_PHILOX_M0 UINT32_C(0xD2511F53)
-#define IPSO_PHILOX_M1 UINT32_C(0xCD9E8D57)
-#define IPSO_PHILOX_W0 UINT32_C(0x9E3779B9)
-#define IPSO_PHILOX_W1 UINT32_C(0xBB67AE85)
-
-/* The 4 words of the block with counter CTR under key (k0, k1). */
+/* The 4 words of the block with counter CTR under key (k0, k1): Philox's
+ * multipliers and Weyl key increments. */
 static inline void philox4x32_10(const uint32_t ctr[4], uint32_t k0, uint32_t k1, uint32_t out[4])
 {
   uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
   for (int round = 0; round < 10; round++) {
-    uint64_t p0 = (uint64_t)IPSO_PHILOX_M0 * c0;
-    uint64_t p1 = (uint64_t)IPSO_PHILOX_M1 * c2;
+    uint64_t p0 = (uint64_t)UINT32_C(0xD2511F53) * c0;
+    uint64_t p1 = (uint64_t)UINT32_C(0xCD9E8D57) * c2;
     uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
     uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
     c1 = (uint32_t)p1;
     c3 = (uint32_t)p0;
     c0 = n0;
     c2 = n2;
-    k0 += IPSO_PHILOX_W0;
-    k1 += IPSO_PHILOX_W1;
+    k0 += UINT32_C(0x9E3779B9);
+    k1 += UINT32_C(0xBB67AE85);
   }
   out[0] = c0;
   out[1] = c1;

@@ -15,32 +15,19 @@
 
 static volatile sig_atomic_t stop_signal = 0;
 
-/* The stop signals: each asks for a checkpoint and a stop at the end of
- * the current segment. SIGHUP (the terminal or ssh session closed) and
- * SIGPIPE (the reader of the output gone, `| head`) would otherwise end
- * the process at once, with nothing saved. */
+/* Each asks for a checkpoint and a stop; SIGHUP (the session closed) and
+ * SIGPIPE (`| head` gone) would otherwise end the process with nothing saved. */
 static const int stop_signals[] = {SIGTERM, SIGINT, SIGUSR1, SIGHUP, SIGPIPE};
 
-/* Writes the NUL-terminated TEXT to standard error (async-signal-safe). */
-static void say(const char *text)
-{
-  size_t n = strlen(text);
-  while (n > 0) {
-    ssize_t k = write(STDERR_FILENO, text, n);
-    if (k <= 0) return;
-    text += k;
-    n -= (size_t)k;
-  }
-}
-
-/* The first stop signal: remember it, the solver stops at the end of the
- * current segment. A second SIGINT: the user insists, stop now, without
- * the checkpoint (the last one written stays as it was), and say so. */
+/* The first stop signal is kept for the solver; a second SIGINT stops at
+ * once, without a checkpoint, and says so. */
 static void on_signal(int sig)
 {
   if (sig == SIGINT && stop_signal != 0) {
-    say("islandpso: second interrupt: stopping at once, without a checkpoint (the last one "
-        "written stays as it was)\n");
+    static const char msg[] = "islandpso: second interrupt: stopping at once, without a "
+                              "checkpoint (the last one written stays as it was)\n";
+    ssize_t k = write(STDERR_FILENO, msg, sizeof msg - 1); /* async-signal-safe */
+    (void)k;
     signal(SIGINT, SIG_DFL);
     raise(SIGINT);
     return;
@@ -50,11 +37,8 @@ static void on_signal(int sig)
 
 void signals_install(void)
 {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
+  struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
   for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
     sigaction(stop_signals[i], &sa, NULL);
 }
@@ -76,9 +60,8 @@ const char *stop_cause_text(double ride, int time_limit)
   return time_limit ? "the time limit" : "a stop request";
 }
 
-/* The first number in file PATH after the text KEY (at a line's start;
- * "" for the file's first number), times SCALE; -1 when there is none
- * (or the file says "max"). */
+/* The first number in file PATH after KEY at a line's start ("": the first
+ * number), times SCALE; -1 when there is none (or "max"). */
 static double number_in(const char *path, const char *key, double scale)
 {
   FILE *f = fopen(path, "r");
@@ -97,26 +80,22 @@ static double number_in(const char *path, const char *key, double scale)
  * or v1's memory controller), or -1. */
 static double cgroup_available(void)
 {
+  static const char *const root[2] = {"/sys/fs/cgroup", "/sys/fs/cgroup/memory"},
+                           *const files[2][2] = {{"max", "current"},
+                                                 {"limit_in_bytes", "usage_in_bytes"}};
   FILE *f = fopen("/proc/self/cgroup", "r");
-  char line[4096], path[4200];
+  char line[4096], path[2][4200];
   double left = -1;
   while (f && fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = '\0';
-    const char *v2 = strncmp(line, "0::", 3) == 0 ? line + 3 : NULL;
     const char *v1 = strstr(line, ":memory:");
-    double max = -1, used = -1;
-    if (v2) {
-      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", v2);
-      max = number_in(path, "", 1);
-      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", v2);
-      used = number_in(path, "", 1);
-    } else if (v1) {
-      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1 + 8);
-      max = number_in(path, "", 1);
-      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", v1 + 8);
-      used = number_in(path, "", 1);
-      if (max >= 0x1p62) max = -1; /* v1's "no limit" */
-    }
+    int v = strncmp(line, "0::", 3) == 0 ? 0 : v1 ? 1 : -1;
+    if (v < 0) continue;
+    for (int i = 0; i < 2; i++)
+      snprintf(path[i], sizeof path[i], "%s%s/memory.%s", root[v], v == 0 ? line + 3 : v1 + 8,
+               files[v][i]);
+    double max = number_in(path[0], "", 1), used = number_in(path[1], "", 1);
+    if (v == 1 && max >= 0x1p62) max = -1; /* v1's "no limit" */
     if (max >= 0 && used >= 0 && (left < 0 || max - used < left)) left = max - used;
   }
   if (f) fclose(f);
@@ -125,14 +104,14 @@ static double cgroup_available(void)
 
 double memory_available(int local_size, const char **what)
 {
-  double best = -1, v;
+  double best = -1, v, share = local_size > 0 ? local_size : 1;
   *what = "unknown";
   if ((v = number_in("/proc/meminfo", "MemAvailable:", 1024)) >= 0) {
-    best = v / (local_size > 0 ? local_size : 1);
+    best = v / share;
     *what = local_size > 1 ? "the node's MemAvailable, shared by its ranks" : "MemAvailable";
   }
-  if ((v = cgroup_available()) >= 0 && (best < 0 || v / (local_size > 0 ? local_size : 1) < best)) {
-    best = v / (local_size > 0 ? local_size : 1);
+  if ((v = cgroup_available()) >= 0 && (best < 0 || v / share < best)) {
+    best = v / share;
     *what = "the control group's memory limit";
   }
   struct rlimit rl;
@@ -147,20 +126,12 @@ double memory_available(int local_size, const char **what)
   return best;
 }
 
-double wall_seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static struct {
   pthread_t thread;
   int running;
   double timeout;
-  _Atomic int64_t beat_ms;
+  _Atomic int64_t beat_ms, iteration;
   _Atomic(const char *) phase;
-  _Atomic int64_t iteration;
   pthread_mutex_t lock; /* guards quit; wake signals it */
   pthread_cond_t wake;
   int quit;
@@ -176,9 +147,7 @@ static int64_t now_ms(void)
 static void *watchdog_main(void *arg)
 {
   (void)arg;
-  double nap = wd.timeout / 8;
-  if (nap > 1) nap = 1;
-  if (nap < 0.01) nap = 0.01;
+  double nap = wd.timeout / 8 > 1 ? 1 : wd.timeout / 8 < 0.01 ? 0.01 : wd.timeout / 8;
   pthread_mutex_lock(&wd.lock);
   while (!wd.quit) {
     struct timespec until;
@@ -234,11 +203,9 @@ void watchdog_stop(void)
 
 static atomic_int exit_expected = 1;
 
-/* At exit(): unless main() is returning, the process is ending from inside
- * the run (a user objective calling exit(), say) with no result and
- * possibly status 0, which mpirun and a batch script would take for
- * success, or 3, which a batch script would requeue. Say so and end with
- * status 1 instead. */
+/* At exit(): unless main() is returning, the run is ending from inside (a
+ * user objective's exit()), and a status 0 or 3 would read as success or
+ * ask for a requeue; say so and end with status 1. */
 static void exit_guard_check(int status, void *arg)
 {
   (void)arg;

@@ -1,7 +1,5 @@
-/* Start-up timings. The process's start is taken from the kernel's record
- * (/proc/self/stat, clock ticks since boot, so 10 ms resolution) to count
- * the loading of the executable and its libraries before main(); the
- * phases themselves are timed with CLOCK_MONOTONIC from main(). */
+/* Start-up timings: the process's start from /proc/self/stat (to count
+ * the loading before main()), the phases with CLOCK_MONOTONIC. */
 #include "timings.h"
 
 #include <stdint.h>
@@ -10,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "runtime.h"
 
 #define MAX_MARKS 32
 
@@ -26,6 +26,11 @@ static double now(clockid_t id)
   struct timespec ts;
   clock_gettime(id, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double wall_seconds(void)
+{
+  return now(CLOCK_MONOTONIC);
 }
 
 /* Seconds between the process's creation and now, from /proc; -1 if unknown. */
@@ -54,23 +59,16 @@ static double age_from_proc(void)
 
 void timings_begin(void)
 {
-  tm.start = now(CLOCK_MONOTONIC);
+  tm.start = wall_seconds();
   tm.loaded = age_from_proc();
-  tm.n = 0;
-  tm.printed = 0;
 }
 
 void timings_mark(const char *phase)
 {
   if (tm.n < MAX_MARKS) {
     tm.phase[tm.n] = phase;
-    tm.at[tm.n++] = now(CLOCK_MONOTONIC) - tm.start;
+    tm.at[tm.n++] = wall_seconds() - tm.start;
   }
-}
-
-double timings_since_start(void)
-{
-  return now(CLOCK_MONOTONIC) - tm.start + (tm.loaded > 0 ? tm.loaded : 0);
 }
 
 void timings_print(const char *title)
@@ -96,12 +94,12 @@ static struct {
 void timings_loop_begin(void)
 {
   memset(&loop, 0, sizeof loop);
-  loop.last = now(CLOCK_MONOTONIC);
+  loop.last = wall_seconds();
 }
 
 void timings_lap(enum timings_phase phase)
 {
-  double t = now(CLOCK_MONOTONIC);
+  double t = wall_seconds();
   loop.seconds[phase] += t - loop.last;
   loop.laps[phase]++;
   loop.last = t;

@@ -3,24 +3,15 @@
 #ifndef IPSO_TIMINGS_H
 #define IPSO_TIMINGS_H
 
-#include <stddef.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Records the process's start (call first thing in main). */
 void timings_begin(void);
 /* Marks the end of PHASE (a string literal); cheap, always on. */
 void timings_mark(const char *phase);
-/* Seconds from the process's start to now. */
-double timings_since_start(void);
-/* Prints the phases marked since the last print (all, the first time) and
- * their durations to stdout under a TITLE line. */
+/* Prints under a TITLE line the phases marked since the last print. */
 void timings_print(const char *title);
 
-/* Where the iterations' time goes on the host: each lap adds the time since
- * the last one (or timings_loop_begin) to its phase and counts it. */
+/* Where the iterations' host time goes: a lap adds the time since the last
+ * one to its phase. */
 enum timings_phase {
   TIMINGS_SLICES,     /* the slices: computed, or launched and waited for */
   TIMINGS_RECORDS,    /* their history rows and the one reduction over the ranks */
@@ -32,9 +23,5 @@ void timings_loop_begin(void);
 void timings_lap(enum timings_phase phase);
 /* Prints the iterations' phases (rank 0's) to stdout. */
 void timings_print_loop(void);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

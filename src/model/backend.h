@@ -1,13 +1,9 @@
-/* The backend interface: the swarms of K islands (a rank's islands, global
- * ids first .. first + K - 1) on one device; a rank holds one backend. The
- * CPU reference backend and the CUDA backend implement it; the solver
- * drives it. Island k draws from the random stream of its global id
- * first + k, so K islands in one backend give the same bits as K backends
- * of one island.
- *
- * Costs are sign-adjusted fitness values: the objective for goal = minimize,
- * its negation for maximize, so lower is always better and NaN counts as
- * +infinity. Ties are broken by the lower particle index. */
+/* The backend interface: the swarms of a rank's K islands (global ids
+ * first .. first + K - 1) on one device, implemented by the CPU reference
+ * and the CUDA backend. Island k draws from the stream of its global id, so
+ * K islands in one backend give the bits of K backends of one island.
+ * Costs are sign-adjusted (lower is better, NaN the worst); ties go to the
+ * lower particle index. */
 #ifndef IPSO_BACKEND_H
 #define IPSO_BACKEND_H
 
@@ -48,24 +44,19 @@ static inline int swarm_setup_count(const struct swarm_setup *setup)
 
 struct backend;
 
-/* What a backend whose state lives on a device offers beyond the core
- * operations (the GPU's): the state for a checkpoint's I/O threads without
- * the run waiting for a copy, and the device handed back at the end. */
+/* What a backend whose state lives on a device (the GPU's) offers beyond
+ * the core: the state for a checkpoint's I/O threads without a wait for a
+ * copy, and the device handed back at the end. */
 struct backend_device {
-  /* Captures the state of all K swarms as it is now without waiting for a
-   * copy to the host, and sets *CAPTURED (0: not possible now, use
-   * save_state). The run goes on; the capture is read, once, by
-   * read_captured or in pieces, from another thread while step() and the
-   * migrations run. */
+  /* Captures all K swarms as they are now without waiting for a copy and
+   * sets *CAPTURED (0: not now, use save_state); the capture is read once,
+   * in pieces, by other threads while the run goes on. */
   int (*capture_state)(struct backend *b, int *captured);
-  int (*read_captured)(struct backend *b, struct swarm_state *s);
-  /* A piece of the capture, read by thread READER (each reader its own
-   * buffer, all of them at once): state_fill.piece's contract (swarm.h). */
+  /* A piece of the capture for thread READER: state_fill.piece's contract. */
   int (*read_captured_piece)(struct backend *b, int reader, int array, int64_t first, int64_t n,
                              const double **data);
-  /* Captures, as capture_state does, a state that nothing changes until its
-   * readers are done (the run's last checkpoint, which the backend's end
-   * follows): nothing is copied, the readers read the swarms themselves. */
+  /* A capture of a state that nothing changes before its readers are done
+   * (the last checkpoint): the readers read the swarms themselves. */
   int (*hold_state)(struct backend *b);
   /* Destroys B and hands its device back to the driver (the run's end). */
   void (*end)(struct backend *b);
@@ -84,27 +75,21 @@ struct backend_ops {
   /* Every island's best cost now into COST[K], from what the backend
    * already holds where it can (without best()'s copy of each position). */
   int (*best_costs)(struct backend *b, double *cost);
-  /* One migration of all K islands where the swarms are; the same result
-   * on every backend.
-   * migrate_out: every island's message of COUNT migrants (laid out as
-   * migration_message_len says): its COUNT best personal bests, or with
-   * SELECT ([K * count]; island k's at [k * count]) those of the particles
-   * drawn. EDGE (NULL where the backend holds the whole ring): island 0's
-   * message into EDGE[0] and island K-1's into EDGE[1], for the other
-   * ranks. VICTIMS > 0 (with REPLACE NULL and LINKS * COUNT = VICTIMS in
-   * the migrate_in that follows): the backend may choose every island's
-   * worst now (the result is the same).
-   * migrate_in: island k takes the migrants of its previous island on link
-   * 0 and, with LINKS = 2, of its next one on link 1, on the links where
-   * CARRIED[2k + l], merged as migration_merge merges them; they replace
-   * its worst particles, or with REPLACE ([K * links * count]; island k's
-   * at [k * links * count]) the particles drawn, each only where the
-   * migrant is better than the particle's personal best: position and
-   * personal best the migrant, velocity zero. REMOTE (NULL where the
-   * backend holds the whole ring, which closes inside it): the messages of
-   * the previous rank's last island and of the next rank's first.
-   * migrate_sent: the best cost of every island's message of the last
-   * migration (after its migrate_in), into SENT[K]. */
+  /* One migration of all K islands where the swarms are, the same on every
+   * backend. migrate_out: each island's message of COUNT migrants
+   * (migration_message_len): its COUNT best personal bests, or those of the
+   * particles in SELECT ([K * count]); EDGE (NULL where the backend holds
+   * the whole ring): island 0's and island K-1's messages for the other
+   * ranks; VICTIMS > 0 (replace_worst): the backend may choose the worst now.
+   * migrate_in: island k takes its previous island's migrants on link 0 and
+   * (LINKS = 2) its next one's on link 1 where CARRIED[2k + l], merged as
+   * migration_merge does; each replaces one of its worst particles, or of
+   * those in REPLACE ([K * links * count]), only where better than that
+   * particle's personal best: position and personal best the migrant,
+   * velocity zero. REMOTE (NULL: the ring closes inside the backend): the
+   * previous rank's last and the next rank's first island's messages.
+   * migrate_sent: the best cost of every island's last message, for the log
+   * (after its migrate_in). */
   int (*migrate_out)(struct backend *b, int count, const int64_t *select, int victims,
                      double *const edge[2]);
   int (*migrate_in)(struct backend *b, int count, int links, const unsigned char *carried,

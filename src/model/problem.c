@@ -25,9 +25,8 @@ double *objective_param_vector(const struct ipso_config *cfg, int64_t *n)
   *n = 0;
   if (cfg->objective.id == IPSO_OBJ_CEC2017) {
     double *v = problem_data ? malloc(sizeof(double) * (size_t)problem_data_n) : NULL;
-    if (v) memcpy(v, problem_data, sizeof(double) * (size_t)problem_data_n);
     if (v) *n = problem_data_n;
-    return v;
+    return v ? memcpy(v, problem_data, sizeof(double) * (size_t)problem_data_n) : NULL;
   }
   if (!info || !info->param) return NULL;
   int D = cfg->objective.dimensions;
@@ -43,13 +42,8 @@ double *objective_param_vector(const struct ipso_config *cfg, int64_t *n)
   return v;
 }
 
-/* One dimension of cubic: x^3 - 0.8 x^2 - 1000 x + 8000. */
-static double cubic1(double x)
-{
-  return ((x - 0.8) * x - 1000) * x + 8000;
-}
-
-/* The best of cubic on [lo, hi]: the ends and the stationary points. */
+/* The best of one dimension of cubic, x^3 - 0.8 x^2 - 1000 x + 8000, on
+ * [lo, hi]: at the ends or the stationary points. */
 static double cubic_best(double lo, double hi, int maximize, double *where)
 {
   double disc = sqrt(0.8 * 0.8 * 4 + 12 * 1000);
@@ -57,7 +51,7 @@ static double cubic_best(double lo, double hi, int maximize, double *where)
   double best = maximize ? -INFINITY : INFINITY;
   for (int i = 0; i < 4; i++) {
     if (cand[i] < lo || cand[i] > hi) continue;
-    double f = cubic1(cand[i]);
+    double x = cand[i], f = ((x - 0.8) * x - 1000) * x + 8000;
     if (maximize ? f > best : f < best) {
       best = f;
       *where = cand[i];
@@ -91,20 +85,10 @@ int objective_optimum(const struct ipso_config *cfg, double *value)
     *value = sum;
   } else if (o->goal == IPSO_MINIMIZE) {
     for (int d = 0; d < D; d++) {
-      switch (o->id) {
-      case IPSO_OBJ_ROSENBROCK:
-        x[d] = 1;
-        break;
-      case IPSO_OBJ_SCHWEFEL:
-        x[d] = SCHWEFEL_XSTAR;
-        break;
-      case IPSO_OBJ_TARGET_DISTANCE:
-        x[d] = prm[d];
-        break;
-      default:
-        x[d] = 0;
-        break;
-      }
+      x[d] = o->id == IPSO_OBJ_ROSENBROCK        ? 1
+             : o->id == IPSO_OBJ_SCHWEFEL        ? SCHWEFEL_XSTAR
+             : o->id == IPSO_OBJ_TARGET_DISTANCE ? prm[d]
+                                                 : 0;
       if (x[d] < o->lower[d] || x[d] > o->upper[d]) known = 0;
     }
     /* Exactly 0 at the minimiser, except schwefel whose constant is rounded. */

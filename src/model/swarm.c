@@ -12,16 +12,14 @@
 
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims)
 {
-  size_t n = (size_t)particles * (size_t)dims;
+  double **a[] = {&s->position, &s->velocity, &s->pbest_position, &s->cost, &s->pbest_cost};
+  int ok = 1;
   memset(s, 0, sizeof *s);
   s->particles = particles;
   s->dims = dims;
-  s->position = malloc(n * sizeof(double));
-  s->velocity = malloc(n * sizeof(double));
-  s->pbest_position = malloc(n * sizeof(double));
-  s->cost = malloc((size_t)particles * sizeof(double));
-  s->pbest_cost = malloc((size_t)particles * sizeof(double));
-  if (!s->position || !s->velocity || !s->pbest_position || !s->cost || !s->pbest_cost) {
+  for (int i = 0; i < 5; i++) /* positions, then costs */
+    ok &= (*a[i] = malloc((size_t)particles * (size_t)(i < 3 ? dims : 1) * sizeof(double))) != 0;
+  if (!ok) {
     swarm_state_free(s);
     return IPSO_FAIL("memory", "cannot allocate the host copy of %lld particles x %d dimensions",
                      (long long)particles, dims);

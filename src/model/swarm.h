@@ -1,7 +1,6 @@
-/* A swarm's data as every layer sees it: the host copy of an island's state
- * (snapshots, checkpoints, checks), the per-dimension constants both
- * backends round to their precision, and the addressing of the random
- * stream that makes the CPU and the GPU draw the same numbers. */
+/* A swarm's data as every layer sees it: the host copy of its state, the
+ * per-dimension constants, and the addressing of the random stream that
+ * makes the CPU and the GPU draw the same numbers. */
 #ifndef IPSO_SWARM_H
 #define IPSO_SWARM_H
 
@@ -10,9 +9,8 @@
 
 #include "config.h"
 
-/* A host copy of one island's swarm (or of a rank's islands, one after the
- * other: swarm_state_island), in double precision (exact for float
- * runs too). Arrays are row-major: element (i, d) at [i * dims + d]. */
+/* A host copy of one island's swarm (or of a rank's islands one after the
+ * other), in double (exact for float runs too); element (i, d) at [i * dims + d]. */
 struct swarm_state {
   int64_t particles;
   int dims;
@@ -23,24 +21,18 @@ struct swarm_state {
   double *pbest_cost;     /* [particles] */
 };
 
-/* Per-dimension constants every backend uses, computed once in double:
- * span = upper - lower, vmax = velocity_clamp * span, and the objective's
- * parameter vector (NULL if it takes none). Backends round them to their
- * precision, so the CPU and the GPU use the same values. */
+/* Per-dimension constants, computed once in double and rounded by each
+ * backend to its precision: span = upper - lower, vmax = velocity_clamp *
+ * span, and the objective's parameter vector (NULL if it takes none). */
 struct swarm_consts {
   double *lower, *upper, *span, *vmax, *param;
   int64_t nparam; /* values in param */
 };
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
 
-/* The unit in which a checkpoint's state is read from a capture, summed
- * and written: pieces of this many elements of one array of one island
- * (8 MiB of doubles), counted from the start of the island's rows. */
+/* A checkpoint's state is read from a capture, summed and written in
+ * pieces of this many elements of one array, from the start of its rows. */
 #define STATE_PIECE_ELEMENTS ((int64_t)1 << 20)
 /* The pieces of N elements, and the length of the one that starts at AT. */
 static inline int64_t state_pieces(int64_t n)
@@ -54,28 +46,23 @@ static inline int64_t state_piece_length(int64_t n, int64_t at)
 /* Threads that may read pieces at once (state_fill.piece's READER). */
 #define STATE_PIECE_READERS 4
 
-/* A copy of the state that the caller does not wait for (the GPU's captured
- * state read back to the host), made by the I/O threads of a checkpoint:
- * PIECE reads elements FIRST .. FIRST + N - 1 (N <= STATE_PIECE_ELEMENTS)
- * of state array ARRAY (the order of state_arrays; the rank's islands one
- * after the other) as doubles into a buffer that thread READER owns until
- * its next call (0 .. STATE_PIECE_READERS - 1), pointed to by *DATA, so
- * the state needs no host copy. */
+/* The state read by a checkpoint's I/O threads without a host copy (the
+ * GPU's capture): PIECE points *DATA to elements FIRST .. FIRST + N - 1
+ * (N <= STATE_PIECE_ELEMENTS) of state array ARRAY (state_arrays' order),
+ * as doubles, in a buffer that thread READER owns until its next call. */
 struct state_fill {
   void *ctx;
   int (*piece)(void *ctx, int reader, int array, int64_t first, int64_t n, const double **data);
 };
 void swarm_state_free(struct swarm_state *s);
 
-/* The host memory in bytes that ISLANDS islands of CFG's swarm take on
- * one rank: the host copy of their state, the checkpoints' buffer and the
- * snapshots' where the config writes them, and with CPU the CPU
- * backend's swarms in the run's precision; the parts in WHY (LEN bytes). */
+/* The host memory in bytes ISLANDS islands of CFG take on one rank (the
+ * host copy, the checkpoints' and snapshots' buffers where used, with CPU
+ * the CPU backend's swarms); the parts in WHY (LEN bytes). */
 double swarm_host_bytes(const struct ipso_config *cfg, int islands, int cpu, char *why, size_t len);
 
-/* Island K's rows of S, which holds islands of PARTICLES particles one
- * after the other (a rank's islands, in global order): a view into S's
- * arrays, nothing copied. */
+/* Island K's rows of S (islands of PARTICLES particles one after the
+ * other): a view, nothing copied. */
 static inline struct swarm_state swarm_state_island(const struct swarm_state *s, int64_t particles,
                                                     int k)
 {
@@ -107,9 +94,7 @@ static inline uint64_t swarm_subsequence(int island, int64_t particle)
 }
 
 /* The inertia of iteration T: W0, or with a schedule (HAS_END) W0 + (W_END
- * - W0) T / TMAX, computed in double and rounded by the caller to its
- * precision (the kernels compute the same operations: inertia_at in
- * kernels/pso_device.cuh). */
+ * - W0) T / TMAX, in double (kernels/pso_device.cuh's inertia_at alike). */
 static inline double swarm_inertia_at(double w0, int has_end, double w_end, int64_t t, int64_t tmax)
 {
   if (!has_end) return w0;
@@ -117,15 +102,12 @@ static inline double swarm_inertia_at(double w0, int has_end, double w_end, int6
   return w0 + (w_end - w0) * ((double)at / (double)tmax);
 }
 
-/* The clpso topology's exemplars (kernels/pso_device.cuh has their device
- * twins). Particle i's exemplar in epoch E = t / refresh is drawn from the
- * Philox stream of its subsequence, block swarm_clpso_block(E, D, d) for
- * dimension d (words: the learning draw, the two tournament entrants) and
- * block swarm_clpso_block(E, D, D) for the particle (word 0: the dimension
- * that learns when no other does). These blocks start at 2^63, and the
- * particle update's blocks (t * W / 4 + k < 10^12 * 50,000 < 2^63) never
- * reach them; E * (D + 1) + D < 10^12 * 100,001 < 2^63 keeps them apart
- * from each other. */
+/* The clpso exemplars (device twins in kernels/pso_device.cuh): particle
+ * i's in epoch E = t / refresh come from its stream's block
+ * swarm_clpso_block(E, D, d) for dimension d (the learning draw, the two
+ * tournament entrants) and block (E, D, D) for the particle (word 0: the
+ * dimension that learns when no other does). From 2^63 up, beyond the
+ * update's blocks (< 10^12 * 50,000) and apart from each other. */
 #define IPSO_CLPSO_BLOCK_BASE (UINT64_C(1) << 63)
 static inline uint64_t swarm_clpso_block(int64_t epoch, int dims, int d)
 {
@@ -145,15 +127,9 @@ static inline int swarm_clpso_dimension(uint32_t w, int dims)
   return (int)(((uint64_t)w * (uint64_t)dims) >> 32);
 }
 
-/* Particle I of N learns a dimension from another particle when the
- * dimension's learning word is below this: Pc_i 2^32, with
- * Pc_i = 0.05 + 0.45 (exp(10 i / (N - 1)) - 1) / (exp(10) - 1). Computed on
- * the host only (the GPU backend copies the table), so both backends
- * compare with the same integers. */
+/* Particle I of N learns a dimension from another when the dimension's
+ * learning word is below Pc_i 2^32, Pc_i = 0.05 + 0.45 (exp(10 i / (N - 1))
+ * - 1) / (exp(10) - 1); on the host only, so both backends use these integers. */
 uint32_t swarm_clpso_threshold(int64_t i, int64_t n);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

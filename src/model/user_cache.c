@@ -1,6 +1,6 @@
-/* The cache of compiled code (user objectives, the GPU's kernels): where
- * it is, and whether what is in it may be run: only what no other user
- * can have put there. */
+/* The cache of compiled code (user objectives, the GPU's kernels): where it
+ * is, and whether what is in it may be run (only what no other user can
+ * have put there). */
 #include "user_objective.h"
 
 #include <errno.h>
@@ -15,11 +15,9 @@
 #include "log.h"
 
 /* Why directory DIR may not hold code this process runs, in WHY (LEN
- * bytes): it must be this user's and writable by nobody else (OWN; else
- * it is held to what the directories above it are), and every directory
- * above it root's or this user's and writable by nobody else unless
- * sticky (/tmp), so that no other user can put or swap a file in it. 0
- * when it may. */
+ * bytes); 0 when it may: it must be this user's alone (OWN, else held to the rule
+ * above it), every directory above root's or this user's and writable by
+ * nobody else unless sticky (/tmp). */
 static int cache_dir_untrusted(const char *dir, int own, char *why, size_t len)
 {
   char real[PATH_MAX];
@@ -59,10 +57,8 @@ static int cache_dir_untrusted(const char *dir, int own, char *why, size_t len)
   }
 }
 
-/* The cache directory's path in DIR: $IPSO_CACHE_DIR, else
- * $XDG_CACHE_HOME/islandpso, else $HOME/.cache/islandpso; never a
- * directory that every user shares. Missing directories are made 0700.
- * IPSO_OK, or IPSO_ERR_USAGE with the reason in WHY. */
+/* The cache directory's path in DIR (user_cache_dir), missing directories
+ * made 0700; IPSO_OK, or IPSO_ERR_USAGE with the reason in WHY. */
 static int cache_dir_find(char *dir, size_t size, char *why, size_t len)
 {
   const char *env = getenv("IPSO_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
@@ -88,52 +84,49 @@ static int cache_dir_find(char *dir, size_t size, char *why, size_t len)
    * directory that no other user may change. */
   for (char *p = dir + 1;; p++) {
     if (*p != '/' && *p != '\0') continue;
-    char c = *p;
+    char c = *p, parent[PATH_MAX];
     struct stat st;
+    int bad = 0, e = 0;
     *p = '\0';
-    int missing = lstat(dir, &st) != 0 && errno == ENOENT, made = 1, e = 0;
-    if (missing) {
+    if (lstat(dir, &st) != 0 && errno == ENOENT) {
       const char *slash = strrchr(dir, '/');
-      char parent[PATH_MAX];
-      if (!slash)
-        snprintf(parent, sizeof parent, ".");
-      else
-        snprintf(parent, sizeof parent, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir);
-      if (cache_dir_untrusted(parent, 0, why, len)) {
-        *p = c;
-        return IPSO_ERR_USAGE;
-      }
-      made = mkdir(dir, 0700) == 0 || errno == EEXIST;
-      e = errno;
+      snprintf(parent, sizeof parent, "%.*s", slash && slash != dir ? (int)(slash - dir) : 1,
+               slash ? dir : ".");
+      bad = cache_dir_untrusted(parent, 0, why, len);
+      if (!bad && mkdir(dir, 0700) != 0 && errno != EEXIST) e = errno;
     }
     *p = c;
-    if (!made) {
-      snprintf(why, len, "cannot create '%.*s': %s", (int)(p - dir), dir, strerror(e));
-      return IPSO_ERR_USAGE;
-    }
+    if (e) snprintf(why, len, "cannot create '%.*s': %s", (int)(p - dir), dir, strerror(e));
+    if (bad || e) return IPSO_ERR_USAGE;
     if (!c) break;
   }
   return cache_dir_untrusted(dir, 1, why, len) ? IPSO_ERR_USAGE : IPSO_OK;
 }
 
-int user_cache_dir(char *dir, size_t size)
+/* The cache directory, or IPSO_ERR_USAGE with a warning (once) or, where
+ * TRUSTED is needed, an error. */
+static int cache_dir(char *dir, size_t size, int trusted)
 {
   static int warned;
   char why[2 * PATH_MAX];
   if (cache_dir_find(dir, size, why, sizeof why) == IPSO_OK) return IPSO_OK;
-  if (!warned++)
+  if (trusted)
+    log_user_error("islandpso: error: the cache directory for compiled user objectives cannot be "
+                   "used: %s",
+                   why);
+  else if (!warned++)
     log_warn("the cache of compiled code is not used: %s; compiling afresh instead", why);
   return IPSO_ERR_USAGE;
 }
 
+int user_cache_dir(char *dir, size_t size)
+{
+  return cache_dir(dir, size, 0);
+}
+
 int user_cache_dir_trusted(char *dir, size_t size)
 {
-  char why[2 * PATH_MAX];
-  if (cache_dir_find(dir, size, why, sizeof why) == IPSO_OK) return IPSO_OK;
-  log_user_error("islandpso: error: the cache directory for compiled user objectives cannot be "
-                 "used: %s",
-                 why);
-  return IPSO_ERR_USAGE;
+  return cache_dir(dir, size, 1);
 }
 
 int user_cache_file_untrusted(const char *path, char *why, size_t len)

@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <math.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,38 +56,34 @@ uint64_t ipso_hash(uint64_t h, const void *data, size_t n)
 char *ipso_read_file(const char *path, size_t *len)
 {
   /* Regular files only: a FIFO among the sources would wait for a writer. */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e = 0;
   struct stat st;
   if (fd < 0) return NULL;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    errno = EINVAL;
-    return NULL;
-  }
-  FILE *f = fdopen(fd, "rb");
-  if (!f) {
-    close(fd);
-    return NULL;
-  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) e = EINVAL;
   size_t cap = 4096, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (n < cap) break;
+  char *buf = e ? NULL : malloc(cap + 1);
+  if (!e && !buf) e = ENOMEM;
+  while (!e) {
+    ssize_t k = read(fd, buf + n, cap - n);
+    if (k == 0) break;
+    if (k < 0) {
+      if (errno != EINTR) e = errno;
+      continue;
+    }
+    n += (size_t)k;
+    if (n < cap) continue;
     char *bigger = realloc(buf, 2 * cap + 1);
     if (!bigger) {
-      free(buf);
-      buf = NULL;
-      break;
+      e = ENOMEM;
+      continue;
     }
     buf = bigger;
     cap *= 2;
   }
-  int err = ferror(f);
-  fclose(f);
-  if (!buf || err) {
+  close(fd);
+  if (e) {
     free(buf);
+    errno = e;
     return NULL;
   }
   buf[n] = '\0';
@@ -96,9 +91,8 @@ char *ipso_read_file(const char *path, size_t *len)
   return buf;
 }
 
-/* The files already hashed by user_includes_hash (each once: a header
- * included twice, or by itself, is hashed once), and the first one found
- * that exists and is not a regular file. */
+/* The files already hashed (each once), and the first existing one that is
+ * not a regular file. */
 struct include_walk {
   char *seen[256];
   int nseen;
@@ -173,12 +167,19 @@ static int include_file(struct include_walk *w, const char *path, uint64_t *h)
   return rc;
 }
 
-int user_includes_hash(const char *text, uint64_t *h)
+/* Walks TEXT's includes (include_scan), the first irregular file into IRREGULAR. */
+static int walk_includes(const char *text, uint64_t *h, char irregular[IPSO_PATH_MAX])
 {
   struct include_walk w = {.nseen = 0};
   int rc = include_scan(&w, text, "", h);
   for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
+  if (irregular) memcpy(irregular, w.irregular, sizeof w.irregular);
   return rc;
+}
+
+int user_includes_hash(const char *text, uint64_t *h)
+{
+  return walk_includes(text, h, NULL);
 }
 
 /* Refuses (IPSO_ERR_USAGE) a user objective that #includes, directly or
@@ -186,83 +187,63 @@ int user_includes_hash(const char *text, uint64_t *h)
  * FIFO for a writer, through every stop signal. */
 static int includes_regular(const struct ipso_config *cfg, const char *text)
 {
-  struct include_walk w = {.nseen = 0};
+  char irregular[IPSO_PATH_MAX];
   uint64_t h = 0;
-  include_scan(&w, text, "", &h);
-  for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
-  if (!w.irregular[0]) return IPSO_OK;
+  walk_includes(text, &h, irregular);
+  if (!irregular[0]) return IPSO_OK;
   log_user_error("islandpso: error: objective.source '%s' includes '%s', which is not a regular "
                  "file (a FIFO, a device or a socket): the compiler would wait on it",
-                 cfg->objective.source, w.irregular);
+                 cfg->objective.source, irregular);
   return IPSO_ERR_USAGE;
-}
-
-/* Appends printf output to the growing string *S of length *N. */
-static int append(char **s, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int append(char **s, size_t *n, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (k < 0) return -1;
-  char *t = realloc(*s, *n + (size_t)k + 1);
-  if (!t) return -1;
-  *s = t;
-  va_start(ap, fmt);
-  vsnprintf(*s + *n, (size_t)k + 1, fmt, ap);
-  va_end(ap);
-  *n += (size_t)k;
-  return 0;
 }
 
 char *user_objective_wrapper(const struct ipso_config *cfg)
 {
   const struct ipso_objective_config *o = &cfg->objective;
-  const char *real = cfg->run.precision == IPSO_FLOAT ? "float" : "double";
   char *s = NULL;
   size_t n = 0;
-  int bad = 0;
-  bad |= append(&s, &n,
-                "/* islandpso: objective.function = %s from objective.source */\n"
-                "#ifdef __CUDACC_RTC__\n"
-                "#define IPSO_USER_CONST __device__ const\n"
-                "#else\n"
-                "#include <math.h>\n"
-                "#define IPSO_USER_CONST static const\n"
-                "#endif\n"
-                "typedef %s ipso_real;\n",
-                o->function, real);
+  FILE *f = open_memstream(&s, &n);
+  if (!f) return NULL;
+  fprintf(f,
+          "/* islandpso: objective.function = %s from objective.source */\n"
+          "#ifdef __CUDACC_RTC__\n"
+          "#define IPSO_USER_CONST __device__ const\n"
+          "#else\n"
+          "#include <math.h>\n"
+          "#define IPSO_USER_CONST static const\n"
+          "#endif\n"
+          "typedef %s ipso_real;\n",
+          o->function, cfg->run.precision == IPSO_FLOAT ? "float" : "double");
   for (int i = 0; i < o->nparams; i++) {
     const struct ipso_param *p = &o->params[i];
     if (!p->is_array) {
-      bad |= append(&s, &n, "IPSO_USER_CONST ipso_real %s = %.17g;\n", p->name, p->values[0]);
+      fprintf(f, "IPSO_USER_CONST ipso_real %s = %.17g;\n", p->name, p->values[0]);
       continue;
     }
-    bad |= append(&s, &n, "IPSO_USER_CONST ipso_real %s[%lld] = {", p->name, (long long)p->len);
-    for (int64_t k = 0; k < p->len; k++)
-      bad |= append(&s, &n, "%s%.17g", k ? ", " : "", p->values[k]);
-    bad |= append(&s, &n, "};\n");
+    fprintf(f, "IPSO_USER_CONST ipso_real %s[%lld] = {", p->name, (long long)p->len);
+    for (int64_t k = 0; k < p->len; k++) fprintf(f, "%s%.17g", k ? ", " : "", p->values[k]);
+    fputs("};\n", f);
   }
-  bad |= append(&s, &n,
-                "#include \"%s\"\n"
-                "#line 1 \"islandpso-user-entry\"\n"
-                "ipso_real ipso_user_objective(const ipso_real *x, int d, const ipso_real *prm)\n"
-                "{\n"
-                "  (void)prm;\n"
-                "  return %s(x, d);\n"
-                "}\n",
-                o->source, o->function);
+  fprintf(f,
+          "#include \"%s\"\n"
+          "#line 1 \"islandpso-user-entry\"\n"
+          "ipso_real ipso_user_objective(const ipso_real *x, int d, const ipso_real *prm)\n"
+          "{\n"
+          "  (void)prm;\n"
+          "  return %s(x, d);\n"
+          "}\n",
+          o->source, o->function);
   /* A separable objective's term: the function of one coordinate. */
   if (o->separable)
-    bad |= append(&s, &n,
-                  "ipso_real ipso_user_term(ipso_real xi, const ipso_real *prm)\n"
-                  "{\n"
-                  "  (void)prm;\n"
-                  "  return %s(&xi, 1);\n"
-                  "}\n",
-                  o->function);
-  if (bad) {
+    fprintf(f,
+            "ipso_real ipso_user_term(ipso_real xi, const ipso_real *prm)\n"
+            "{\n"
+            "  (void)prm;\n"
+            "  return %s(&xi, 1);\n"
+            "}\n",
+            o->function);
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
     free(s);
     return NULL;
   }
@@ -290,8 +271,7 @@ struct command {
   int n;
 };
 
-/* Starts C with the compiler's command: $IPSO_CC split at white space (a
- * compiler and its leading arguments, e.g. "ccache gcc"; there is no shell,
+/* Starts C with $IPSO_CC split at white space (e.g. "ccache gcc"; no shell,
  * so no quoting), else the compiler that built islandpso; then the flags. */
 static int command_init(struct command *c)
 {
@@ -311,106 +291,43 @@ static int command_init(struct command *c)
   return 0;
 }
 
-/* Appends ARG (which must outlive C) to C. */
-static void command_add(struct command *c, const char *arg)
+/* Appends the NULL-terminated ARGS (which must outlive C) to C. */
+static void command_add(struct command *c, const char *const *args)
 {
-  if (c->n < (int)(sizeof c->argv / sizeof c->argv[0]) - 1) c->argv[c->n++] = (char *)arg;
+  for (; *args; args++)
+    if (c->n < (int)(sizeof c->argv / sizeof c->argv[0]) - 1) c->argv[c->n++] = (char *)*args;
   c->argv[c->n] = NULL;
 }
 
-/* The command's hash: the words and flags, each with its terminating NUL. */
-static uint64_t command_hash(uint64_t h, const struct command *c)
-{
-  for (int i = 0; i < c->n; i++) h = ipso_hash(h, c->argv[i], strlen(c->argv[i]) + 1);
-  return h;
-}
-
-/* Runs C (argv[0] looked up in PATH) with standard input from the file IN,
- * standard output to OUT_FD (its messages' file when -1) and standard error
- * to MSG_FD. posix_spawn, not system(): no shell reads the paths, and no
- * fork of an MPI process. Returns 0 and the child's id, or an errno. */
-static int command_start(const struct command *c, const char *in, int out_fd, int msg_fd,
-                         pid_t *pid)
-{
-  posix_spawn_file_actions_t fa;
-  int e = posix_spawn_file_actions_init(&fa);
-  if (e) return e;
-  e = posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
-  if (!e) e = posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : msg_fd, 1);
-  if (!e) e = posix_spawn_file_actions_adddup2(&fa, msg_fd, 2);
-  fflush(stdout);
-  fflush(stderr);
-  if (!e) e = posix_spawnp(pid, c->argv[0], &fa, NULL, c->argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  return e;
-}
-
-/* Waits for PID; its wait status in *ST. Returns 0 or an errno. */
-static int command_wait(pid_t pid, int *st)
-{
-  while (waitpid(pid, st, 0) < 0)
-    if (errno != EINTR) return errno;
-  return 0;
-}
-
-/* How a command ended (wait status ST), for a message. */
-static void describe_status(int st, char *buf, size_t size)
-{
-  if (WIFEXITED(st))
-    snprintf(buf, size, "exited with status %d", WEXITSTATUS(st));
-  else if (WIFSIGNALED(st))
-    snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-  else
-    snprintf(buf, size, "ended with wait status %#x", (unsigned)st);
-}
-
-/* Temporary files of one compilation in the cache directory: the wrapper
- * (the preprocessor's standard input), the preprocessed source (the
- * compiler's) and the compiler's messages. */
+/* One compilation's temporary files in the cache directory: the wrapper,
+ * the preprocessed source and the compiler's messages. */
 struct compile_files {
   char wrap[IPSO_PATH_MAX + 32], pre[IPSO_PATH_MAX + 32], msgs[IPSO_PATH_MAX + 32];
   int msg_fd, pre_fd;
 };
 
+/* Creates the temporary file DIR/NAME-XXXXXX into PATH and *FD. */
+static int temp_create(char path[IPSO_PATH_MAX + 32], const char *dir, const char *name, int *fd)
+{
+  snprintf(path, IPSO_PATH_MAX + 32, "%s/%s-XXXXXX", dir, name);
+  if ((*fd = mkostemp(path, O_CLOEXEC)) >= 0) return IPSO_OK;
+  int e = errno;
+  path[0] = '\0';
+  return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
+}
+
+/* Creates F's files in DIR (F zeroed, its descriptors -1), the wrapper WRAP written. */
 static int compile_files_open(struct compile_files *f, const char *dir, const char *wrap)
 {
-  f->msg_fd = f->pre_fd = -1;
-  f->wrap[0] = f->pre[0] = f->msgs[0] = '\0';
-  snprintf(f->wrap, sizeof f->wrap, "%s/.user-XXXXXX", dir);
-  int fd = mkostemp(f->wrap, O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    f->wrap[0] = '\0';
-    return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
-  }
-  size_t n = strlen(wrap), off = 0;
-  while (off < n) {
-    ssize_t k = write(fd, wrap + off, n - off);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) {
-      int e = k < 0 ? errno : EIO;
-      close(fd);
-      return IPSO_FAIL("user objective", "cannot write '%s': %s", f->wrap, strerror(e));
-    }
-    off += (size_t)k;
-  }
-  if (close(fd) != 0)
-    return IPSO_FAIL("user objective", "cannot write '%s': %s", f->wrap, strerror(errno));
-  snprintf(f->pre, sizeof f->pre, "%s/.pre-XXXXXX", dir);
-  f->pre_fd = mkostemp(f->pre, O_CLOEXEC);
-  if (f->pre_fd < 0) {
-    int e = errno;
-    f->pre[0] = '\0';
-    return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
-  }
-  snprintf(f->msgs, sizeof f->msgs, "%s/.msgs-XXXXXX", dir);
-  f->msg_fd = mkostemp(f->msgs, O_CLOEXEC);
-  if (f->msg_fd < 0) {
-    int e = errno;
-    f->msgs[0] = '\0';
-    return IPSO_FAIL("user objective", "cannot create a file in '%s': %s", dir, strerror(e));
-  }
-  return IPSO_OK;
+  int fd;
+  IPSO_TRY(temp_create(f->wrap, dir, ".user", &fd));
+  FILE *w = fdopen(fd, "w");
+  if (!w) close(fd);
+  int e = !w || fputs(wrap, w) == EOF ? errno : 0;
+  if (w && fclose(w) != 0 && !e) e = errno;
+  if (e) return IPSO_FAIL("user objective", "cannot write '%s': %s", f->wrap, strerror(e));
+  IPSO_TRY(temp_create(f->pre, dir, ".pre", &f->pre_fd));
+  return temp_create(f->msgs, dir, ".msgs", &f->msg_fd);
 }
 
 static void compile_files_close(struct compile_files *f)
@@ -422,20 +339,32 @@ static void compile_files_close(struct compile_files *f)
   if (f->msgs[0]) unlink(f->msgs);
 }
 
-/* Runs C with standard input from the file IN and standard output to
- * OUT_FD (-1: the messages' file). Returns IPSO_OK with the wait status in
- * *ST (the messages in the messages' file), or IPSO_ERR_RUNTIME when the
- * command could not be run. */
+/* Runs C (argv[0] looked up in PATH) with standard input from the file IN,
+ * standard output to OUT_FD (-1: the messages' file) and standard error to
+ * the messages' file; posix_spawn, not system(): no shell reads the paths,
+ * and no fork of an MPI process. IPSO_OK with the wait status in *ST, or
+ * IPSO_ERR_RUNTIME when the command could not be run. */
 static int compile_run(const struct command *c, const char *in, int out_fd,
                        const struct compile_files *f, int *st)
 {
+  posix_spawn_file_actions_t fa;
   pid_t pid;
-  int e = command_start(c, in, out_fd, f->msg_fd, &pid);
+  int e = posix_spawn_file_actions_init(&fa);
+  if (!e) {
+    e = posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
+    if (!e) e = posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : f->msg_fd, 1);
+    if (!e) e = posix_spawn_file_actions_adddup2(&fa, f->msg_fd, 2);
+    fflush(stdout);
+    fflush(stderr);
+    if (!e) e = posix_spawnp(&pid, c->argv[0], &fa, NULL, c->argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+  }
   if (e)
     return IPSO_FAIL("user objective", "cannot start the C compiler '%s': %s", c->argv[0],
                      strerror(e));
-  e = command_wait(pid, st);
-  if (e) return IPSO_FAIL("user objective", "waitpid for '%s': %s", c->argv[0], strerror(e));
+  while (waitpid(pid, st, 0) < 0)
+    if (errno != EINTR)
+      return IPSO_FAIL("user objective", "waitpid for '%s': %s", c->argv[0], strerror(errno));
   return IPSO_OK;
 }
 
@@ -453,9 +382,7 @@ static int hash_fd(int fd, const char *path, uint64_t *h)
   }
 }
 
-/* The fingerprint of the user objective this process loaded last (the
- * hash of the preprocessed source it was compiled from), and whether there
- * is one. */
+/* The fingerprint of the user objective this process loaded last. */
 static uint64_t loaded_fingerprint;
 static int loaded_known;
 
@@ -479,7 +406,13 @@ static int compile_failed(const struct ipso_config *cfg, const struct command *c
                           const struct compile_files *f, int st)
 {
   char how[128];
-  describe_status(st, how, sizeof how);
+  if (WIFEXITED(st))
+    snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(st));
+  else if (WIFSIGNALED(st))
+    snprintf(how, sizeof how, "was killed by signal %d (%s)", WTERMSIG(st),
+             strsignal(WTERMSIG(st)));
+  else
+    snprintf(how, sizeof how, "ended with wait status %#x", (unsigned)st);
   size_t n = 0;
   char *msgs = ipso_read_file(f->msgs, &n);
   const size_t keep = 65536; /* thousands of errors say no more than the first ones */
@@ -497,14 +430,10 @@ static int compile_failed(const struct ipso_config *cfg, const struct command *c
   return IPSO_ERR_USAGE;
 }
 
-/* Compiles the wrapper in F into a shared object in DIR (unless the cache
- * has it) and names it in SO, with the hash of what it was compiled from
- * in *FINGERPRINT. The wrapper is preprocessed once into F's file, which
- * holds every file the user's code includes, and that very text is what
- * is compiled: an edit after the preprocessing cannot slip into the
- * object. The cache key is the hash of the compiler's command and of the
- * preprocessed text: an edited header is a new key. A cached object is
- * loaded only if it is this user's and writable by nobody else. */
+/* Compiles the wrapper in F into the shared object SO in DIR unless the
+ * cache has it; *FINGERPRINT: the hash of the preprocessed text. That very
+ * text is compiled, so an edit after the preprocessing cannot slip in; the
+ * key hashes it and the command. A cached object must be this user's alone. */
 static int compile_cached(const struct ipso_config *cfg, const char *dir,
                           const struct compile_files *f, char *so, size_t so_size,
                           uint64_t *fingerprint)
@@ -513,14 +442,12 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
   if (command_init(&c) != 0)
     return IPSO_FAIL("user objective", "the C compiler's command ($IPSO_CC) is empty or too long");
   struct command pre = c;
-  command_add(&pre, "-E");
-  command_add(&pre, "-x");
-  command_add(&pre, "c");
-  command_add(&pre, "-");
+  command_add(&pre, (const char *[]){"-E", "-x", "c", "-", NULL});
   int st;
   IPSO_TRY(compile_run(&pre, f->wrap, f->pre_fd, f, &st));
   if (st != 0) return compile_failed(cfg, &pre, f, st);
-  uint64_t text = 0, h = command_hash(0, &c);
+  uint64_t text = 0, h = 0; /* the key: the command's words, each with its NUL, and the text */
+  for (int i = 0; i < c.n; i++) h = ipso_hash(h, c.argv[i], strlen(c.argv[i]) + 1);
   IPSO_TRY(hash_fd(f->pre_fd, f->pre, &text));
   IPSO_TRY(hash_fd(f->pre_fd, f->pre, &h));
   *fingerprint = text;
@@ -536,12 +463,7 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
   }
   char tmp[IPSO_PATH_MAX + 128];
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", so, (int)getpid());
-  command_add(&c, "-o");
-  command_add(&c, tmp);
-  command_add(&c, "-x");
-  command_add(&c, "cpp-output");
-  command_add(&c, "-");
-  command_add(&c, "-lm");
+  command_add(&c, (const char *[]){"-o", tmp, "-x", "cpp-output", "-", "-lm", NULL});
   IPSO_TRY(compile_run(&c, f->pre, -1, f, &st));
   if (st != 0) {
     remove(tmp);
@@ -586,13 +508,10 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
   IPSO_TRY(user_cache_dir_trusted(dir, sizeof dir));
   char *wrap = user_objective_wrapper(cfg);
   if (!wrap) return IPSO_FAIL("user objective", "out of memory");
-  if (includes_regular(cfg, wrap) != IPSO_OK) {
-    free(wrap);
-    return IPSO_ERR_USAGE;
-  }
-  struct compile_files f;
+  struct compile_files f = {.msg_fd = -1, .pre_fd = -1};
   uint64_t fingerprint = 0;
-  int rc = compile_files_open(&f, dir, wrap);
+  int rc = includes_regular(cfg, wrap);
+  if (rc == IPSO_OK) rc = compile_files_open(&f, dir, wrap);
   free(wrap);
   if (rc == IPSO_OK) rc = compile_cached(cfg, dir, &f, so, sizeof so, &fingerprint);
   compile_files_close(&f);

@@ -4,10 +4,6 @@
 
 #include "backend.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one
  * is usable, else cpu with a notice). */
 int backend_create(const struct swarm_setup *setup, struct backend *b);
@@ -22,9 +18,5 @@ void backend_end(struct backend *b);
 int backend_gpu_count(void);
 /* Shares the node's cores between the ranks on it (CPU backend). */
 void backend_share_cores(int ranks_on_node);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -1,6 +1,6 @@
 /* islandpso CONFIG --evaluate FILE: the configured objective at the points
  * of FILE, on the configured backend, one value a line; nothing written. */
-#include "evaluate.h"
+#include "solver.h"
 
 #include <errno.h>
 #include <math.h>
@@ -88,8 +88,7 @@ int evaluate_points(const struct ipso_config *config, const char *path)
       (rc = cec2017_data_for(cfg, 0, &data, &nd)) == IPSO_OK)
     problem_data_set(data, nd);
   struct swarm_setup setup = {cfg, 0, 1, 0, 1};
-  struct backend b;
-  memset(&b, 0, sizeof b);
+  struct backend b = {0};
   if (rc == IPSO_OK) rc = backend_create_evaluator(&setup, &b);
   if (rc == IPSO_OK && !(f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f)))
     rc = IPSO_FAIL("memory", "out of memory");

@@ -40,18 +40,18 @@ int invariants_create(const struct ipso_config *cfg, int exact, int64_t particle
   if (!iv->prev_pbest) return IPSO_FAIL("memory", "out of memory");
   for (int64_t i = 0; i < particles; i++) iv->prev_pbest[i] = INFINITY;
   iv->prm = objective_param_vector(cfg, &iv->nprm);
-  iv->prm_f = malloc((size_t)(iv->nprm > iv->D ? iv->nprm : iv->D) * sizeof(float));
-  if (!iv->prm_f) return IPSO_FAIL("memory", "out of memory");
-  for (int64_t i = 0; i < (iv->nprm > iv->D ? iv->nprm : iv->D); i++)
-    iv->prm_f[i] = i < iv->nprm ? (float)iv->prm[i] : 0.0f;
-  if (cfg->objective.id == IPSO_OBJ_USER) {
-    IPSO_TRY(user_objective_open_cpu(cfg, &iv->user));
-    iv->ref_d = user_objective_fn_d(iv->user);
-    iv->ref_f = user_objective_fn_f(iv->user);
-  } else {
+  const int64_t nf = iv->nprm > iv->D ? iv->nprm : iv->D;
+  if (!(iv->prm_f = malloc((size_t)nf * sizeof(float))))
+    return IPSO_FAIL("memory", "out of memory");
+  for (int64_t i = 0; i < nf; i++) iv->prm_f[i] = i < iv->nprm ? (float)iv->prm[i] : 0.0f;
+  if (cfg->objective.id != IPSO_OBJ_USER) {
     iv->ref_d = objective_get(cfg->objective.id)->eval_d;
     iv->ref_f = objective_get(cfg->objective.id)->eval_f;
+    return IPSO_OK;
   }
+  IPSO_TRY(user_objective_open_cpu(cfg, &iv->user));
+  iv->ref_d = user_objective_fn_d(iv->user);
+  iv->ref_f = user_objective_fn_f(iv->user);
   return IPSO_OK;
 }
 

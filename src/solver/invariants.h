@@ -15,10 +15,6 @@
 
 struct invariants;
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Prepares the checks of a swarm of PARTICLES; EXACT: the backend computes
  * the host objective's bits (else costs agree to a relative tolerance). */
 int invariants_create(const struct ipso_config *cfg, int exact, int64_t particles,
@@ -31,22 +27,13 @@ int invariants_check(struct invariants *iv, int64_t t, const struct swarm_state 
 
 void invariants_free(struct invariants *iv);
 
-/* A restart's state, checked against the objective (collective; after the
- * backend exists, before the first iteration): of each of the rank's
- * islands in S, restored from checkpoint PATH (global ids FIRST on, N
- * particles each), the best personal best, the lowest current cost and 8
- * particles spread over the island are evaluated by the host's objective,
- * and every one of their costs and personal-best costs must be the
- * objective at its position (exactly where EXACT, else to rounding).
- * Otherwise the checkpoint was altered or written with another objective:
- * IPSO_ERR_USAGE on every rank, the lowest rank that found one naming the
- * island, the particle and both values. (Not with
- * --allow-changed-objective: the costs are then the old objective's.) */
+/* A restart's state checked against the objective (collective): in each of
+ * the rank's islands in S (from checkpoint PATH, global ids FIRST on, N
+ * particles each) the best personal best, the lowest cost and 8 particles
+ * spread over it must have the host objective's costs (exactly where
+ * EXACT). Otherwise IPSO_ERR_USAGE on every rank, the lowest rank that
+ * found one naming the island, the particle and both values. */
 int invariants_check_restored(MPI_Comm comm, const struct ipso_config *cfg, int exact,
                               const struct swarm_state *s, int first, int64_t n, const char *path);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -1,8 +1,7 @@
 /* islandpso: the command line. --help, --version, --dry-run, --evaluate
- * and usage errors are answered before MPI is started. For a run, rank 0
- * reads and validates the config and broadcasts its resolved text; then every rank runs
- * its island. Only here does a runtime failure turn into MPI_Abort, so no
- * rank is left waiting on a neighbour. */
+ * and usage errors are answered before MPI is started; for a run, rank 0
+ * reads the config and broadcasts its resolved text. Only here does a
+ * runtime failure turn into MPI_Abort. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -12,7 +11,6 @@
 #include <string.h>
 
 #include "config.h"
-#include "evaluate.h"
 #include "island_mpi.h"
 #include "check.h"
 #include "log.h"
@@ -55,34 +53,29 @@ struct cli {
   struct solver_options opt;
 };
 
-/* Parses the command line; returns IPSO_ERR_USAGE (message printed by rank
- * 0) if it is malformed. */
+/* A usage error, printed by rank 0 (every rank decides alike). */
+#define USAGE_ERROR(...)                                                                           \
+  do {                                                                                             \
+    if (rank == 0) log_user_error(__VA_ARGS__);                                                    \
+    return IPSO_ERR_USAGE;                                                                         \
+  } while (0)
+
+/* Parses the command line; IPSO_ERR_USAGE if it is malformed. */
 static int parse_cli(int argc, char **argv, struct cli *c, int rank)
 {
-  enum {
-    O_SET = 256,
-    O_BACKEND,
-    O_DRY,
-    O_OVERWRITE,
-    O_RESTART,
-    O_RESUME,
-    O_CHECK,
-    O_TIMINGS,
-    O_ALLOW_OBJECTIVE,
-    O_VERSION,
-    O_EVALUATE
-  };
-  static const struct option longopts[] = {
+  enum { O_SET = 256, O_BACKEND, O_RESTART, O_EVALUATE };
+  /* The switches set their flag themselves (getopt_long returns 0). */
+  const struct option longopts[] = {
       {"set", required_argument, NULL, O_SET},
       {"backend", required_argument, NULL, O_BACKEND},
-      {"dry-run", no_argument, NULL, O_DRY},
-      {"overwrite", no_argument, NULL, O_OVERWRITE},
+      {"dry-run", no_argument, &c->dry_run, 1},
+      {"overwrite", no_argument, &c->opt.overwrite, 1},
       {"restart", required_argument, NULL, O_RESTART},
-      {"resume", no_argument, NULL, O_RESUME},
-      {"check-invariants", no_argument, NULL, O_CHECK},
-      {"timings", no_argument, NULL, O_TIMINGS},
-      {"allow-changed-objective", no_argument, NULL, O_ALLOW_OBJECTIVE},
-      {"version", no_argument, NULL, O_VERSION},
+      {"resume", no_argument, &c->opt.resume, 1},
+      {"check-invariants", no_argument, &c->opt.check_invariants, 1},
+      {"timings", no_argument, &c->opt.timings, 1},
+      {"allow-changed-objective", no_argument, &c->opt.allow_changed_objective, 1},
+      {"version", no_argument, &c->version, 1},
       {"evaluate", required_argument, NULL, O_EVALUATE},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -93,45 +86,20 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
   while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (ch) {
     case O_SET:
-      if (c->noverrides == MAX_OVERRIDES) {
-        if (rank == 0)
-          log_user_error("islandpso: error: more than %d --set options", MAX_OVERRIDES);
-        return IPSO_ERR_USAGE;
-      }
+      if (c->noverrides == MAX_OVERRIDES)
+        USAGE_ERROR("islandpso: error: more than %d --set options", MAX_OVERRIDES);
       c->overrides[c->noverrides++] = optarg;
       break;
     case O_BACKEND:
-      if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu") && strcmp(optarg, "auto")) {
-        if (rank == 0)
-          log_user_error("islandpso: error: --backend must be cpu, gpu or auto, not '%s'\n\n%s",
-                         optarg, usage_text);
-        return IPSO_ERR_USAGE;
-      }
+      if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu") && strcmp(optarg, "auto"))
+        USAGE_ERROR("islandpso: error: --backend must be cpu, gpu or auto, not '%s'\n\n%s", optarg,
+                    usage_text);
       snprintf(c->backend_override, sizeof c->backend_override, "run.backend=\"%s\"", optarg);
       break;
-    case O_DRY:
-      c->dry_run = 1;
-      break;
-    case O_OVERWRITE:
-      c->opt.overwrite = 1;
+    case 0:
       break;
     case O_RESTART:
       c->opt.restart = optarg;
-      break;
-    case O_RESUME:
-      c->opt.resume = 1;
-      break;
-    case O_CHECK:
-      c->opt.check_invariants = 1;
-      break;
-    case O_TIMINGS:
-      c->opt.timings = 1;
-      break;
-    case O_ALLOW_OBJECTIVE:
-      c->opt.allow_changed_objective = 1;
-      break;
-    case O_VERSION:
-      c->version = 1;
       break;
     case O_EVALUATE:
       c->evaluate = optarg;
@@ -141,7 +109,8 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
       break;
     default:
       if (rank == 0) {
-        if (optopt && optopt < 256)
+        /* optopt: a short option, 1 a switch given a value, 0 or >= 256 a long option */
+        if (optopt > 1 && optopt < 256)
           log_user_error("islandpso: error: unknown option '-%c'\n\n%s", optopt, usage_text);
         else
           log_user_error("islandpso: error: unknown or incomplete option '%s'\n\n%s",
@@ -151,29 +120,16 @@ static int parse_cli(int argc, char **argv, struct cli *c, int rank)
     }
   }
   if (c->help || c->version) return IPSO_OK;
-  if (optind >= argc) {
-    if (rank == 0) log_user_error("islandpso: error: no config file given\n\n%s", usage_text);
-    return IPSO_ERR_USAGE;
-  }
-  if (optind + 1 < argc) {
-    if (rank == 0)
-      log_user_error("islandpso: error: unexpected argument '%s' (one config file only)\n\n%s",
-                     argv[optind + 1], usage_text);
-    return IPSO_ERR_USAGE;
-  }
-  if (c->opt.restart && c->opt.resume) {
-    if (rank == 0)
-      log_user_error("islandpso: error: --restart and --resume exclude each other\n\n%s",
-                     usage_text);
-    return IPSO_ERR_USAGE;
-  }
-  if (c->opt.overwrite && (c->opt.restart || c->opt.resume)) {
-    if (rank == 0)
-      log_user_error("islandpso: error: --overwrite with %s: a continued run never replaces its "
-                     "output; give one or the other\n\n%s",
-                     c->opt.restart ? "--restart" : "--resume", usage_text);
-    return IPSO_ERR_USAGE;
-  }
+  if (optind >= argc) USAGE_ERROR("islandpso: error: no config file given\n\n%s", usage_text);
+  if (optind + 1 < argc)
+    USAGE_ERROR("islandpso: error: unexpected argument '%s' (one config file only)\n\n%s",
+                argv[optind + 1], usage_text);
+  if (c->opt.restart && c->opt.resume)
+    USAGE_ERROR("islandpso: error: --restart and --resume exclude each other\n\n%s", usage_text);
+  if (c->opt.overwrite && (c->opt.restart || c->opt.resume))
+    USAGE_ERROR("islandpso: error: --overwrite with %s: a continued run never replaces its "
+                "output; give one or the other\n\n%s",
+                c->opt.restart ? "--restart" : "--resume", usage_text);
   c->config = argv[optind];
   if (c->backend_override[0]) c->overrides[c->noverrides++] = c->backend_override;
   return IPSO_OK;
@@ -185,10 +141,7 @@ static void print_version(void)
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   MPI_Get_library_version(mpi, &len);
-  char *nl = strchr(mpi, '\n');
-  if (nl) *nl = '\0';
-  char *comma = strchr(mpi, ',');
-  if (comma) *comma = '\0';
+  mpi[strcspn(mpi, "\n,")] = '\0';
 #ifdef IPSO_HAVE_CUDA
   const char *gpu = "CUDA (NVRTC kernels)";
 #else
@@ -238,7 +191,9 @@ static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PM
                                         "SLURM_PROCID", NULL};
 static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
 
-/* answer_without_mpi's work on one rank. */
+/* Without MPI: --help, --version, --dry-run, --evaluate and usage errors
+ * (every rank decides alike, rank 0 prints). Returns the exit status, or -1
+ * for a run. */
 static int answer_on_rank(int argc, char **argv, struct cli *c, int rank)
 {
   int size = launcher_value(size_vars, 1);
@@ -261,27 +216,10 @@ static int answer_on_rank(int argc, char **argv, struct cli *c, int rank)
   return rc;
 }
 
-/* Without MPI: --help, --version, --dry-run, --evaluate and usage errors (every rank
- * decides alike; rank 0 prints and returns the status). Returns the exit
- * status, or -1 for a run. */
-static int answer_without_mpi(int argc, char **argv, struct cli *c)
-{
-  int rank = launcher_value(rank_vars, 0);
-  int rc = answer_on_rank(argc, argv, c, rank);
-  /* The other ranks leave quietly: a launcher such as mpirun ends the whole
-   * job when the first process exits non-zero, and a rank that failed first
-   * would kill rank 0 before its message is out. The job's status is then
-   * rank 0's. */
-  return rc > 0 && rank != 0 ? IPSO_OK : rc;
-}
-
-/* Before anything is allocated or written: the swarms of the rank's
- * islands must fit the host memory this process may take (collective).
- * Otherwise the allocation succeeds and the first touch of the pages
- * brings the kernel's OOM killer, long after a stop signal could be
- * served; exit 2 with the numbers instead, from the lowest rank that found
- * it. IPSO_MEMORY_CHECK=0 skips it. (A GPU run's device memory is the
- * backend's to check.) */
+/* Before anything is allocated (collective): the rank's swarms must fit
+ * the host memory it may take, else the OOM killer comes at the first
+ * touch; exit 2 with the numbers from the lowest rank that found it.
+ * IPSO_MEMORY_CHECK=0 skips it. */
 static int check_memory(const struct ipso_config *cfg, int rank, int size)
 {
   const char *env = getenv("IPSO_MEMORY_CHECK");
@@ -313,35 +251,6 @@ static int check_memory(const struct ipso_config *cfg, int rank, int size)
   return who < size ? IPSO_ERR_USAGE : IPSO_OK;
 }
 
-/* Every rank has passed MPI_Init and installed its stop-signal handlers
- * (load_config ends with a collective): from now on a stop signal makes a
- * checkpoint. Signals sent earlier can kill a rank that is still loading,
- * or be dropped by the launcher, so a job script that forwards them waits
- * for this: IPSO_READY_FILE, when set, is created now. */
-static void announce_ready(void)
-{
-  const char *path = getenv("IPSO_READY_FILE");
-  if (!path || !*path) return;
-  FILE *f = fopen(path, "w");
-  if (f) fclose(f);
-  if (!f) log_warn("cannot create IPSO_READY_FILE '%s'", path);
-}
-
-/* The GPU driver gives a context CUDA_DEVICE_MAX_CONNECTIONS hardware
- * queues (8 unless set), and making and unmaking them is most of the
- * context's start and end: with 2 an H100's context took 0.07 s to create
- * instead of 0.16 s and 0.04 s to reset instead of 0.10 s. The backend
- * needs two: the run's stream, and the copies of the state that the I/O
- * threads make beside it (with 2, `checkpoint_interval = 100` on 131,072
- * particles cost no more in-run time than with 8). Set before MPI_Init,
- * while this is the process's only thread (setenv is not safe beside a
- * getenv); a value in the environment is kept. */
-static void gpu_queues_default(void)
-{
-  if (setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0) != 0)
-    log_warn("cannot set CUDA_DEVICE_MAX_CONNECTIONS: %s", strerror(errno));
-}
-
 int main(int argc, char **argv)
 {
   timings_begin();
@@ -350,9 +259,16 @@ int main(int argc, char **argv)
    * again after MPI_Init in case the MPI library installed its own. */
   signals_install();
   struct cli c;
-  int rc = answer_without_mpi(argc, argv, &c);
-  if (rc >= 0) return rc;
-  gpu_queues_default();
+  int launcher_rank = launcher_value(rank_vars, 0);
+  int rc = answer_on_rank(argc, argv, &c, launcher_rank);
+  /* The other ranks leave quietly: a launcher ends the whole job at the
+   * first non-zero exit, maybe before rank 0's message is out. */
+  if (rc >= 0) return rc > 0 && launcher_rank != 0 ? IPSO_OK : rc;
+  /* CUDA_DEVICE_MAX_CONNECTIONS=2 unless set: the hardware queues are most
+   * of a context's start and end, and the backend needs two (the run's
+   * stream, the checkpoints' copies). Set while this is the only thread. */
+  if (setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0) != 0)
+    log_warn("cannot set CUDA_DEVICE_MAX_CONNECTIONS: %s", strerror(errno));
   int rank = 0, size = 1;
   if (island_mpi_init(&argc, &argv, &rank, &size) != IPSO_OK) return IPSO_ERR_RUNTIME;
   signals_install();
@@ -363,7 +279,13 @@ int main(int argc, char **argv)
   memset(&cfg, 0, sizeof cfg);
   rc = load_config(&c, rank, size, &cfg);
   timings_mark("config read and broadcast");
-  if (rank == 0) announce_ready();
+  /* Every rank has its stop-signal handlers (load_config ends with a
+   * collective): IPSO_READY_FILE tells a job script that forwards signals
+   * that they now make a checkpoint. */
+  const char *ready = rank == 0 ? getenv("IPSO_READY_FILE") : NULL;
+  FILE *f = ready && *ready ? fopen(ready, "w") : NULL;
+  if (f) fclose(f);
+  if (!f && ready && *ready) log_warn("cannot create IPSO_READY_FILE '%s'", ready);
   if (rc == IPSO_OK) rc = check_memory(&cfg, rank, size);
   if (rc == IPSO_OK) {
     if (watchdog_start(cfg.run.watchdog) != 0)

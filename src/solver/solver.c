@@ -1,11 +1,5 @@
-/* The island loop's life. Islands have global ids 0..islands-1; rank r
- * runs the K islands r*K .. r*K + K - 1 (one backend for all of them) in
- * segments of iterations (solver_loop.c); at segment ends (fixed
- * iterations, so a strict run is a pure function of the config, the same
- * on any number of ranks) the ranks record history, migrate on the global
- * ring of islands, agree on stopping, and write snapshots and checkpoints
- * (in the background: io/checkpoint_async.c). Here: the checks of the
- * files, the start (fresh or from a checkpoint), the end. */
+/* The island loop's life: the checks of the files, the start (fresh or
+ * from a checkpoint), the segments (solver_loop.c), the end. */
 #include "solver.h"
 
 #include <math.h>
@@ -28,17 +22,15 @@
 #include "objective.h"
 #include "paths.h"
 #include "problem.h"
-#include "progress.h"
 #include "run_files.h"
 #include "runtime.h"
 #include "solver_internal.h"
 #include "timings.h"
 
-/* The checks on the files of the run, all before anything is written:
- * the paths (by identity), the locks, and on a restart the checkpoint and
- * whether it belongs to the output's run and objective. Sets *REPLACE when
- * --resume found no checkpoint and the output is an unfinished start of
- * this very run (same resolved config), which may then be started afresh. */
+/* The checks on the run's files before anything is written: the paths, the
+ * locks, on a restart the checkpoint and whether it is the output's run and
+ * objective. *REPLACE: --resume found no checkpoint but an unfinished start
+ * of this very run, which may be started afresh. */
 static int check_files(struct solver *s, const char *restart, struct checkpoint_info *info,
                        int *replace)
 {
@@ -98,11 +90,9 @@ static int check_files(struct solver *s, const char *restart, struct checkpoint_
   return IPSO_OK;
 }
 
-/* Creates the backend and the swarm (fresh or from a checkpoint) and the
- * output file. Everything that can be refused (files, identity, locks, the
- * backend with a user objective's compilation) is refused before the
- * output is created, cut back or replaced and before old checkpoints are
- * removed. */
+/* Creates the backend, the swarm (fresh or from a checkpoint) and the
+ * output; whatever can be refused is refused before the output is created,
+ * cut back or replaced and before old checkpoints are removed. */
 static int start(struct solver *s, const char *restart, struct checkpoint_info *info)
 {
   const struct ipso_config *cfg = s->cfg;
@@ -125,21 +115,15 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   if (devices) timings_mark("GPU driver (cuInit, device count)");
-  /* One backend for the rank's islands, island k addressed by its global
-   * id first + k (its random stream), on the rank's device. */
   struct swarm_setup setup = {cfg, s->first, s->islands, island_device_for(local_rank, devices),
                               s->local};
-  /* A user objective is compiled by rank 0 first: a compile error or a
-   * refused declaration is then reported once, and the other ranks load
-   * the compiled object from the cache instead of all compiling at once. */
+  /* Rank 0 compiles a user objective first: an error is reported once, and
+   * the other ranks load it from the cache. */
   int first = cfg->objective.id == IPSO_OBJ_USER && s->rank == 0;
-  rc = island_agree(s->comm, first ? backend_create(&setup, &s->b) : IPSO_OK);
-  if (rc != IPSO_OK) return rc;
-  rc = island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b));
-  if (rc != IPSO_OK) return rc;
+  IPSO_TRY(island_agree(s->comm, first ? backend_create(&setup, &s->b) : IPSO_OK));
+  IPSO_TRY(island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b)));
   timings_mark("backend created");
-  /* Every rank runs the objective rank 0 compiled and the run recorded,
-   * and a restored swarm is one that objective gives. */
+  /* Every rank runs rank 0's objective, the run's, and a restored swarm is its. */
   IPSO_TRY(objective_agree(s->comm, cfg, s->objective_hash));
   if (restart && !s->opt->allow_changed_objective)
     IPSO_TRY(
@@ -151,8 +135,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   } else {
     if (cfg->run.output[0]) {
       IPSO_TRY(h5out_create(s->comm, cfg, s->opt->overwrite || replace, &s->out));
-      /* On disk with its identity at once: a start that dies before its
-       * first checkpoint leaves a file that --resume recognises. */
+      /* On disk at once: --resume recognises a start that died early. */
       IPSO_TRY(h5out_flush(s->out));
     }
     if (s->opt->overwrite) IPSO_TRY(checkpoint_remove_old(s->comm, cfg));
@@ -196,10 +179,8 @@ static int finish(struct solver *s)
                          s->t,
                          evaluations_at(s, s->t),
                          s->elapsed0 + (wall_seconds() - s->t0)};
-  /* The last checkpoint: the one in flight if it is of this iteration.
-   * Where one is written now, the backend is ended beside its write
-   * (write_checkpoint); otherwise the process's exit hands the GPU back,
-   * which is no slower when nothing else is left to do. */
+  /* The last checkpoint: the one in flight if it is of this iteration;
+   * one written now ends the backend beside its write. */
   int rc = solver_commit_checkpoint(s);
   if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = solver_write_checkpoint(s, 1);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
@@ -288,16 +269,14 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     s.plan =
         schedule_of(cfg, s.b.segment_updates, s.links > 0, s.out != NULL, opt->check_invariants);
     size_t seg = (size_t)s.plan.length;
-    s.seg_best = malloc(sizeof(double) * seg * (size_t)s.local);
-    s.step_best = malloc(sizeof(double) * seg * (size_t)s.local);
-    s.seg_min = malloc(sizeof(double) * seg);
-    s.row_cost = malloc(sizeof(double) * (seg + 1 + SOLVER_RIDE));
-    s.best.position = malloc(sizeof(double) * (size_t)s.D);
-    s.result.position = malloc(sizeof(double) * (size_t)s.D);
-    s.scratch = malloc(sizeof(double) * (size_t)s.D);
-    if (!s.seg_best || !s.step_best || !s.seg_min || !s.row_cost || !s.best.position ||
-        !s.result.position || !s.scratch)
-      rc = IPSO_FAIL("memory", "out of memory");
+    double **a[] = {&s.seg_best,      &s.step_best,       &s.seg_min, &s.row_cost,
+                    &s.best.position, &s.result.position, &s.scratch};
+    const size_t n[] = {
+        seg * (size_t)s.local, seg * (size_t)s.local, seg,        seg + 1 + SOLVER_RIDE,
+        (size_t)s.D,           (size_t)s.D,           (size_t)s.D};
+    for (int i = 0; i < 7; i++)
+      if (!(*a[i] = malloc(sizeof(double) * n[i])) && rc == IPSO_OK)
+        rc = IPSO_FAIL("memory", "out of memory");
   }
   if (rc == IPSO_OK && cfg->output.checkpoint[0]) rc = checkpoint_writer_create(comm, cfg, &s.ckw);
   if (rc == IPSO_OK && opt->check_invariants) {
@@ -306,12 +285,10 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     for (int k = 0; rc == IPSO_OK && k < s.local; k++)
       rc = invariants_create(cfg, s.b.exact, s.N, &s.inv[k]);
   }
-  /* The iterations' time starts when every rank is ready (a rank's later
-   * start-up is start-up, not the first slice's). */
-  if (rc == IPSO_OK && s.size > 1) {
-    int mrc = MPI_Barrier(comm);
-    if (mrc != MPI_SUCCESS) rc = ipso_mpi_fail("MPI_Barrier", mrc, __FILE__, __LINE__);
-  }
+  /* The iterations' time starts when every rank is ready. */
+  int mrc;
+  if (rc == IPSO_OK && s.size > 1 && (mrc = MPI_Barrier(comm)) != MPI_SUCCESS)
+    rc = ipso_mpi_fail("MPI_Barrier", mrc, __FILE__, __LINE__);
   s.t0 = wall_seconds();
   if (rc == IPSO_OK && opt->timings && s.rank == 0)
     timings_print("islandpso: start-up (rank 0, seconds since the process started)");
@@ -324,18 +301,16 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   if (rc == IPSO_OK) {
     rc = finish(&s);
     timings_mark("result and final checkpoint");
-  } else if (rc == IPSO_STOPPED) {
-    if (s.rank == 0) {
-      const char *why = stop_cause_text(s.stop_cause, s.stop_time);
-      if (cfg->output.checkpoint[0]) {
-        log_info("islandpso: stopped at iteration %lld by %s; checkpoint written to %s",
-                 (long long)s.t, why, cfg->output.checkpoint);
-        log_info("  continue with: islandpso %s --restart %s", cfg->path, cfg->output.checkpoint);
-      } else {
-        log_info("islandpso: stopped at iteration %lld by %s; no checkpoint (output.checkpoint "
-                 "is empty)",
-                 (long long)s.t, why);
-      }
+  } else if (rc == IPSO_STOPPED && s.rank == 0) {
+    const char *why = stop_cause_text(s.stop_cause, s.stop_time);
+    if (cfg->output.checkpoint[0]) {
+      log_info("islandpso: stopped at iteration %lld by %s; checkpoint written to %s",
+               (long long)s.t, why, cfg->output.checkpoint);
+      log_info("  continue with: islandpso %s --restart %s", cfg->path, cfg->output.checkpoint);
+    } else {
+      log_info("islandpso: stopped at iteration %lld by %s; no checkpoint (output.checkpoint "
+               "is empty)",
+               (long long)s.t, why);
     }
   }
   if (s.out && rc == IPSO_ERR_RUNTIME && s.size > 1) {

@@ -8,11 +8,11 @@
 #include "config.h"
 
 struct solver_options {
-  int overwrite;        /* replace an existing output file */
-  int check_invariants; /* check the swarm invariants after every iteration */
-  const char *restart;  /* checkpoint to continue from, or NULL */
-  int resume;           /* continue from the config's checkpoint if it exists */
-  int timings;          /* print where the start-up time went (rank 0) */
+  int overwrite;               /* replace an existing output file */
+  int check_invariants;        /* check the swarm invariants after every iteration */
+  const char *restart;         /* checkpoint to continue from, or NULL */
+  int resume;                  /* continue from the config's checkpoint if it exists */
+  int timings;                 /* print where the start-up time went (rank 0) */
   int allow_changed_objective; /* restart although the objective's sources changed */
 };
 
@@ -22,5 +22,11 @@ struct solver_options {
  * run starts) or IPSO_ERR_RUNTIME; the same value on every rank except for
  * a runtime failure of one rank. */
 int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver_options *opt);
+
+/* islandpso CONFIG --evaluate FILE (evaluate.c): prints the objective at
+ * every point of PATH (D numbers a line, '#' lines skipped) with 17
+ * significant digits, one a line, computed by CFG's backend; writes no
+ * file. IPSO_ERR_USAGE naming PATH:line for a line that is not D numbers. */
+int evaluate_points(const struct ipso_config *cfg, const char *path);
 
 #endif

@@ -12,12 +12,20 @@
 #include "invariants.h"
 #include "island_mpi.h"
 #include "lock.h"
-#include "progress.h"
 #include "schedule.h"
 #include "solver.h"
 #include "swarm.h"
 
 struct checkpoint_writer;
+
+/* The progress line (solver_loop.c). */
+struct progress {
+  int mode; /* 0 off, 1 terminal line, 2 plain lines */
+  int64_t first, last;
+  double start, last_print;
+  int64_t last_iteration, evals0; /* at the last print; evaluations at the first update */
+  int dirty;                      /* a terminal line is on screen */
+};
 
 /* History rows buffered before they are appended to the file. */
 #define HISTORY_FLUSH_ROWS 4096
@@ -43,13 +51,11 @@ struct solver {
   struct h5out *out;
   struct ring_exchange *rx; /* between ranks; NULL without migration or with one rank */
   int links;                /* migration messages each island receives (migration_links) */
-  double *msg;              /* [4 * message]: the rank's first and last islands' messages out, then
-                               what came from the previous and the next rank */
-  /* The migration's draws and log (backend migrate_out/in): */
-  unsigned char *carried; /* [2 * local] whether island k's link l carries migrants */
-  int64_t *drawn;         /* [local * 2 * migrants] the random policies' draws */
-  double *sent;           /* [local] the best cost each island sent */
-  int sent_from;          /* the first migration record waiting for its cost, or -1 */
+  double *msg;              /* [4 * message]: the edge islands' messages out, then those in */
+  unsigned char *carried;   /* [2 * local] whether island k's link l carries migrants */
+  int64_t *drawn;           /* [local * 2 * migrants] the random policies' draws */
+  double *sent;             /* [local] the best cost each island sent */
+  int sent_from;            /* the first migration record waiting for its cost, or -1 */
   struct history hist;
   struct migration_record *mlog;
   int mn, mcap;
@@ -68,19 +74,15 @@ struct solver {
   int D;
   int64_t t;                /* last completed iteration */
   int64_t target_iteration; /* first iteration an island reached the target, or -1 */
-  /* The run's clock: the run time of earlier invocations (restart), when
-   * this one began iterating, when to stop (0: no time limit), when the
-   * last checkpoint began, and what a slice and a checkpoint cost (the
-   * time limit's margin). */
+  /* The run time of earlier invocations, when this one began iterating,
+   * when to stop (0: never), when the last checkpoint began, and what a
+   * slice and a checkpoint cost (the time limit's margin). */
   double elapsed0, t0, deadline, last_checkpoint, slice_cost, checkpoint_cost;
   struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */
   int64_t ckpt_iteration;              /* of the checkpoint in flight or last written, or -1 */
-  int ckpt_pending;                    /* a periodic checkpoint found the writer busy: at the next
-                                          segment end */
-  int64_t ckpt_written, ckpt_deferred; /* this invocation's checkpoints; those that fell due
-                                          while the writer was busy */
-  double stop_cause;                   /* the stop's cause, reduced over the ranks
-                                          (stop_cause_ride) */
+  int ckpt_pending;                    /* one found the writer busy: at the next segment end */
+  int64_t ckpt_written, ckpt_deferred; /* this invocation's; those due while the writer was busy */
+  double stop_cause;                   /* reduced over the ranks (stop_cause_ride) */
   int stop_time;                       /* the time limit stopped the run */
   struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
@@ -106,24 +108,20 @@ static inline struct swarm_state island_state(struct solver *s, int k)
   return swarm_state_island(&s->state, s->N, k);
 }
 
-/* solver_loop.c */
-
-/* The loop over segments until the end, the target or a stop request;
- * IPSO_STOPPED when asked to stop early (a checkpoint written). */
+/* solver_loop.c: the loop over segments until the end, the target or a
+ * stop request (IPSO_STOPPED, a checkpoint written). */
 int solver_iterate(struct solver *s);
 /* Iteration 0 of a fresh run: its history row, snapshot and checks. */
 int solver_record_start(struct solver *s);
 /* The run's best of all islands now, into s->result (collective). */
 int solver_take_result(struct solver *s);
-/* A checkpoint of iteration s->t, written before returning: the one in
- * flight committed first. LAST: the run's end (the backend is ended once
- * the I/O threads have read the state from it, while the file is flushed). */
+/* A checkpoint of iteration s->t, written before returning (the one in
+ * flight committed first); LAST: the run's end, the backend ended beside it. */
 int solver_write_checkpoint(struct solver *s, int last);
 /* Commits the checkpoint in flight, if any (collective). */
 int solver_commit_checkpoint(struct solver *s);
 
 /* solver_records.c */
-
 void solver_history_free(struct history *h);
 /* Writes the buffered history rows and migration records to the file. */
 int solver_flush_records(struct solver *s);
@@ -134,9 +132,7 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
 #define SOLVER_RIDE 8
 /* Allocates the migration buffers and connects the ranks' ring. */
 int solver_migration_setup(struct solver *s);
-/* One migration of every island of the rank on the global ring, after
- * iteration s->t: the messages out, their exchange between the ranks, the
- * migrants in. */
+/* One migration of the rank's islands after iteration s->t. */
 int solver_migrate(struct solver *s);
 /* Prints every island's device from rank 0. */
 int solver_report_devices(struct solver *s);

@@ -1,9 +1,9 @@
-/* The island loop's executor: the schedule's segments computed in slices
- * bounded by time, and what falls on their ends (history rows, the
- * target, migrations, checks, snapshots, checkpoints, stops). */
+/* The island loop's executor: the segments in slices bounded by time, and
+ * what falls on their ends. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends.h"
 #include "check.h"
@@ -13,9 +13,84 @@
 #include "solver_internal.h"
 #include "timings.h"
 
-/* Stop reasons and checkpoint states agreed between ranks at a slice's end
- * (bit flags). */
+/* Stop reasons and checkpoint states agreed at a slice's end (bits). */
 enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4, CHECKPOINT_WRITING = 8, FLAG_BITS = 4 };
+
+/* Whether an updating line suits stdout: a terminal, and not a launcher's
+ * pseudo-terminal (mpirun and srun give ranks one even when the job's output
+ * goes to a file, so under a launcher plain lines are the safe choice). */
+static int interactive(void)
+{
+  const char *launcher[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof launcher / sizeof launcher[0]; i++)
+    if (getenv(launcher[i])) return 0;
+  return isatty(STDOUT_FILENO);
+}
+
+/* The progress line of iterations FIRST..LAST, printed by rank 0: an
+ * updating line on a terminal, plain lines (every 10 s) in a log. */
+static void progress_init(struct progress *p, enum ipso_progress mode, int rank, int64_t first,
+                          int64_t last)
+{
+  int on = rank == 0 && mode != IPSO_PROGRESS_OFF;
+  *p = (struct progress){.mode = on ? (mode == IPSO_PROGRESS_AUTO && interactive() ? 1 : 2) : 0,
+                         .first = first,
+                         .last = last,
+                         .start = -1,
+                         .last_print = -1,
+                         .last_iteration = first};
+}
+
+/* Formats SECONDS as H:MM:SS. */
+static void hms(char *buf, size_t n, double seconds)
+{
+  long s = seconds < 0 ? 0 : (long)(seconds + 0.5);
+  snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+}
+
+/* Reports iteration IT, best fitness BEST and evaluations EVALS at time NOW,
+ * if it is time to. */
+static void progress_update(struct progress *p, int64_t it, double best, int64_t evals, double now)
+{
+  if (!p->mode) return;
+  if (p->start < 0) {
+    p->start = p->last_print = now;
+    p->last_iteration = it;
+    p->evals0 = evals;
+    return;
+  }
+  double interval = p->mode == 1 ? 0.25 : 10.0;
+  if (now - p->last_print < interval) return;
+  double rate = (double)(it - p->last_iteration) / (now - p->last_print);
+  double evals_rate = (double)(evals - p->evals0) / (now - p->start);
+  char eta[32];
+  hms(eta, sizeof eta, rate > 0 ? (double)(p->last - it) / rate : 0);
+  double pct =
+      p->last > p->first ? 100.0 * (double)(it - p->first) / (double)(p->last - p->first) : 100.0;
+  char line[256];
+  snprintf(line, sizeof line,
+           "iteration %lld/%lld (%.0f%%)  best %.10g  %.3g evaluations/s  ETA %s", (long long)it,
+           (long long)p->last, pct, best, evals_rate, eta);
+  if (p->mode == 1) {
+    printf("\r%-100s", line);
+    p->dirty = 1;
+  } else {
+    printf("%s\n", line);
+  }
+  fflush(stdout);
+  p->last_print = now;
+  p->last_iteration = it;
+}
+
+/* Ends the terminal line, if any. */
+static void progress_finish(struct progress *p)
+{
+  if (p->mode == 1 && p->dirty) {
+    printf("\r%-100s\r", "");
+    fflush(stdout);
+  }
+  p->dirty = 0;
+}
 
 /* The run time so far, earlier invocations included. */
 static double elapsed(const struct solver *s)
@@ -30,35 +105,21 @@ static int fetch_state_into(struct solver *s, struct swarm_state *dst)
   return s->b.ops->save_state(&s->b, dst);
 }
 
-/* The best of the rank's islands into s->best (ties to the lower island);
- * returns its index among them. */
-static int local_best(struct solver *s, int *which)
-{
-  struct island_best ib = {0, 0, s->scratch};
-  *which = 0;
-  IPSO_TRY(s->b.ops->best(&s->b, 0, &s->best));
-  for (int k = 1; k < s->local; k++) {
-    IPSO_TRY(s->b.ops->best(&s->b, k, &ib));
-    if (cost_better(ib.cost, s->best.cost)) {
-      s->best.cost = ib.cost;
-      s->best.particle = ib.particle;
-      memcpy(s->best.position, ib.position, sizeof(double) * (size_t)s->D);
-      *which = k;
-    }
-  }
-  return IPSO_OK;
-}
-
 int solver_take_result(struct solver *s)
 {
-  int k;
-  IPSO_TRY(local_best(s, &k));
-  s->result.cost = s->best.cost;
-  s->result.particle = s->best.particle;
-  memcpy(s->result.position, s->best.position, sizeof(double) * (size_t)s->D);
-  s->result_island = s->first + k;
-  IPSO_TRY(island_best_of_all(s->comm, &s->result.cost, &s->result.particle, s->result.position,
-                              s->D, &s->result_island));
+  struct island_best *r = &s->result, ib = {0, 0, s->scratch};
+  s->result_island = s->first; /* the rank's best first, ties to the lower island */
+  IPSO_TRY(s->b.ops->best(&s->b, 0, r));
+  for (int k = 1; k < s->local; k++) {
+    IPSO_TRY(s->b.ops->best(&s->b, k, &ib));
+    if (!cost_better(ib.cost, r->cost)) continue;
+    r->cost = ib.cost;
+    r->particle = ib.particle;
+    memcpy(r->position, ib.position, sizeof(double) * (size_t)s->D);
+    s->result_island = s->first + k;
+  }
+  IPSO_TRY(
+      island_best_of_all(s->comm, &r->cost, &r->particle, r->position, s->D, &s->result_island));
   s->have_result = 1;
   return IPSO_OK;
 }
@@ -68,20 +129,17 @@ int solver_commit_checkpoint(struct solver *s)
   if (!checkpoint_in_flight(s->ckw)) return IPSO_OK;
   watchdog_beat("finishing a checkpoint", s->t);
   double t = wall_seconds();
-  /* The output holds every history row the checkpoint counts on disk
-   * before the checkpoint is renamed into place. */
+  /* The history rows the checkpoint counts are on disk before its rename. */
   IPSO_TRY(checkpoint_join(s->ckw));
   if (s->out) IPSO_TRY(h5out_flush(s->out));
   IPSO_TRY(checkpoint_commit(s->ckw));
   s->ckpt_written++;
-  /* What writing one costs when it must be waited for (the time limit's
-   * margin): the start, the thread, the commit. */
+  /* What one costs when waited for (the time limit's margin). */
   s->checkpoint_cost = (t - s->last_checkpoint) + (wall_seconds() - t);
   return IPSO_OK;
 }
 
-/* The checkpoint's pieces (checkpoint.h): read by its I/O threads from the
- * state the backend captured or holds. */
+/* The checkpoint's pieces, read by its I/O threads from the backend's capture. */
 static int read_captured_piece(void *ctx, int reader, int array, int64_t first, int64_t n,
                                const double **data)
 {
@@ -89,11 +147,9 @@ static int read_captured_piece(void *ctx, int reader, int array, int64_t first, 
   return s->b.ops->device->read_captured_piece(&s->b, reader, array, first, n, data);
 }
 
-/* Starts the checkpoint of iteration s->t (collective): the records written
- * to the output (flushed to disk at the commit), the state captured on the
- * device or copied into the writer's buffer, the file created; the rank's
- * I/O threads write it while the run goes on. No checkpoint may be in
- * flight. */
+/* Starts the checkpoint of iteration s->t (collective; none in flight):
+ * the records written, the state captured or copied, the file created;
+ * the I/O threads write it while the run goes on. */
 static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
 {
   IPSO_TRY(solver_flush_records(s));
@@ -104,11 +160,9 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
   double t = wall_seconds();
   struct swarm_state *buf;
   IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
-  /* A checkpoint that is not waited for at once takes the state without
-   * waiting for its copy to the host where the backend can (the GPU's):
-   * its I/O threads read it piece by piece. The run's last reads the
-   * swarms themselves: nothing changes them before the backend's end,
-   * which waits for its readers. */
+  /* Where the backend can (the GPU's), a checkpoint not waited for takes
+   * the state without a copy to the host; the last reads the swarms, which
+   * nothing changes before the backend's end. */
   const struct backend_device *dev = s->b.ops->device;
   int captured = 0;
   if (dev && mode == CHECKPOINT_LAST) {
@@ -121,9 +175,13 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
   if (!captured) IPSO_TRY(fetch_state_into(s, buf));
   struct state_fill fill = {s, read_captured_piece};
   watchdog_beat("writing a checkpoint", s->t);
-  struct checkpoint_info info = {s->t, evaluations_at(s, s->t), elapsed(s), s->target_iteration,
-                                 s->hist.written, "", "", s->out ? h5out_migration_rows(s->out) : 0,
-                                 s->out != NULL};
+  struct checkpoint_info info = {.iteration = s->t,
+                                 .evaluations = evaluations_at(s, s->t),
+                                 .elapsed_seconds = elapsed(s),
+                                 .target_iteration = s->target_iteration,
+                                 .history_rows = s->hist.written,
+                                 .migration_rows = s->out ? h5out_migration_rows(s->out) : 0,
+                                 .migration_rows_known = s->out != NULL};
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
   IPSO_TRY(checkpoint_start(s->ckw, &info, mode, captured ? &fill : NULL));
@@ -201,10 +259,9 @@ static int local_flags(struct solver *s)
   return flags;
 }
 
-/* The checkpoints at the end of a slice ending at segment end SEGMENT_END
- * or not, with the ranks' FLAGS: the one in flight committed once every
- * rank's thread has finished; a periodic one (by iterations or by time)
- * started, or deferred to the next segment end while the writer is busy. */
+/* The checkpoints at a slice's end with the ranks' FLAGS: the one in flight
+ * committed once every rank's thread is done; a periodic one started, or
+ * deferred to the next segment end while the writer is busy. */
 static int periodic_checkpoint(struct solver *s, int flags, int segment_end)
 {
   if (checkpoint_in_flight(s->ckw) && !(flags & CHECKPOINT_WRITING))
@@ -218,9 +275,7 @@ static int periodic_checkpoint(struct solver *s, int flags, int segment_end)
   return IPSO_OK;
 }
 
-/* IPSO_SLICE_MAX=N (test builds): slices of at most N iterations, so that
- * a test puts their ends where it wants them (slices do not change the
- * result). */
+/* IPSO_SLICE_MAX=N (test builds): slices of at most N iterations. */
 static int64_t slice_max(void)
 {
 #ifdef IPSO_TEST_HOOKS
@@ -252,11 +307,10 @@ int solver_iterate(struct solver *s)
     s->slice_cost = b - a;
     s->t = last;
     watchdog_beat("recording history", s->t);
-    /* One reduction over the ranks at the slice's end: the history rows
-     * and the target (solver_record_segment), the slowest rank's time,
-     * which sets everyone's next slice, the flags, each 0 or -1, whose
-     * minimum is their OR, a stop's cause and whether rank 0 lost the
-     * output (another file at its path now, or none). */
+    /* One reduction at the slice's end: the history rows and the target,
+     * the slowest rank's time (everyone's next slice), the flags (0 or -1:
+     * the minimum is their OR), a stop's cause and whether rank 0 lost the
+     * output (another file at its path, or none). */
     enum { RIDE_TIME, RIDE_CAUSE = 1 + FLAG_BITS, RIDE_LOST, RIDES };
     _Static_assert(RIDES <= SOLVER_RIDE, "the slice's values ride along");
     double ride[RIDES];
@@ -271,8 +325,7 @@ int solver_iterate(struct solver *s)
     IPSO_TRY(solver_record_segment(s, first, last, a, b, done, &hit, ride, RIDES));
     if (ride[RIDE_CAUSE] < s->stop_cause) s->stop_cause = ride[RIDE_CAUSE];
     if (ride[RIDE_LOST] < 0) {
-      /* The run's history cannot go on in that file: a checkpoint keeps
-       * what was computed, for a --resume once the file is back. */
+      /* A checkpoint keeps what was computed, for a --resume once the file is back. */
       IPSO_TRY(solver_write_checkpoint(s, 0));
       if (s->rank == 0) (void)IPSO_FAIL("output", "%s", lost);
       return IPSO_ERR_RUNTIME;
@@ -286,8 +339,7 @@ int solver_iterate(struct solver *s)
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     const int reached = s->target_iteration >= 0 && !done && segment_end;
     timings_lap(TIMINGS_RECORDS);
-    /* The result before the last migration, so that it names the island
-     * that found the best rather than one that received a copy of it. */
+    /* The result before the last migration: the island that found the best. */
     if (done || reached) IPSO_TRY(solver_take_result(s));
     const unsigned ev = segment_end ? schedule_events(&s->plan, last) : 0;
     if (ev & SCHEDULE_MIGRATE) {

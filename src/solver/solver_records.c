@@ -1,7 +1,6 @@
 /* What the island loop records and exchanges at segment ends: the history
- * rows (buffered, appended in blocks), the migration of the rank's islands
- * on the global ring of islands with its log, the device lines and the
- * final summary. */
+ * rows (appended in blocks), the migration and its log, the device lines
+ * and the final summary. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +46,7 @@ void solver_history_free(struct history *h)
   free(h->wall);
 }
 
-/* The records of the last migration get the costs their islands sent,
- * once the backend has them (migrate_sent). */
+/* The last migration's records get the costs their islands sent (migrate_sent). */
 static int take_sent(struct solver *s)
 {
   if (s->sent_from < 0) return IPSO_OK;
@@ -59,7 +57,6 @@ static int take_sent(struct solver *s)
   return IPSO_OK;
 }
 
-/* Writes the buffered history rows and migration records to the file. */
 int solver_flush_records(struct solver *s)
 {
   IPSO_TRY(take_sent(s));
@@ -100,15 +97,9 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
     if (hi > 0 && (t % hi == 0 || (final && t == last)))
       s->row_cost[rows++] = s->seg_min[t - first];
   /* The first iteration reaching the target rides along as a double. */
-  double hit = INFINITY;
-  if (cfg->run.has_target) {
-    double target_cost = s->sign * cfg->run.target_fitness;
-    for (int64_t k = 0; k < n; k++)
-      if (s->seg_min[k] <= target_cost) {
-        hit = (double)(first + k);
-        break;
-      }
-  }
+  double hit = INFINITY, target_cost = s->sign * cfg->run.target_fitness;
+  for (int64_t k = 0; cfg->run.has_target && isinf(hit) && k < n; k++)
+    if (s->seg_min[k] <= target_cost) hit = (double)(first + k);
   s->row_cost[rows] = hit;
   for (int i = 0; i < nride; i++) s->row_cost[rows + 1 + i] = ride[i];
   IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1 + nride));
@@ -133,16 +124,13 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
   return IPSO_OK;
 }
 
-/* Allocates the migration buffers and connects the ranks' ring (when
- * islands migrate, and more than one rank runs them). */
 int solver_migration_setup(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
   s->links = migration_links(cfg, s->islands);
   s->sent_from = -1;
   if (!s->links) return IPSO_OK;
-  /* The migration streams address islands below 2^21 (iterations are
-   * within them by the config's limit). */
+  /* The migration streams address islands below 2^21 (iterations: the config's limit). */
   if (s->islands > MIGRATION_STREAM_ISLANDS &&
       (cfg->migration.select != IPSO_SELECT_BEST ||
        cfg->migration.policy != IPSO_POLICY_REPLACE_WORST || cfg->migration.probability < 1))
@@ -160,9 +148,7 @@ int solver_migration_setup(struct solver *s)
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
   if (s->size == 1) return IPSO_OK;
   IPSO_TRY(ring_exchange_create(s->comm, n, s->links == 2, &s->rx));
-  /* A first exchange (of nothing the run reads) now: the connections
-   * between neighbouring ranks are set up at start-up, not inside the
-   * run's first migration. */
+  /* A first exchange (of nothing) sets the connections up at start-up. */
   memset(s->msg, 0, 4 * n * sizeof(double));
   IPSO_TRY(ring_exchange(s->rx, s->msg + n, s->msg, s->msg + 2 * n, s->msg + 3 * n));
   timings_mark("migration ring connected");
@@ -184,16 +170,12 @@ static int reserve_log(struct solver *s)
   return IPSO_OK;
 }
 
-/* Every island sends its best (or drawn) particles to its neighbours on the
- * global ring of islands and replaces its worst (or drawn) particles by
- * what its neighbours sent on the links that carry migrants this time
- * (migration.probability); logs the best it sent on each of them. The
- * solver draws (the random policies, the links that carry), the backend
- * selects, merges and replaces where the swarms are (migrate_out,
- * migrate_in: the GPU's on the device); only the messages of the rank's
- * first and last islands come to the host, for the previous and the next
- * rank (mpi/), whether the link carries them or not (the receiver knows).
- * The records' costs are taken when the records are written (take_sent). */
+/* Every island sends its best (or drawn) particles to its ring neighbours,
+ * which replace their worst (or drawn) ones on the links that carry this
+ * time; each sending is logged. The solver draws, the backend selects,
+ * merges and replaces where the swarms are; only the edge islands'
+ * messages come to the host, for the neighbouring ranks, whether their
+ * link carries or not (the receiver knows). */
 int solver_migrate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
@@ -229,9 +211,7 @@ int solver_migrate(struct solver *s)
       IPSO_TRY(migration_draw(seed, island, t, MIGRATION_DRAW_REPLACE, s->N, open * m,
                               s->drawn + (size_t)k * (size_t)L * (size_t)m));
     int ndest = migration_destinations(island, s->islands, L, to);
-    /* The records in the file's order (iteration, sender, receiver: the
-     * lower receiver first), so that the ranks' blocks are merged, not
-     * sorted (h5out). */
+    /* The records in the file's order (the lower receiver first): merged, not sorted. */
     int flip = ndest == 2 && to[1] < to[0];
     for (int i = 0; i < ndest; i++) {
       int l = flip ? 1 - i : i;
@@ -246,8 +226,6 @@ int solver_migrate(struct solver *s)
                               s->rx ? remote : NULL);
 }
 
-/* Prints every island's device, in global island order, from rank 0 (with
- * the rank where ranks hold several islands: one backend runs them all). */
 int solver_report_devices(struct solver *s)
 {
   char *all = NULL;
@@ -271,7 +249,6 @@ int solver_report_devices(struct solver *s)
   return IPSO_OK;
 }
 
-/* Prints the final summary (rank 0). */
 void solver_print_summary(struct solver *s, const struct run_result *r, int reached)
 {
   const struct ipso_config *cfg = s->cfg;
