@@ -98,9 +98,10 @@ for f in $functions; do
 done | xargs -P "$jobs" -n 2 bash -c 'run_one "$@"' _ >"$work/runs.txt" || true
 [ -n "$csv" ] && { echo "function,seed,error,seconds"; tr ' ' , <"$work/runs.txt"; } >"$csv"
 
-python3 - "$work/runs.txt" "$dim" "$runs" "$results" <<'EOF'
+python3 - "$work/runs.txt" "$dim" "$runs" "$results" "$functions" <<'EOF'
 import csv, statistics, sys
 runs_file, dim, nruns, results = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+fns = [int(f) for f in sys.argv[5].split()]
 errs, secs = {}, {}
 for line in open(runs_file):
     f, s, e, t = line.split()
@@ -112,7 +113,6 @@ if results:
     for r in csv.DictReader(open(results)):
         if int(r["Dimension"]) == dim and r["Algorithm"] in refs:
             ref[(r["Algorithm"], int(r["Benchmark"]))] = float(r["mean"])
-fns = sorted(errs)
 head = "| F | islandpso mean | median | runs | s/run |" + "".join(f" {a} mean |" for a in refs if ref)
 print(head)
 print("|---|" + "---:|" * (head.count("|") - 2))
