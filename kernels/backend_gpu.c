@@ -430,16 +430,16 @@ static int gpu_evaluate(struct backend *b, const double *x, int64_t n, double *f
 {
   struct gpu_swarm *g = b->impl;
   if (!g->k.evaluate) return IPSO_FAIL("gpu", "a backend not created for evaluation");
+  if (n == 0) return IPSO_OK;
   int pitch = g->plan.map.pitch;
   size_t rows_bytes = (size_t)n * (size_t)pitch * g->es, out_bytes = (size_t)n * g->es;
-  char *rows = calloc(1, rows_bytes ? rows_bytes : 1), *out = malloc(out_bytes ? out_bytes : 1);
+  char *rows = calloc(1, rows_bytes), *out = malloc(out_bytes);
   void *d_rows = NULL, *d_out = NULL;
   int rc = IPSO_OK;
   if (!rows || !out) {
     rc = IPSO_FAIL("memory", "out of memory");
     goto done;
   }
-  if (n == 0) goto done;
   gpu_rows_to_real(rows, pitch, x, (size_t)n, g->D, g->fl);
   IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_rows, rows_bytes), rc, done);
   IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_out, out_bytes), rc, done);
