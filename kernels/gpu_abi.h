@@ -28,7 +28,7 @@
     unsigned int island; /* global id of the backend's first island (blockIdx.y = 0) */            \
     long long n;         /* particles of one island */                                             \
     REAL w, c1, c2;                                                                                \
-    const REAL *lo, *hi, *span, *vmax, *prm; /* per-dimension tables [IPSO_PITCH] */               \
+    const REAL *lo, *hi, *span, *vmax, *prm; /* tables [IPSO_PITCH]; vmax [IPSO_NCLAMP][..] */     \
   }
 
 /* One global-best slot. Cost and index are written together, under the

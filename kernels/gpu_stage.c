@@ -24,25 +24,31 @@ void gpu_rows_from_real(double *dst, const void *src, int pitch, size_t rows, in
 int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, int island,
                         const struct swarm_consts *k, int dims, int pitch, int fl, void **d_tables)
 {
-  /* Four tables of a row each, then the parameter vector (at least a row). */
+  /* Lower, upper, span, vmax (a row per velocity clamp), of a row each, then
+   * the parameter vector (at least a row). */
   size_t es = fl ? sizeof(float) : sizeof(double);
   size_t np = (size_t)k->nparam > (size_t)pitch ? (size_t)k->nparam : (size_t)pitch;
-  size_t bytes = (4 * (size_t)pitch + np) * es;
+  size_t rows = 3 + (size_t)k->nclamps;
+  size_t bytes = (rows * (size_t)pitch + np) * es;
   IPSO_CHECK_CUDA(cudaMalloc(d_tables, bytes));
   char *h = calloc(1, bytes);
   if (!h) return IPSO_FAIL("memory", "out of memory");
-  const double *src[5] = {k->lower, k->upper, k->span, k->vmax, k->param};
-  for (int t = 0; t < 5; t++) {
-    size_t n = t < 4 ? (size_t)dims : (size_t)k->nparam;
-    for (size_t d = 0; src[t] && d < n; d++)
-      gpu_real_set(h, (size_t)t * (size_t)pitch + d, src[t][d], fl);
+  for (size_t r = 0; r < rows; r++) {
+    const double *src = r == 0   ? k->lower
+                        : r == 1 ? k->upper
+                        : r == 2 ? k->span
+                                 : k->vmax + (r - 3) * (size_t)dims;
+    for (int d = 0; d < dims; d++) gpu_real_set(h, r * (size_t)pitch + (size_t)d, src[d], fl);
   }
+  for (size_t i = 0; k->param && i < (size_t)k->nparam; i++)
+    gpu_real_set(h, rows * (size_t)pitch + i, k->param[i], fl);
   cudaError_t e = cudaMemcpy(*d_tables, h, bytes, cudaMemcpyHostToDevice);
   free(h);
   IPSO_CHECK_CUDA(e);
   char *base = *d_tables;
   const void *tab[5];
-  for (int t = 0; t < 5; t++) tab[t] = base + (size_t)t * (size_t)pitch * es;
+  for (int t = 0; t < 5; t++)
+    tab[t] = base + (size_t)(t < 4 ? (size_t)t : rows) * (size_t)pitch * es;
   void *sym;
   size_t symsize;
   IPSO_CHECK_CUDA(cudaLibraryGetGlobal(&sym, &symsize, library, "K"));

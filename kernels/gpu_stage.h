@@ -41,7 +41,8 @@ void gpu_rows_to_real(void *dst, int pitch, const double *src, size_t rows, int 
 void gpu_rows_from_real(double *dst, const void *src, int pitch, size_t rows, int dims, int fl);
 
 /* The kernels' constants (K in LIBRARY) for island ISLAND of CFG, and the
- * per-dimension tables of K (lo, hi, span, vmax, param: PITCH REALs each)
+ * per-dimension tables of K (lo, hi, span, vmax: PITCH REALs each,
+ * vmax a row per swarm.velocity_clamp value; then param)
  * in a new device allocation *D_TABLES. */
 int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, int island,
                         const struct swarm_consts *k, int dims, int pitch, int fl, void **d_tables);

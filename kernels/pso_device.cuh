@@ -122,6 +122,19 @@ IPSO_HD unsigned int island_id()
 #define VMAX(d) (__ldg(K.vmax + (d)))
 #endif
 
+/* The velocity limit of coordinate D on island ISL (global id): its row of
+ * the vmax table, swarm.velocity_clamp's value ISL mod IPSO_NCLAMP times the
+ * span (src/model/swarm.h). */
+IPSO_HD real vmax_at(unsigned int isl, int d)
+{
+#if IPSO_NCLAMP > 1
+  return __ldg(K.vmax + (size_t)(isl % IPSO_NCLAMP) * IPSO_PITCH + d);
+#else
+  (void)isl;
+  return VMAX(d);
+#endif
+}
+
 IPSO_HD real u01(unsigned int w)
 {
   /* curand_uniform_double / curand_uniform of one word. */
@@ -202,12 +215,13 @@ IPSO_HD real inertia_at(long long t)
 #endif
 }
 
-/* The PSO update of one coordinate D with inertia W and the random factors
- * A = c1 u1 and B = c2 u2 (same operations as the CPU backend). */
-IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, int d, real w)
+/* The PSO update of one coordinate D with inertia W, the random factors
+ * A = c1 u1 and B = c2 u2 and the velocity limit VM (same operations as the
+ * CPU backend). */
+IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, int d, real w,
+                             real vm)
 {
   real vn = fma(w, v, fma(a, p - x, b * (g - x)));
-  real vm = VMAX(d);
   vn = vn > vm ? vm : (vn < -vm ? -vm : vn);
   real xn = x + vn;
   real lo = LO(d), hi = HI(d);
@@ -222,21 +236,21 @@ IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, i
   v = vn;
 }
 
-/* The PSO update of one coordinate D with inertia W from the two random
- * words WA, WB. */
+/* The PSO update of one coordinate D of island ISL with inertia W from the
+ * two random words WA, WB. */
 IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, unsigned int wb, int d,
-                          real w)
+                          real w, unsigned int isl)
 {
-  update_coord_ab(x, v, p, g, K.c1 * u01(wa), K.c2 * u01(wb), d, w);
+  update_coord_ab(x, v, p, g, K.c1 * u01(wa), K.c2 * u01(wb), d, w, vmax_at(isl, d));
 }
 
-/* The initial coordinate D from the two words of iteration 0. */
-IPSO_HD void init_coord(real &x, real &v, unsigned int wa, unsigned int wb, int d)
+/* The initial coordinate D of island ISL from the two words of iteration 0. */
+IPSO_HD void init_coord(real &x, real &v, unsigned int wa, unsigned int wb, int d, unsigned int isl)
 {
   real lo = LO(d), hi = HI(d);
   real xd = fma(SPAN(d), u01(wa), lo);
   x = xd < lo ? lo : (xd > hi ? hi : xd);
-  v = VMAX(d) * ((real)2 * u01(wb) - (real)1);
+  v = vmax_at(isl, d) * ((real)2 * u01(wb) - (real)1);
 }
 
 /* Vector loads and stores of IPSO_V elements. */
@@ -406,9 +420,9 @@ IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, l
 #pragma unroll
     for (int k = 0; k < IPSO_V; k += 2) {
       uint4 r = rng_block(isl, i, t, (base + k) / 2);
-      if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k, w);
+      if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k, w, isl);
       if (IPSO_V > 1 && base + k + 1 < IPSO_D)
-        update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1, w);
+        update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1, w, isl);
     }
     if (active) {
       vec<IPSO_V>::store(s.x + row + base, x);

@@ -19,6 +19,8 @@
  *   IPSO_RELAXED   1 for sync = "relaxed"
  *   IPSO_UNIFORM   1 when every dimension has the same bounds (IPSO_LO, IPSO_HI,
  *                  IPSO_SPAN, IPSO_VMAX given as literals)
+ *   IPSO_NCLAMP    values of swarm.velocity_clamp: island g's limits are row
+ *                  g mod IPSO_NCLAMP of K.vmax (IPSO_VMAX where there is one)
  *   IPSO_RING      1 for swarm.topology = "ring", IPSO_RING_K its neighbours
  *                  on each side
  *   IPSO_CLPSO     1 for swarm.topology = "clpso", IPSO_CLPSO_REFRESH the
@@ -395,9 +397,9 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs 
 #pragma unroll
     for (int k = 0; k < IPSO_V; k += 2) {
       uint4 r = rng_block(island_id(), i, 0, (base + k) / 2);
-      if (base + k < IPSO_D) init_coord(x[k], v[k], r.x, r.y, base + k);
+      if (base + k < IPSO_D) init_coord(x[k], v[k], r.x, r.y, base + k, island_id());
       if (IPSO_V > 1 && base + k + 1 < IPSO_D)
-        init_coord(x[k + 1], v[k + 1], r.z, r.w, base + k + 1);
+        init_coord(x[k + 1], v[k + 1], r.z, r.w, base + k + 1, island_id());
     }
     if (active) {
       vec<IPSO_V>::store(s.x + row + base, x);

@@ -198,7 +198,8 @@ IPSO_HD bool spec_move(const swarm_ptrs &s, const spec_thread &th, int j, IPSO_S
       if (c * IPSO_V + k < IPSO_D)
         update_coord_ab(x[j][c][k], v[j][c][k], p[j][c][k], g[c * IPSO_V + k],
                         rand_factor<SCALED>(K.c1, cs1, ua[j][c][k]),
-                        rand_factor<SCALED>(K.c2, cs2, ub[j][c][k]), c * IPSO_V + k, w);
+                        rand_factor<SCALED>(K.c2, cs2, ub[j][c][k]), c * IPSO_V + k, w,
+                        vmax_at(island_id(), c * IPSO_V + k));
   f = group_value(x[j], s.x + th.row(j), 0, sh);
   bool improved = f < pc[j];
   if (improved) {

@@ -21,6 +21,18 @@
 
 using namespace config_impl;
 
+std::string config_impl::config_directory(std::string_view source_name)
+{
+  size_t slash = source_name.rfind('/');
+  std::string dir(slash == std::string_view::npos ? "" : source_name.substr(0, slash + 1));
+  if (!dir.empty() && dir[0] == '/') return dir;
+  while (dir.compare(0, 2, "./") == 0) dir.erase(0, 2);
+  std::vector<char> cwd(IPSO_PATH_MAX);
+  if (!getcwd(cwd.data(), cwd.size())) return dir;
+  std::string abs = cwd.data();
+  return abs + (abs.empty() || abs.back() != '/' ? "/" : "") + dir;
+}
+
 namespace
 {
 

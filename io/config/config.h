@@ -68,7 +68,10 @@ struct ipso_swarm_config {
   double inertia_end;
   double cognitive;
   double social;
-  double velocity_clamp; /* fraction of (upper - lower) */
+  /* Fractions of (upper - lower): island g (global id) takes
+   * velocity_clamp[g % nclamps] (config_clamp). */
+  double velocity_clamp[IPSO_MAX_CLAMPS];
+  int nclamps;
   enum ipso_kernel kernel;
   enum ipso_sync sync;
   enum ipso_swarm_topology topology;
@@ -126,6 +129,12 @@ void config_free(struct ipso_config *cfg);
 static inline int config_islands(const struct ipso_config *cfg, int ranks)
 {
   return cfg->run.islands > 0 ? cfg->run.islands : ranks;
+}
+
+/* The velocity clamp of island ISLAND (global id). */
+static inline double config_clamp(const struct ipso_config *cfg, int island)
+{
+  return cfg->swarm.velocity_clamp[island % cfg->swarm.nclamps];
 }
 
 /* Parses "HH:MM:SS" into seconds; returns -1 if malformed. */

@@ -29,7 +29,22 @@ constexpr size_t kMaxCollectedErrors = 1000; /* bounds the memory a hostile file
 constexpr double kNoMax = HUGE_VAL;          /* an integer key without an upper bound */
 
 /* How a key is read and written back. */
-enum class kind { integer, number, boolean, string, enumeration, hms, bounds, interval, params };
+enum class kind {
+  integer,
+  number,
+  boolean,
+  string,
+  enumeration,
+  hms,
+  bounds,
+  interval,
+  params,
+  clamps
+};
+
+/* swarm.velocity_clamp where the config names none: islands in turn with
+ * 5% and the whole range (BENCHMARKS.md, "Solution quality"). */
+constexpr double kDefaultClamps[] = {0.05, 1.0};
 
 /* One key of the config: its value is stored at OFFSET in struct ipso_config
  * (SIZE bytes: an int or int64_t, a double, or a char array whose size bounds
@@ -59,11 +74,15 @@ const std::vector<table_schema> &config_schema();
 const key &find_key(std::string_view table, std::string_view name);
 /* The config spellings of an enum key's values, in the enum's order. */
 std::vector<std::string_view> enum_names(const key &k);
+/* The directory part of config name SOURCE_NAME, made absolute; "" if unknown. */
+std::string config_directory(std::string_view source_name);
 /* The resolved config as TOML: every key with the value used, in table order. */
 std::string resolved_text(const ipso_config &c);
 /* The candidate WORD most likely stands for: within 2 edits (3 for words
  * longer than 8), fewer than WORD has characters; "" if there is none. */
 std::string_view closest(std::string_view word, const std::vector<std::string_view> &candidates);
+/* A malloc'd copy of V (which is not empty); std::bad_alloc if out of memory. */
+double *malloc_copy(const std::vector<double> &v);
 /* The shortest decimal that reads back as exactly V (at most 17 digits),
  * in plain notation unless the exponent is far from zero. */
 std::string format_double(double v);

@@ -51,11 +51,10 @@ const char *name_of(const char *const *names, int64_t v)
 // clang-format on
 #define WHEN(condition) [](const ipso_config &c) { return condition; }
 
-/* The swarm topology and velocity clamp where the config names none: a ring
- * of 4 neighbours on each side and 5% of the range, the setting that beats
- * pagmo's PSO archipelago on all five objectives of bench/quality.sh (README,
- * "Choosing the topology", has the measurements behind it). The validator
- * sets the defaults that depend on other keys. */
+/* The swarm topology where the config names none: a ring of 4 neighbours
+ * on each side (BENCHMARKS.md, "Solution quality", has the measurements
+ * behind it and behind kDefaultClamps). The validator sets the defaults that
+ * depend on other keys. */
 const key kKeys[] = {
     OF("run", "name", kind::string, 0, run.name),
     INT("run", "seed", 1, 0, kNoMax, run.seed),
@@ -88,7 +87,7 @@ const key kKeys[] = {
         WHEN(c.swarm.has_inertia_end != 0), "none (constant inertia)"),
     NUM("swarm", "cognitive", kSpsoAcceleration, 0, 4, false, swarm.cognitive),
     NUM("swarm", "social", kSpsoAcceleration, 0, 4, false, swarm.social),
-    NUM("swarm", "velocity_clamp", 0.05, 0, 1, true, swarm.velocity_clamp),
+    OF("swarm", "velocity_clamp", kind::clamps, 0, swarm.velocity_clamp),
     ENUM("swarm", "kernel", IPSO_KERNEL_QUEUE_LOCK, swarm.kernel, kKernel),
     ENUM("swarm", "sync", IPSO_SYNC_STRICT, swarm.sync, kSync),
     ENUM("swarm", "topology", IPSO_SWARM_RING, swarm.topology, kSwarmTopology),
@@ -162,6 +161,9 @@ std::string value_text(const key &k, const ipso_config &c)
     if (c.output.checkpoint_seconds > 0)
       return toml_string(format_hms(c.output.checkpoint_seconds));
     return std::to_string(c.output.checkpoint_interval);
+  case kind::clamps:
+    if (c.swarm.nclamps == 1) return toml_double(c.swarm.velocity_clamp[0]);
+    return toml_array(c.swarm.velocity_clamp, c.swarm.nclamps);
   case kind::params:
     break;
   }

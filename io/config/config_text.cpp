@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "config_internal.hpp"
 
@@ -55,6 +56,14 @@ std::string_view closest(std::string_view word, const std::vector<std::string_vi
 }
 
 /* The shortest decimal that reads back as exactly V. */
+double *malloc_copy(const std::vector<double> &v)
+{
+  auto *p = static_cast<double *>(std::malloc(v.size() * sizeof(double)));
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, v.data(), v.size() * sizeof(double));
+  return p;
+}
+
 std::string format_double(double v)
 {
   if (v == 0) return std::signbit(v) ? "-0" : "0";

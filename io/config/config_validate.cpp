@@ -9,7 +9,6 @@
 #include <new>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "config_internal.hpp"
 #include "objective.h"
@@ -41,15 +40,6 @@ struct section {
     return cat(name, ".", key);
   }
 };
-
-/* A malloc'd copy of V (which is not empty). */
-double *malloc_copy(const std::vector<double> &v)
-{
-  auto *p = static_cast<double *>(std::malloc(v.size() * sizeof(double)));
-  if (!p) throw std::bad_alloc();
-  std::memcpy(p, v.data(), v.size() * sizeof(double));
-  return p;
-}
 
 /* The tables that have KEY, as "[a]" or "[a] or [b]". */
 std::string tables_with_key(std::string_view key)
@@ -330,19 +320,6 @@ private:
     if (get(s, "output") != got::ok) std::snprintf(r.output, sizeof r.output, "%s", output.c_str());
   }
 
-  /* The directory part of the config's name, made absolute; "" if unknown. */
-  std::string config_directory() const
-  {
-    size_t slash = source_name_.rfind('/');
-    std::string dir(slash == std::string_view::npos ? "" : source_name_.substr(0, slash + 1));
-    if (!dir.empty() && dir[0] == '/') return dir;
-    while (dir.compare(0, 2, "./") == 0) dir.erase(0, 2);
-    std::vector<char> cwd(IPSO_PATH_MAX);
-    if (!getcwd(cwd.data(), cwd.size())) return dir;
-    std::string abs = cwd.data();
-    return abs + (abs.empty() || abs.back() != '/' ? "/" : "") + dir;
-  }
-
   /* [objective] source: resolved against the config's directory, readable. */
   void read_source(const section &s)
   {
@@ -353,7 +330,7 @@ private:
     source[0] = '\0';
     if (path.empty()) return diag_.error(at, "objective.source", "must name a file");
     while (rel.compare(0, 2, "./") == 0) rel.erase(0, 2);
-    if (path[0] != '/') path = config_directory() + rel;
+    if (path[0] != '/') path = config_directory(source_name_) + rel;
     if (path.size() > IPSO_PATH_MAX - 1)
       return diag_.error(at, "objective.source",
                          cat("resolved path '", path, "' is too long (at most ", IPSO_PATH_MAX - 1,
@@ -390,6 +367,26 @@ private:
     for (size_t i = 0; i < a->size(); i++)
       if (number_of(*a->get(i), cat(name, "[", i, "]"), out[i]) != got::ok) return got::bad;
     return got::ok;
+  }
+
+  /* [swarm] velocity_clamp: 1 to IPSO_MAX_CLAMPS values in (0, 1], islands in turn. */
+  void read_clamps(const section &s)
+  {
+    const toml::node *n = s.node("velocity_clamp");
+    const std::string name = s.qualified("velocity_clamp");
+    std::vector<double> v(std::begin(kDefaultClamps), std::end(kDefaultClamps));
+    if (n && read_numbers(*n, name, 0, v) == got::ok) {
+      if (v.empty() || v.size() > IPSO_MAX_CLAMPS)
+        fail(n->source(), name, cat("must have 1 to ", IPSO_MAX_CLAMPS, " values, got ", v.size()));
+      for (size_t i = 0; i < v.size(); i++)
+        if (!(v[i] > 0 && v[i] <= 1))
+          fail(n->source(), name,
+               cat("must be greater than 0 and at most 1, got ", format_double(v[i]),
+                   v.size() > 1 ? cat(" (value ", i, ")") : ""));
+    }
+    v.resize(std::clamp<size_t>(v.size(), 1, IPSO_MAX_CLAMPS)); /* a size refused above */
+    std::copy(v.begin(), v.end(), cfg_.swarm.velocity_clamp);
+    cfg_.swarm.nclamps = static_cast<int>(v.size());
   }
 
   /* [objective] lower and upper: given, or the objective's defaults;
@@ -578,7 +575,7 @@ private:
     if (!w.has_inertia_end) w.inertia_end = 0;
     if (get(s, "cognitive") != got::ok && clpso) w.cognitive = 0.0;
     if (get(s, "social") != got::ok && clpso) w.social = 1.49445;
-    get(s, "velocity_clamp");
+    read_clamps(s);
     got gk = get(s, "kernel"), gs = get(s, "sync");
     if (gk != got::bad && gs == got::ok && w.sync == IPSO_SYNC_RELAXED &&
         w.kernel != IPSO_KERNEL_QUEUE_LOCK)

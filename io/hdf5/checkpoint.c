@@ -7,7 +7,8 @@
  *                      run_started, objective_hash, info_checksum (over
  *                      them); the problem: dimensions, particles, islands,
  *                      objective, function, goal, precision; the algorithm:
- *                      seed, inertia, cognitive, social, velocity_clamp,
+ *                      seed, inertia, cognitive, social, velocity_clamp
+ *                      (scalar, or [n] for several),
  *                      inertia_end, kernel, sync, swarm_topology, neighbours,
  *                      refresh, migration_interval, migrants, topology,
  *                      probability, select, policy
@@ -151,7 +152,6 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"inertia", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.inertia},
       {"cognitive", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.cognitive},
       {"social", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.social},
-      {"velocity_clamp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.velocity_clamp},
       {"migration_interval", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->migration.interval},
       {"migrants", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->migration.migrants},
       {"probability", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->migration.probability},
@@ -190,6 +190,14 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       goto done;
   for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
     if (h5u_write_attr_string(f, f->id, strings[i].name, strings[i].value) != IPSO_OK) goto done;
+  /* A scalar for one clamp (as before there could be more), else an array. */
+  if ((cfg->swarm.nclamps == 1
+           ? h5u_write_attr(f, f->id, "velocity_clamp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                            cfg->swarm.velocity_clamp)
+           : h5u_write_attr_array(f, f->id, "velocity_clamp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                  (hsize_t)cfg->swarm.nclamps, cfg->swarm.velocity_clamp)) !=
+      IPSO_OK)
+    goto done;
 
   for (int b = 0; b < 2; b++) {
     hid_t id = h5u_write_dataset(f, f->id, b ? "upper" : "lower", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,

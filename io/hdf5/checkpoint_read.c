@@ -71,6 +71,21 @@ static int need_attr(const struct h5u_file *f, const char *name, hid_t mem_type,
   return h5u_read_attr(f->id, name, mem_type, 1, v) >= 0 ? IPSO_OK : missing_attr(name, why, len);
 }
 
+/* The velocity clamps a checkpoint was written with (swarm.velocity_clamp). */
+struct clamps {
+  int n;
+  double v[IPSO_MAX_CLAMPS];
+};
+
+/* Reads attribute velocity_clamp (1 to IPSO_MAX_CLAMPS values) into C. */
+static int need_clamps(const struct h5u_file *f, struct clamps *c, char *why, size_t len)
+{
+  c->n = (int)h5u_attr_length(f->id, "velocity_clamp");
+  int ok = c->n >= 1 && c->n <= IPSO_MAX_CLAMPS &&
+           h5u_read_attr(f->id, "velocity_clamp", H5T_NATIVE_DOUBLE, (hsize_t)c->n, c->v) == 0;
+  return ok ? IPSO_OK : missing_attr("velocity_clamp", why, len);
+}
+
 /* Reads string attribute NAME (malloc'd into *V); see need_attr. */
 static int need_string(const struct h5u_file *f, const char *name, char **v, char *why, size_t len)
 {
@@ -229,6 +244,17 @@ done:
   return H5U_CLOSE(f, st, dset, name_type);
 }
 
+/* The N clamps V as a config writes them: "x" or "[x, y, ...]". */
+static void format_clamps(char *buf, size_t len, int n, const double *v)
+{
+  size_t at = 0;
+  char x[32];
+  const char *open = n > 1 ? "[" : "", *close = n > 1 ? "]" : "";
+  for (int i = 0; i < n && at < len; i++)
+    at += (size_t)snprintf(buf + at, len - at, "%s%s%s", i ? ", " : open, format_double(x, v[i]),
+                           i == n - 1 ? close : "");
+}
+
 /* Warns (from rank 0) that setting KEY changed since the checkpoint. */
 static void warn_changed(const struct h5u_file *f, const char *key, const char *then,
                          const char *now)
@@ -257,14 +283,6 @@ static void warn_real(const struct h5u_file *f, const char *key, double then, do
   warn_changed(f, key, format_double(a, then), format_double(b, now));
 }
 
-static void warn_int(const struct h5u_file *f, const char *key, int64_t then, int64_t now)
-{
-  char a[32], b[32];
-  snprintf(a, sizeof a, "%" PRId64, then);
-  snprintf(b, sizeof b, "%" PRId64, now);
-  warn_changed(f, key, a, b);
-}
-
 /* Compares the algorithm settings of the checkpoint with the config's and
  * warns about each change (writers). */
 static int check_settings(const struct h5u_file *f, const struct ipso_config *cfg, char *why,
@@ -278,7 +296,6 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
       {"inertia", &sw->inertia},
       {"cognitive", &sw->cognitive},
       {"social", &sw->social},
-      {"velocity_clamp", &sw->velocity_clamp},
   };
   const struct {
     const char *key;
@@ -304,6 +321,11 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
     IPSO_TRY(need_attr(f, reals[i].key, H5T_NATIVE_DOUBLE, &v, why, len));
     warn_real(f, reals[i].key, v, *reals[i].now);
   }
+  struct clamps was_clamps;
+  IPSO_TRY(need_clamps(f, &was_clamps, why, len));
+  format_clamps(then, sizeof then, was_clamps.n, was_clamps.v);
+  format_clamps(now, sizeof now, sw->nclamps, sw->velocity_clamp);
+  warn_changed(f, "velocity_clamp", then, now);
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char *was;
     IPSO_TRY(need_string(f, names[i].key, &was, why, len));
@@ -332,9 +354,9 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
   if (h5u_read_attr(f->id, "inertia_end", H5T_NATIVE_DOUBLE, 1, &v) == 0 && !isnan(v))
     warn_real(f, "inertia_end", v, sw->has_inertia_end ? sw->inertia_end : sw->inertia);
   IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
-  warn_int(f, "migration.interval", interval, cfg->migration.interval);
+  warn_real(f, "migration.interval", (double)interval, (double)cfg->migration.interval);
   IPSO_TRY(need_attr(f, "migrants", H5T_NATIVE_INT, &migrants, why, len));
-  warn_int(f, "migration.migrants", migrants, cfg->migration.migrants);
+  warn_real(f, "migration.migrants", migrants, cfg->migration.migrants);
   return IPSO_OK;
 }
 
@@ -493,12 +515,12 @@ static int within(double x, double lo, double hi, int fl)
 
 /* The first of the rank's islands in S (global ids FIRST on, N particles
  * each) whose state breaks what every swarm holds to: positions and
- * personal bests within the bounds, velocities within the clamp (CLAMP,
- * the writing run's velocity_clamp), costs that are not NaN (the run
+ * personal bests within the bounds, velocities within the island's clamp
+ * (of CLAMP, the writing run's velocity_clamp), costs that are not NaN (the run
  * keeps NaN as +infinity), no personal best worse than its current cost.
  * Its global id with the reason in WHY, or INT_MAX. */
 static int check_state(const struct ipso_config *cfg, const struct swarm_state *s, int first,
-                       int64_t N, double clamp, char *why, size_t len)
+                       int64_t N, const struct clamps *clamp, char *why, size_t len)
 {
   const struct ipso_objective_config *o = &cfg->objective;
   const int D = o->dimensions, fl = cfg->run.precision == IPSO_FLOAT;
@@ -508,7 +530,7 @@ static int check_state(const struct ipso_config *cfg, const struct swarm_state *
     const double *x = s->position + (size_t)i * D, *v = s->velocity + (size_t)i * D,
                  *b = s->pbest_position + (size_t)i * D;
     for (int d = 0; d < D; d++) {
-      double vmax = clamp * (o->upper[d] - o->lower[d]);
+      double vmax = clamp->v[island % clamp->n] * (o->upper[d] - o->lower[d]);
       if (fl) vmax = (float)vmax;
       char val[32], lo[32], hi[32];
       const int outside_x = !within(x[d], o->lower[d], o->upper[d], fl);
@@ -558,7 +580,7 @@ static int refuse(int rank, const char *path, const char *why)
  * checksums' KIND, and opens the state datasets DSETS and the checksums
  * SUMS. On a verdict, the file is closed again. */
 static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
-                        struct checkpoint_info *info, double *clamp, int *kind,
+                        struct checkpoint_info *info, struct clamps *clamp, int *kind,
                         hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
 {
   const int islands = config_islands(cfg, f->size);
@@ -571,9 +593,8 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
     st = IPSO_ERR_USAGE;
   }
   IPSO_TRY(island_agree(f->comm, st));
-  *clamp = cfg->swarm.velocity_clamp;
   st = check_problem(f, cfg, info, why, len);
-  if (st == IPSO_OK) st = need_attr(f, "velocity_clamp", H5T_NATIVE_DOUBLE, clamp, why, len);
+  if (st == IPSO_OK) st = need_clamps(f, clamp, why, len);
   if (st == IPSO_OK)
     st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions, dsets, sums, why,
                     len);
@@ -593,7 +614,7 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
   free(units);
   IPSO_CHECK_MPI(MPI_Bcast(kind, 1, MPI_INT, 0, f->comm));
   IPSO_CHECK_MPI(MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, f->comm));
-  IPSO_CHECK_MPI(MPI_Bcast(clamp, 1, MPI_DOUBLE, 0, f->comm));
+  IPSO_CHECK_MPI(MPI_Bcast(clamp, (int)sizeof *clamp, MPI_BYTE, 0, f->comm));
   return IPSO_OK;
 }
 
@@ -640,7 +661,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   struct h5u_file f;
   hid_t dsets[STATE_ARRAYS], sums = H5I_INVALID_HID;
   char why[1024] = "";
-  double clamp;
+  struct clamps clamp;
   int kind, bad = INT_MAX, st;
   memset(s, 0, sizeof *s);
   memset(info, 0, sizeof *info);
@@ -663,7 +684,7 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
    * its reason from the rank that holds it. */
   if (st == IPSO_OK) {
     why[0] = '\0';
-    bad = check_state(cfg, s, f.rank * K, N, clamp, why, sizeof why);
+    bad = check_state(cfg, s, f.rank * K, N, &clamp, why, sizeof why);
     IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm), st, done);
     if (bad != INT_MAX) {
       IPSO_CHECK_MPI_GOTO(MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad / K, comm), st, done);

@@ -23,5 +23,6 @@ enum ipso_status {
 #define IPSO_MAX_PARTICLES (INT64_C(1) << 31)
 #define IPSO_MAX_ELEMENTS (INT64_C(1) << 32) /* particles * dimensions per island */
 #define IPSO_MAX_PARAMS 16
+#define IPSO_MAX_CLAMPS 8 /* values of swarm.velocity_clamp */
 
 #endif

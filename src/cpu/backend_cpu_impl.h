@@ -44,11 +44,13 @@ static int R(evaluate)(const struct cpu_swarm *c, const double *x, int64_t n, do
   return IPSO_OK;
 }
 
-/* Converts the constant tables (lower, upper, span, vmax, params) to REAL. */
+/* Converts the constant tables (lower, upper, span, the island's vmax row,
+ * params) to REAL. */
 static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
 {
   size_t n = (size_t)c->N * (size_t)c->D, D = (size_t)c->D;
   size_t np = (size_t)k->nparam > D ? (size_t)k->nparam : D; /* zeros where none */
+  const double *vmax = k->vmax + (size_t)(c->island % k->nclamps) * D;
   c->x = malloc(n * sizeof(REAL));
   c->v = malloc(n * sizeof(REAL));
   c->p = malloc(n * sizeof(REAL));
@@ -88,7 +90,7 @@ static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
     t[d] = (REAL)k->lower[d];
     t[D + d] = (REAL)k->upper[d];
     t[2 * D + d] = (REAL)k->span[d];
-    t[3 * D + d] = (REAL)k->vmax[d];
+    t[3 * D + d] = (REAL)vmax[d];
   }
   for (size_t i = 0; i < (size_t)k->nparam; i++) t[4 * D + i] = (REAL)k->param[i];
   return IPSO_OK;

@@ -41,7 +41,8 @@ int swarm_consts_build(const struct ipso_config *cfg, struct swarm_consts *k)
 {
   int D = cfg->objective.dimensions;
   memset(k, 0, sizeof *k);
-  k->lower = malloc(4 * (size_t)D * sizeof(double));
+  k->nclamps = cfg->swarm.nclamps;
+  k->lower = malloc((3 + (size_t)k->nclamps) * (size_t)D * sizeof(double));
   if (!k->lower) return IPSO_FAIL("memory", "cannot allocate %d-dimensional bounds", D);
   k->upper = k->lower + D;
   k->span = k->upper + D;
@@ -50,7 +51,8 @@ int swarm_consts_build(const struct ipso_config *cfg, struct swarm_consts *k)
     k->lower[d] = cfg->objective.lower[d];
     k->upper[d] = cfg->objective.upper[d];
     k->span[d] = k->upper[d] - k->lower[d];
-    k->vmax[d] = cfg->swarm.velocity_clamp * k->span[d];
+    for (int r = 0; r < k->nclamps; r++)
+      k->vmax[(size_t)r * D + d] = cfg->swarm.velocity_clamp[r] * k->span[d];
   }
   k->param = objective_param_vector(cfg, &k->nparam);
   if (cfg->objective.id == IPSO_OBJ_CEC2017 && !k->param)

@@ -22,10 +22,13 @@ struct swarm_state {
 };
 
 /* Per-dimension constants, computed once in double and rounded by each
- * backend to its precision: span = upper - lower, vmax = velocity_clamp *
- * span, and the objective's parameter vector (NULL if it takes none). */
+ * backend to its precision: span = upper - lower; vmax, a row per value of
+ * swarm.velocity_clamp (row r = velocity_clamp[r] * span; island g takes
+ * row g % nclamps); and the objective's parameter vector (NULL if it takes
+ * none). */
 struct swarm_consts {
   double *lower, *upper, *span, *vmax, *param;
+  int nclamps;    /* rows of vmax */
   int64_t nparam; /* values in param */
 };
 

@@ -13,7 +13,7 @@
 
 struct invariants {
   const struct ipso_config *cfg;
-  int exact, D;
+  int exact, D, island; /* the island's global id */
   int64_t N;
   double sign;
   objective_fn_d ref_d;
@@ -25,7 +25,7 @@ struct invariants {
   double *prev_pbest; /* [N] personal-best costs at the previous check */
 };
 
-int invariants_create(const struct ipso_config *cfg, int exact, int64_t particles,
+int invariants_create(const struct ipso_config *cfg, int exact, int island, int64_t particles,
                       struct invariants **out)
 {
   struct invariants *iv = calloc(1, sizeof *iv);
@@ -33,6 +33,7 @@ int invariants_create(const struct ipso_config *cfg, int exact, int64_t particle
   if (!iv) return IPSO_FAIL("memory", "out of memory");
   iv->cfg = cfg;
   iv->exact = exact;
+  iv->island = island;
   iv->D = cfg->objective.dimensions;
   iv->N = particles;
   iv->sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
@@ -102,7 +103,7 @@ static int check_bounds(const struct invariants *iv, int64_t t, int64_t i, const
     double lo = fl ? (float)cfg->objective.lower[d] : cfg->objective.lower[d];
     double hi = fl ? (float)cfg->objective.upper[d] : cfg->objective.upper[d];
     double span = cfg->objective.upper[d] - cfg->objective.lower[d];
-    double vmax = cfg->swarm.velocity_clamp * span;
+    double vmax = config_clamp(cfg, iv->island) * span;
     if (fl) vmax = (float)vmax;
     if (!(x[d] >= lo && x[d] <= hi))
       return IPSO_FAIL("invariant",
@@ -190,7 +191,7 @@ int invariants_check_restored(MPI_Comm comm, const struct ipso_config *cfg, int 
 {
   struct invariants *iv = NULL;
   char why[512] = "";
-  int rank, size, st = n > 0 ? invariants_create(cfg, exact, n, &iv) : IPSO_OK, bad = 0;
+  int rank, size, st = n > 0 ? invariants_create(cfg, exact, first, n, &iv) : IPSO_OK, bad = 0;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
   for (int64_t k = 0; st == IPSO_OK && !bad && n > 0 && k < s->particles / n; k++) {

@@ -15,9 +15,9 @@
 
 struct invariants;
 
-/* Prepares the checks of a swarm of PARTICLES; EXACT: the backend computes
- * the host objective's bits (else costs agree to a relative tolerance). */
-int invariants_create(const struct ipso_config *cfg, int exact, int64_t particles,
+/* Prepares the checks of island ISLAND (global id), a swarm of PARTICLES; EXACT: the backend
+ * computes the host objective's bits (else costs agree to a relative tolerance). */
+int invariants_create(const struct ipso_config *cfg, int exact, int island, int64_t particles,
                       struct invariants **out);
 
 /* Checks state S and best BEST after iteration T; IPSO_ERR_RUNTIME with the

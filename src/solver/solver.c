@@ -283,7 +283,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     if (!(s.inv = calloc((size_t)s.local, sizeof *s.inv)))
       rc = IPSO_FAIL("memory", "out of memory");
     for (int k = 0; rc == IPSO_OK && k < s.local; k++)
-      rc = invariants_create(cfg, s.b.exact, s.N, &s.inv[k]);
+      rc = invariants_create(cfg, s.b.exact, s.first + k, s.N, &s.inv[k]);
   }
   /* The iterations' time starts when every rank is ready. */
   int mrc;

@@ -164,7 +164,9 @@ static int configs_equal(const struct ipso_config *a, const struct ipso_config *
   CHECK_DBL(a->swarm.inertia, b->swarm.inertia);
   CHECK_DBL(a->swarm.cognitive, b->swarm.cognitive);
   CHECK_DBL(a->swarm.social, b->swarm.social);
-  CHECK_DBL(a->swarm.velocity_clamp, b->swarm.velocity_clamp);
+  CHECK_INT(a->swarm.nclamps, b->swarm.nclamps);
+  for (int i = 0; i < a->swarm.nclamps; i++)
+    CHECK_DBL(a->swarm.velocity_clamp[i], b->swarm.velocity_clamp[i]);
   CHECK_INT(a->swarm.kernel, b->swarm.kernel);
   CHECK_INT(a->swarm.sync, b->swarm.sync);
   CHECK_INT(a->swarm.topology, b->swarm.topology);
@@ -242,7 +244,8 @@ static void test_basic(void)
   CHECK_DBL(c.swarm.inertia, 0.7);
   CHECK_DBL(c.swarm.cognitive, 1.5);
   CHECK_DBL(c.swarm.social, 1.5);
-  CHECK_DBL(c.swarm.velocity_clamp, 0.25);
+  CHECK_INT(c.swarm.nclamps, 1);
+  CHECK_DBL(c.swarm.velocity_clamp[0], 0.25);
   CHECK_INT(c.swarm.kernel, IPSO_KERNEL_QUEUE);
   CHECK_INT(c.swarm.sync, IPSO_SYNC_STRICT);
   CHECK_INT(c.swarm.topology, IPSO_SWARM_RING);
@@ -333,7 +336,7 @@ static void test_target_distance(void)
   CHECK_DBL(c.swarm.inertia, 0);
   CHECK_DBL(c.swarm.cognitive, 4);
   CHECK_DBL(c.swarm.social, 0);
-  CHECK_DBL(c.swarm.velocity_clamp, 1);
+  CHECK_DBL(c.swarm.velocity_clamp[0], 1);
   CHECK_INT(c.output.history_interval, 100);
   CHECK_INT(c.output.checkpoint_interval, 0);
   CHECK_DBL(c.output.checkpoint_seconds, 0);
@@ -371,7 +374,10 @@ static void test_defaults(void)
   CHECK_DBL(c.swarm.inertia, 1 / (2 * log(2)));
   CHECK_DBL(c.swarm.cognitive, SPSO_ACCELERATION);
   CHECK_DBL(c.swarm.social, SPSO_ACCELERATION);
-  CHECK_DBL(c.swarm.velocity_clamp, 0.05);
+  CHECK_INT(c.swarm.nclamps, 2); /* islands in turn: 5% of the range, the whole range */
+  CHECK_DBL(c.swarm.velocity_clamp[0], 0.05);
+  CHECK_DBL(c.swarm.velocity_clamp[1], 1);
+  CHECK_DBL(config_clamp(&c, 5), 1);
   CHECK_INT(c.swarm.kernel, IPSO_KERNEL_QUEUE_LOCK);
   CHECK_INT(c.swarm.sync, IPSO_SYNC_STRICT);
   CHECK_INT(c.swarm.topology, IPSO_SWARM_RING);
@@ -731,6 +737,12 @@ static void test_bad_inline(void)
   check_bad_text(text, 0, NULL, 1, "swarm.social: must be between 0 and 4, got -0.1");
   snprintf(text, sizeof text, "%s[swarm]\nvelocity_clamp = 1.5\n", obj);
   check_bad_text(text, 0, NULL, 1, "must be greater than 0 and at most 1, got 1.5");
+  snprintf(text, sizeof text, "%s[swarm]\nvelocity_clamp = [0.1, 0]\n", obj);
+  check_bad_text(text, 0, NULL, 1, "must be greater than 0 and at most 1, got 0 (value 1)");
+  snprintf(text, sizeof text, "%s[swarm]\nvelocity_clamp = []\n", obj);
+  check_bad_text(text, 0, NULL, 1, "velocity_clamp: must have 1 to 8 values, got 0");
+  snprintf(text, sizeof text, "%s[swarm]\nvelocity_clamp = [0.1, \"x\"]\n", obj);
+  check_bad_text(text, 0, NULL, 1, "swarm.velocity_clamp[1]");
   snprintf(text, sizeof text, "%s[output]\nhistory_interval = -1\nprogress = \"line\"\n", obj);
   check_bad_text(text, 0, NULL, 1, "output.history_interval: must be at least 0, got -1");
   check_bad_text(text, 0, NULL, 1, "must be one of auto, lines, off (did you mean 'lines'?)");

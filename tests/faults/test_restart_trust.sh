@@ -54,8 +54,11 @@ edited "no checksum over the counts (format 1)" \
 edited "a position outside the bounds" \
   "island 0 particle 5 dimension 2: position 99 outside the bounds \[-5.12, 5.12\]" \
   edit position 5 2 99
-edited "a velocity beyond the clamp" "island 1 particle 4 dimension 0: velocity 5 beyond the clamp 0.512" \
-  edit velocity 20 0 5
+# The default clamps: 5% of the range on even islands, all of it on odd ones.
+edited "a velocity beyond the clamp" "island 0 particle 4 dimension 0: velocity 5 beyond the clamp 0.512" \
+  edit velocity 4 0 5
+edited "a velocity beyond an odd island's clamp" \
+  "island 1 particle 4 dimension 0: velocity 11 beyond the clamp 10.24" edit velocity 20 0 11
 edited "a NaN cost" "island 2 particle 1: a cost is NaN" edit cost 33 0 nan
 edited "a personal best worse than its cost" \
   "island 3 particle 2: personal best cost [-0-9.e+]+ worse than its current cost" \

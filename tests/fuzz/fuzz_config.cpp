@@ -88,7 +88,9 @@ void check_ranges(const ipso_config &c)
   require(w.inertia >= 0 && w.inertia <= 1, "swarm.inertia");
   require(w.cognitive >= 0 && w.cognitive <= 4, "swarm.cognitive");
   require(w.social >= 0 && w.social <= 4, "swarm.social");
-  require(w.velocity_clamp > 0 && w.velocity_clamp <= 1, "swarm.velocity_clamp");
+  require(w.nclamps >= 1 && w.nclamps <= IPSO_MAX_CLAMPS, "swarm.velocity_clamp count");
+  for (int i = 0; i < w.nclamps; i++)
+    require(w.velocity_clamp[i] > 0 && w.velocity_clamp[i] <= 1, "swarm.velocity_clamp");
   require(w.kernel >= IPSO_KERNEL_QUEUE_LOCK && w.kernel <= IPSO_KERNEL_REDUCTION, "swarm.kernel");
   require(w.sync == IPSO_SYNC_STRICT || w.sync == IPSO_SYNC_RELAXED, "swarm.sync");
   require(w.sync == IPSO_SYNC_STRICT || w.kernel == IPSO_KERNEL_QUEUE_LOCK,

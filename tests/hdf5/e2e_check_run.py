@@ -195,9 +195,12 @@ def check_snapshots(f, a, end, hist):
     # The clamp the run used, from the resolved config stored in the file.
     config = f.attrs["config"]
     config = config.decode() if isinstance(config, bytes) else str(config)
-    clamp = re.search(r"^velocity_clamp = (\S+)$", config, re.M)
+    # One value, or "[a, b, ...]" that the islands (global ids) take in turn.
+    clamp = re.search(r"^velocity_clamp = (.+)$", config, re.M)
     check(clamp is not None, "/ attribute config names swarm.velocity_clamp")
-    vmax = float(clamp.group(1) if clamp else 0.5) * (a.upper - a.lower)
+    clamps = [float(c) for c in clamp.group(1).strip("[]").split(",")] if clamp else [0.5]
+    island = np.arange(rows) // a.particles
+    vmax = (np.array(clamps)[island % len(clamps)] * (a.upper - a.lower))[:, None]
     for t in names:
         g = snaps[str(t)]
         check(int(g.attrs.get("iteration", -1)) == t, f"/snapshots/{t} attribute iteration = {t}")
@@ -215,7 +218,7 @@ def check_snapshots(f, a, end, hist):
         check(bool(np.all((x >= a.lower) & (x <= a.upper))), f"/snapshots/{t} positions in bounds",
               f"range [{x.min()}, {x.max()}]")
         check(bool(np.all((p >= a.lower) & (p <= a.upper))), f"/snapshots/{t} personal bests in bounds")
-        check(bool(np.all(np.abs(v) <= vmax)), f"/snapshots/{t} velocities within the clamp {vmax}",
+        check(bool(np.all(np.abs(v) <= vmax)), f"/snapshots/{t} velocities within the clamps {clamps}",
               f"max |v| {np.abs(v).max()}")
         check(bool(np.all(pfit <= fit)), f"/snapshots/{t} pbest_fitness <= fitness",
               f"{int(np.sum(pfit > fit))} rows violate it")

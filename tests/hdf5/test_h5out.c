@@ -92,7 +92,8 @@ static void fake_config(struct ipso_config *cfg, const char *dir)
   cfg->swarm.inertia = 0.7213475204444817;
   cfg->swarm.cognitive = 1.1931471805599454;
   cfg->swarm.social = 1.1931471805599454;
-  cfg->swarm.velocity_clamp = 0.2;
+  cfg->swarm.velocity_clamp[0] = 0.2;
+  cfg->swarm.nclamps = 1;
   cfg->migration.interval = 4;
   cfg->migration.migrants = 2;
   cfg->output.history_interval = 1;

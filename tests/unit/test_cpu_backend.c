@@ -33,27 +33,37 @@ static void load(const char *objective, int dims, int particles, const char *pre
 }
 
 /* Iteration 0 is x = fma(span, u(w[2d]), lower), v = vmax (2 u(w[2d+1]) - 1)
- * with the words of particle i's subsequence (island << 32 | i). */
+ * with the words of particle i's subsequence (island << 32 | i), vmax the
+ * island's clamp (the defaults: 5% of the range on island 0, all of it on
+ * island 1). */
 static void check_initial_swarm(void)
 {
   struct ipso_config cfg;
   load("sphere", 3, 5, "double", &cfg);
-  struct swarm_state st;
-  run(&cfg, 1, 0, &st);
-  for (int i = 0; i < 5; i++) {
-    uint64_t sub = swarm_subsequence(0, i);
-    for (int d = 0; d < 3; d++) {
-      double u1 = philox_uniform_double(philox_word(42, sub, 2u * (unsigned)d));
-      double u2 = philox_uniform_double(philox_word(42, sub, 2u * (unsigned)d + 1));
-      double x = fma(200.0, u1, -100.0);
-      double v = (cfg.swarm.velocity_clamp * 200.0) * (2 * u2 - 1);
-      CHECK(st.position[i * 3 + d] == x && st.velocity[i * 3 + d] == v,
-            "particle %d dim %d: %.17g %.17g, want %.17g %.17g", i, d, st.position[i * 3 + d],
-            st.velocity[i * 3 + d], x, v);
+  CHECK(config_clamp(&cfg, 0) == 0.05 && config_clamp(&cfg, 1) == 1, "the default clamps");
+  for (int island = 0; island < 2; island++) {
+    struct swarm_setup setup = {&cfg, island, 2, -1, 1};
+    struct backend b;
+    struct swarm_state st;
+    if (backend_cpu_create(&setup, &b) != IPSO_OK) exit(1);
+    b.ops->init(&b);
+    swarm_state_alloc(&st, 5, 3);
+    b.ops->save_state(&b, &st);
+    b.ops->destroy(&b);
+    for (int i = 0; i < 5; i++) {
+      uint64_t sub = swarm_subsequence(island, i);
+      for (int d = 0; d < 3; d++) {
+        double u1 = philox_uniform_double(philox_word(42, sub, 2u * (unsigned)d));
+        double u2 = philox_uniform_double(philox_word(42, sub, 2u * (unsigned)d + 1));
+        double x = fma(200.0, u1, -100.0);
+        double v = (config_clamp(&cfg, island) * 200.0) * (2 * u2 - 1);
+        CHECK(st.position[i * 3 + d] == x && st.velocity[i * 3 + d] == v,
+              "island %d particle %d dim %d: %.17g %.17g, want %.17g %.17g", island, i, d,
+              st.position[i * 3 + d], st.velocity[i * 3 + d], x, v);
+      }
     }
+    swarm_state_free(&st);
   }
-  swarm_state_free(&st);
-  config_free(&cfg);
 }
 
 static void check_threads(const char *objective, int dims, const char *precision)
