@@ -1,14 +1,10 @@
-/* The CUDA backend: the swarms of K islands in device memory, one set of
- * arrays with the islands one after the other (kernels/gpu_abi.h), kernels
- * compiled at start-up by NVRTC (kernels/pso_kernels.cu) for this problem
- * and this GPU. Every per-iteration launch runs all K islands (blockIdx.y);
- * migration and reading a best work on one island through its view. Host
- * code only enqueues work on the backend's stream; the only host<->device
- * copies inside the iteration loop are the per-iteration best costs at
- * segment ends (a few bytes per iteration and island) and the migrants.
- *
- * The backend's operations are here; the launch plan is in gpu_plan.c, the
- * launchers in gpu_launch.c, the float/double staging in gpu_stage.c. */
+/* The CUDA backend's operations: the swarms of K islands in device memory,
+ * one after the other (kernels/gpu_abi.h), kernels compiled at start-up by
+ * NVRTC for this problem and GPU. Every per-iteration launch runs all K
+ * islands (blockIdx.y); migration and a best read work on one island's
+ * view. Inside the iteration loop the only host<->device copies are the
+ * best costs at segment ends and the migrants. The launch plan is in
+ * gpu_plan.c, the launchers in gpu_launch.c, the staging in gpu_stage.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,14 +41,12 @@ static int upload_learning(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
-/* The history buffers as allocated (allocate): at most the entries of
- * this many iterations, and this many bytes. */
+/* The history buffers' first size: at most this many iterations and bytes. */
 #define HIST_FIRST_ITERATIONS 10000
 #define HIST_FIRST_BYTES ((size_t)1 << 20)
 
-/* The history buffers for ALL values: the kernels' in device memory, set to
- * NaN (the mark of an entry no launch wrote), and the host's pinned and
- * mapped, which hist_out_kernel fills. */
+/* The history buffers for ALL values: the kernels' on the device, set to NaN
+ * (an entry no launch wrote), and the pinned, mapped one hist_out_kernel fills. */
 static int alloc_history(struct gpu_swarm *g, int64_t all)
 {
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_hist, (size_t)all * sizeof(double)));
@@ -192,8 +186,7 @@ static int read_best(struct gpu_swarm *g, int k, double *cost, int64_t *idx, dou
   return IPSO_OK;
 }
 
-/* Every island's best after iteration T from the slots' copy in h_slots
- * into last_best. */
+/* Every island's best after iteration T from h_slots into last_best. */
 static void take_slots(struct gpu_swarm *g, int64_t t)
 {
   int cur = g->plan.relaxed ? 0 : (int)(t & 1);
@@ -201,8 +194,7 @@ static void take_slots(struct gpu_swarm *g, int64_t t)
     g->last_best[k] = gpu_slot_cost(&g->h_slots[k * IPSO_GB_SLOTS + cur], g->fl);
 }
 
-/* Every island's best after iteration g->t into last_best (one copy of
- * all the slots). */
+/* Every island's best after iteration g->t into last_best (one copy of all slots). */
 static int read_last_bests(struct gpu_swarm *g)
 {
   size_t bytes = (size_t)g->count * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
@@ -214,8 +206,7 @@ static int read_last_bests(struct gpu_swarm *g)
 }
 
 /* Ring: every personal best may have changed (init, load_state), so the next
- * lbest_kernel rewrites every attractor row (s.lidx = -1, in the stream's
- * order). */
+ * lbest_kernel rewrites every attractor row (s.lidx = -1, in stream order). */
 static int forget_attractors(struct gpu_swarm *g)
 {
   if (!g->s.lidx) return IPSO_OK;
@@ -224,6 +215,7 @@ static int forget_attractors(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
+/* Initialises every island (iteration 0) and reads their bests. */
 static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
@@ -265,8 +257,7 @@ static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
 }
 
 /* Iterations FIRST..LAST of every island: their launches, then
- * hist_out_kernel, which brings their history into the pinned buffer; then
- * the wait for it. */
+ * hist_out_kernel bringing their history to the pinned buffer, then the wait. */
 static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best)
 {
   struct gpu_swarm *g = b->impl;
@@ -285,12 +276,10 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   /* Island k's history at [k * n]: the interface's layout of BEST. */
   g->s.hist = g->d_hist;
   g->s.hist_stride = n;
-  /* Relaxed: NaN marks an iteration in which nothing improved the best,
-   * which then takes the best before it (after migrants came in, the
-   * slots read again first). Strict: the launches write every entry (an
-   * entry left NaN, as hist_out_kernel leaves the buffer, is an error), so
-   * the stream goes from the last migration's kernel to the step's
-   * without a memset or a copy between them. */
+  /* Relaxed: NaN marks an iteration that improved nothing, which takes the
+   * best before it (the slots read again after migrants came in). Strict:
+   * the launches write every entry (one left NaN is an error), so no memset
+   * or copy sits between the last migration's kernel and the step's. */
   if (p->relaxed) {
     if (g->stale) IPSO_TRY(read_last_bests(g));
     IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.hist, 0xff, (size_t)all * sizeof(double), g->stream));
@@ -336,46 +325,44 @@ static int gpu_best_costs(struct backend *b, double *cost)
   return IPSO_OK;
 }
 
+/* Island K's best particle, position included. */
 static int gpu_best(struct backend *b, int k, struct island_best *out)
 {
   struct gpu_swarm *g = b->impl;
   return read_best(g, k, &out->cost, &out->particle, out->position);
 }
 
-static int gpu_save(struct backend *b, struct swarm_state *st)
+/* Copies all K swarms between the device and ST (island-major on both sides). */
+static int stage_state(struct gpu_swarm *g, const struct swarm_state *st, int to_host)
 {
-  struct gpu_swarm *g = b->impl;
-  int pitch = g->plan.map.pitch;
-  size_t n = (size_t)g->N * (size_t)g->count; /* island-major on both sides */
-  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  IPSO_TRY(gpu_stage_rows(g->s.x, pitch, st->position, n, g->D, g->fl, 1));
-  IPSO_TRY(gpu_stage_rows(g->s.v, pitch, st->velocity, n, g->D, g->fl, 1));
-  IPSO_TRY(gpu_stage_rows(g->s.p, pitch, st->pbest_position, n, g->D, g->fl, 1));
-  IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, 1));
-  return gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, 1);
-}
-
-static int gpu_load(struct backend *b, const struct swarm_state *st)
-{
-  struct gpu_swarm *g = b->impl;
   int pitch = g->plan.map.pitch;
   size_t n = (size_t)g->N * (size_t)g->count;
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  IPSO_TRY(gpu_stage_rows(g->s.x, pitch, st->position, n, g->D, g->fl, 0));
-  IPSO_TRY(gpu_stage_rows(g->s.v, pitch, st->velocity, n, g->D, g->fl, 0));
-  IPSO_TRY(gpu_stage_rows(g->s.p, pitch, st->pbest_position, n, g->D, g->fl, 0));
-  IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, 0));
-  IPSO_TRY(gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, 0));
+  IPSO_TRY(gpu_stage_rows(g->s.x, pitch, st->position, n, g->D, g->fl, to_host));
+  IPSO_TRY(gpu_stage_rows(g->s.v, pitch, st->velocity, n, g->D, g->fl, to_host));
+  IPSO_TRY(gpu_stage_rows(g->s.p, pitch, st->pbest_position, n, g->D, g->fl, to_host));
+  IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, to_host));
+  return gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, to_host);
+}
+
+/* Copies all K swarms to ST. */
+static int gpu_save(struct backend *b, struct swarm_state *st)
+{
+  return stage_state(b->impl, st, 1);
+}
+
+/* Loads all K swarms from ST and recomputes their bests. */
+static int gpu_load(struct backend *b, const struct swarm_state *st)
+{
+  struct gpu_swarm *g = b->impl;
+  IPSO_TRY(stage_state(g, st, 0));
   g->vpre = 0;
   IPSO_TRY(forget_attractors(g));
   IPSO_TRY(recompute_best(g, 0));
-  /* The iteration the swarms continue from is not known here, and its next
-   * step reads the slot of that iteration's parity: the other slot holds
-   * the same best too (reduced again from the candidates just found, the
-   * slot of g->t left as it is), so a restart at an odd iteration reads it
-   * as one at an even one does. It is tagged as iteration g->t - 1, an
-   * older one: the step that writes that slot next still finds it stale,
-   * brings it forward and records its history entry. */
+  /* The iteration continued from is not known here and the next step reads
+   * the slot of its parity: the other slot gets the same best too (reduced
+   * again from the candidates), tagged g->t - 1 so that the step writing it
+   * next still finds it stale, brings it forward and records its entry. */
   if (!g->plan.relaxed)
     IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, (unsigned)g->count, (unsigned)g->plan.map.block, 0,
                                        gpu_island_view(g, 0), candidate_blocks(g), g->t - 1,
@@ -383,6 +370,7 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
   return read_last_bests(g);
 }
 
+/* Frees everything the backend holds on the device and the host. */
 static void gpu_destroy(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
@@ -408,8 +396,7 @@ static void gpu_destroy(struct backend *b)
   b->impl = NULL;
 }
 
-/* The backend's end: everything of this process on its device goes (the
- * rank has one device and one backend on it). */
+/* Destroys B and resets its device (the rank's only backend on it). */
 static void gpu_end(struct backend *b)
 {
   int device = b->impl ? ((struct gpu_swarm *)b->impl)->device : -1;
@@ -557,8 +544,7 @@ static int plan_launch(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
   return IPSO_OK;
 }
 
-/* objective.separable: the promise checked with the kernels' own arithmetic
- * at the points of user_separable_points. */
+/* objective.separable checked with the kernels' arithmetic at user_separable_points. */
 static int check_separable(struct gpu_swarm *g)
 {
   enum { N = USER_SEPARABLE_POINTS };
@@ -664,8 +650,7 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
                              &g->d_tables);
   if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_USER && cfg->objective.separable)
     rc = check_separable(g);
-  /* The migration's buffers now rather than in the run's first migration
-   * (their pinned, mapped part alone takes a fraction of a millisecond). */
+  /* The migration's buffers now, not in the run's first migration (pinning is slow). */
   if (rc == IPSO_OK && cfg->migration.interval > 0 && cfg->migration.migrants > 0)
     rc = gpu_migrate_reserve(g, cfg->migration.migrants);
   timings_mark("GPU allocation and constants");

@@ -1,14 +1,9 @@
-/* The state of all K swarms captured on the device for a checkpoint
- * written in the background: gpu_capture() copies it, dense, into a second
- * device buffer in the stream's order (a device-to-device copy at memory
- * speed: 377 MB in about a quarter of a millisecond on an H100) and
- * returns; the iterations go on. gpu_read_captured_piece(), called by the
- * checkpoint's I/O threads, reads one piece into a pinned buffer of the
- * calling reader's, from which the thread sums and writes it (no host copy
- * of the state). The run's thread never waits for the copy to the host. A
- * held state (gpu_hold, the run's last checkpoint) is read the same way
- * from the swarms' own arrays: no second device buffer, no copy on the
- * device. */
+/* The swarms' state captured on the device for a background checkpoint:
+ * gpu_capture() copies it, dense, into a second device buffer in the
+ * stream's order and returns; the checkpoint's I/O threads read it in pieces
+ * through pinned buffers of their own (gpu_read_captured_piece), so the
+ * run's thread never waits for a copy to the host. A held state (gpu_hold,
+ * the last checkpoint) is read the same way from the swarms' own arrays. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +18,7 @@ static void capture_sizes(const struct gpu_swarm *g, size_t *rows, size_t *costs
   *costs = n * g->es;
 }
 
-/* Where each of the five arrays (x, v, p, cost, pcost) starts in a capture
- * and its bytes. */
+/* Offset and bytes of each of the five arrays (x, v, p, cost, pcost) in a capture. */
 static void capture_layout(const struct gpu_swarm *g, size_t off[5], size_t bytes[5])
 {
   size_t rows, costs;
@@ -42,9 +36,8 @@ static int capture_events(struct gpu_capture *c)
   return IPSO_OK;
 }
 
-/* The capture's buffer and event, on first use; 0 when the device has no
- * memory for another copy of the state (the caller then copies
- * synchronously). */
+/* The capture's buffer and event, on first use; *READY 0 when the device
+ * has no memory for another copy (the caller then copies synchronously). */
 static int capture_ready(struct gpu_swarm *g, struct gpu_capture *c, int *ready)
 {
   *ready = 0;
@@ -66,6 +59,7 @@ static int capture_ready(struct gpu_swarm *g, struct gpu_capture *c, int *ready)
   return IPSO_OK;
 }
 
+/* Marks the swarms themselves as the capture, once the stream gets there. */
 int gpu_hold(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
@@ -76,6 +70,7 @@ int gpu_hold(struct backend *b)
   return IPSO_OK;
 }
 
+/* Enqueues the dense device copy of the state and the event after it. */
 int gpu_capture(struct backend *b, int *captured)
 {
   struct gpu_swarm *g = b->impl;
@@ -99,10 +94,9 @@ int gpu_capture(struct backend *b, int *captured)
   return IPSO_OK;
 }
 
-/* Enqueues on STREAM the copy of elements FIRST .. FIRST + N - 1 of
- * capture C's array ARRAY (0-2 rows, 3-4 costs; dense element order) to
- * TO, in the device's element type: from C's buffer, or, held, from the
- * swarms' pitched rows (a piece then starts and ends anywhere in a row). */
+/* Enqueues on STREAM the copy of elements FIRST .. FIRST + N - 1 of array
+ * ARRAY (0-2 rows, 3-4 costs; dense order) to TO, in the device's type: from
+ * C's buffer, or, held, from the swarms' pitched rows (any start and end). */
 static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c,
                          cudaStream_t stream, int array, size_t first, size_t n, void *to)
 {
@@ -141,6 +135,7 @@ static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c,
   return IPSO_OK;
 }
 
+/* One piece of the capture for thread READER, in its pinned buffer. */
 int gpu_read_captured_piece(struct backend *b, int reader, int array, int64_t first, int64_t n,
                             const double **data)
 {
@@ -171,6 +166,7 @@ int gpu_read_captured_piece(struct backend *b, int reader, int array, int64_t fi
   return IPSO_OK;
 }
 
+/* Frees the capture's buffer, event and readers' streams and buffers. */
 void gpu_capture_free(struct gpu_swarm *g)
 {
   struct gpu_capture *c = &g->capture;

@@ -74,9 +74,8 @@ struct solver {
   int D;
   int64_t t;                /* last completed iteration */
   int64_t target_iteration; /* first iteration an island reached the target, or -1 */
-  /* The run time of earlier invocations, when this one began iterating,
-   * when to stop (0: never), when the last checkpoint began, and what a
-   * slice and a checkpoint cost (the time limit's margin). */
+  /* Earlier invocations' run time, this one's start of iterating, when to stop (0: never),
+   * the last checkpoint's start, a slice's and a checkpoint's cost (the limit's margin). */
   double elapsed0, t0, deadline, last_checkpoint, slice_cost, checkpoint_cost;
   struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */
   int64_t ckpt_iteration;              /* of the checkpoint in flight or last written, or -1 */
@@ -108,15 +107,14 @@ static inline struct swarm_state island_state(struct solver *s, int k)
   return swarm_state_island(&s->state, s->N, k);
 }
 
-/* solver_loop.c: the loop over segments until the end, the target or a
- * stop request (IPSO_STOPPED, a checkpoint written). */
+/* solver_loop.c: the segments until the end, the target or a stop (IPSO_STOPPED, checkpointed). */
 int solver_iterate(struct solver *s);
 /* Iteration 0 of a fresh run: its history row, snapshot and checks. */
 int solver_record_start(struct solver *s);
 /* The run's best of all islands now, into s->result (collective). */
 int solver_take_result(struct solver *s);
-/* A checkpoint of iteration s->t, written before returning (the one in
- * flight committed first); LAST: the run's end, the backend ended beside it. */
+/* A checkpoint of iteration s->t, written before returning (the one in flight
+ * committed first); LAST: the run's end, the backend ended beside it. */
 int solver_write_checkpoint(struct solver *s, int last);
 /* Commits the checkpoint in flight, if any (collective). */
 int solver_commit_checkpoint(struct solver *s);

@@ -16,9 +16,8 @@
 /* Stop reasons and checkpoint states agreed at a slice's end (bits). */
 enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4, CHECKPOINT_WRITING = 8, FLAG_BITS = 4 };
 
-/* Whether an updating line suits stdout: a terminal, and not a launcher's
- * pseudo-terminal (mpirun and srun give ranks one even when the job's output
- * goes to a file, so under a launcher plain lines are the safe choice). */
+/* Whether stdout takes an updating line: a terminal, not under a launcher
+ * (mpirun and srun give ranks a pseudo-terminal even when output goes to a file). */
 static int interactive(void)
 {
   const char *launcher[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_PROCID"};
@@ -48,8 +47,7 @@ static void hms(char *buf, size_t n, double seconds)
   snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
 }
 
-/* Reports iteration IT, best fitness BEST and evaluations EVALS at time NOW,
- * if it is time to. */
+/* Reports iteration IT, best BEST and evaluations EVALS at NOW, when due. */
 static void progress_update(struct progress *p, int64_t it, double best, int64_t evals, double now)
 {
   if (!p->mode) return;
@@ -139,7 +137,7 @@ int solver_commit_checkpoint(struct solver *s)
   return IPSO_OK;
 }
 
-/* The checkpoint's pieces, read by its I/O threads from the backend's capture. */
+/* A piece of the backend's capture for the checkpoint's I/O threads. */
 static int read_captured_piece(void *ctx, int reader, int array, int64_t first, int64_t n,
                                const double **data)
 {
@@ -147,9 +145,8 @@ static int read_captured_piece(void *ctx, int reader, int array, int64_t first, 
   return s->b.ops->device->read_captured_piece(&s->b, reader, array, first, n, data);
 }
 
-/* Starts the checkpoint of iteration s->t (collective; none in flight):
- * the records written, the state captured or copied, the file created;
- * the I/O threads write it while the run goes on. */
+/* Starts the checkpoint of iteration s->t (collective; none in flight): records
+ * written, state captured or copied, file created; I/O threads write it on. */
 static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
 {
   IPSO_TRY(solver_flush_records(s));
@@ -160,9 +157,8 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
   double t = wall_seconds();
   struct swarm_state *buf;
   IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
-  /* Where the backend can (the GPU's), a checkpoint not waited for takes
-   * the state without a copy to the host; the last reads the swarms, which
-   * nothing changes before the backend's end. */
+  /* A device backend's state is captured without a host copy where the
+   * checkpoint is not waited for; the last reads the swarms (unchanged until the end). */
   const struct backend_device *dev = s->b.ops->device;
   int captured = 0;
   if (dev && mode == CHECKPOINT_LAST) {
@@ -259,9 +255,8 @@ static int local_flags(struct solver *s)
   return flags;
 }
 
-/* The checkpoints at a slice's end with the ranks' FLAGS: the one in flight
- * committed once every rank's thread is done; a periodic one started, or
- * deferred to the next segment end while the writer is busy. */
+/* A slice's end's checkpoints by the ranks' FLAGS: the one in flight committed once
+ * every rank's writer is done; a due one started, or deferred while the writer is busy. */
 static int periodic_checkpoint(struct solver *s, int flags, int segment_end)
 {
   if (checkpoint_in_flight(s->ckw) && !(flags & CHECKPOINT_WRITING))
@@ -307,10 +302,9 @@ int solver_iterate(struct solver *s)
     s->slice_cost = b - a;
     s->t = last;
     watchdog_beat("recording history", s->t);
-    /* One reduction at the slice's end: the history rows and the target,
-     * the slowest rank's time (everyone's next slice), the flags (0 or -1:
-     * the minimum is their OR), a stop's cause and whether rank 0 lost the
-     * output (another file at its path, or none). */
+    /* One reduction at the slice's end: the history rows and target, the slowest
+     * rank's time (the next slice), the flags (0 or -1: the minimum is their OR),
+     * a stop's cause and whether rank 0 lost the output file. */
     enum { RIDE_TIME, RIDE_CAUSE = 1 + FLAG_BITS, RIDE_LOST, RIDES };
     _Static_assert(RIDES <= SOLVER_RIDE, "the slice's values ride along");
     double ride[RIDES];
@@ -334,7 +328,6 @@ int solver_iterate(struct solver *s)
     if (cap > 0 && slice > cap) slice = cap;
     for (int i = 0; i < FLAG_BITS; i++)
       if (ride[1 + i] < 0) flags |= 1 << i;
-    /* The rank's best after the slice, for the progress line. */
     double rank_best = s->seg_min[n - 1];
     if (hit >= 0 && s->target_iteration < 0) s->target_iteration = hit;
     const int reached = s->target_iteration >= 0 && !done && segment_end;
