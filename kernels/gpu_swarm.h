@@ -1,6 +1,5 @@
-/* The CUDA backend's state, shared by its operations (backend_gpu.c), its
- * migration (gpu_migrate.c) and its captures (gpu_capture.c). Host code
- * only. */
+/* The CUDA backend's state, shared by backend_gpu.c, gpu_migrate.c and
+ * gpu_capture.c. Host code only. */
 #ifndef IPSO_GPU_SWARM_H
 #define IPSO_GPU_SWARM_H
 
@@ -53,16 +52,13 @@ struct gpu_swarm {
   int carried_valid;        /* d_carried holds h_mig's links (uploaded, unchanged since) */
   double *last_best;        /* [count] each island's best cost after iteration t */
   union gpu_slot *h_slots;  /* [count * IPSO_GB_SLOTS] pinned: the slots as read */
-  /* The history of step(): the kernels' in device memory, and the host's
-   * pinned and mapped copy that hist_out_kernel fills. */
+  /* step()'s history: the kernels' on the device, the pinned, mapped copy hist_out_kernel fills. */
   int64_t hist_cap;
   double *d_hist, *h_hist, *dh_hist;
   cudaEvent_t start, stop; /* around the last step's launches (gpu_last_step_ms) */
-  /* The state captured for the checkpoint's I/O threads (gpu_capture.c): a
-   * dense device copy of x, v, p, cost, pcost taken in the stream's order
-   * (or, held, the swarms themselves once the stream gets there), read in
-   * pieces by several threads, each through a stream and pinned buffers of
-   * its own (allocated by that thread on first use). */
+  /* The state captured for the checkpoint's I/O threads (gpu_capture.c): a dense
+   * device copy of x, v, p, cost, pcost (or, held, the swarms themselves), read in
+   * pieces by threads each with a stream and pinned buffers of its own. */
   struct gpu_capture {
     void *d;
     int held; /* gpu_hold: the pieces come from the swarms themselves, not d */
@@ -86,8 +82,7 @@ int gpu_read_captured_piece(struct backend *b, int reader, int array, int64_t fi
                             const double **data);
 void gpu_capture_free(struct gpu_swarm *g);
 
-/* The backend's migration (gpu_migrate.c), and the release of its
- * buffers. */
+/* The backend's migration (gpu_migrate.c), and the release of its buffers. */
 int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,
                     double *const edge[2]);
 int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char *carried,

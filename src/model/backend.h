@@ -44,13 +44,11 @@ static inline int swarm_setup_count(const struct swarm_setup *setup)
 
 struct backend;
 
-/* What a backend whose state lives on a device (the GPU's) offers beyond
- * the core: the state for a checkpoint's I/O threads without a wait for a
- * copy, and the device handed back at the end. */
+/* What a device backend (the GPU's) offers beyond the core: its state for a
+ * checkpoint's I/O threads without a wait for a copy, and the device's hand-back. */
 struct backend_device {
-  /* Captures all K swarms as they are now without waiting for a copy and
-   * sets *CAPTURED (0: not now, use save_state); the capture is read once,
-   * in pieces, by other threads while the run goes on. */
+  /* Captures all K swarms now without waiting for a copy; *CAPTURED 0: use
+   * save_state. Other threads read it once, in pieces, while the run goes on. */
   int (*capture_state)(struct backend *b, int *captured);
   /* A piece of the capture for thread READER: state_fill.piece's contract. */
   int (*read_captured_piece)(struct backend *b, int reader, int array, int64_t first, int64_t n,
@@ -72,8 +70,7 @@ struct backend_ops {
   int (*step)(struct backend *b, int64_t first, int64_t last, double *best);
   /* Island K's best particle, position included. */
   int (*best)(struct backend *b, int k, struct island_best *out);
-  /* Every island's best cost now into COST[K], from what the backend
-   * already holds where it can (without best()'s copy of each position). */
+  /* Every island's best cost now into COST[K] (without best()'s position copies). */
   int (*best_costs)(struct backend *b, double *cost);
   /* One migration of all K islands where the swarms are, the same on every
    * backend. migrate_out: each island's message of COUNT migrants

@@ -34,8 +34,8 @@ struct swarm_consts {
 
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
 
-/* A checkpoint's state is read from a capture, summed and written in
- * pieces of this many elements of one array, from the start of its rows. */
+/* A checkpoint's state is read from a capture, summed and written in pieces of
+ * this many elements of one array. */
 #define STATE_PIECE_ELEMENTS ((int64_t)1 << 20)
 /* The pieces of N elements, and the length of the one that starts at AT. */
 static inline int64_t state_pieces(int64_t n)
@@ -64,8 +64,7 @@ void swarm_state_free(struct swarm_state *s);
  * the CPU backend's swarms); the parts in WHY (LEN bytes). */
 double swarm_host_bytes(const struct ipso_config *cfg, int islands, int cpu, char *why, size_t len);
 
-/* Island K's rows of S (islands of PARTICLES particles one after the
- * other): a view, nothing copied. */
+/* Island K's rows of S (islands of PARTICLES each): a view, nothing copied. */
 static inline struct swarm_state swarm_state_island(const struct swarm_state *s, int64_t particles,
                                                     int k)
 {

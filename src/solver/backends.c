@@ -32,6 +32,7 @@ void backend_share_cores(int ranks_on_node)
   backend_cpu_threads(ranks_on_node);
 }
 
+/* The configured backend, for runs or (EVALUATE) for --evaluate alone. */
 static int create(const struct swarm_setup *setup, int evaluate, struct backend *b)
 {
   enum ipso_backend_kind kind = setup->cfg->run.backend;

@@ -7,12 +7,10 @@
 /* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one
  * is usable, else cpu with a notice). */
 int backend_create(const struct swarm_setup *setup, struct backend *b);
-/* The same for the evaluate operation alone (--evaluate: the GPU backend
- * compiles its kernel). */
+/* The same for the evaluate operation alone (--evaluate; the GPU compiles its kernel). */
 int backend_create_evaluator(const struct swarm_setup *setup, struct backend *b);
-/* Destroys B (nothing when it is already) and hands its device back (the
- * GPU's: cudaDeviceReset, what the process's exit would otherwise do
- * last). The end of a run, once nothing reads B. */
+/* Destroys B (if not yet) and hands its device back (the GPU's: cudaDeviceReset,
+ * else the process's exit's last work), once nothing reads B. */
 void backend_end(struct backend *b);
 /* Number of usable GPUs (0 without CUDA or without a device). */
 int backend_gpu_count(void);

@@ -72,8 +72,7 @@ static int read_points(const char *path, int D, double **x, int64_t *n)
 
 int evaluate_points(const struct ipso_config *config, const char *path)
 {
-  /* "auto" decided here, and the backend's messages (a compile) to stderr,
-   * so that nothing but the values goes to stdout. */
+  /* "auto" decided here, the backend's messages to stderr: stdout has the values alone. */
   log_info_to_stderr();
   struct ipso_config c = *config;
   const struct ipso_config *cfg = &c;

@@ -166,9 +166,7 @@ int invariants_check(struct invariants *iv, int64_t t, const struct swarm_state 
   return IPSO_OK;
 }
 
-/* Whether particle I's cost and personal-best cost in S are the
- * objective's at its position and personal best; otherwise the reason in
- * WHY. */
+/* Whether particle I's cost and personal-best cost in S are the objective's; else WHY. */
 static int restored_agrees(const struct invariants *iv, const struct swarm_state *s, int64_t i,
                            int island, int64_t p, char *why, size_t len)
 {

@@ -216,10 +216,9 @@ static int answer_on_rank(int argc, char **argv, struct cli *c, int rank)
   return rc;
 }
 
-/* Before anything is allocated (collective): the rank's swarms must fit
- * the host memory it may take, else the OOM killer comes at the first
- * touch; exit 2 with the numbers from the lowest rank that found it.
- * IPSO_MEMORY_CHECK=0 skips it. */
+/* Before any allocation (collective): the rank's swarms must fit its host memory,
+ * else the OOM killer comes at first touch; exit 2 with the lowest such rank's
+ * numbers. IPSO_MEMORY_CHECK=0 skips it. */
 static int check_memory(const struct ipso_config *cfg, int rank, int size)
 {
   const char *env = getenv("IPSO_MEMORY_CHECK");
@@ -251,12 +250,12 @@ static int check_memory(const struct ipso_config *cfg, int rank, int size)
   return who < size ? IPSO_ERR_USAGE : IPSO_OK;
 }
 
+/* The command line's answer, or the run on every rank; the exit status. */
 int main(int argc, char **argv)
 {
   timings_begin();
-  /* From the start, so a stop signal that arrives during start-up is kept
-   * and honoured at the first segment end instead of killing the process;
-   * again after MPI_Init in case the MPI library installed its own. */
+  /* From the start, so a stop signal during start-up is honoured at the first
+   * segment end; again after MPI_Init in case MPI installed its own. */
   signals_install();
   struct cli c;
   int launcher_rank = launcher_value(rank_vars, 0);
@@ -264,9 +263,8 @@ int main(int argc, char **argv)
   /* The other ranks leave quietly: a launcher ends the whole job at the
    * first non-zero exit, maybe before rank 0's message is out. */
   if (rc >= 0) return rc > 0 && launcher_rank != 0 ? IPSO_OK : rc;
-  /* CUDA_DEVICE_MAX_CONNECTIONS=2 unless set: the hardware queues are most
-   * of a context's start and end, and the backend needs two (the run's
-   * stream, the checkpoints' copies). Set while this is the only thread. */
+  /* CUDA_DEVICE_MAX_CONNECTIONS=2 unless set: hardware queues are most of a context's
+   * start and end, and the backend needs two. Set while this is the only thread. */
   if (setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0) != 0)
     log_warn("cannot set CUDA_DEVICE_MAX_CONNECTIONS: %s", strerror(errno));
   int rank = 0, size = 1;
@@ -279,9 +277,8 @@ int main(int argc, char **argv)
   memset(&cfg, 0, sizeof cfg);
   rc = load_config(&c, rank, size, &cfg);
   timings_mark("config read and broadcast");
-  /* Every rank has its stop-signal handlers (load_config ends with a
-   * collective): IPSO_READY_FILE tells a job script that forwards signals
-   * that they now make a checkpoint. */
+  /* Every rank has its signal handlers now (load_config ends collectively):
+   * IPSO_READY_FILE tells a signal-forwarding job script they make a checkpoint. */
   const char *ready = rank == 0 ? getenv("IPSO_READY_FILE") : NULL;
   FILE *f = ready && *ready ? fopen(ready, "w") : NULL;
   if (f) fclose(f);

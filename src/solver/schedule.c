@@ -49,9 +49,8 @@ double schedule_slice_budget(double watchdog, double checkpoint_seconds)
 
 int64_t schedule_next_slice(int64_t n, double seconds, double budget)
 {
-  /* Beyond 4-fold only while the slice is predicted to take at most a
-   * sixteenth of the budget: a slice that runs 16 times slower than its
-   * first iterations still ends within the budget. */
+  /* Beyond 4-fold only while predicted at most a sixteenth of the budget: a slice
+   * 16 times slower than its first iterations still ends within the budget. */
   double growth = seconds > 0 ? budget / 16 / seconds : 4.0;
   if (growth < 4.0) growth = 4.0;
   double fit = seconds > 0 ? budget / seconds * (double)n : growth * (double)n;

@@ -40,10 +40,9 @@ int64_t schedule_segment_end(const struct schedule *p, int64_t t);
 /* What falls on iteration T (enum schedule_event bits). */
 unsigned schedule_events(const struct schedule *p, int64_t t);
 
-/* Segments run in slices bounded by time (which do not change the result),
- * so that signals, the time limit and the watchdog are served however slow
- * the objective: at most 1 s and a quarter of WATCHDOG and of
- * CHECKPOINT_SECONDS (0: none). */
+/* Segments run in slices bounded by time (the result unchanged), so signals, the
+ * time limit and the watchdog are served however slow the objective: at most
+ * 1 s and a quarter of WATCHDOG and of CHECKPOINT_SECONDS (0: none). */
 double schedule_slice_budget(double watchdog, double checkpoint_seconds);
 
 /* The next slice's length after N iterations took SECONDS (the slowest

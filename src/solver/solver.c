@@ -27,10 +27,9 @@
 #include "solver_internal.h"
 #include "timings.h"
 
-/* The checks on the run's files before anything is written: the paths, the
- * locks, on a restart the checkpoint and whether it is the output's run and
- * objective. *REPLACE: --resume found no checkpoint but an unfinished start
- * of this very run, which may be started afresh. */
+/* The run's files checked before anything is written: paths, locks, on a restart
+ * the checkpoint, its run and objective. *REPLACE: --resume found no checkpoint
+ * but an unfinished start of this very run, which may be started afresh. */
 static int check_files(struct solver *s, const char *restart, struct checkpoint_info *info,
                        int *replace)
 {
@@ -90,9 +89,8 @@ static int check_files(struct solver *s, const char *restart, struct checkpoint_
   return IPSO_OK;
 }
 
-/* Creates the backend, the swarm (fresh or from a checkpoint) and the
- * output; whatever can be refused is refused before the output is created,
- * cut back or replaced and before old checkpoints are removed. */
+/* Creates the backend, the swarm (fresh or restored) and the output; whatever can
+ * be refused is, before the output is touched or old checkpoints are removed. */
 static int start(struct solver *s, const char *restart, struct checkpoint_info *info)
 {
   const struct ipso_config *cfg = s->cfg;
@@ -117,8 +115,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   if (devices) timings_mark("GPU driver (cuInit, device count)");
   struct swarm_setup setup = {cfg, s->first, s->islands, island_device_for(local_rank, devices),
                               s->local};
-  /* Rank 0 compiles a user objective first: an error is reported once, and
-   * the other ranks load it from the cache. */
+  /* Rank 0 compiles a user objective first: an error once, the others load the cache. */
   int first = cfg->objective.id == IPSO_OBJ_USER && s->rank == 0;
   IPSO_TRY(island_agree(s->comm, first ? backend_create(&setup, &s->b) : IPSO_OK));
   IPSO_TRY(island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b)));
@@ -128,7 +125,6 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   if (restart && !s->opt->allow_changed_objective)
     IPSO_TRY(
         invariants_check_restored(s->comm, cfg, s->b.exact, &s->state, s->first, s->N, restart));
-  /* The first writes. */
   if (restart) {
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
     snprintf(s->run_started, sizeof s->run_started, "%s", info->run_started);
@@ -179,8 +175,7 @@ static int finish(struct solver *s)
                          s->t,
                          evaluations_at(s, s->t),
                          s->elapsed0 + (wall_seconds() - s->t0)};
-  /* The last checkpoint: the one in flight if it is of this iteration;
-   * one written now ends the backend beside its write. */
+  /* The last checkpoint: the one in flight if of this iteration, else one now. */
   int rc = solver_commit_checkpoint(s);
   if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = solver_write_checkpoint(s, 1);
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
@@ -190,6 +185,7 @@ static int finish(struct solver *s)
   return rc;
 }
 
+/* Frees everything the solver holds and releases its locks. */
 static void solver_free(struct solver *s)
 {
   checkpoint_writer_free(s->ckw);

@@ -36,7 +36,6 @@ static int history_reserve(struct history *h, int64_t need)
   return IPSO_OK;
 }
 
-/* Frees the history buffer. */
 void solver_history_free(struct history *h)
 {
   free(h->iteration);
@@ -73,11 +72,9 @@ int solver_flush_records(struct solver *s)
   return IPSO_OK;
 }
 
-/* Adds history rows for iterations FIRST..LAST whose island bests are
- * s->seg_best; returns in *TARGET_HIT the first iteration (over all
- * islands) that reached the target, or -1. Collective: one reduction, which
- * also takes the minimum over all ranks of RIDE[0..nride) in place (the
- * solver's other values of a segment end ride along). */
+/* Adds history rows for iterations FIRST..LAST from s->seg_best; *TARGET_HIT: the
+ * first iteration (over all islands) that reached the target, or -1. Collective:
+ * one reduction, which also takes the ranks' minimum of RIDE[0..nride) in place. */
 int solver_record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
                           double seg_stop, int final, int64_t *target_hit, double *ride, int nride)
 {
@@ -170,12 +167,9 @@ static int reserve_log(struct solver *s)
   return IPSO_OK;
 }
 
-/* Every island sends its best (or drawn) particles to its ring neighbours,
- * which replace their worst (or drawn) ones on the links that carry this
- * time; each sending is logged. The solver draws, the backend selects,
- * merges and replaces where the swarms are; only the edge islands'
- * messages come to the host, for the neighbouring ranks, whether their
- * link carries or not (the receiver knows). */
+/* The solver draws and logs; the backend selects, merges and replaces where the
+ * swarms are. Only the edge islands' messages come to the host, for the
+ * neighbouring ranks, whether their link carries or not (the receiver knows). */
 int solver_migrate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
