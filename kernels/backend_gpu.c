@@ -64,20 +64,14 @@ static int allocate(struct gpu_swarm *g)
   int pitch = g->plan.map.pitch;
   size_t K = (size_t)g->count;
   size_t rows = K * (size_t)g->N * (size_t)pitch * g->es, n = K * (size_t)g->N * g->es;
-  void **arr[3] = {&g->s.x, &g->s.v, &g->s.p};
-  for (int i = 0; i < 3; i++) {
+  void **arr[4] = {&g->s.x, &g->s.v, &g->s.p, &g->s.lbest};
+  for (int i = 0; i < (g->plan.ring || g->plan.clpso ? 4 : 3); i++) {
     cudaError_t e = cudaMalloc(arr[i], rows);
     if (e != cudaSuccess)
-      return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for the swarm on GPU %d: %s",
-                       (double)rows / (1 << 30), g->device, cudaGetErrorString(e));
+      return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for the %s on GPU %d: %s",
+                       (double)rows / (1 << 30), i < 3 ? "swarm" : "attractors", g->device,
+                       cudaGetErrorString(e));
     IPSO_CHECK_CUDA(cudaMemset(*arr[i], 0, rows));
-  }
-  if (g->plan.ring || g->plan.clpso) {
-    cudaError_t e = cudaMalloc(&g->s.lbest, rows);
-    if (e != cudaSuccess)
-      return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for the attractors on GPU %d: %s",
-                       (double)rows / (1 << 30), g->device, cudaGetErrorString(e));
-    IPSO_CHECK_CUDA(cudaMemset(g->s.lbest, 0, rows));
   }
   if (g->plan.ring) {
     /* Whose personal best each attractor row holds: none yet (-1). */
