@@ -1,13 +1,8 @@
-/* The types and limits that the host (kernels/backend_gpu.c and friends, C)
- * and the kernels (kernels/pso_kernels.cu, NVRTC) share, written once.
- *
- * The host includes this file as usual; the kernel source gets it from
- * NVRTC as a named header, embedded into the binary (gpu_compile.c). Under
- * NVRTC the
- * structs are declared for the kernels' REAL type (`real`, defined before
- * the #include); on the host for float and for double, with the pointers
- * as void *. Both sides check the layout with static assertions, so a
- * field added on one side only cannot compile. */
+/* The types and limits that the host (C) and the kernels (NVRTC, as a named
+ * header) share, written once. Under NVRTC the structs are declared for the
+ * kernels' `real`; on the host for float and double, pointers as void *.
+ * Both sides assert the layout, so a field added on one side only cannot
+ * compile. */
 #ifndef IPSO_GPU_ABI_H
 #define IPSO_GPU_ABI_H
 
@@ -21,7 +16,7 @@
 #define IPSO_GB_SLOTS 2
 /* Islands one launch can hold (gridDim.y). */
 #define IPSO_MAX_ISLANDS 65535
-/* Scalars of the run, set once by the host (the kernels' __constant__ K). */
+/* Scalars of the run (the kernels' __constant__ K). */
 #define IPSO_ABI_CONSTS(NAME, REAL)                                                                \
   struct NAME {                                                                                    \
     unsigned long long seed;                                                                       \
@@ -31,7 +26,7 @@
     const REAL *lo, *hi, *span, *vmax, *prm; /* tables [IPSO_PITCH]; vmax [IPSO_NCLAMP][..] */     \
   }
 
-/* One global-best slot. Cost and index are written together, under the
+/* One global-best slot; cost and index are written together, under the
  * lock. */
 #define IPSO_ABI_GBEST_SLOT(NAME, REAL)                                                            \
   struct NAME {                                                                                    \
@@ -42,12 +37,9 @@
     unsigned long long hint; /* cost_key of the lowest cost offered to the slot */                 \
   }
 
-/* The swarms of a backend's K islands in device memory, island-major:
- * island k's part of each array follows island k-1's (REAL *: the kernels'
- * arrays; SLOT: the global-best slot type). The sizes below are one
- * island's; a kernel launched over gridDim.y islands finds island
- * blockIdx.y's part with island_ptrs (kernels/pso_device.cuh), the host
- * with island_view (kernels/backend_gpu.c). */
+/* The swarms of a backend's islands in device memory, island-major (sizes
+ * below: one island's); island k's part by island_ptrs on the device,
+ * island_view on the host. */
 #define IPSO_ABI_SWARM_PTRS(NAME, REAL, SLOT)                                                      \
   struct NAME {                                                                                    \
     REAL *x, *v, *p;       /* [n * IPSO_PITCH] position, velocity, personal best */                \
@@ -76,11 +68,10 @@
 #define IPSO_ABI_OFFSET(type, field) offsetof(type, field)
 #endif
 
-/* The layout both sides rely on. Device pointers are 8 bytes, so a host
- * struct of void pointers matches the kernels' struct of REAL pointers. */
+/* The layout both sides rely on: 8-byte pointers, so void * on the host
+ * matches REAL * in the kernels. */
 #define IPSO_ABI_PTR 8
-/* Offset of the tables in the constants: after the three REAL weights,
- * rounded up to a pointer. */
+/* Offset of the tables: after the three weights, pointer-aligned. */
 #define IPSO_ABI_CONSTS_TABLES(REAL)                                                               \
   ((24 + 3 * sizeof(REAL) + IPSO_ABI_PTR - 1) / IPSO_ABI_PTR * IPSO_ABI_PTR)
 
@@ -95,8 +86,7 @@
                   "constants: tables");                                                            \
   IPSO_ABI_ASSERT(sizeof(T) == IPSO_ABI_CONSTS_TABLES(REAL) + 5 * IPSO_ABI_PTR, "constants: size")
 
-/* A slot: cost at 0, index at 8, tag at 16, lock at 24, hint at 32; 40
- * bytes in either precision. */
+/* A slot: 40 bytes in either precision. */
 #define IPSO_GB_SLOT_BYTES 40
 #define IPSO_ABI_CHECK_GBEST_SLOT(T)                                                               \
   IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, cost) == 0 && IPSO_ABI_OFFSET(T, idx) == 8 &&                 \
@@ -105,8 +95,7 @@
                   "global-best slot: fields");                                                     \
   IPSO_ABI_ASSERT(sizeof(T) == IPSO_GB_SLOT_BYTES, "global-best slot: size")
 
-/* The swarm pointers: thirteen pointers in the order above, then the two
- * strides. */
+/* Thirteen pointers in order, then the two strides. */
 #define IPSO_ABI_CHECK_SWARM_PTRS(T)                                                               \
   IPSO_ABI_ASSERT(sizeof(void *) == IPSO_ABI_PTR, "64-bit pointers");                              \
   IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, x) == 0 && IPSO_ABI_OFFSET(T, cost) == 3 * IPSO_ABI_PTR &&    \

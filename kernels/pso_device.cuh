@@ -1,9 +1,7 @@
-/* The device side of the PSO kernels (kernels/pso_kernels.cu): the types
- * and constants, random numbers, the update of a coordinate, the objective
- * of a particle across its group of threads, the particle step, block
- * reductions, and the publication of the global best. Only for the kernel
- * source: embedded into the binary and given to NVRTC as a named header,
- * as are kernels/gpu_abi.h and kernels/objectives.h (gpu_compile.c). */
+/* The device side of kernels/pso_kernels.cu: types, random numbers, the
+ * coordinate update, the objective across a particle's threads, the
+ * particle step, block reductions and the global best's publication. An
+ * NVRTC named header, embedded into the binary (gpu_compile.c). */
 #ifndef IPSO_PSO_DEVICE_CUH
 #define IPSO_PSO_DEVICE_CUH
 
@@ -11,8 +9,6 @@
 
 typedef IPSO_REAL real;
 
-/* struct ipso_consts, struct gbest_slot, struct swarm_ptrs, IPSO_NONE and
- * the limits the host shares. */
 #include "gpu_abi.h"
 
 #define IPSO_INF (__longlong_as_double(0x7ff0000000000000ULL))
@@ -25,9 +21,8 @@ typedef IPSO_REAL real;
 #define IPSO_CAT(a, b) IPSO_CAT2(a, b)
 
 #if IPSO_USER_SEPARABLE
-/* A separable user objective in the built-ins' form: its term is the
- * user's function of one coordinate (ipso_user_term of the generated
- * wrapper), summed over the coordinates. */
+/* A separable user objective in the built-ins' form: the sum over the
+ * coordinates of ipso_user_term (the generated wrapper's). */
 IPSO_HD real obj_user_t0(real x, real xn, int d, int D, const real *prm)
 {
   (void)xn, (void)d, (void)D;
@@ -52,17 +47,14 @@ IPSO_HD real obj_user_final(real s0, real s1, int D, const real *prm)
 #define IPSO_C ((IPSO_D + IPSO_G * IPSO_V - 1) / (IPSO_G * IPSO_V)) /* chunks per thread */
 #define IPSO_W (IPSO_D == 1 ? 2ull : 4ull * ((IPSO_D + 1) / 2))     /* random words per iteration */
 
-/* Scalars of the run, set once by the host. */
 __constant__ ipso_consts K;
 
 #if IPSO_CEC2017
-/* The CEC 2017 function K.prm[0] with its data packed after it
- * (src/problem/cec2017.h): one compilation for every function of a
- * dimension and precision. */
+/* The CEC 2017 function K.prm[0], its data packed after it: one compilation
+ * for every function of a dimension and precision. */
 #include "cec2017.h"
-/* Not inlined, and D hidden from the optimizer: one copy of the suite's
- * loops, not unrolled, rather than one per call site unrolled over D
- * (minutes of NVRTC and megabytes of image otherwise). */
+/* Not inlined and D hidden from the optimizer: one copy of the suite's
+ * loops, not unrolled per call site (minutes of NVRTC otherwise). */
 static __device__ __noinline__ real row_objective(const real *row)
 {
   real scratch[CEC2017_SCRATCH(IPSO_D)];
@@ -77,10 +69,7 @@ IPSO_HD real row_objective(const real *row)
 }
 #endif
 
-/* Island K's part of the swarm arrays, which hold the backend's islands one
- * after the other (kernels/gpu_abi.h). A kernel launched over gridDim.y
- * islands takes island_ptrs(s, blockIdx.y); the host launches one island
- * with its own view (gridDim.y = 1). */
+/* Island K's part of the island-major swarm arrays (kernels/gpu_abi.h). */
 IPSO_HD swarm_ptrs island_ptrs(swarm_ptrs s, unsigned int k)
 {
   size_t rows = (size_t)k * (size_t)K.n;
@@ -100,11 +89,8 @@ IPSO_HD swarm_ptrs island_ptrs(swarm_ptrs s, unsigned int k)
   return s;
 }
 
-/* The global id of the island this block of a per-iteration kernel works
- * on, which addresses its random stream: the backend's first island +
- * blockIdx.y. Such kernels that draw random numbers are always launched
- * over all the backend's islands (the resident kernels find the island
- * from blockIdx.x instead). */
+/* The global id (random stream) of this per-iteration block's island;
+ * such kernels that draw are launched over all the backend's islands. */
 IPSO_HD unsigned int island_id()
 {
   return K.island + blockIdx.y;
@@ -122,9 +108,8 @@ IPSO_HD unsigned int island_id()
 #define VMAX(d) (__ldg(K.vmax + (d)))
 #endif
 
-/* The velocity limit of coordinate D on island ISL (global id): its row of
- * the vmax table, swarm.velocity_clamp's value ISL mod IPSO_NCLAMP times the
- * span (src/model/swarm.h). */
+/* The velocity limit of coordinate D on island ISL (global id): the vmax
+ * table's row ISL mod IPSO_NCLAMP (src/model/swarm.h). */
 IPSO_HD real vmax_at(unsigned int isl, int d)
 {
 #if IPSO_NCLAMP > 1
@@ -135,16 +120,15 @@ IPSO_HD real vmax_at(unsigned int isl, int d)
 #endif
 }
 
+/* curand_uniform_double / curand_uniform of one word. */
 IPSO_HD real u01(unsigned int w)
 {
-  /* curand_uniform_double / curand_uniform of one word. */
   if (sizeof(real) == sizeof(double)) return (real)((double)w * 0x1p-32 + 0x1p-32);
   return (real)((float)w * 0x1p-32f + 0x1p-33f);
 }
 
-/* The Philox block holding the random words of dimensions 2k, 2k+1 of
- * particle I of island ISL (global id) at iteration T (in 1-D: the
- * iteration's two words in .x, .y). */
+/* The Philox words of dimensions 2k, 2k+1 of particle I of island ISL at
+ * iteration T (in 1-D: the iteration's two words in .x, .y). */
 IPSO_HD uint4 rng_block(unsigned int isl, long long i, long long t, int k)
 {
   unsigned long long off = (unsigned long long)t * IPSO_W + 4ull * (unsigned long long)k;
@@ -166,10 +150,8 @@ IPSO_HD bool lex_less(real c1, long long i1, real c2, long long i2)
 }
 
 #if IPSO_CLPSO
-/* The clpso topology's draws, as src/swarm.h describes them for the host
- * (swarm_clpso_block, swarm_clpso_other, swarm_clpso_dimension): the
- * Philox block 2^63 + E (D + 1) + d of particle I's subsequence, above
- * every block of the particle update (rng_block). */
+/* clpso's draws as on the host (swarm_clpso_block, src/swarm.h): Philox
+ * block 2^63 + E (D + 1) + d of particle I, above every rng_block. */
 IPSO_HD uint4 clpso_block(unsigned int isl, long long i, long long e, int d)
 {
   unsigned long long blk =
@@ -201,9 +183,8 @@ IPSO_HD unsigned long long cost_key(real c)
   return (b >> 63) ? ~b : b | 0x8000000000000000ull;
 }
 
-/* The inertia of iteration T: K.w, or with swarm.inertia_end the linear
- * schedule from IPSO_W0 to IPSO_W1 at IPSO_TMAX, in double and then rounded,
- * as swarm_inertia_at (src/swarm.h) computes it on the host. */
+/* The inertia of iteration T: K.w, or the linear schedule in double then
+ * rounded, as swarm_inertia_at (src/swarm.h). */
 IPSO_HD real inertia_at(long long t)
 {
 #if IPSO_INERTIA_END
@@ -215,9 +196,8 @@ IPSO_HD real inertia_at(long long t)
 #endif
 }
 
-/* The PSO update of one coordinate D with inertia W, the random factors
- * A = c1 u1 and B = c2 u2 and the velocity limit VM (same operations as the
- * CPU backend). */
+/* The PSO update of coordinate D with inertia W, random factors A = c1 u1,
+ * B = c2 u2 and velocity limit VM (the CPU backend's operations). */
 IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, int d, real w,
                              real vm)
 {
@@ -236,8 +216,7 @@ IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, i
   v = vn;
 }
 
-/* The PSO update of one coordinate D of island ISL with inertia W from the
- * two random words WA, WB. */
+/* The same from the two random words WA, WB, on island ISL. */
 IPSO_HD void update_coord(real &x, real &v, real p, real g, unsigned int wa, unsigned int wb, int d,
                           real w, unsigned int isl)
 {
@@ -320,8 +299,8 @@ struct block_shared {
 #endif
 };
 
-/* Group-wide sum (or product) of a value over the IPSO_G threads of a
- * particle, in a fixed order, so every thread gets the same bits. */
+/* Sum (or product) over a particle's IPSO_G threads in a fixed order: the
+ * same bits on every thread. */
 IPSO_HD real group_combine(real a, bool product, block_shared &sh, int which)
 {
 #if IPSO_G > 1
@@ -343,12 +322,10 @@ IPSO_HD real group_combine(real a, bool product, block_shared &sh, int which)
   return a;
 }
 
-/* The sign-adjusted objective of the particle whose new position is ROW (in
- * global memory; this thread holds its part in XS: chunk c, element k =
- * coordinate (c*G + lane)*V + k). Built-in and separable user objectives
- * are reduced across the group; any other user objective takes the whole
- * row and is evaluated by the group's first thread. ROW is read only after
- * the group's barrier, so every thread's stores to it are visible. */
+/* The sign-adjusted objective of the particle at ROW (global memory; XS:
+ * this thread's part, element k of chunk c = coordinate (c*G + lane)*V + k):
+ * terms reduced across the group, or a whole-row objective on lane 0. ROW
+ * is read only after the group's barrier, which makes its stores visible. */
 IPSO_HD real group_value(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
 {
 #if IPSO_NEEDS_NEXT || IPSO_USER_ROW
@@ -389,18 +366,15 @@ IPSO_HD real group_value(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, 
   return (real)(IPSO_SIGN)*f;
 }
 
-/* group_value with NaN taken as +infinity: the cost that is stored and
- * compared. */
+/* group_value with NaN as +infinity: the cost stored and compared. */
 IPSO_HD real group_cost(real (&xs)[IPSO_C][IPSO_V], const real *row, int lane, block_shared &sh)
 {
   real cost = group_value(xs, row, lane, sh);
   return isnan(cost) ? (real)IPSO_INF : cost;
 }
 
-/* Updates particle I of island ISL (global id) at iteration T against the
- * global best position G:
- * new position and velocity, cost, personal best. Returns the cost and
- * whether the personal best improved (on every thread of the group). */
+/* Moves particle I of island ISL at iteration T towards G and evaluates
+ * it; returns its personal-best cost and IMPROVED (on every thread). */
 IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, long long t,
                            const real *g, int lane, bool active, block_shared &sh, bool &improved)
 {
@@ -431,11 +405,10 @@ IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, l
 #pragma unroll
     for (int k = 0; k < IPSO_V; k++) xs[c][k] = x[k];
   }
-  /* Read before group_cost, whose shuffles (or, for a group of several
-   * warps, block barriers) every thread of the group passes before lane 0
-   * can write the new personal-best cost below: read after it, a warp of
-   * the group that is behind could see the new cost, take the particle for
-   * not improved, and leave its part of the personal-best row unwritten. */
+  /* Read before group_cost's shuffles (or barriers), which every thread
+   * passes before lane 0 writes the new cost: read after, a lagging warp
+   * could see it, take the particle for not improved and leave its part of
+   * the personal-best row unwritten. */
   real pc = s.pcost[i];
   real cost = group_cost(xs, s.x + row, lane, sh);
   improved = cost < pc;
@@ -455,8 +428,7 @@ IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, l
   return improved ? cost : pc;
 }
 
-/* Block-wide lexicographic minimum of (cost, index); the result is valid in
- * thread 0. */
+/* Block-wide lexicographic minimum of (cost, index), valid in thread 0. */
 IPSO_HD void block_lexmin(real &c, long long &i, block_shared &sh)
 {
   for (int off = 16; off > 0; off >>= 1) {
@@ -473,11 +445,9 @@ IPSO_HD void block_lexmin(real &c, long long &i, block_shared &sh)
   __syncthreads();
 }
 
-/* Spins for the lock with a short back-off, so waiting blocks do not flood
- * the L2 slice that holds it while the owner works. The compare-and-swap
- * has acquire semantics, which order the holder's reads after it; a fence
- * here would also wait for every store the thread has in flight (its
- * particles' rows). */
+/* Spins with a back-off so waiters do not flood the lock's L2 slice. The
+ * CAS's acquire orders the holder's reads; a fence would also wait for the
+ * thread's stores in flight (its particles' rows). */
 IPSO_HD void lock_acquire(int *lock)
 {
   int old;
@@ -507,19 +477,13 @@ IPSO_HD void queue_best(const block_shared &sh, real &bc, long long &bi)
 }
 
 /* Queue-lock publication of the block's best candidate (BC, BI; BI < 0:
- * none), valid in thread 0. A candidate strictly worse than any cost the
- * slot has held is dropped without the lock (slot costs only decrease), and
- * so is one strictly worse than a cost another block has offered (that
- * offer, or a better one, ends in the slot): each offer lowers the slot's
- * hint by atomicMin, and only a block whose cost is not above the hint it
- * replaced goes on. Of k candidate blocks arriving in random order that
- * leaves about ln k queueing for the lock instead of up to k (the gain is
- * measured in BENCHMARKS.md). Otherwise the block takes the slot's lock,
- * compares with the slot (or, when the slot still holds an older
- * iteration's best, with the previous best GPREV), and if it wins copies
- * the position and publishes cost and index. FORWARD makes the block also
- * bring a stale slot up to GPREV (one launch per iteration: block 0, so the
- * slot always ends with the best of iteration T). */
+ * none; thread 0's). Dropped without the lock if worse than the slot (its
+ * cost only decreases) or than another block's offer: each offer lowers
+ * the slot's hint by atomicMin and goes on only if not above the hint it
+ * replaced, so of k blocks in random order about ln k queue, not k. Under
+ * the lock, compared with the slot (or GPREV while the slot holds an older
+ * iteration's best); a winner copies its position, cost and index. FORWARD:
+ * also bring a stale slot up to GPREV, so it ends with the best of T. */
 IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real gprev_c,
                                 long long gprev_i, const real *gprev_pos, real bc, long long bi,
                                 bool forward, block_shared &sh, double *hist_slot)
@@ -558,13 +522,10 @@ IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real 
   } else {
     for (int d = threadIdx.x; d < IPSO_D; d += IPSO_BLOCK) dst[d] = gprev_pos[d];
   }
-  /* Relaxed: the live readers take the slot without the lock, so the row
-   * goes out before the cost and the cost before the tag. Strict: the slot
-   * of iteration t is read only by its lock's holders (cost, index, tag:
-   * ordered by the lock's release and acquire) and, the row too, after the
-   * kernel's end or the resident kernels' barrier, whose release covers
-   * the block's writes; the fences would only lengthen the chain that
-   * every publishing block waits on (BENCHMARKS.md). */
+  /* Relaxed: live readers take the slot without the lock, so row before
+   * cost before tag. Strict: only the lock's holders read the slot
+   * (ordered by the lock), and the row after the kernel's end or a barrier;
+   * fences would only lengthen the chain every publisher waits on. */
   if (IPSO_RELAXED) __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -578,11 +539,9 @@ IPSO_HD void publish_queue_lock(const swarm_ptrs &s, long long t, int cur, real 
   }
 }
 
-/* Programmatic dependent launch (one launch per iteration, sm_90): wait
- * until the previous grid of the stream has completed and its writes are
- * visible, then let the next grid be scheduled while this one runs, so its
- * launch overlaps this grid's tail. No-ops for a launch without the
- * attribute. */
+/* Programmatic dependent launch (sm_90): wait for the previous grid's
+ * writes, then let the next grid launch during this one's tail. No-ops
+ * without the launch attribute. */
 IPSO_HD void pdl_start()
 {
 #if __CUDA_ARCH__ >= 900

@@ -1,6 +1,6 @@
 /* The PSO kernels of the GPU backend, compiled at start-up by NVRTC for the
- * device's own architecture and specialised to the problem by macros the
- * host defines in front of this file (gpu_kernel_defines, kernels/gpu_mapping.c):
+ * device's architecture and specialised by macros the host puts in front
+ * (gpu_kernel_defines, kernels/gpu_mapping.c):
  *
  *   IPSO_REAL      float or double
  *   IPSO_D         dimensions;  IPSO_PITCH  row pitch in elements (multiple of IPSO_V)
@@ -8,85 +8,65 @@
  *   IPSO_V         elements per thread and chunk (vector width: 1, 2 or 4)
  *   IPSO_BLOCK     threads per block;  IPSO_SIGN  +1 minimize, -1 maximize
  *   IPSO_OBJ       built-in objective name (sphere, ...), or IPSO_USER 1
- *   IPSO_USER_SEPARABLE  1: the user's objective is a sum of one function of
- *                  each coordinate (objective.separable), evaluated as terms
- *                  split across the group like a built-in's
+ *   IPSO_USER_SEPARABLE  1: the user's objective is a sum of terms of one
+ *                  coordinate each, split across the group like a built-in's
  *   IPSO_ACC1      second accumulator of the objective (none, sum, product)
  *   IPSO_NEEDS_NEXT  the objective's term uses the next coordinate
  *   IPSO_VARIANT   the step kernel: 0 queue-lock, 1 queue, 2 reduction
  *   IPSO_CEC2017   1 for the CEC 2017 suite (the whole row, on one thread)
- *   IPSO_EVALUATE  1: evaluate_kernel too (a backend for --evaluate)
+ *   IPSO_EVALUATE  1: evaluate_kernel too (--evaluate)
  *   IPSO_RELAXED   1 for sync = "relaxed"
- *   IPSO_UNIFORM   1 when every dimension has the same bounds (IPSO_LO, IPSO_HI,
- *                  IPSO_SPAN, IPSO_VMAX given as literals)
+ *   IPSO_UNIFORM   1: every dimension has the same bounds (IPSO_LO, IPSO_HI,
+ *                  IPSO_SPAN, IPSO_VMAX as literals)
  *   IPSO_NCLAMP    values of swarm.velocity_clamp: island g's limits are row
- *                  g mod IPSO_NCLAMP of K.vmax (IPSO_VMAX where there is one)
- *   IPSO_RING      1 for swarm.topology = "ring", IPSO_RING_K its neighbours
- *                  on each side
- *   IPSO_CLPSO     1 for swarm.topology = "clpso", IPSO_CLPSO_REFRESH the
- *                  iterations of an epoch of exemplars
- *   IPSO_INERTIA_END  1 for an inertia schedule: IPSO_W0 at iteration 0 to
- *                  IPSO_W1 at IPSO_TMAX (exact literals)
- *   IPSO_SPEC_CB, IPSO_SPEC_THREADS, IPSO_SPEC_PPT  the speculative cluster
- *                  kernel's blocks per cluster, threads with particles per
- *                  block and particles per thread (0: not compiled);
- *                  IPSO_SPEC_WIN its longest window
- *   IPSO_DEAL      1: several islands of the global topology, the step
- *                  kernel's blocks dealt out over them (step)
+ *                  g mod IPSO_NCLAMP of K.vmax
+ *   IPSO_RING      ring topology, IPSO_RING_K neighbours on each side
+ *   IPSO_CLPSO     clpso topology, IPSO_CLPSO_REFRESH iterations per epoch
+ *   IPSO_INERTIA_END  1: inertia IPSO_W0 at iteration 0 to IPSO_W1 at IPSO_TMAX
+ *   IPSO_SPEC_CB, IPSO_SPEC_THREADS, IPSO_SPEC_PPT  the speculative kernel's
+ *                  blocks per cluster, threads with particles per block,
+ *                  particles per thread (0: not compiled); IPSO_SPEC_WIN
+ *                  its longest window
+ *   IPSO_DEAL      1: the step kernel's blocks dealt out over several islands
  *
  * Layout: structure of arrays, particle i's row at [i * IPSO_PITCH], 16-byte
- * aligned; the backend's K islands one after the other in every array
- * (island-major), each with its own global-best slots, lock and history.
- * The per-iteration kernels run all K islands in one launch, island
- * blockIdx.y (island_ptrs), so small islands fill the GPU together; the
- * relaxed resident kernel runs one island, the speculative kernel one per
- * cluster (blockIdx.y). Random numbers: cuRAND's Philox4_32_10
- * addressed exactly as curand_init(seed, (island << 32) | particle, t * W) would (src/philox.h has
- * the host twin), W = swarm_words_per_iteration(D).
+ * aligned; the backend's islands one after the other in every array, each
+ * with its own global-best slots, lock and history. The per-iteration
+ * kernels run all islands in one launch (island blockIdx.y) so that small
+ * islands fill the GPU together. Random numbers: Philox4_32_10 addressed as
+ * curand_init(seed, (island << 32) | particle, t * W) would, W =
+ * swarm_words_per_iteration(D) (host twin: src/philox.h).
  *
- * Global best: two slots, one per iteration parity. In strict mode iteration
- * t reads slot (t-1)&1 (complete: it was written by the previous launch) and
- * improves slot t&1 under that slot's lock, so every particle sees the best
- * of t-1 and the result is the same on every run. The first block to take
- * the lock in iteration t copies the previous best forward; one block of
- * every island always does (block 0 of a single island; with several, the
- * block of linear index k for island k, in the grid's first wave: with the
- * blocks dealt out over the islands, IPSO_DEAL, that is island k's block
- * 0), so slot
- * t&1 holds the best of t after every launch. In relaxed mode
- * one slot is read live (without the lock, as the paper's enhanced variant
- * does) and written under the lock.
+ * Global best: two slots, one per iteration parity. Strict: iteration t
+ * reads slot (t-1)&1 (complete since the previous launch) and improves slot
+ * t&1 under its lock, so the result is the same on every run. One block of
+ * every island always copies the previous best forward (block 0 of a single
+ * island or of a dealt-out one, else the block of linear index k for island
+ * k, in the grid's first wave), so slot t&1 holds the best of t after every
+ * launch. Relaxed: one slot, read live without the lock (the paper's
+ * enhanced variant) and written under it.
  *
- * Ring topology: the social attractor of particle i is row i of s.lbest,
- * which lbest_kernel writes before every iteration from the personal bests
- * as the previous kernel left them (complete, at a kernel boundary, in
- * strict and relaxed mode alike), so no step kernel reads a personal-best
- * row that another block may be rewriting. It rewrites only the rows whose
- * neighbourhood best or its personal best changed (s.lidx, s.pnew: the
- * step kernels mark the personal bests they change, migrate_kernel the
- * migrants; the host resets s.lidx after init and load_state). The global
- * best is kept as before (migration, history, result). Only one launch per
- * iteration (gpu_plan.c): the resident kernels are not compiled.
- *
- * clpso topology: the same, with exemplar_kernel writing the rows. */
+ * Ring and clpso: particle i's social attractor is row i of s.lbest, which
+ * lbest_kernel or exemplar_kernel writes before every iteration from the
+ * personal bests complete at a kernel boundary, so no step reads a row that
+ * another block may be rewriting. The ring rewrites only the rows whose
+ * neighbourhood best or its personal best changed (s.lidx, s.pnew). The
+ * global best is kept as before; one launch per iteration (no resident
+ * kernels). */
 
 #include "pso_device.cuh"
 
-/* One iteration T of the swarm: update, evaluate, personal bests, and the
- * global best by VARIANT: 0 queue-lock (fused, one launch), 1 queue (block
- * candidates to slots, reduce_kernel next), 2 reduction (block tree
- * reduction of every personal best to slots, reduce_kernel next). */
+/* Iteration T: update, evaluate, personal bests, and the global best by
+ * VARIANT: 0 queue-lock (fused), 1 queue or 2 reduction (block candidates
+ * to slots for reduce_kernel). */
 template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long first)
 {
   __shared__ block_shared sh;
   pdl_start();
 #if IPSO_DEAL
-  /* Several islands, global topology: the grid's blocks dealt out over
-   * them, block L (in the order the GPU starts them) working on island
-   * L % K as its block L / K, so that each wave of blocks holds a part of
-   * every island rather than whole islands: fewer of an island's blocks
-   * offer candidates to its lock at once, and the later ones find its hint
-   * lowered. Block L < K is block 0 of island L, in the first wave. */
+  /* Block L (in start order) works on island L % K as its block L / K: each
+   * wave holds part of every island, so fewer of an island's blocks offer to
+   * its lock at once and later ones find its hint lowered. */
   const unsigned int linear = blockIdx.x + gridDim.x * blockIdx.y;
   const unsigned int isl = linear % gridDim.y, bx = linear / gridDim.y;
 #else
@@ -104,8 +84,8 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   const real *g;
   if (threadIdx.x == 0) sh.q_n = 0;
   if (IPSO_RELAXED) {
-    /* The live best, read without the lock: it only filters candidates and
-     * steers the particles; every update of the best is decided under it. */
+    /* Read without the lock: it only filters and steers; updates are decided
+     * under it. */
     volatile gbest_slot *live = s.gb;
     gc = live->cost;
     gi = live->idx;
@@ -114,13 +94,11 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
     gi = s.gb[prev].idx;
   }
   g = s.gpos + (size_t)prev * IPSO_PITCH;
-  /* The attractor: the global best, or (ring, clpso) this particle's lbest row. */
   const real *attract = IPSO_RING || IPSO_CLPSO ? s.lbest + (size_t)i * IPSO_PITCH : g;
   __syncthreads();
   bool improved;
   real pc = particle_step(s, K.island + isl, i, t, attract, lane, active, sh, improved);
-  /* Ring: whether this particle's personal best changed, for the next
-   * lbest_kernel (which copies only the rows that change). */
+  /* For the next lbest_kernel, which copies only the rows that change. */
   if (IPSO_RING && active && lane == 0) s.pnew[i] = improved ? 1 : 0;
   if (VARIANT == 2) {
     real c = active ? pc : (real)IPSO_INF;
@@ -149,12 +127,9 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
   real bc;
   long long bi;
   if (threadIdx.x == 0) queue_best(sh, bc, bi);
-    /* The copy forward (strict): with one island, or the blocks dealt out,
-     * island k's block 0 with its own candidate (block k of the grid's first
-     * wave); otherwise island k's by the block of linear index k, which the
-     * GPU starts in its first wave, so that no island's copy waits for a
-     * block of the grid's last wave (island k's block 0 is there for the
-     * last islands: measured in BENCHMARKS.md). */
+    /* The copy forward (strict): island k's by block 0 when alone or dealt
+     * out, else by the block of linear index k, in the first wave, so that
+     * no copy waits for the last wave (where the last islands' block 0 is). */
 #if IPSO_DEAL
   publish_queue_lock(s, t, cur, gc, gi, g, bc, bi, !IPSO_RELAXED && bx == 0, sh,
                      s.hist + (t - first));
@@ -173,8 +148,8 @@ template <int VARIANT> __device__ void step(swarm_ptrs s, long long t, long long
 #endif
 }
 
-/* Only the configured variant's step kernel (each one holds its own copy
- * of the objective's code: compile time). */
+/* Only the configured variant's step kernel (each copies the objective's
+ * code: compile time). */
 #if IPSO_VARIANT == 0
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     step_queue_lock_kernel(swarm_ptrs s, long long t, long long first)
@@ -195,21 +170,16 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 }
 #endif
 
-/* Ring topology: lbest_kernel, which writes the attractor rows. */
 #if IPSO_RING
 #include "pso_ring.cuh"
 #endif
 
 #if IPSO_CLPSO
-/* clpso topology, before iteration T: row i of s.lbest = particle i's
- * exemplar, dimension d from the personal best of the winner of a
- * tournament between two other particles where the dimension's learning
- * word is below LEARN[i] (swarm_clpso_threshold), else from its own; where
- * no dimension learns from another particle, its random dimension of the
- * epoch does. Draws of the epoch T / IPSO_CLPSO_REFRESH (clpso_block), the
- * winners from the personal bests the previous kernels completed, as the
- * CPU backend's update_exemplars. One warp per particle, a lane per
- * dimension. */
+/* clpso, before iteration T: row i of s.lbest = particle i's exemplar, as
+ * the CPU backend's update_exemplars: dimension d from the winner of a
+ * tournament of two other particles where its learning word is below
+ * LEARN[i], else from its own; if none learns, the epoch's random dimension
+ * does. One warp per particle, a lane per dimension. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     exemplar_kernel(swarm_ptrs s, long long t, const unsigned int *learn)
 {
@@ -245,18 +215,12 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 }
 #endif
 
-/* The relaxed resident kernel keeps the best position in shared memory:
- * only for rows up to IPSO_RESIDENT_MAX_D coordinates (kernels/gpu_abi.h);
- * never with a ring or clpso (one launch per iteration, with lbest_kernel
- * or exemplar_kernel between). */
+/* The best position in shared memory: rows up to IPSO_RESIDENT_MAX_D only;
+ * a ring or clpso needs a kernel between the steps. */
 #if IPSO_RELAXED && IPSO_D <= IPSO_RESIDENT_MAX_D && !IPSO_RING && !IPSO_CLPSO
-/* Iterations FIRST..LAST of a relaxed swarm in one launch. Every block
- * stays resident for the whole launch and loops over its tiles of
- * particles, so the launch cost is paid once per segment instead of once
- * per iteration. No barrier: blocks run ahead; each iteration uses the
- * live best read during the previous one (the load is issued before the
- * particles are updated, so its latency is hidden), possibly while a
- * writer updates it. */
+/* Iterations FIRST..LAST of a relaxed swarm in one launch of resident
+ * blocks looping over their tiles. No barrier: each iteration uses the live
+ * best loaded during the previous one (latency hidden behind the update). */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     resident_relaxed_kernel(swarm_ptrs s, long long first, long long last)
 {
@@ -277,7 +241,6 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   for (long long t = first; t <= last; t++) {
     real gc = g_cost;
     long long gi = g_idx;
-    /* Start reading the live best for the next iteration now. */
     real next_c = gc, next_g = (real)0;
     long long next_i = gi;
     if (threadIdx.x == 0) next_c = live->cost, next_i = live->idx;
@@ -316,18 +279,14 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 }
 #endif
 
-/* Strict swarms of short rows in one cluster each (the host sets its
- * shape, kernels/gpu_mapping.c): speculative_cluster_kernel. */
 #if IPSO_SPEC_CB > 0 && !IPSO_RELAXED && !IPSO_RING && !IPSO_CLPSO
 #include "pso_spec.cuh"
 #endif
 
-/* The island's best of iteration T, (C, IDX) as block_lexmin left them in
- * thread 0, into slot T & 1 (slot 0 relaxed) with its position (the
- * winner's personal best: nothing writes personal bests meanwhile) and the
- * history's entry T - FIRST. FRESH (after a reload or a migration, strict):
- * the other slot may hold a best that is no longer in the swarm: it is
- * marked empty, so that no candidate is compared with it. WIN: shared. */
+/* The island's best of iteration T ((C, IDX) of block_lexmin, thread 0)
+ * into slot T & 1 with the winner's personal best and hist[T - FIRST].
+ * FRESH (after a reload or migration): the other slot may hold a best no
+ * longer in the swarm, so it is emptied. WIN: shared. */
 __device__ void set_best(swarm_ptrs &s, real c, long long idx, long long t, long long first,
                          int fresh, long long &win)
 {
@@ -354,9 +313,8 @@ __device__ void set_best(swarm_ptrs &s, real c, long long idx, long long t, long
   }
 }
 
-/* The global best of iteration T from NSLOTS per-block candidates and the
- * best of T-1 (slot (t-1)&1, unless FRESH: then from the slots alone); one
- * block per island. Writes slot t&1 (position copied) and hist[t - first]. */
+/* The global best of iteration T from NSLOTS block candidates and, unless
+ * FRESH, the best of T-1; one block per island. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     reduce_kernel(swarm_ptrs s, int nslots, long long t, long long first, int fresh)
 {
@@ -375,8 +333,8 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   set_best(s, c, idx, t, first, fresh, win);
 }
 
-/* Iteration 0: initial positions and velocities, costs, personal bests, and
- * the block candidates for reduce_kernel; islands by blockIdx.y. */
+/* Iteration 0: positions, velocities, costs, personal bests and the block
+ * candidates for reduce_kernel. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs s)
 {
   __shared__ block_shared sh;
@@ -417,8 +375,8 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) init_kernel(swarm_ptrs 
   if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
 }
 
-/* Block candidates from the personal bests as they are (after a load or a
- * migration), for reduce_kernel with fresh = 1; islands by blockIdx.y. */
+/* Block candidates from the personal bests as they are, for reduce_kernel
+ * with fresh = 1. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm_ptrs s)
 {
   __shared__ block_shared sh;
@@ -430,9 +388,9 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) candidates_kernel(swarm
   if (threadIdx.x == 0) s.slot_cost[blockIdx.x] = c, s.slot_idx[blockIdx.x] = idx;
 }
 
-/* select_kernel's work for one block: the COUNT picks of the entries
- * [LO, HI) into OUT[m] and OUT_COST[m] (thread 0 writes them; the block's
- * threads see them after its last barrier). LAST_C, LAST_I: shared. */
+/* One block's COUNT picks of the entries [LO, HI) into OUT, OUT_COST
+ * (written by thread 0, visible after the last barrier). LAST_C, LAST_I:
+ * shared. */
 __device__ void select_block(const real *cost, const long long *index, long long lo, long long hi,
                              int worst, int count, long long *out, real *out_cost, block_shared &sh,
                              real &last_c, long long &last_i)
@@ -467,16 +425,12 @@ __device__ void select_block(const real *cost, const long long *index, long long
   }
 }
 
-/* The COUNT best (WORST = 0) or worst (WORST = 1) of N entries in the order
- * (cost, particle), or its reverse. Each block takes the entries
- * [blockIdx.x * CHUNK, +CHUNK) and writes its picks, in order, to
- * OUT[blockIdx.x * COUNT + m] and OUT_COST (particle -1: fewer entries than
- * COUNT); one pass per pick, each the next in the order after the previous.
- * INDEX gives the particle of each entry (NULL: the entry number), -1 entries
- * are skipped: so one launch over the personal bests and one single-block
- * launch over the blocks' picks select the swarm's COUNT best or worst.
- * Island blockIdx.y's entries start at IN_STRIDE * y, its picks at
- * OUT_STRIDE * y (all islands' selections in one launch). */
+/* The COUNT best (WORST = 0) or worst of N entries by (cost, particle):
+ * block x picks from [x * CHUNK, +CHUNK) into OUT[x * COUNT + m], OUT_COST
+ * (particle -1: fewer entries), one pass per pick. INDEX: each entry's
+ * particle (NULL: its number; -1: skipped), so a second single-block launch
+ * over the picks selects the swarm's. Island y's entries at IN_STRIDE * y,
+ * its picks at OUT_STRIDE * y. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     select_kernel(const real *cost, const long long *index, long long n, long long chunk,
                   long long in_stride, long long out_stride, int worst, int count, long long *out,
@@ -485,7 +439,6 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
   __shared__ block_shared sh;
   __shared__ real last_c;
   __shared__ long long last_i;
-  /* Island blockIdx.y's entries and picks. */
   cost += (size_t)blockIdx.y * (size_t)in_stride;
   if (index) index += (size_t)blockIdx.y * (size_t)in_stride;
   out += (size_t)blockIdx.y * (size_t)out_stride;
@@ -495,11 +448,9 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
                out_cost + (long long)blockIdx.x * count, sh, last_c, last_i);
 }
 
-/* A migrant's element E (row M, coordinate D, value R, personal-best cost
- * PC) of an edge island into the other ranks' messages in mapped host
- * memory: message 0 for the rank's FIRST island, 1 for its LAST (both
- * where one island is both), each COUNT rows (gather_kernel,
- * emigrate_kernel). */
+/* A migrant's element E (row M, coordinate D, value R, cost PC) into the
+ * edge messages in mapped host memory: 0 for the rank's FIRST island, 1 for
+ * its LAST, COUNT rows each. */
 __device__ void edge_out(real *edge_rows, real *edge_cost, bool first, bool last, int count,
                          long long e, long long m, long long d, real r, real pc)
 {
@@ -509,14 +460,11 @@ __device__ void edge_out(real *edge_rows, real *edge_cost, bool first, bool last
   if (d == 0 && last) edge_cost[count + m] = pc;
 }
 
-/* Every island's message out in one block (island blockIdx.x) where the
- * island fits one selection chunk: its COUNT best personal bests as
- * select_kernel picks them (into SEL, SEL_COST at [k * count]), their rows
- * as gather_kernel copies them (into MSG at [k * count * IPSO_PITCH], the
- * first and last island's also into EDGE_ROWS and EDGE_COST, mapped host
- * memory, NULL: none), then with VICTIMS > 0 its VICTIMS
- * worst (into VSEL, VCOST at [k * victims]). The same picks as select_kernel and the same
- * rows as gather_kernel, in one launch instead of three. */
+/* Where an island fits one selection chunk, select_kernel's and
+ * gather_kernel's work in one launch, a block per island k: its COUNT best
+ * into SEL, SEL_COST [k * count], their rows into MSG (and the edge
+ * messages, EDGE_ROWS NULL: none), then its VICTIMS worst into VSEL, VCOST
+ * [k * victims]. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     emigrate_kernel(swarm_ptrs s, int count, long long *sel, real *sel_cost, real *msg,
                     real *edge_rows, real *edge_cost, int victims, long long *vsel, real *vcost)
@@ -542,12 +490,9 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
                  vcost + (size_t)k * (size_t)victims, sh, last_c, last_i);
 }
 
-/* A step's history (N values at SRC, device memory) into DST, the step's
- * pinned host buffer as the device addresses it, and SRC's entries set to
- * NaN again (all bits set: the mark of an entry that no launch of the
- * buffer's next step writes). A kernel behind the step's launches instead
- * of a copy and a memset, so that the stream's next kernel (a migration,
- * the next step) follows without the copy engine in between. */
+/* A step's history (N values at SRC) into the mapped host buffer DST, and
+ * SRC reset to NaN (all bits set: an entry no launch wrote). A kernel, not
+ * a copy and a memset, so the next kernel follows without the copy engine. */
 extern "C" __global__ void hist_out_kernel(double *src, double *dst, long long n)
 {
   pdl_start();
@@ -561,9 +506,8 @@ extern "C" __global__ void hist_out_kernel(double *src, double *dst, long long n
 #include "pso_migrate.cuh"
 
 #if IPSO_EVALUATE
-/* --evaluate: the objective (not sign-adjusted) at the N rows of PTS
- * (pitch IPSO_PITCH) into OUT, through the steps' own group_value; only in
- * a program for it (one more copy of the objective's code otherwise). */
+/* --evaluate: the objective (not sign-adjusted) at the N rows of PTS into
+ * OUT, by the steps' group_value; only where asked (a copy of its code). */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
     evaluate_kernel(const real *pts, long long n, real *out)
 {
@@ -585,9 +529,9 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 #endif
 
 #if IPSO_USER_SEPARABLE
-/* The start-up check of objective.separable: at each of the N points PTS
- * (rows of IPSO_PITCH), the function of the whole row, the sum of its terms
- * (in the kernels' precision) and the sum of their magnitudes, into OUT[3 i..]. */
+/* The start-up check of objective.separable: at each of N points PTS, the
+ * whole row's value, the sum of its terms and of their magnitudes, into
+ * OUT[3 i..]. */
 extern "C" __global__ void separable_check_kernel(const real *pts, int n, double *out)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

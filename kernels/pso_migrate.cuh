@@ -1,18 +1,13 @@
-/* The migration kernels of kernels/pso_kernels.cu: the migrants' rows
- * gathered, and one migration of all the backend's islands on the device.
- * Only for the kernel source: embedded into the binary and given to NVRTC
- * as a named header (gpu_compile.c). */
+/* The migration kernels of kernels/pso_kernels.cu (an NVRTC named header,
+ * gpu_compile.c): migrants' rows gathered, and one migration of all the
+ * backend's islands. */
 #ifndef IPSO_PSO_MIGRATE_CUH
 #define IPSO_PSO_MIGRATE_CUH
 
-/* Copies the personal-best rows IDX[0..count) into BUF rows (migrants out;
- * BUF NULL: none) and, when COST is not NULL, their personal-best costs
- * into COST, for island blockIdx.y: its indices at IDX[y * count], its rows
- * at BUF[y * count * IPSO_PITCH], its costs at COST[y * count]. EDGE_ROWS
- * (NULL: none; host memory mapped for the device): the first island's rows
- * also into message 0 of EDGE_ROWS and its personal-best costs into
- * EDGE_COST, the last island's (of gridDim.y) into message 1, each message
- * COUNT rows, for the other ranks without a copy. */
+/* Island y's personal-best rows IDX[y * count ..] into BUF (NULL: none)
+ * and their costs into COST (NULL: none), island after island; the first
+ * and last island's also into the edge messages EDGE_ROWS, EDGE_COST
+ * (mapped host memory, NULL: none), for the other ranks without a copy. */
 extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int count, real *buf,
                                          real *cost, real *edge_rows, real *edge_cost)
 {
@@ -32,25 +27,20 @@ extern "C" __global__ void gather_kernel(swarm_ptrs s, const long long *idx, int
   }
 }
 
-/* One migration of all the backend's islands on the device, island
- * blockIdx.x (one block each). Message slot j (rows MSG[j * count *
- * IPSO_PITCH], costs MCOST[j * count]) is island j's COUNT migrants out for
- * j < ISLANDS, and with CLOSED = 0 slots ISLANDS and ISLANDS + 1 hold those
- * of the previous rank's last island and the next rank's first one (CLOSED:
- * one rank holds the whole ring, which closes here). Island k receives on
- * link 0 from its previous island and, with LINKS = 2, on link 1 from its
- * next one, where CARRIED[2k + l]; the migrants of the links that carry,
- * ordered by (cost, link, slot) as migration_merge orders them, replace
- * its victims VIDX[k * VSTRIDE + j] (its worst first, or particles drawn)
- * where the j-th migrant's cost is below VCOST[k * VSTRIDE + j]: position
- * and personal best (the pitch's padding zero), cost, zero velocity, and
- * the ring's mark. ORDER: [ISLANDS * 2 * count]
- * scratch. SENT[k]: the best cost of island k's message (the log's).
- * RMSG0, RCOST0 and RMSG1, RCOST1 (NULL: slots ISLANDS and ISLANDS + 1 are
- * filled already): the other ranks' two messages, the previous rank's and
- * the next rank's, copied into those slots by the islands that take them.
- * T: the iteration, whose best slot an island that took
- * migrants sets anew. Blocks of IPSO_BLOCK threads. */
+/* One migration of all the backend's islands, a block per island k.
+ * Message slot j (rows MSG[j * count * IPSO_PITCH], costs MCOST[j * count])
+ * holds island j's COUNT migrants; unless CLOSED (one rank holds the whole
+ * ring), slots ISLANDS and ISLANDS + 1 the previous rank's last island's
+ * and the next rank's first's. Island k takes link 0 from its previous
+ * island and, with LINKS = 2, link 1 from its next, where CARRIED[2k + l];
+ * the migrants, ordered by (cost, link, slot) as migration_merge, replace
+ * its victims VIDX[k * VSTRIDE + j] where cheaper than VCOST[k * VSTRIDE +
+ * j]: position and personal best (padding zero), cost, zero velocity, the
+ * ring's mark. ORDER: scratch [ISLANDS * 2 * count]. SENT[k]: the best cost
+ * of island k's message. RMSG0, RCOST0, RMSG1, RCOST1 (NULL: the slots are
+ * filled): the other ranks' messages, copied into their slots by the
+ * islands that take them. An island that took migrants sets its best of
+ * iteration T anew. */
 extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, int links,
                                           int closed, real *msg, real *mcost,
                                           const unsigned char *carried, const long long *vidx,
@@ -66,10 +56,8 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
   for (int l = 0; l < links; l++)
     if (carried[2 * k + l]) from[open++] = src[l];
   const int total = open * count;
-  /* The other ranks' messages this island takes (RMSG0, RCOST0 and RMSG1,
-   * RCOST1 in mapped host memory) into slots ISLANDS and ISLANDS + 1 here,
-   * read once, past any cache, and in parallel; only this block reads
-   * them. */
+  /* The other ranks' messages (mapped host memory) into their slots, read
+   * once, past any cache: only this block reads them. */
   if (rmsg0) {
     for (int o = 0; o < open; o++) {
       const int q = from[o];
@@ -86,8 +74,8 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
   order += (size_t)k * 2 * (size_t)count;
   vidx += (size_t)k * (size_t)vstride;
   vcost += (size_t)k * (size_t)vstride;
-  /* Candidate i = o * count + q is slot q of the o-th open link: its place
-   * in the merge is the number of candidates before it in (cost, o, q). */
+  /* Candidate i = o * count + q (slot q of open link o) goes to its rank in
+   * (cost, o, q). */
   for (int i = threadIdx.x; i < total; i += blockDim.x) {
     real ci = mcost[(size_t)from[i / count] * count + i % count];
     int r = 0;
@@ -118,11 +106,9 @@ extern "C" __global__ void migrate_kernel(swarm_ptrs s, int islands, int count, 
       if (s.pnew) s.pnew[v] = 1;
     }
   }
-  /* An island that took migrants finds its best again, as candidates_kernel
-   * and reduce_kernel with fresh = 1 find it (the same lowest (cost,
-   * particle) of the personal bests, an exact minimum in any order): into
-   * slot T & 1 with its position, the other slot emptied, the history's
-   * entry of iteration T (the step of T + 1 writes over it). */
+  /* An island that took migrants finds its best again as candidates_kernel
+   * and reduce_kernel with fresh = 1 would (an exact minimum in any order);
+   * the step of T + 1 writes over its history entry. */
   if (total == 0) return;
   __shared__ block_shared sh;
   __shared__ long long win;

@@ -1,8 +1,5 @@
-/* The ring topology's kernel (lbest_kernel) and its device functions:
- * each particle's attractor row, the personal best of its neighbourhood's
- * best, rewritten only where it changes. Included by kernels/pso_kernels.cu
- * where IPSO_RING is 1; embedded into the binary and given to NVRTC as a
- * named header (gpu_compile.c). */
+/* The ring topology's lbest_kernel (an NVRTC named header included where
+ * IPSO_RING is 1, gpu_compile.c). */
 #ifndef IPSO_PSO_RING_CUH
 #define IPSO_PSO_RING_CUH
 
@@ -37,8 +34,8 @@ IPSO_HD void warp_lexmin(real &c, long long &idx)
   }
 }
 
-/* Lanes that copy one attractor row together: the row's vectors, rounded up
- * to a power of two, at most 32 (so 32 / IPSO_LB_LANES rows per pass). */
+/* Lanes that copy one attractor row together: its vectors rounded up to a
+ * power of two, at most 32. */
 #define IPSO_LB_VECS ((IPSO_D + IPSO_V - 1) / IPSO_V)
 #define IPSO_LB_LANES                                                                              \
   (IPSO_LB_VECS > 16  ? 32                                                                         \
@@ -48,21 +45,15 @@ IPSO_HD void warp_lexmin(real &c, long long &idx)
    : IPSO_LB_VECS > 1 ? 2                                                                          \
                       : 1)
 
-/* Ring topology, before each iteration: row i of s.lbest = the personal best
- * of the particle with the lowest (personal-best cost, index) among
- * particles i-k..i+k mod n (the whole swarm if 2k+1 >= n), k = IPSO_RING_K.
- * Reads only what the previous kernels of the stream completed.
+/* Before each iteration: row i of s.lbest = the personal best of the lowest
+ * (personal-best cost, index) of particles i-k..i+k mod n, k = IPSO_RING_K.
  *
- * One thread per particle finds the winner: it reads the 2k+1 costs of its
- * neighbourhood (for k >= 16 the warp first scans together the core that
- * its 32 neighbourhoods share, each lane then the 31 particles of its own
- * outside it; for the whole swarm the warp scans it once). Row i is
- * rewritten only if it must be: s.lidx[i] says whose personal best it
- * holds (-1: none, after init, a load or a reset), and s.pnew[j] whether
- * particle j's personal best changed since the last pass (the step kernels
- * write it every iteration, migrate_kernel sets it for migrants in). Late
- * in a run most rows stay; the warp copies those that change together, a
- * group of IPSO_LB_LANES lanes per row. */
+ * A thread per particle scans its 2k+1 costs (for k >= 16 the warp first
+ * scans the core its 32 neighbourhoods share; the whole swarm once if
+ * 2k+1 >= n). Row i is rewritten only if s.lidx[i] (whose personal best it
+ * holds, -1: none) changes or s.pnew of the winner is set (its personal
+ * best changed since the last pass); the warp copies those rows together,
+ * IPSO_LB_LANES lanes per row. */
 extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) lbest_kernel(swarm_ptrs s)
 {
   __shared__ unsigned char rows[IPSO_BLOCK]; /* per warp: the lanes whose row is copied */

@@ -1,18 +1,15 @@
 /* The speculative cluster kernel of strict queue-lock swarms of short rows
- * (kernels/pso_kernels.cu includes it where the host asks for it:
- * IPSO_SPEC_CB > 0, one thread per particle). One island per cluster of
- * IPSO_SPEC_CB blocks (island blockIdx.y), every iteration of a segment in
- * one launch, the particles' state in registers; block r of the cluster
- * holds particles r * IPSO_SPEC_PPB + j * IPSO_SPEC_THREADS + thread.
+ * (IPSO_SPEC_CB > 0, one thread per particle): one island per cluster of
+ * IPSO_SPEC_CB blocks (island blockIdx.y), a whole segment per launch, the
+ * particles in registers; block r holds particles r * IPSO_SPEC_PPB +
+ * j * IPSO_SPEC_THREADS + thread.
  *
- * Why: one block is bound by its one multiprocessor, and a barrier of the
- * cluster per iteration costs about half an iteration of the paper's 1-D
- * 2,048 on its own. So the blocks run through windows of iterations
- * without waiting for each other, on a guess of the global best, and check
- * the guess once per window (win_run below). The result is the strict one,
- * bit for bit: the same Philox words, the same operations, and the best of
- * iteration t the lowest (cost, index) of the best of t-1 and of the
- * particles that improved at t, as publish_queue_lock decides. */
+ * Why: one block is bound by its multiprocessor, and a cluster barrier per
+ * iteration is costly on its own. So the blocks run through windows of
+ * iterations on a guess of the global best and check it once per window
+ * (win_run). The result is the strict one, bit for bit: the same Philox
+ * words and operations, and the best of t the lowest (cost, index) of the
+ * best of t-1 and the particles improved at t, as publish_queue_lock. */
 #ifndef IPSO_PSO_SPEC_CUH
 #define IPSO_PSO_SPEC_CUH
 
@@ -28,11 +25,10 @@ static_assert(IPSO_SPEC_THREADS % 32 == 0 && IPSO_SPEC_THREADS + 32 <= 1024 && I
 static_assert(IPSO_SPEC_CB >= 2 && IPSO_SPEC_CB <= 8 && IPSO_D <= 4, "speculative kernel: records");
 
 /* The random factor C * u01(W). SCALED (double, C = 0 or C >= 2^-960): CS *
- * (W + 1) with CS = C * 2^-32, the same number: u01(W) = (W + 1) * 2^-32
- * exactly, and a power of two leaves the rounding of a product that stays
- * normal unchanged. W + 1 is built without a conversion instruction (a
- * quarter of the FP64 rate): the bits of 2^52 + W, minus 2^52 - 1, both
- * exact. */
+ * (W + 1), CS = C * 2^-32, the same number (u01(W) = (W + 1) * 2^-32
+ * exactly; a power of two keeps a normal product's rounding). W + 1 without
+ * a conversion instruction (quarter FP64 rate): bits of 2^52 + W, minus
+ * 2^52 - 1, both exact. */
 template <bool SCALED> IPSO_HD real rand_factor(real c, real cs, unsigned int w)
 {
   if (SCALED) {
@@ -42,8 +38,7 @@ template <bool SCALED> IPSO_HD real rand_factor(real c, real cs, unsigned int w)
   return c * u01(w);
 }
 
-/* The hardware barrier of the thread-block cluster, with release/acquire
- * ordering of memory at cluster scope. */
+/* The cluster's hardware barrier, release/acquire at cluster scope. */
 IPSO_HD void cluster_barrier()
 {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
@@ -51,6 +46,7 @@ IPSO_HD void cluster_barrier()
                    : "memory");
 }
 
+/* This block's rank in its cluster. */
 IPSO_HD unsigned int cluster_rank()
 {
   unsigned int r;
@@ -58,7 +54,8 @@ IPSO_HD unsigned int cluster_rank()
   return r;
 }
 
-/* Word P of this block's shared memory, written in block RANK's copy. */
+/* Word P of this block's shared memory, written in block RANK's copy;
+ * get_local reads this block's own. */
 IPSO_HD void put_remote(const unsigned long long *p, unsigned int rank, unsigned long long w)
 {
   unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
@@ -75,11 +72,10 @@ IPSO_HD unsigned long long get_local(const unsigned long long *p)
   return w;
 }
 
-/* The random words of iteration T for the thread's particles (I: particle
- * 0's index, the others IPSO_SPEC_THREADS apart). In 1-D one Philox block
- * holds two iterations' words: an even iteration keeps the odd one's in
- * SPARE, which an odd iteration after FRESH takes (FRESH: the first
- * iteration drawn since the launch or a return). */
+/* The random words of iteration T for the thread's particles (from I,
+ * IPSO_SPEC_THREADS apart). In 1-D a Philox block holds two iterations: an
+ * even one keeps the odd one's in SPARE, taken by an odd iteration after
+ * FRESH (the first drawn since the launch or a return). */
 IPSO_HD void spec_draw(unsigned int isl, long long i, long long t, long long fresh,
                        uint2 (&spare)[IPSO_SPEC_PPT],
                        unsigned int (&wa)[IPSO_SPEC_PPT][IPSO_C][IPSO_V],
@@ -118,9 +114,8 @@ IPSO_HD void spec_draw(unsigned int isl, long long i, long long t, long long fre
   }
 }
 
-/* A thread's particles: IPSO_SPEC_PPT of them, IPSO_SPEC_THREADS apart
- * from particle BASE; none for the launch's extra warp (NONE), whose rows
- * read the last particle's and are never written. */
+/* A thread's IPSO_SPEC_PPT particles, IPSO_SPEC_THREADS apart from BASE;
+ * none for the extra warp (NONE), which reads the last particle's row. */
 struct spec_thread {
   int base;
   bool none;
@@ -138,8 +133,7 @@ struct spec_thread {
   }
 };
 
-/* The thread's particles' coordinates (x, v, p), their words of one
- * iteration, and states kept by slot (local memory). */
+/* The thread's particles' x, v, p, their words, and kept states by slot. */
 #define IPSO_SPEC_ROWS(a) real(&a)[IPSO_SPEC_PPT][IPSO_C][IPSO_V]
 #define IPSO_SPEC_WORDS(a) unsigned int(&a)[IPSO_SPEC_PPT][IPSO_C][IPSO_V]
 #define IPSO_SPEC_KEPT(a) real(&a)[R][IPSO_SPEC_PPT][IPSO_C * IPSO_V]
@@ -169,8 +163,7 @@ IPSO_HD void spec_load(const swarm_ptrs &s, const spec_thread &th, IPSO_SPEC_ROW
   }
 }
 
-/* The best of FIRST - 1 from its slot: cost, index (IPSO_SPEC_NONE for
- * none) and position. */
+/* The best of FIRST - 1 from its slot (index IPSO_SPEC_NONE: none). */
 IPSO_HD void spec_best_before(const swarm_ptrs &s, long long first, real &vc, int &vi,
                               real (&vpos)[IPSO_C * IPSO_V])
 {
@@ -182,8 +175,7 @@ IPSO_HD void spec_best_before(const swarm_ptrs &s, long long first, real &vc, in
     vpos[e] = e < IPSO_D ? s.gpos[(size_t)start * IPSO_PITCH + e] : (real)0;
 }
 
-/* Particle J's move with inertia W and its words UA, UB towards the best
- * at G: its cost into F; whether its personal best improved. */
+/* Particle J's move towards G: its cost into F; whether it improved. */
 template <bool SCALED>
 IPSO_HD bool spec_move(const swarm_ptrs &s, const spec_thread &th, int j, IPSO_SPEC_ROWS(x),
                        IPSO_SPEC_ROWS(v), IPSO_SPEC_ROWS(p), real (&pc)[IPSO_SPEC_PPT],
@@ -249,10 +241,9 @@ IPSO_HD void spec_back(IPSO_SPEC_KEPT(kx), IPSO_SPEC_KEPT(kv), IPSO_SPEC_KEPT(kp
   }
 }
 
-/* The state of LAST, and slot LAST & 1 with its best (VC, VI, VPOS), as one
- * launch per iteration would leave them (costs evaluated again: the same
- * bits); then no block leaves while another may still write into its
- * shared memory. */
+/* The state of LAST and slot LAST & 1 (VC, VI, VPOS) as one launch per
+ * iteration leaves them (costs evaluated again: the same bits); then no
+ * block leaves while another may still write its shared memory. */
 IPSO_HD void spec_finish(const swarm_ptrs &s, const spec_thread &th, long long last,
                          IPSO_SPEC_ROWS(x), IPSO_SPEC_ROWS(v), IPSO_SPEC_ROWS(p),
                          const real (&pc)[IPSO_SPEC_PPT], real vc, int vi,
@@ -285,26 +276,20 @@ IPSO_HD void spec_finish(const swarm_ptrs &s, const spec_thread &th, long long l
   cluster_barrier();
 }
 
-/* The windows: every thread runs its particles
- * through a window of up to IPSO_SPEC_WIN iterations on the best it
- * knows, with no exchange inside the window; then the cluster exchanges,
- * once, where the window's guess broke. A particle breaks the guess at
- * the first iteration t of the window where it improves its personal best
- * to below the best it knows ((cost, index) lower): until the first such
- * iteration of the whole island (T*), every particle computed on the true
- * best of t - 1, and the best of T* is the lowest of the particles that
- * broke at T* (the others are not below the best known, which the
- * strict rule then keeps). So the window is taken up to T* (all of it if
- * nothing broke), each particle's state at T* restored from the copy each
- * iteration left in local memory, and the next window starts after T*.
- * Its length doubles after a window taken whole and halves after a break
- * (from 1 at the launch): short while the best moves, long once it
- * settles.
+/* The windows: every thread runs its particles through up to IPSO_SPEC_WIN
+ * iterations on the best it knows, then the cluster exchanges once. A
+ * particle breaks the guess at the first iteration where its personal best
+ * falls below the best known ((cost, index) lower). Until the island's
+ * first break T*, every particle computed on the true best of t - 1, and
+ * the best of T* is the lowest that broke there (the others are not below
+ * it, which the strict rule keeps). So the window is taken up to T* (all
+ * if none broke), the state of T* restored from local memory, and the next
+ * starts after it. The length doubles after a whole window, halves after a
+ * break (from 1): short while the best moves, long once it settles.
  *
- * The exchange: each warp's lowest (T, cost, index) with its position,
- * written by its lanes into every block of the cluster (distributed shared
- * memory, by pass parity), one cluster barrier, and every warp takes the
- * lowest of all of them. */
+ * The exchange: each warp's lowest (T, cost, index) and position into every
+ * block of the cluster (distributed shared memory, by pass parity), one
+ * cluster barrier, and every warp takes the lowest of all. */
 #define IPSO_WIN_SLOTS (IPSO_SPEC_CB * IPSO_SPEC_WARPS)
 #define IPSO_WIN_NONE 0xffffffffu
 
@@ -314,6 +299,7 @@ struct win_shared {
   unsigned long long pos[2][IPSO_WIN_SLOTS][IPSO_D];
 };
 
+/* A real's bits as a word, and back. */
 IPSO_HD unsigned long long real_bits(real x)
 {
   if (IPSO_SPEC_RW == 2) return (unsigned long long)__double_as_longlong((double)x);
@@ -325,8 +311,8 @@ IPSO_HD real bits_real(unsigned long long b)
   return (real)__uint_as_float((unsigned int)b);
 }
 
-/* This warp's lowest break (BRK, its cost BC, index BI and position BPOS on
- * each lane) into every block of the cluster, in the slots of parity PP. */
+/* This warp's lowest break (each lane's BRK, BC, BI, BPOS) into every
+ * block of the cluster, in the slots of parity PP. */
 IPSO_HD void win_publish(win_shared &ws, int pp, unsigned int rank, int warp, int wl,
                          unsigned int brk, real bc, int bi, const real *bpos)
 {
@@ -383,6 +369,7 @@ IPSO_HD void win_lowest(win_shared &ws, int pp, int wl, const unsigned long long
   }
 }
 
+/* Iterations FIRST..LAST of blockIdx.y's island in windows. */
 template <bool SCALED>
 __device__ void win_run(swarm_ptrs s, long long first, long long last, win_shared &ws,
                         block_shared &sh)
@@ -399,8 +386,7 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
   real x[P][IPSO_C][IPSO_V], v[P][IPSO_C][IPSO_V], p[P][IPSO_C][IPSO_V], pc[P];
   unsigned int wa[P][IPSO_C][IPSO_V], wb[P][IPSO_C][IPSO_V];
   uint2 spare[P];
-  /* The state after each iteration of the window: local memory, read only
-   * where a window is taken short. */
+  /* The state after each iteration of the window (read if taken short). */
   real kx[WIN][P][E], kv[WIN][P][E], kp[WIN][P][E], kc[WIN][P];
   spec_load(s, th, x, v, p, pc, wa, wb, spare);
   /* The best of TC, the last iteration taken. */
@@ -453,7 +439,6 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
         }
       }
 
-    /* This warp's lowest break, into every block of the cluster. */
     if (!idle) win_publish(ws, pp, rank, warp, wl, brk, bc, bi, bpos);
     cluster_barrier();
 
@@ -501,6 +486,7 @@ __device__ void win_run(swarm_ptrs s, long long first, long long last, win_share
   spec_finish(s, th, last, x, v, p, pc, vc, vi, vpos, sh);
 }
 
+/* win_run, with the scaled random factor where it is exact. */
 extern "C" __global__ void __launch_bounds__(IPSO_SPEC_THREADS + 32, 1)
     speculative_cluster_kernel(swarm_ptrs s, long long first, long long last)
 {
