@@ -7,24 +7,11 @@
 #define COPY_GRID 64
 #define COPY_BLOCK 256
 
-static dim3 dim3_of(unsigned x)
+/* A dim3 of X by Y. */
+static dim3 dims(unsigned x, unsigned y)
 {
-  dim3 d = {x, 1, 1};
+  dim3 d = {x, y, 1};
   return d;
-}
-
-/* A grid of X blocks for each of ISLANDS islands (blockIdx.y: the island). */
-static dim3 grid_of(unsigned x, unsigned islands)
-{
-  dim3 d = {x, islands, 1};
-  return d;
-}
-
-/* Looks up NAME in LIBRARY into *K, unless WANTED is 0 (then NULL). */
-static cudaError_t lookup(cudaLibrary_t library, const char *name, int wanted, cudaKernel_t *k)
-{
-  *k = NULL;
-  return wanted ? cudaLibraryGetKernel(k, library, name) : cudaSuccess;
 }
 
 cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, int separable,
@@ -32,8 +19,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
 {
   static const char *step_names[] = {"step_queue_lock_kernel", "step_queue_kernel",
                                      "step_reduction_kernel"};
-  /* The program has the relaxed resident kernel only for rows it can keep
-   * (the same conditions as in kernels/pso_kernels.cu). */
+  /* Whether the program has resident_relaxed_kernel (as in pso_kernels.cu). */
   int resident = p->relaxed && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring && !p->clpso;
   struct {
     const char *name;
@@ -55,26 +41,27 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"separable_check_kernel", separable, &k->separable_check},
                {"evaluate_kernel", p->map.evaluate, &k->evaluate}};
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    cudaError_t e = lookup(library, table[i].name, table[i].wanted, table[i].k);
+    *table[i].k = NULL;
+    cudaError_t e =
+        table[i].wanted ? cudaLibraryGetKernel(table[i].k, library, table[i].name) : cudaSuccess;
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
 }
 
-/* A launch with programmatic dependent launch when PDL (the kernel waits
- * for the previous grid itself: pdl_start in kernels/pso_device.cuh). */
-static cudaError_t launch_pdl(cudaKernel_t k, unsigned grid, unsigned islands, unsigned block,
-                              int pdl, void **args, cudaStream_t stream)
+/* GRID blocks for each of ISLANDS islands (blockIdx.y), with programmatic
+ * dependent launch when PDL (the kernel waits itself: pdl_start). */
+static cudaError_t launch(cudaKernel_t k, unsigned grid, unsigned islands, unsigned block, int pdl,
+                          void **args, cudaStream_t stream)
 {
   if (!pdl)
-    return cudaLaunchKernel((const void *)k, grid_of(grid, islands), dim3_of(block), args, 0,
-                            stream);
+    return cudaLaunchKernel((const void *)k, dims(grid, islands), dims(block, 1), args, 0, stream);
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
   memset(&lc, 0, sizeof lc);
   memset(&attr, 0, sizeof attr);
-  lc.gridDim = grid_of(grid, islands);
-  lc.blockDim = dim3_of(block);
+  lc.gridDim = dims(grid, islands);
+  lc.blockDim = dims(block, 1);
   lc.stream = stream;
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
@@ -88,15 +75,14 @@ cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigne
                              long long first, cudaStream_t stream)
 {
   void *args[] = {&s, &t, &first};
-  return launch_pdl(k->step, grid, islands, block, pdl, args, stream);
+  return launch(k->step, grid, islands, block, pdl, args, stream);
 }
 
 cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned islands, unsigned block,
                               int pdl, struct swarm_ptrs s, long long n, cudaStream_t stream)
 {
   void *args[] = {&s};
-  return launch_pdl(k->lbest, (unsigned)((n + block - 1) / block), islands, block, pdl, args,
-                    stream);
+  return launch(k->lbest, (unsigned)((n + block - 1) / block), islands, block, pdl, args, stream);
 }
 
 cudaError_t ipso_launch_exemplar(const struct gpu_kernels *k, unsigned islands, unsigned block,
@@ -105,8 +91,8 @@ cudaError_t ipso_launch_exemplar(const struct gpu_kernels *k, unsigned islands, 
 {
   long long warps = block / 32;
   void *args[] = {&s, &t, &d_learn};
-  return launch_pdl(k->exemplar, (unsigned)((n + warps - 1) / warps), islands, block, pdl, args,
-                    stream);
+  return launch(k->exemplar, (unsigned)((n + warps - 1) / warps), islands, block, pdl, args,
+                stream);
 }
 
 cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned islands, unsigned block,
@@ -114,7 +100,7 @@ cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned islands, un
                                long long first, int fresh, cudaStream_t stream)
 {
   void *args[] = {&s, &nslots, &t, &first, &fresh};
-  return launch_pdl(k->reduce, 1, islands, block, pdl, args, stream);
+  return launch(k->reduce, 1, islands, block, pdl, args, stream);
 }
 
 cudaError_t ipso_launch_relaxed(const struct gpu_kernels *k, unsigned grid, unsigned block,
@@ -122,12 +108,11 @@ cudaError_t ipso_launch_relaxed(const struct gpu_kernels *k, unsigned grid, unsi
                                 cudaStream_t stream)
 {
   void *args[] = {&s, &first, &last};
-  return cudaLaunchKernel((const void *)k->res_relaxed, dim3_of(grid), dim3_of(block), args, 0,
-                          stream);
+  return launch(k->res_relaxed, grid, 1, block, 0, args, stream);
 }
 
-/* LC for a grid GRID of BLOCK threads in clusters of CLUSTER blocks (along
- * x), its one attribute in ATTR. */
+/* LC for GRID blocks of BLOCK threads in clusters of CLUSTER along x (its
+ * attribute in ATTR). */
 static void cluster_config(cudaLaunchConfig_t *lc, cudaLaunchAttribute *attr, dim3 grid, dim3 block,
                            unsigned cluster, cudaStream_t stream)
 {
@@ -147,7 +132,7 @@ cudaError_t ipso_cluster_placed(cudaKernel_t kernel, unsigned cluster, unsigned 
 {
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
-  cluster_config(&lc, &attr, dim3_of(cluster), dim3_of(block), cluster, 0);
+  cluster_config(&lc, &attr, dims(cluster, 1), dims(block, 1), cluster, 0);
   int n = 0;
   cudaError_t e = cudaOccupancyMaxActiveClusters(&n, (const void *)kernel, &lc);
   *placed = e == cudaSuccess && n > 0;
@@ -160,8 +145,8 @@ cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mappi
 {
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
-  cluster_config(&lc, &attr, grid_of((unsigned)m->spec_cb, islands),
-                 dim3_of((unsigned)m->spec_threads + 32), (unsigned)m->spec_cb, stream);
+  cluster_config(&lc, &attr, dims((unsigned)m->spec_cb, islands),
+                 dims((unsigned)m->spec_threads + 32, 1), (unsigned)m->spec_cb, stream);
   void *args[] = {&s, &first, &last};
   return cudaLaunchKernelExC(&lc, (const void *)k->res_spec, args);
 }
@@ -170,16 +155,14 @@ cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigne
                              unsigned block, struct swarm_ptrs s, cudaStream_t stream)
 {
   void *args[] = {&s};
-  return cudaLaunchKernel((const void *)k->init, grid_of(grid, islands), dim3_of(block), args, 0,
-                          stream);
+  return launch(k->init, grid, islands, block, 0, args, stream);
 }
 
 cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, unsigned islands,
                                    unsigned block, struct swarm_ptrs s, cudaStream_t stream)
 {
   void *args[] = {&s};
-  return cudaLaunchKernel((const void *)k->candidates, grid_of(grid, islands), dim3_of(block), args,
-                          0, stream);
+  return launch(k->candidates, grid, islands, block, 0, args, stream);
 }
 
 cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned islands,
@@ -190,8 +173,7 @@ cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsig
 {
   void *args[] = {&d_cost,     &d_index, &n,     &chunk, &in_stride,
                   &out_stride, &worst,   &count, &d_out, &d_out_cost};
-  return cudaLaunchKernel((const void *)k->select, grid_of(grid, islands), dim3_of(block), args, 0,
-                          stream);
+  return launch(k->select, grid, islands, block, 0, args, stream);
 }
 
 cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
@@ -199,8 +181,7 @@ cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, st
                                void *d_edge_rows, void *d_edge_cost, cudaStream_t stream)
 {
   void *args[] = {&s, &d_idx, &count, &d_buf, &d_cost, &d_edge_rows, &d_edge_cost};
-  return cudaLaunchKernel((const void *)k->gather, grid_of(COPY_GRID, islands), dim3_of(COPY_BLOCK),
-                          args, 0, stream);
+  return launch(k->gather, COPY_GRID, islands, COPY_BLOCK, 0, args, stream);
 }
 
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
@@ -210,8 +191,7 @@ cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, 
 {
   void *args[] = {&s,           &count,       &d_sel,   &d_sel_cost, &d_msg,
                   &d_edge_rows, &d_edge_cost, &victims, &d_vsel,     &d_vcost};
-  return cudaLaunchKernel((const void *)k->emigrate, dim3_of(islands), dim3_of(block), args, 0,
-                          stream);
+  return launch(k->emigrate, islands, 1, block, 0, args, stream);
 }
 
 cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, struct swarm_ptrs s,
@@ -225,8 +205,7 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
   void *args[] = {&s,       &islands,   &count,  &links,   &closed,  &d_msg,
                   &d_mcost, &d_carried, &d_vidx, &d_vcost, &vstride, &d_order,
                   &d_sent,  &rmsg0,     &rcost0, &rmsg1,   &rcost1,  &t};
-  return cudaLaunchKernel((const void *)k->migrate, dim3_of((unsigned)islands), dim3_of(block),
-                          args, 0, stream);
+  return launch(k->migrate, (unsigned)islands, 1, block, 0, args, stream);
 }
 
 cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src, double *d_dst,
@@ -234,22 +213,20 @@ cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d
 {
   long long blocks = (n + COPY_BLOCK - 1) / COPY_BLOCK;
   void *args[] = {&d_src, &d_dst, &n};
-  return launch_pdl(k->hist_out, (unsigned)(blocks < COPY_GRID ? blocks : COPY_GRID), 1, COPY_BLOCK,
-                    pdl, args, stream);
+  return launch(k->hist_out, (unsigned)(blocks < COPY_GRID ? blocks : COPY_GRID), 1, COPY_BLOCK,
+                pdl, args, stream);
 }
 
 cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,
                                         double *d_out, cudaStream_t stream)
 {
   void *args[] = {&d_pts, &n, &d_out};
-  return cudaLaunchKernel((const void *)k->separable_check, dim3_of(1), dim3_of((unsigned)n), args,
-                          0, stream);
+  return launch(k->separable_check, 1, 1, (unsigned)n, 0, args, stream);
 }
 
 cudaError_t ipso_launch_evaluate(const struct gpu_kernels *k, unsigned grid, unsigned block,
                                  const void *d_pts, long long n, void *d_out, cudaStream_t stream)
 {
   void *args[] = {&d_pts, &n, &d_out};
-  return cudaLaunchKernel((const void *)k->evaluate, dim3_of(grid), dim3_of(block), args, 0,
-                          stream);
+  return launch(k->evaluate, grid, 1, block, 0, args, stream);
 }

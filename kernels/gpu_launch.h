@@ -1,9 +1,7 @@
-/* The host side of the kernels in kernels/pso_kernels.cu: looking them up
- * in the compiled library, and one launcher per kernel. A launcher takes
- * the backend's stream, only enqueues, and returns CUDA's status (the
- * caller checks it, and cudaGetLastError after its launches). Launchers
- * that take ISLANDS run that many islands of S in one launch (gridDim.y),
- * island k from S's island k; the others one island (S: its view). */
+/* The host side of kernels/pso_kernels.cu: kernel lookup and one launcher
+ * per kernel. A launcher only enqueues on the stream and returns CUDA's
+ * status. ISLANDS: that many islands of S in one launch (gridDim.y), else
+ * one island (S: its view); PDL: with programmatic dependent launch. */
 #ifndef IPSO_GPU_LAUNCH_H
 #define IPSO_GPU_LAUNCH_H
 
@@ -30,48 +28,42 @@ extern "C" {
 #endif
 
 /* Looks up the kernels of LIBRARY that plan P uses (SEPARABLE: the
- * separability check kernel too). */
+ * separability check too). */
 cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, int separable,
                               struct gpu_kernels *k);
 
-/* One iteration T of the islands' swarms (step kernel, GRID blocks per
- * island), with programmatic dependent launch when PDL. */
+/* Iteration T of the islands (step kernel, GRID blocks per island). */
 cudaError_t ipso_launch_step(const struct gpu_kernels *k, unsigned grid, unsigned islands,
                              unsigned block, int pdl, struct swarm_ptrs s, long long t,
                              long long first, cudaStream_t stream);
 
-/* Ring topology: the particles' attractor rows that changed (lbest_kernel),
- * one thread per particle of N per island, with programmatic dependent
- * launch when PDL. */
+/* Ring: the attractor rows (lbest_kernel), a thread per particle of N. */
 cudaError_t ipso_launch_lbest(const struct gpu_kernels *k, unsigned islands, unsigned block,
                               int pdl, struct swarm_ptrs s, long long n, cudaStream_t stream);
 
-/* clpso topology: every particle's exemplar row for iteration T
- * (exemplar_kernel, learning thresholds D_LEARN[n]), one warp per particle
- * of N per island, with programmatic dependent launch when PDL. */
+/* clpso: the exemplar rows for iteration T (exemplar_kernel, thresholds
+ * D_LEARN[n]), a warp per particle of N. */
 cudaError_t ipso_launch_exemplar(const struct gpu_kernels *k, unsigned islands, unsigned block,
                                  int pdl, struct swarm_ptrs s, long long n, long long t,
                                  const unsigned int *d_learn, cudaStream_t stream);
 
-/* The global best of iteration T from NSLOTS block candidates (one block
- * per island; FRESH: without the best of T-1). */
+/* The global best of iteration T from NSLOTS block candidates (FRESH:
+ * without the best of T-1). */
 cudaError_t ipso_launch_reduce(const struct gpu_kernels *k, unsigned islands, unsigned block,
                                int pdl, struct swarm_ptrs s, int nslots, long long t,
                                long long first, int fresh, cudaStream_t stream);
 
-/* Iterations FIRST..LAST of one relaxed island in one launch of GRID
- * resident blocks (resident_relaxed_kernel). */
+/* Iterations FIRST..LAST of one relaxed island, GRID resident blocks. */
 cudaError_t ipso_launch_relaxed(const struct gpu_kernels *k, unsigned grid, unsigned block,
                                 struct swarm_ptrs s, long long first, long long last,
                                 cudaStream_t stream);
 
-/* Whether the driver can place a cluster of CLUSTER blocks of BLOCK
- * threads of KERNEL (cudaOccupancyMaxActiveClusters > 0): *PLACED 1 or 0. */
+/* *PLACED: whether the driver can place a cluster of CLUSTER blocks of
+ * BLOCK threads of KERNEL. */
 cudaError_t ipso_cluster_placed(cudaKernel_t kernel, unsigned cluster, unsigned block, int *placed);
 
-/* Iterations FIRST..LAST of ISLANDS islands in one launch, one cluster of
- * M's spec_cb blocks per island (gridDim.y), each block's particles in its
- * registers (speculative_cluster_kernel). */
+/* Iterations FIRST..LAST, a cluster of M's spec_cb blocks per island
+ * (speculative_cluster_kernel). */
 cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mapping *m,
                              unsigned islands, struct swarm_ptrs s, long long first, long long last,
                              cudaStream_t stream);
@@ -82,34 +74,25 @@ cudaError_t ipso_launch_init(const struct gpu_kernels *k, unsigned grid, unsigne
 cudaError_t ipso_launch_candidates(const struct gpu_kernels *k, unsigned grid, unsigned islands,
                                    unsigned block, struct swarm_ptrs s, cudaStream_t stream);
 
-/* The COUNT best (WORST = 0) or worst of N entries D_COST (particle
- * D_INDEX[e], or e when NULL), CHUNK entries per block, into D_OUT and
- * D_OUT_COST (select_kernel), for each of ISLANDS islands: island y's
- * entries at IN_STRIDE * y, its picks at OUT_STRIDE * y. */
+/* The COUNT best (WORST = 0) or worst of N entries D_COST, CHUNK per block,
+ * into D_OUT, D_OUT_COST (select_kernel says how). */
 cudaError_t ipso_launch_select(const struct gpu_kernels *k, unsigned grid, unsigned islands,
                                unsigned block, const void *d_cost, const long long *d_index,
                                long long n, long long chunk, long long in_stride,
                                long long out_stride, int worst, int count, long long *d_out,
                                void *d_out_cost, cudaStream_t stream);
 
-/* Personal-best rows D_IDX[y * count ..] of each of ISLANDS islands into
- * D_BUF (island y's COUNT rows after island y-1's; NULL: no rows) and their
- * personal-best costs into D_COST (NULL: none), the first and the last
- * island's also into D_EDGE_ROWS and D_EDGE_COST (NULL: none; mapped host
- * memory: gather_kernel says how). */
+/* Personal-best rows D_IDX of each island into D_BUF, their costs into
+ * D_COST, the edge islands' into D_EDGE_ROWS, D_EDGE_COST (gather_kernel). */
 cudaError_t ipso_launch_gather(const struct gpu_kernels *k, unsigned islands, struct swarm_ptrs s,
                                const long long *d_idx, int count, void *d_buf, void *d_cost,
                                void *d_edge_rows, void *d_edge_cost, cudaStream_t stream);
-/* Every island's message out, and with VICTIMS > 0 its victims, in one
- * launch of ISLANDS blocks of BLOCK threads (emigrate_kernel; its
- * arguments as there). */
+/* Every island's message out and its VICTIMS (emigrate_kernel). */
 cudaError_t ipso_launch_emigrate(const struct gpu_kernels *k, unsigned islands, unsigned block,
                                  struct swarm_ptrs s, int count, long long *d_sel, void *d_sel_cost,
                                  void *d_msg, void *d_edge_rows, void *d_edge_cost, int victims,
                                  long long *d_vsel, void *d_vcost, cudaStream_t stream);
-/* One migration of all ISLANDS islands of S on the device (migrate_kernel,
- * one block of BLOCK threads per island, the new bests of iteration T of
- * the islands that took migrants included; its arguments as there). */
+/* One migration of all ISLANDS islands of S (migrate_kernel). */
 cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, struct swarm_ptrs s,
                                 int islands, int count, int links, int closed, void *d_msg,
                                 void *d_mcost, const unsigned char *d_carried,
@@ -117,13 +100,11 @@ cudaError_t ipso_launch_migrate(const struct gpu_kernels *k, unsigned block, str
                                 int *d_order, void *d_sent, const void *const d_rmsg[2],
                                 const void *const d_rcost[2], long long t, cudaStream_t stream);
 
-/* A step's history, N values at D_SRC, into D_DST (the host's mapped
- * buffer: hist_out_kernel), with programmatic dependent launch when PDL. */
+/* A step's N history values at D_SRC into mapped D_DST (hist_out_kernel). */
 cudaError_t ipso_launch_hist_out(const struct gpu_kernels *k, int pdl, double *d_src, double *d_dst,
                                  long long n, cudaStream_t stream);
 
-/* The objective at the N rows of D_PTS (the swarm's pitch) into D_OUT
- * (evaluate_kernel), GRID blocks of BLOCK threads. */
+/* The objective at the N rows of D_PTS into D_OUT (evaluate_kernel). */
 cudaError_t ipso_launch_evaluate(const struct gpu_kernels *k, unsigned grid, unsigned block,
                                  const void *d_pts, long long n, void *d_out, cudaStream_t stream);
 
