@@ -24,8 +24,7 @@ void gpu_rows_from_real(double *dst, const void *src, int pitch, size_t rows, in
 int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, int island,
                         const struct swarm_consts *k, int dims, int pitch, int fl, void **d_tables)
 {
-  /* Lower, upper, span, vmax (a row per velocity clamp), of a row each, then
-   * the parameter vector (at least a row). */
+  /* The parameter vector takes at least a row. */
   size_t es = fl ? sizeof(float) : sizeof(double);
   size_t np = (size_t)k->nparam > (size_t)pitch ? (size_t)k->nparam : (size_t)pitch;
   size_t rows = 3 + (size_t)k->nclamps;
@@ -58,23 +57,17 @@ int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, in
   } c;
   size_t size = fl ? sizeof c.f : sizeof c.d;
   memset(&c, 0, sizeof c);
-  if (fl) {
-    c.f.seed = cfg->run.seed;
-    c.f.island = (unsigned)island;
-    c.f.n = cfg->swarm.particles;
-    c.f.w = (float)cfg->swarm.inertia;
-    c.f.c1 = (float)cfg->swarm.cognitive;
-    c.f.c2 = (float)cfg->swarm.social;
-    c.f.lo = tab[0], c.f.hi = tab[1], c.f.span = tab[2], c.f.vmax = tab[3], c.f.prm = tab[4];
-  } else {
-    c.d.seed = cfg->run.seed;
-    c.d.island = (unsigned)island;
-    c.d.n = cfg->swarm.particles;
-    c.d.w = cfg->swarm.inertia;
-    c.d.c1 = cfg->swarm.cognitive;
-    c.d.c2 = cfg->swarm.social;
-    c.d.lo = tab[0], c.d.hi = tab[1], c.d.span = tab[2], c.d.vmax = tab[3], c.d.prm = tab[4];
-  }
+  /* Either precision's struct, the same fields. */
+#define SET_CONSTS(C, REAL)                                                                        \
+  ((C).seed = cfg->run.seed, (C).island = (unsigned)island, (C).n = cfg->swarm.particles,          \
+   (C).w = (REAL)cfg->swarm.inertia, (C).c1 = (REAL)cfg->swarm.cognitive,                          \
+   (C).c2 = (REAL)cfg->swarm.social, (C).lo = tab[0], (C).hi = tab[1], (C).span = tab[2],          \
+   (C).vmax = tab[3], (C).prm = tab[4])
+  if (fl)
+    SET_CONSTS(c.f, float);
+  else
+    SET_CONSTS(c.d, double);
+#undef SET_CONSTS
   if (symsize != size) return IPSO_FAIL("gpu", "constant block size mismatch");
   IPSO_CHECK_CUDA(cudaMemcpy(sym, &c, size, cudaMemcpyHostToDevice));
   return IPSO_OK;
@@ -83,19 +76,15 @@ int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, in
 void gpu_slots_empty(union gpu_slot slots[IPSO_GB_SLOTS], int fl)
 {
   memset(slots, 0, IPSO_GB_SLOTS * sizeof slots[0]);
+  /* hint ~0: above every key. */
+#define SLOT_EMPTY(S) ((S).cost = INFINITY, (S).idx = IPSO_NONE, (S).tag = -1, (S).hint = ~0ull)
   for (int k = 0; k < IPSO_GB_SLOTS; k++) {
-    if (fl) {
-      slots[k].f.cost = INFINITY;
-      slots[k].f.idx = IPSO_NONE;
-      slots[k].f.tag = -1;
-      slots[k].f.hint = ~0ull; /* above every key */
-    } else {
-      slots[k].d.cost = INFINITY;
-      slots[k].d.idx = IPSO_NONE;
-      slots[k].d.tag = -1;
-      slots[k].d.hint = ~0ull;
-    }
+    if (fl)
+      SLOT_EMPTY(slots[k].f);
+    else
+      SLOT_EMPTY(slots[k].d);
   }
+#undef SLOT_EMPTY
 }
 
 int gpu_stage_rows(void *dev, int pitch, double *host, size_t n, int dims, int fl, int to_host)

@@ -1,6 +1,5 @@
 /* Staging between the host's doubles and the device's REALs (float or
- * double, by the run's precision): the constants and tables, the global-
- * best slots, and rows and costs of the swarm. */
+ * double): constants and tables, global-best slots, rows and costs. */
 #ifndef IPSO_GPU_STAGE_H
 #define IPSO_GPU_STAGE_H
 
@@ -40,16 +39,14 @@ static inline void gpu_real_set(void *a, size_t i, double v, int fl)
 void gpu_rows_to_real(void *dst, int pitch, const double *src, size_t rows, int dims, int fl);
 void gpu_rows_from_real(double *dst, const void *src, int pitch, size_t rows, int dims, int fl);
 
-/* The kernels' constants (K in LIBRARY) for island ISLAND of CFG, and the
- * per-dimension tables of K (lo, hi, span, vmax: PITCH REALs each,
- * vmax a row per swarm.velocity_clamp value; then param)
- * in a new device allocation *D_TABLES. */
+/* The kernels' constants (K in LIBRARY) for island ISLAND of CFG, and their
+ * tables (lo, hi, span, vmax a row per velocity clamp, PITCH REALs each;
+ * then param) in a new device allocation *D_TABLES. */
 int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, int island,
                         const struct swarm_consts *k, int dims, int pitch, int fl, void **d_tables);
 
-/* Both slots empty: cost +infinity (no candidate is ever compared with a
- * cost that was not in the swarm), no particle, no iteration, no offer;
- * padding zero. */
+/* Both slots empty: cost +infinity (no candidate is compared with a cost
+ * not in the swarm), no particle, iteration or offer; padding zero. */
 void gpu_slots_empty(union gpu_slot slots[IPSO_GB_SLOTS], int fl);
 
 /* A slot's cost and particle. */
@@ -63,9 +60,9 @@ static inline long long gpu_slot_particle(const union gpu_slot *s, int fl)
   return fl ? s->f.idx : s->d.idx;
 }
 
-/* Copies N rows of DIMS coordinates between the pitched device array DEV
- * (PITCH elements per row) and the dense host doubles HOST (TO_HOST: from
- * the device). Synchronous. */
+/* Copies N rows of DIMS coordinates between the device array DEV (PITCH
+ * elements per row) and dense host doubles (TO_HOST: from the device).
+ * Synchronous. */
 int gpu_stage_rows(void *dev, int pitch, double *host, size_t n, int dims, int fl, int to_host);
 
 /* The same for N costs (one per particle). */
