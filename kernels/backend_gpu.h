@@ -1,4 +1,4 @@
-/* The CUDA backend (backend.h): one island's swarm in device memory,
+/* The CUDA backend (backend.h): the islands' swarms in device memory,
  * kernels compiled at start-up by NVRTC. No MPI, no HDF5. */
 #ifndef IPSO_BACKEND_GPU_H
 #define IPSO_BACKEND_GPU_H

@@ -1,7 +1,7 @@
 /* NVRTC compilation of the kernels and the on-disk cache of the results.
- * NVRTC is opened with dlopen() when a compilation is needed, not linked:
- * its relocations cost every process (--version included) about 7 ms, and
- * with a warm kernel cache a run never compiles. */
+ * NVRTC is dlopen()ed when needed, not linked: its relocations would slow
+ * every process's start (--version too), and with a warm cache a run never
+ * compiles. */
 #include "gpu_compile.h"
 
 #include <dlfcn.h>
@@ -108,7 +108,7 @@ static void print_log(nvrtcProgram prog)
   free(log);
 }
 
-/* The NVRTC options for compute capability MAJOR.MINOR, in BUF. */
+/* The NVRTC options for compute capability MAJOR.MINOR (make_opts). */
 struct nvrtc_opts {
   char arch[64], inc[IPSO_PATH_MAX + 8], cccl[IPSO_PATH_MAX + 16];
   const char *v[8];
@@ -122,8 +122,8 @@ static void make_opts(struct nvrtc_opts *o, int major, int minor)
   snprintf(o->arch, sizeof o->arch, "--gpu-architecture=sm_%d%d", major, minor);
   snprintf(o->inc, sizeof o->inc, "-I%s", inc);
   snprintf(o->cccl, sizeof o->cccl, "-I%s/cccl", inc);
-  /* No contraction beyond the explicit fma() calls: the CPU backend computes
-   * the same operations (kernels/pso_kernels.cu, src/backend_cpu_impl.h). */
+  /* No contraction beyond the explicit fma() calls: the CPU backend's
+   * operations (src/backend_cpu_impl.h). */
   const char *v[] = {o->arch,     "--std=c++17", "--fmad=false", "-default-device",
                      "-lineinfo", o->inc,        o->cccl};
   o->n = (int)(sizeof v / sizeof v[0]);
@@ -195,13 +195,10 @@ int gpu_compile_image(const char *defines, const char *prelude, int major, int m
   return IPSO_OK;
 }
 
-/* The cache key of a compilation in *KEY: source, options, the NVRTC
- * library's name (its major version) and the toolkit the program was built
- * with,
- * and for user code the contents of the user's file and of every file it
- * #includes (NVRTC reads them from disk, so the source text alone would
- * give an edited header the old kernels). Returns 0, or -1 when the user's
- * includes cannot be followed: no key, compile every time. */
+/* The cache key of a compilation in *KEY: source, options, NVRTC's name
+ * (major version), the toolkit, and for user code every file it #includes
+ * (NVRTC reads them from disk: an edited header must not get the old
+ * kernels). -1 where the includes cannot be followed: compile every time. */
 static int cache_key(const char *defines, const char *prelude, int major, int minor, int user_code,
                      uint64_t *key)
 {
@@ -228,8 +225,8 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
   char dir[IPSO_PATH_MAX], path[IPSO_PATH_MAX + 64], why[IPSO_PATH_MAX + 128];
   uint64_t key = 0;
   if (user_code && prelude) {
-    /* The user objective's fingerprint (its text and every file it
-     * includes), which every rank's must match (objective_agree). */
+    /* The user objective's fingerprint, which every rank's must match
+     * (objective_agree). */
     uint64_t f = ipso_hash(0, prelude, strlen(prelude));
     if (user_includes_hash(prelude, &f) != 0)
       return IPSO_FAIL("objective", "cannot read a file the objective includes");
@@ -243,7 +240,7 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
     size_t n;
     char *image = ipso_read_file(path, &n);
     if (image && user_cache_file_untrusted(path, why, sizeof why)) {
-      /* Code nobody but this user may have written, or none. */
+      /* Only code nobody but this user may have written. */
       log_warn("not loading the cached kernels: %s; compiling them anew", why);
       free(image);
       image = NULL;

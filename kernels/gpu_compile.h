@@ -1,7 +1,5 @@
-/* Run-time compilation of the kernels with NVRTC, for the device's own
- * architecture, with an on-disk cache keyed by the source, every file the
- * user's code #includes, the options, the NVRTC version and the
- * architecture. No MPI, no HDF5. */
+/* Run-time compilation of the kernels with NVRTC for the device's own
+ * architecture, with an on-disk cache. No MPI, no HDF5. */
 #ifndef IPSO_GPU_COMPILE_H
 #define IPSO_GPU_COMPILE_H
 
@@ -29,12 +27,11 @@ struct gpu_program {
   int cached;
 };
 
-/* Compiles DEFINES (a block of #define lines) + [PRELUDE] + the kernel
- * source for compute capability MAJOR.MINOR, or loads it from the cache,
- * and loads it as a library. PRELUDE (may be NULL) is code placed before
- * the kernels, e.g. the user objective's wrapper. A compile error in user
- * code returns IPSO_ERR_USAGE with NVRTC's log printed (file names and lines
- * of the user's file); any other failure IPSO_ERR_RUNTIME. */
+/* Compiles DEFINES (#define lines) + PRELUDE (NULL: none; e.g. the user
+ * objective's wrapper) + the kernel source for compute capability
+ * MAJOR.MINOR, or takes it from the cache, and loads it as a library. A
+ * compile error in user code: IPSO_ERR_USAGE, NVRTC's log printed; any
+ * other failure IPSO_ERR_RUNTIME. */
 int gpu_compile(const char *defines, const char *prelude, int major, int minor, int user_code,
                 struct gpu_program *out);
 

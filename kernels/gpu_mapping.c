@@ -10,6 +10,7 @@
  * chunk keeps V coordinates in registers until the personal best is known. */
 #define MAX_CHUNKS 8
 
+/* The least power of two >= N. */
 static int pow2_at_least(int n)
 {
   int p = 1;
@@ -24,14 +25,12 @@ void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m)
   int lanes = (dims + V - 1) / V; /* threads that one chunk would need */
   int G;
   if (whole_row) {
-    /* The user's function sees the whole row from one thread: one thread per
-     * particle unless the row is too long to keep. */
+    /* The whole row on one thread, unless it is too long to keep. */
     G = 1;
     while ((lanes + G - 1) / G > 2 * MAX_CHUNKS && G < 1024) G *= 2;
   } else {
     /* About two chunks per thread, at most 8 threads per particle (fewer
-     * shuffle steps, more independent loads per thread: measured faster on
-     * the H100 for 30-D float and 120-D double); more threads for long rows. */
+     * shuffles, more independent loads per thread); more for long rows. */
     G = pow2_at_least((lanes + 1) / 2);
     if (G > 8) G = 8;
     while ((lanes + G - 1) / G > MAX_CHUNKS && G < 1024) G *= 2;
@@ -49,7 +48,7 @@ void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int 
   m->spec_cb = m->spec_threads = m->spec_ppt = m->spec_win = 0;
   if (m->group != 1 || dims > 4 || particles < 1 || (cb != 2 && cb != 4 && cb != 8)) return;
   /* One particle per thread: the only shape the GPU tests compare bit for
-   * bit with the other modes (the kernel takes IPSO_SPEC_PPT > 1 too). */
+   * bit (the kernel takes IPSO_SPEC_PPT > 1 too). */
   long long threads = ((particles + cb - 1) / cb + 31) / 32 * 32;
   if (threads > 992) return;
   m->spec_cb = cb;
@@ -93,14 +92,12 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? 1
                                                   : 2,
       m->evaluate, k->nclamps);
-  /* The inertia schedule's ends as exact hexadecimal literals (computed in
-   * double, as on the host: inertia_at in kernels/pso_device.cuh). */
+  /* The inertia schedule's ends and uniform bounds as exact hexadecimal
+   * literals (the kernel computes and rounds as the host does). */
   if (cfg->swarm.has_inertia_end)
     n += snprintf(s + n, cap - (size_t)n,
                   "#define IPSO_W0 %a\n#define IPSO_W1 %a\n#define IPSO_TMAX %lldLL\n",
                   cfg->swarm.inertia, cfg->swarm.inertia_end, (long long)cfg->run.max_iterations);
-  /* Uniform bounds as exact hexadecimal literals; the kernel rounds them to
-   * its precision as the CPU backend does. */
   if (uniform)
     snprintf(s + n, cap - (size_t)n,
              "#define IPSO_LO %a\n#define IPSO_HI %a\n#define IPSO_SPAN %a\n#define IPSO_VMAX %a\n",

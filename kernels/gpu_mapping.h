@@ -15,13 +15,11 @@ struct gpu_mapping {
   int vec;      /* V: coordinates per thread and chunk */
   int pitch;    /* row length in elements */
   int block;    /* threads per block */
-  /* The speculative cluster kernel (speculative_cluster_kernel; 0: not
-   * compiled): blocks of its cluster, threads with particles in each block
-   * (one warp more), particles per thread; its longest window of
-   * iterations with one exchange each. */
+  /* The speculative cluster kernel (0: not compiled): blocks per cluster,
+   * threads with particles per block (one warp more), particles per thread,
+   * longest window. */
   int spec_cb, spec_threads, spec_ppt, spec_win;
-  /* Several islands of the global topology in one launch: the step
-   * kernel's blocks dealt out over them (IPSO_DEAL; 0: island-major). */
+  /* The step's blocks dealt out over several global islands (IPSO_DEAL). */
   int deal;
 };
 
@@ -33,15 +31,15 @@ extern "C" {
  * objective that is not declared separable, evaluated on one thread). */
 void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m);
 
+/* Particles per block. */
 static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
 {
   return m->block / m->group;
 }
 
-/* Sets M's speculative shape for an island of PARTICLES in D <= 4
- * dimensions over a cluster of CB blocks (2, 4 or 8): one particle per
- * thread (G = 1), up to 992 such threads per block; leaves it 0 where the
- * island does not fit or a particle takes several threads. */
+/* Sets M's speculative shape for an island of PARTICLES in D <= 4 over a
+ * cluster of CB blocks (2, 4 or 8), one particle per thread, up to 992 per
+ * block; 0 where it does not fit. */
 void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int cb);
 
 /* The #define block that specialises the kernel source to CFG with mapping

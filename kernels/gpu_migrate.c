@@ -1,9 +1,7 @@
-/* The CUDA backend's migration, on the device (migrate_out, migrate_in):
- * every island's message selected and gathered into device buffers, all
- * islands' merges and replacements in one launch; the rank's edge
- * islands' messages are written by the gather into mapped host memory, and
- * the neighbouring ranks' ones read from there by the islands that take
- * them, so no copy stands between the kernels and MPI. */
+/* The CUDA backend's migration on the device: every island's message
+ * selected and gathered, all merges and replacements in one launch. The
+ * edge islands' messages go to, and the other ranks' come from, mapped host
+ * memory, so no copy stands between the kernels and MPI. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +12,7 @@
 /* Entries per block in the first selection pass. */
 #define PICK_CHUNK_PER_THREAD 16
 
+/* Entries per block of the first pass, and its blocks per island. */
 static long long pick_chunk(const struct gpu_swarm *g)
 {
   return (long long)g->plan.map.block * PICK_CHUNK_PER_THREAD;
@@ -30,16 +29,14 @@ static size_t align16(size_t n)
 }
 
 /* The COUNT best (WORST = 0) or worst personal bests of every island into
- * OUT and OUT_COST (island k's at [k * count]; the pick buffers hold up to
- * 2 * mcap per block): each block picks from its chunk of its island, then
- * one block per island from the picks. Two launches for all islands. */
+ * OUT, OUT_COST (island k's at [k * count]): each block picks from its
+ * chunk, then one block per island from the picks. */
 static int select_into(struct gpu_swarm *g, int worst, int count, long long *out, void *out_cost)
 {
   unsigned block = (unsigned)g->plan.map.block, islands = (unsigned)g->count;
   int nb = pick_blocks(g);
   long long picks = (long long)nb * count;
-  /* One block's chunk holds the island: its picks are the selection (the
-   * second pass would copy them in the same order). */
+  /* One chunk holds the island: its picks are the selection. */
   if (nb == 1) {
     IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, islands, block, g->s.pcost, NULL, g->N,
                                        pick_chunk(g), g->N, count, worst, count, out, out_cost,
@@ -54,12 +51,9 @@ static int select_into(struct gpu_swarm *g, int worst, int count, long long *out
   return IPSO_OK;
 }
 
-/* The pinned, mapped buffer h_mig of the migration on the device: what
- * migrate_out uploads (the particles drawn to send) and the gather writes
- * (the edge messages), and what migrate_in uploads (links, victims drawn),
- * what migrate_kernel reads (the other ranks' messages) and what comes
- * back (the messages' best costs); parts of K islands and mcap migrants,
- * each 16-byte aligned. */
+/* The parts of the pinned, mapped buffer h_mig for K islands and CAP
+ * migrants, each 16-byte aligned: uploads (drawn migrants, links, victims),
+ * the edge messages both ways, and the messages' best costs back. */
 struct mig_layout {
   size_t select, edge_rows, edge_costs;                           /* migrate_out's */
   size_t carried, replace, remote_rows, remote_costs, sent, size; /* migrate_in's */
@@ -92,15 +86,12 @@ void gpu_migrate_free(struct gpu_swarm *g)
   for (int i = 0; i < 2; i++)
     if (g->ev_mig[i]) cudaEventDestroy(g->ev_mig[i]);
   g->d_msg = g->d_mcost = g->d_vcost = g->h_mig = g->d_pickcost = NULL;
-  g->d_hmig = NULL;
-  g->vpre = 0;
   g->d_msel = g->d_vsel = g->d_pick = NULL;
+  g->d_hmig = NULL;
   g->d_order = NULL;
   g->d_carried = NULL;
   g->ev_mig[0] = g->ev_mig[1] = NULL;
-  g->mcap = 0;
-  g->sent_pending = 0;
-  g->carried_valid = 0;
+  g->mcap = g->vpre = g->sent_pending = g->carried_valid = 0;
 }
 
 int gpu_migrate_reserve(struct gpu_swarm *g, int count)
@@ -119,8 +110,6 @@ int gpu_migrate_reserve(struct gpu_swarm *g, int count)
   size_t picks = K * (size_t)pick_blocks(g) * 2 * c;
   IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_pick, picks * sizeof(long long)));
   IPSO_CHECK_CUDA(cudaMalloc(&g->d_pickcost, picks * g->es));
-  /* Mapped: the edge islands' messages are written, and the other ranks'
-   * read, by the kernels themselves (no copies between them and MPI). */
   IPSO_CHECK_CUDA(cudaHostAlloc(&g->h_mig, mig_layout(g, count).size, cudaHostAllocMapped));
   IPSO_CHECK_CUDA(cudaHostGetDevicePointer((void **)&g->d_hmig, g->h_mig, 0));
   for (int i = 0; i < 2; i++)
@@ -137,11 +126,9 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   struct mig_layout L = mig_layout(g, g->mcap);
   char *h = g->h_mig;
   size_t K = (size_t)g->count, c = (size_t)count;
-  /* The previous migration's copies from this part are long done (a step
-   * waited for the device since). */
+  /* The previous migration's copies from this part are long done. */
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
   g->vpre = 0;
-  /* The edge islands' messages straight into h_mig (mapped) by the gather. */
   void *erows = edge ? g->d_hmig + L.edge_rows : NULL;
   void *ecost = edge ? g->d_hmig + L.edge_costs : NULL;
   if (select) {
@@ -152,8 +139,7 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
     IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg,
                                        g->d_mcost, erows, ecost, g->stream));
   } else if (pick_blocks(g) == 1) {
-    /* Each island fits one block's selection: its message and its victims
-     * in one launch. */
+    /* Each island fits one block: message and victims in one launch. */
     g->vpre = victims > 0 && victims <= 2 * count ? victims : 0;
     IPSO_CHECK_CUDA(ipso_launch_emigrate(&g->k, (unsigned)K, (unsigned)g->plan.map.block, g->s,
                                          count, g->d_msel, g->d_mcost, g->d_msg, erows, ecost,
@@ -164,8 +150,7 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
                                        erows, ecost, g->stream));
   }
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[0], g->stream));
-  /* The victims now, for migrate_in: the device chooses them while the
-   * host reads the edges and exchanges them with the other ranks. */
+  /* The victims now, chosen while the host exchanges the edges. */
   if (!g->vpre && victims > 0 && victims <= 2 * count) {
     IPSO_TRY(select_into(g, 1, victims, g->d_vsel, g->d_vcost));
     g->vpre = victims;
@@ -192,7 +177,6 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   int K = g->count;
   size_t c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es, vs = (size_t)links * c;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
-  /* The other ranks' messages, where the host put them. */
   const void *rmsg[2] = {NULL, NULL}, *rcost[2] = {NULL, NULL};
   if (remote) {
     rmsg[0] = g->d_hmig + L.remote_rows;
@@ -200,8 +184,7 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     rcost[0] = g->d_hmig + L.remote_costs;
     rcost[1] = g->d_hmig + L.remote_costs + c * g->es;
   }
-  /* The links that carry: uploaded when they differ from the last ones
-   * (with migration.probability = 1 they never do). */
+  /* The links that carry: uploaded only when they change. */
   unsigned char *hc = (unsigned char *)h + L.carried;
   int changed = !g->carried_valid;
   for (int k = 0; k < K; k++)
@@ -215,8 +198,7 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
         cudaMemcpyAsync(g->d_carried, hc, 2 * (size_t)K, cudaMemcpyHostToDevice, g->stream));
   g->carried_valid = 1;
   if (remote) {
-    /* Slots K and K + 1, side by side as the parts of h_mig, which the
-     * islands that take them read there (migrate_kernel). */
+    /* Slots K and K + 1, read there by the islands that take them. */
     for (int e = 0; e < 2; e++) {
       char *costs = h + L.remote_costs + (size_t)e * c * g->es;
       for (size_t m = 0; m < c; m++) gpu_real_set(costs, m, remote[e][m], g->fl);
@@ -225,8 +207,8 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     }
   }
   if (replace) {
-    /* Island k reads the first (links that carry) * COUNT of its part; the
-     * rest are set to particle 0 for the gather. */
+    /* Island k reads (links that carry) * COUNT of its part; the rest are
+     * particle 0 for the gather. */
     long long *rep = (long long *)(h + L.replace);
     for (int k = 0; k < K; k++) {
       size_t used = (size_t)(hc[2 * k] + hc[2 * k + 1]) * c;
@@ -240,18 +222,16 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     IPSO_TRY(select_into(g, 1, (int)vs, g->d_vsel, g->d_vcost));
   }
   g->vpre = 0;
-  /* The iteration of the migration: the last step's end. */
-  long long t = (long long)g->t;
-  /* The messages' best costs (the log's) straight into h_mig: no copy
-   * between this kernel and the next step's. */
+  long long t = (long long)g->t; /* the last step's end */
+  /* The messages' best costs straight into h_mig: no copy before the next
+   * step. */
   IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
                                       !rmsg[0], g->d_msg, g->d_mcost, g->d_carried, g->d_vsel,
                                       g->d_vcost, (int)vs, g->d_order, g->d_hmig + L.sent, rmsg,
                                       rcost, t, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
   g->sent_pending = 1;
-  /* The islands that took migrants found their best again in
-   * migrate_kernel: the next step reads the slots as it begins. */
+  /* migrate_kernel set the bests anew: the next step reads the slots. */
   g->stale = 1;
   return IPSO_OK;
 }

@@ -8,14 +8,13 @@
 #include "objective.h"
 
 /* A single strict island of at least this many particles (rows of one
- * thread) runs in the speculative cluster kernel (BENCHMARKS.md: the 1-D
- * 2,048 workload). */
+ * thread) runs in the speculative cluster kernel (BENCHMARKS.md). */
 #define SPEC_MIN_PARTICLES 1536
 /* At most this many particle elements of an island in the speculative
  * kernel (its registers and its window's local memory). */
 #define SPEC_MAX_ELEMENTS 2048
-/* The speculative kernel's longest window (BENCHMARKS.md: 32 for half the
- * local memory of 64, at most 7% slower). */
+/* The speculative kernel's longest window: half the local memory of 64
+ * for little speed (BENCHMARKS.md). */
 #define SPEC_WINDOW 32
 
 void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o, int islands,
@@ -38,9 +37,8 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
                      (cfg->objective.id == IPSO_OBJ_USER && !cfg->objective.separable) ||
                          cfg->objective.id == IPSO_OBJ_CEC2017,
                      &p->map);
-  /* The speculative kernel for strict queue-lock islands of the global
-   * topology whose objective's terms take one coordinate each: where the
-   * overrides ask for it, or for one island large enough. */
+  /* The speculative kernel for strict queue-lock global islands whose
+   * terms take one coordinate each: where asked, or for one large island. */
   const struct objective_info *info = objective_get(cfg->objective.id);
   int E = (p->dims + p->map.vec - 1) / p->map.vec * p->map.vec;
   if (!p->relaxed && !p->ring && !p->clpso && p->variant == GPU_QUEUE_LOCK && o->spec >= 0 &&
@@ -49,32 +47,25 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
       (o->spec > 0 || (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES)))
     gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : GPU_PLAN_MAX_CLUSTER);
   if (p->map.spec_cb > 0) p->map.spec_win = SPEC_WINDOW;
-  /* BENCHMARKS.md: dealing the blocks out made 64 islands of the global
-   * topology 4% faster and the ring's 2.5% slower. */
+  /* Dealing the blocks out helps global islands, not a ring's (BENCHMARKS.md). */
   p->map.deal = p->islands > 1 && !p->ring && !p->clpso;
   long long ppb = gpu_mapping_ppb(&p->map);
   p->blocks = (int)((p->particles + ppb - 1) / ppb);
   p->mode = GPU_MODE_STREAMING;
 }
 
-/* A ring (or clpso) reads every particle's neighbourhood (or exemplar) from
- * complete personal bests, which only a kernel boundary gives (lbest_kernel
- * or exemplar_kernel between the steps): it runs one launch per iteration,
- * as do several islands. */
+/* A ring or clpso needs complete personal bests, which only a kernel
+ * boundary gives: one launch per iteration, as for several islands. */
 int gpu_plan_relaxed_possible(const struct gpu_plan *p)
 {
   return p->relaxed && p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring &&
          !p->clpso && p->islands == 1;
 }
 
-/* Several islands of the global topology launched once per iteration use
- * programmatic dependent launch only where the step's grid is more than
- * one wave of the GPU (its blocks more than the multiprocessors hold at
- * once). BENCHMARKS.md (1,024 particles of 30-D Rastrigin in float per
- * island, H100): with it 64 islands were 9-10% faster, 32 were 4-9%
- * slower, 16 the same. Islands measured with it only keep it: a ring's or
- * clpso's (another kernel between the steps), relaxed ones, and those of
- * the queue and reduction variants (two launches per iteration). */
+/* Several global islands launched once per iteration use programmatic
+ * dependent launch only where the step's grid is more than one wave of the
+ * GPU: with fewer blocks it was slower (BENCHMARKS.md). The cases not
+ * measured keep it: ring, clpso, relaxed, queue and reduction. */
 static void plan_island_pdl(struct gpu_plan *p, const struct gpu_device_facts *dev)
 {
   if (!p->pdl || p->islands < 2 || p->ring || p->clpso || p->relaxed ||
