@@ -76,15 +76,6 @@ static int nvrtc_ready(void)
   return IPSO_OK;
 }
 
-/* Loads a cubin image as a library. */
-static int load_image(const void *image, struct gpu_program *out)
-{
-  cudaError_t e = cudaLibraryLoadData(&out->library, image, NULL, NULL, 0, NULL, NULL, 0);
-  if (e != cudaSuccess)
-    return IPSO_FAIL("cuda", "cannot load the compiled kernels: %s", cudaGetErrorString(e));
-  return IPSO_OK;
-}
-
 /* Writes N bytes to PATH atomically (temporary name, then rename); a cache
  * that cannot be written is only a warning. */
 static void cache_store(const char *path, const void *data, size_t n)
@@ -261,7 +252,9 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
   IPSO_TRY(gpu_compile_image(defines, prelude, major, minor, user_code, &image, &n));
   out->compile_seconds = wall_seconds() - t0;
   if (cache_ok) cache_store(path, image, n);
-  int rc = load_image(image, out);
+  cudaError_t e = cudaLibraryLoadData(&out->library, image, NULL, NULL, 0, NULL, NULL, 0);
   free(image);
-  return rc;
+  if (e != cudaSuccess)
+    return IPSO_FAIL("cuda", "cannot load the compiled kernels: %s", cudaGetErrorString(e));
+  return IPSO_OK;
 }

@@ -178,12 +178,6 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   size_t c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es, vs = (size_t)links * c;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
   const void *rmsg[2] = {NULL, NULL}, *rcost[2] = {NULL, NULL};
-  if (remote) {
-    rmsg[0] = g->d_hmig + L.remote_rows;
-    rmsg[1] = g->d_hmig + L.remote_rows + c * row;
-    rcost[0] = g->d_hmig + L.remote_costs;
-    rcost[1] = g->d_hmig + L.remote_costs + c * g->es;
-  }
   /* The links that carry: uploaded only when they change. */
   unsigned char *hc = (unsigned char *)h + L.carried;
   int changed = !g->carried_valid;
@@ -200,6 +194,8 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   if (remote) {
     /* Slots K and K + 1, read there by the islands that take them. */
     for (int e = 0; e < 2; e++) {
+      rmsg[e] = g->d_hmig + L.remote_rows + (size_t)e * c * row;
+      rcost[e] = g->d_hmig + L.remote_costs + (size_t)e * c * g->es;
       char *costs = h + L.remote_costs + (size_t)e * c * g->es;
       for (size_t m = 0; m < c; m++) gpu_real_set(costs, m, remote[e][m], g->fl);
       gpu_rows_to_real(h + L.remote_rows + (size_t)e * c * row, g->plan.map.pitch, remote[e] + c, c,

@@ -51,7 +51,6 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   p->map.deal = p->islands > 1 && !p->ring && !p->clpso;
   long long ppb = gpu_mapping_ppb(&p->map);
   p->blocks = (int)((p->particles + ppb - 1) / ppb);
-  p->mode = GPU_MODE_STREAMING;
 }
 
 /* A ring or clpso needs complete personal bests, which only a kernel
