@@ -602,6 +602,8 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   g->count = swarm_setup_count(setup);
   gpu_plan_mapping(cfg, o, g->count, &g->plan);
   g->plan.map.evaluate = o->evaluate;
+  /* One island in all never migrates: no migration kernels to compile. */
+  g->plan.map.migrates = !(setup->islands == 1 && g->count == 1);
   if (g->count > IPSO_MAX_ISLANDS) {
     gpu_destroy(b);
     return IPSO_FAIL("gpu", "%d islands on one GPU: at most %d", swarm_setup_count(setup),

@@ -115,8 +115,7 @@ static void make_opts(struct nvrtc_opts *o, int major, int minor)
   snprintf(o->cccl, sizeof o->cccl, "-I%s/cccl", inc);
   /* No contraction beyond the explicit fma() calls: the CPU backend's
    * operations (src/backend_cpu_impl.h). */
-  const char *v[] = {o->arch,     "--std=c++17", "--fmad=false", "-default-device",
-                     "-lineinfo", o->inc,        o->cccl};
+  const char *v[] = {o->arch, "--std=c++17", "--fmad=false", "-default-device", o->inc, o->cccl};
   o->n = (int)(sizeof v / sizeof v[0]);
   memcpy(o->v, v, sizeof v);
   /* IPSO_NVRTC_VERBOSE: print ptxas's resource report of every kernel. */

@@ -78,7 +78,8 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       "#define IPSO_INERTIA_END %d\n#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n#define "
       "IPSO_SPEC_THREADS %d\n"
       "#define IPSO_SPEC_PPT %d\n#define IPSO_SPEC_WIN %d\n#define IPSO_CEC2017 %d\n"
-      "#define IPSO_VARIANT %d\n#define IPSO_EVALUATE %d\n#define IPSO_NCLAMP %d\n",
+      "#define IPSO_VARIANT %d\n#define IPSO_EVALUATE %d\n#define IPSO_NCLAMP %d\n"
+      "#define IPSO_MIGRATES %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
       m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
       user ? 0 : info->acc1, user ? 0 : info->needs_next, user, user && cfg->objective.separable,
@@ -91,7 +92,7 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? 0
       : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? 1
                                                   : 2,
-      m->evaluate, k->nclamps);
+      m->evaluate, k->nclamps, m->migrates);
   /* The inertia schedule's ends and uniform bounds as exact hexadecimal
    * literals (the kernel computes and rounds as the host does). */
   if (cfg->swarm.has_inertia_end)

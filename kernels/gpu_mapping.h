@@ -10,6 +10,7 @@
 #include "swarm.h"
 
 struct gpu_mapping {
+  int migrates; /* compile the migration kernels (more than one island in all) */
   int evaluate; /* compile evaluate_kernel (a backend for --evaluate) */
   int group;    /* G: threads per particle, a power of two */
   int vec;      /* V: coordinates per thread and chunk */

@@ -503,7 +503,9 @@ extern "C" __global__ void hist_out_kernel(double *src, double *dst, long long n
   }
 }
 
+#if IPSO_MIGRATES
 #include "pso_migrate.cuh"
+#endif
 
 #if IPSO_EVALUATE
 /* --evaluate: the objective (not sign-adjusted) at the N rows of PTS into

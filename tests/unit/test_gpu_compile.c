@@ -40,6 +40,7 @@ static int compile_checked(const char *toml, const char *what, const char *want,
   struct gpu_plan p;
   gpu_plan_mapping(&cfg, &spec, 1, &p);
   p.map.evaluate = cfg.objective.id == IPSO_OBJ_CEC2017;
+  p.map.migrates = 1;
   const struct gpu_mapping m = p.map;
   struct swarm_consts k;
   swarm_consts_build(&cfg, &k);
