@@ -1,7 +1,5 @@
-/* The config reader: TOML text (parsed by toml++) and --set overrides in,
- * a validated struct ipso_config out. Every problem found is reported with
- * the file, line and column of the offending node (or the --set text it came
- * from), and with the key meant where a key or value looks misspelt. */
+/* The config reader's entry points: the file, its --set overrides, and the
+ * parse, validation and resolved text of a struct ipso_config. */
 #include "config.h"
 
 #include <cctype>
@@ -50,8 +48,7 @@ std::string_view trim(std::string_view s)
   return s.substr(b, e - b + 1);
 }
 
-/* Splits KEY ("section.key" or "section.table.key") into its bare-key parts;
- * empty if it is not of that form. */
+/* The bare-key parts of "section.key" or "section.table.key"; empty if not so. */
 std::vector<std::string> override_key_parts(std::string_view key)
 {
   std::vector<std::string> parts(1);
@@ -68,8 +65,8 @@ std::vector<std::string> override_key_parts(std::string_view key)
   return parts.size() < 2 || parts.size() > 3 ? std::vector<std::string>{} : parts;
 }
 
-/* Whether DOC is the nested key path PARTS holding one value that is not a
- * date or time (which are no config value, so "01:00:00" means a string). */
+/* Whether DOC is the key path PARTS holding one value that is not a date or
+ * time (no config value is one, so "01:00:00" means a string). */
 bool is_single_value(const toml::table &doc, const std::vector<std::string> &parts)
 {
   const toml::table *t = &doc;
@@ -84,8 +81,8 @@ bool is_single_value(const toml::table &doc, const std::vector<std::string> &par
   return false;
 }
 
-/* Moves the one-entry path of SRC into DST at depth DEPTH: tables on the path
- * are merged, the last key replaced, so the nodes keep their --set source. */
+/* Moves the one-entry path of SRC into DST (tables merged, the last key
+ * replaced), so the nodes keep their --set source. */
 void merge_override(toml::table &dst, toml::table &src, size_t depth, size_t last,
                     const std::string &source, const std::string &keypath, diagnostics &diag)
 {
@@ -180,10 +177,9 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
   return IPSO_OK;
 }
 
-/* Reads the whole file PATH into TEXT, reporting why not if it cannot. It
- * is opened without waiting (a FIFO with no writer would hold the process
- * through every stop signal): a FIFO or a socket is refused, and a device
- * that has nothing to read at once (a terminal) too. */
+/* Reads the whole file PATH into TEXT, or reports why not. Opened without
+ * waiting (a FIFO with no writer would hold the process through every stop
+ * signal): FIFOs, sockets and devices with nothing to read at once refused. */
 int read_config_file(const char *path, std::string &text)
 {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);

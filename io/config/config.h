@@ -1,5 +1,5 @@
-/* The run configuration: a plain C struct filled from a TOML file by
- * config_load() (toml++ behind this C API) and validated. */
+/* The run configuration: a C struct filled from a TOML file and validated
+ * by config_load() (toml++ behind this C API). */
 #ifndef IPSO_CONFIG_H
 #define IPSO_CONFIG_H
 
@@ -13,13 +13,11 @@ enum ipso_backend_kind { IPSO_BACKEND_AUTO, IPSO_BACKEND_GPU, IPSO_BACKEND_CPU }
 enum ipso_precision { IPSO_DOUBLE, IPSO_FLOAT };
 enum ipso_kernel { IPSO_KERNEL_QUEUE_LOCK, IPSO_KERNEL_QUEUE, IPSO_KERNEL_REDUCTION };
 enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
-/* Whom a particle follows inside its island: the island's best, the best of
- * its ring neighbourhood (particles i-k..i+k mod N), or an exemplar built
- * dimension by dimension from the personal bests (CLPSO). */
+/* Whom a particle follows: the island's best, the best of particles i-k..i+k
+ * mod N, or an exemplar built per dimension from the personal bests (CLPSO). */
 enum ipso_swarm_topology { IPSO_SWARM_GLOBAL, IPSO_SWARM_RING, IPSO_SWARM_CLPSO };
 enum ipso_topology { IPSO_TOPOLOGY_RING, IPSO_TOPOLOGY_BIDIRECTIONAL_RING };
-/* Which particles an island sends (the best personal bests, or random
- * ones), and which the migrants replace when better (the worst, or random). */
+/* Which particles an island sends, and which the migrants replace when better. */
 enum ipso_select { IPSO_SELECT_BEST, IPSO_SELECT_RANDOM };
 enum ipso_policy { IPSO_POLICY_REPLACE_WORST, IPSO_POLICY_REPLACE_RANDOM };
 enum ipso_progress { IPSO_PROGRESS_AUTO, IPSO_PROGRESS_LINES, IPSO_PROGRESS_OFF };
@@ -68,8 +66,7 @@ struct ipso_swarm_config {
   double inertia_end;
   double cognitive;
   double social;
-  /* Fractions of (upper - lower): island g (global id) takes
-   * velocity_clamp[g % nclamps] (config_clamp). */
+  /* Fractions of (upper - lower), islands in turn (config_clamp). */
   double velocity_clamp[IPSO_MAX_CLAMPS];
   int nclamps;
   enum ipso_kernel kernel;
@@ -111,11 +108,11 @@ struct ipso_config {
 extern "C" {
 #endif
 
-/* Reads, validates and resolves the config file PATH with command-line
- * overrides ("section.key=value", TOML value syntax; a bare word is taken as
- * a string) for RANKS MPI ranks. Every problem is printed to stderr as
- * "file:line:column: error: ..." (or "--set key=value: error: ...") and
- * IPSO_ERR_USAGE returned; on success CFG owns its memory (config_free). */
+/* Reads, validates and resolves the config file PATH with overrides
+ * ("section.key=value", TOML value syntax, a bare word a string) for RANKS
+ * MPI ranks. Each problem goes to stderr as "file:line:column: error: ..."
+ * (or "--set key=value: error: ...") and yields IPSO_ERR_USAGE; on success
+ * CFG owns its memory (config_free). */
 int config_load(const char *path, int noverrides, char *const *overrides, int ranks,
                 struct ipso_config *cfg);
 
@@ -137,7 +134,7 @@ static inline double config_clamp(const struct ipso_config *cfg, int island)
   return cfg->swarm.velocity_clamp[island % cfg->swarm.nclamps];
 }
 
-/* Parses "HH:MM:SS" into seconds; returns -1 if malformed. */
+/* "HH:MM:SS" in seconds; -1 if malformed. */
 double config_parse_hms(const char *s);
 
 /* Names of enum values as written in the config ("unknown" for others). */
@@ -150,7 +147,6 @@ const char *config_goal_name(enum ipso_goal g);
 const char *config_topology_name(enum ipso_topology t);
 const char *config_select_name(enum ipso_select s);
 const char *config_policy_name(enum ipso_policy p);
-const char *config_progress_name(enum ipso_progress p);
 
 #ifdef __cplusplus
 }

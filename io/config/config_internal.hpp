@@ -1,7 +1,6 @@
-/* Private to the config reader: config_keys.cpp (the table of keys, the enum
- * names, the resolved text), config_text.cpp (words and numbers),
- * config_validate.cpp (the checks of a parsed config), config.cpp (the file,
- * --set overrides, the C API); diagnostics (here) collect the problems. */
+/* Private to the config reader: config_keys.cpp (the table of keys, the
+ * resolved text), config_text.cpp (words and numbers), config_validate.cpp
+ * (the checks), config.cpp (the file, --set overrides, the C API). */
 #ifndef IPSO_CONFIG_INTERNAL_HPP
 #define IPSO_CONFIG_INTERNAL_HPP
 
@@ -42,15 +41,13 @@ enum class kind {
   clamps
 };
 
-/* swarm.velocity_clamp where the config names none: islands in turn with
- * 5% and the whole range (BENCHMARKS.md, "Solution quality"). */
+/* swarm.velocity_clamp by default (BENCHMARKS.md, "Solution quality"). */
 constexpr double kDefaultClamps[] = {0.05, 1.0};
 
-/* One key of the config: its value is stored at OFFSET in struct ipso_config
- * (SIZE bytes: an int or int64_t, a double, or a char array whose size bounds
- * a string), DEF where it is not given. Integers and numbers lie in [LO, HI]
- * ((LO, HI] when LO_OPEN); the resolved text shows the key where SHOWN says
- * so (always when null), else the comment UNSET if there is one. */
+/* One key: stored at OFFSET in struct ipso_config (SIZE bytes: int, int64_t,
+ * double, or a char array bounding a string), DEF where not given, integers
+ * and numbers in [LO, HI] ((LO, HI] when LO_OPEN). The resolved text shows
+ * it where SHOWN (null: always), else the comment UNSET if any. */
 struct key {
   const char *table, *name;
   kind type;
@@ -68,7 +65,6 @@ struct table_schema {
   std::vector<std::string_view> keys;
 };
 
-/* The tables of the config, from the table of keys. */
 const std::vector<table_schema> &config_schema();
 /* The key NAME of TABLE (which exists). */
 const key &find_key(std::string_view table, std::string_view name);
@@ -92,12 +88,12 @@ std::string toml_double(double v);
 std::string toml_string(std::string_view s);
 /* Whole SECONDS as "HH:MM:SS" (hours as many digits as needed). */
 std::string format_hms(double seconds);
-/* "an integer", "a string", ...: the TOML type of a node, for messages. */
+/* "an integer", "a string", ...: a node's TOML type, for messages. */
 const char *type_phrase(const toml::node &n);
 /* Whether S is a C identifier. */
 bool is_identifier(std::string_view s);
 
-/* Appends V, a string or an integer, to S. */
+/* Appends V, a string or an integer, to S (for cat). */
 inline void append(std::string &s, std::string_view v)
 {
   s += v;
@@ -116,21 +112,21 @@ template <typename... T> std::string cat(const T &...args)
   return s;
 }
 
-/* The problems found in one config, kept until the whole config has been
- * checked and then printed in file order (overrides last, as they came). */
+/* The problems of one config, printed once all is checked: in file order,
+ * then the overrides as they came. */
 class diagnostics
 {
 public:
   explicit diagnostics(std::string source) : source_(std::move(source)) {}
 
-  /* Marks NAME as the source path of nodes that came from a --set override. */
+  /* Marks NAME as the source path of a --set override's nodes. */
   void add_override(const std::string &name)
   {
     overrides_.insert(name);
   }
 
-  /* Reports "KEY: MESSAGE" at REGION: the --set text it came from, or the
-   * file's line and column (1:1 where the region is unknown). */
+  /* Reports "KEY: MESSAGE" at REGION: its --set text, or file:line:column
+   * (1:1 where unknown). */
   void error(const toml::source_region &region, std::string_view key, std::string_view message)
   {
     std::string text = std::string(key) + ": " + std::string(message);
@@ -146,12 +142,13 @@ public:
     add(override_source, 1, 0, 0, std::string(message));
   }
 
+  /* Whether any problem was reported. */
   bool failed() const
   {
     return !entries_.empty() || dropped_ > 0;
   }
 
-  /* Prints the problems to stderr, file problems by position, then overrides. */
+  /* Prints the problems to stderr. */
   void print()
   {
     std::stable_sort(entries_.begin(), entries_.end(), [](const entry &a, const entry &b) {
@@ -194,9 +191,8 @@ private:
   size_t dropped_ = 0;
 };
 
-/* Checks the parsed document ROOT (from SOURCE_NAME, for RANKS ranks)
- * against the table of keys into CFG, which then owns the bounds and
- * parameters; problems go to DIAG (config_validate.cpp). */
+/* Checks ROOT (from SOURCE_NAME, for RANKS ranks) against the table of keys
+ * into CFG, which then owns bounds and parameters; problems go to DIAG. */
 void validate(const toml::table &root, std::string_view source_name, int ranks, diagnostics &diag,
               ipso_config &cfg);
 

@@ -1,5 +1,5 @@
-/* The config reader's words and numbers: the key or value a misspelt one
- * stands for, numbers and strings as TOML writes them, and durations. */
+/* The config reader's words and numbers: what a misspelt word stands for,
+ * numbers and strings as TOML, durations. */
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +37,6 @@ size_t edit_distance(std::string_view a, std::string_view b)
 
 } // namespace
 
-/* The candidate WORD most likely stands for (config_internal.hpp). */
 std::string_view closest(std::string_view word, const std::vector<std::string_view> &candidates)
 {
   size_t limit = word.size() > 8 ? 3 : 2;
@@ -55,7 +54,6 @@ std::string_view closest(std::string_view word, const std::vector<std::string_vi
   return found;
 }
 
-/* The shortest decimal that reads back as exactly V. */
 double *malloc_copy(const std::vector<double> &v)
 {
   auto *p = static_cast<double *>(std::malloc(v.size() * sizeof(double)));
@@ -82,7 +80,6 @@ std::string format_double(double v)
   return buf;
 }
 
-/* V as a TOML float that reads back exactly: always with a '.' or exponent. */
 std::string toml_double(double v)
 {
   std::string s = format_double(v);
@@ -90,7 +87,6 @@ std::string toml_double(double v)
   return s;
 }
 
-/* S as a TOML basic string, quoted, with the characters TOML forbids escaped. */
 std::string toml_string(std::string_view s)
 {
   static const char kEscaped[] = "\"\\\b\t\n\f\r", kLetter[] = "\"\\btnfr";
@@ -108,7 +104,6 @@ std::string toml_string(std::string_view s)
   return out + "\"";
 }
 
-/* Whole SECONDS as "HH:MM:SS" (hours as many digits as needed). */
 std::string format_hms(double seconds)
 {
   auto total = static_cast<long long>(seconds);
@@ -117,7 +112,6 @@ std::string format_hms(double seconds)
   return buf;
 }
 
-/* "an integer", "a string", ...: the TOML type of a node, for messages. */
 const char *type_phrase(const toml::node &n)
 {
   static const char *const kPhrase[] = {"nothing",    "a table",    "an array",  "a string",
@@ -127,7 +121,6 @@ const char *type_phrase(const toml::node &n)
   return t < sizeof kPhrase / sizeof *kPhrase ? kPhrase[t] : "nothing";
 }
 
-/* Whether S is a C identifier. */
 bool is_identifier(std::string_view s)
 {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -138,7 +131,7 @@ bool is_identifier(std::string_view s)
 
 } // namespace config_impl
 
-/* Frees what CFG owns and zeroes it, so a second call is harmless. */
+/* Frees what CFG owns and zeroes it: a second call is harmless. */
 void config_free(ipso_config *cfg)
 {
   if (!cfg) return;
@@ -149,9 +142,8 @@ void config_free(ipso_config *cfg)
   std::memset(cfg, 0, sizeof *cfg);
 }
 
-/* "HH:MM:SS" (at least one hour digit, minutes and seconds 00-59) in
- * seconds. Hours beyond 1e9 (about 114,000 years) are refused, so that
- * seconds stay exact integers in a double and print back as they were read. */
+/* At least one hour digit, minutes and seconds 00-59; hours beyond 1e9 are
+ * refused, so seconds stay exact in a double and print back as read. */
 double config_parse_hms(const char *s)
 {
   size_t n = s ? std::strlen(s) : 0;

@@ -1,12 +1,9 @@
-/* The checks of a parsed config: unknown tables and keys (with the one
- * meant), each key's type, range and default from the table of keys, and
- * the rules between keys, each problem reported where the value is. */
+/* The checks of a parsed config: unknown names (with the one meant), each
+ * key's type, range and default, and the rules between keys. */
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include <sys/stat.h>
 
@@ -81,6 +78,12 @@ private:
     return got::bad;
   }
 
+  /* Reports MESSAGE about KEY of S at its value (which is given). */
+  got fail(const section &s, std::string_view key, const std::string &message)
+  {
+    return fail(s.node(key)->source(), s.qualified(key), message);
+  }
+
   /* The table NAME of ROOT, reporting it if it is not a table. */
   section get_section(const toml::table &root, std::string_view name)
   {
@@ -99,8 +102,7 @@ private:
     return s;
   }
 
-  /* Reports the entries of T that the schema does not have, with the one
-   * meant: the tables of the root (S null), or the keys of the table S. */
+  /* Reports the entries of T (the root where S is null) the schema lacks. */
   void check_entries(const toml::table &t, const section *s)
   {
     const auto &schema = config_schema();
@@ -211,9 +213,8 @@ private:
     return fail(n.source(), key, msg);
   }
 
-  /* Node N as the value of key K (NAME in messages), checked against K's
-   * type and range: into X (numbers, durations), V (integers, booleans,
-   * enums) or STR, which are left as they are where it is bad. */
+  /* Node N as key K (NAME in messages), checked against K's type and range,
+   * into X (numbers, durations), V (integers, booleans, enums) or STR. */
   got read_value(const toml::node &n, const key &k, const std::string &name, double &x, int64_t &v,
                  std::string &str)
   {
@@ -294,15 +295,14 @@ private:
       for (const char *c = r.name; *c; c++)
         if (!std::isalnum(static_cast<unsigned char>(*c)) && !std::strchr("._-", *c)) good = false;
       if (!good)
-        fail(s.node("name")->source(), "run.name",
+        fail(s, "name",
              cat("must be 1 to ", IPSO_NAME_MAX - 1, " characters of A-Z a-z 0-9 . _ -, got ",
                  toml_string(r.name)));
     }
     for (const char *key : {"seed", "backend", "precision"}) get(s, key);
-    /* Absent: 0, one island per rank (config_islands), so that the resolved
-     * config does not depend on how many ranks read it. */
+    /* Absent: 0, one per rank, so the resolved config is the same on any ranks. */
     if (get(s, "islands") == got::ok && r.islands % ranks_ != 0) {
-      fail(s.node("islands")->source(), "run.islands",
+      fail(s, "islands",
            cat(r.islands, " islands cannot be spread evenly over ", ranks_,
                " MPI ranks: give a multiple of ", ranks_,
                ", or run on a number of ranks that divides ", r.islands));
@@ -311,8 +311,7 @@ private:
     get(s, "max_iterations");
     r.has_target = get(s, "target_fitness") == got::ok;
     if (get(s, "time_limit") == got::ok && r.time_limit <= 0) {
-      fail(s.node("time_limit")->source(), "run.time_limit",
-           "must be longer than 00:00:00 (leave it out for no limit)");
+      fail(s, "time_limit", "must be longer than 00:00:00 (leave it out for no limit)");
       r.time_limit = 0;
     }
     get(s, "watchdog");
@@ -350,8 +349,7 @@ private:
     std::memcpy(source, path.c_str(), path.size() + 1);
   }
 
-  /* Node N (NAME in messages) as one finite number, or an array of them
-   * that has WANT elements when WANT > 0 (objective.dimensions). */
+  /* Node N as one finite number or an array of them (of WANT where WANT > 0). */
   got read_numbers(const toml::node &n, const std::string &name, int64_t want,
                    std::vector<double> &out)
   {
@@ -389,8 +387,7 @@ private:
     cfg_.swarm.nclamps = static_cast<int>(v.size());
   }
 
-  /* [objective] lower and upper: given, or the objective's defaults;
-   * expanded to every dimension and checked against each other. */
+  /* [objective] lower and upper (or the defaults) per dimension, checked. */
   void check_bounds(const section &s, const objective_info *info)
   {
     bool user = info && objective_id(info) == IPSO_OBJ_USER;
@@ -412,33 +409,29 @@ private:
     if (lo.size() == 1) lo.assign(static_cast<size_t>(dims), lo[0]);
     if (hi.size() == 1) hi.assign(static_cast<size_t>(dims), hi[0]);
     const char *given = glo == got::ok ? "lower" : "upper";
-    auto report = [&](const char *key, const std::string &msg) {
-      fail(s.node(key)->source(), s.qualified(key), msg);
-    };
     size_t first = SIZE_MAX, count = 0;
     for (size_t d = 0; d < lo.size(); d++)
       if (!(lo[d] < hi[d]) && count++ == 0) first = d;
     if (count > 0)
-      return report(given, cat("lower (", format_double(lo[first]), ") must be less than upper (",
-                               format_double(hi[first]), ") in dimension ", first,
-                               count > 1 && !uniform ? cat(" (and ", count - 1, " more dimension",
-                                                           count > 2 ? "s)" : ")")
-                                                     : ""));
-    /* Both finite, but the span overflows: the swarm could be neither
-     * initialised nor clamped (velocity limits are fractions of the span). */
+      return (void)fail(s, given,
+                        cat("lower (", format_double(lo[first]), ") must be less than upper (",
+                            format_double(hi[first]), ") in dimension ", first,
+                            count > 1 && !uniform ? cat(" (and ", count - 1, " more dimension",
+                                                        count > 2 ? "s)" : ")")
+                                                  : ""));
+    /* A span that overflows could neither place nor clamp the swarm. */
     for (size_t d = 0; d < lo.size(); d++)
       if (!std::isfinite(hi[d] - lo[d]))
-        return report(ghi == got::ok ? "upper" : "lower",
-                      cat("upper - lower must be finite, but it overflows in dimension ", d, " (",
-                          format_double(lo[d]), " to ", format_double(hi[d]), ")"));
-    /* In single precision the swarm lives on the bounds rounded to float:
-     * bounds that round to the same value (or cross) leave no room. */
+        return (void)fail(s, ghi == got::ok ? "upper" : "lower",
+                          cat("upper - lower must be finite, but it overflows in dimension ", d,
+                              " (", format_double(lo[d]), " to ", format_double(hi[d]), ")"));
+    /* In float the swarm lives on the bounds rounded to float. */
     for (size_t d = 0; d < lo.size() && cfg_.run.precision == IPSO_FLOAT; d++)
       if (!(static_cast<float>(lo[d]) < static_cast<float>(hi[d])))
-        return report(given,
-                      cat("lower (", format_double(lo[d]), ") and upper (", format_double(hi[d]),
-                          ") round to the same float in dimension ", d,
-                          " (run.precision = \"float\"): widen the bounds or use \"double\""));
+        return (void)fail(s, given,
+                          cat("lower (", format_double(lo[d]), ") and upper (",
+                              format_double(hi[d]), ") round to the same float in dimension ", d,
+                              " (run.precision = \"float\"): widen the bounds or use \"double\""));
     cfg_.objective.lower = malloc_copy(lo);
     cfg_.objective.upper = malloc_copy(hi);
   }
@@ -514,7 +507,7 @@ private:
     for (const char *key : {"source", "function", "separable"}) {
       const toml::node *n = s.node(key);
       if (info && !user && n)
-        fail(n->source(), s.qualified(key), "is only allowed with objective.name = \"user\"");
+        fail(s, key, "is only allowed with objective.name = \"user\"");
       else if (user && !n && std::string_view(key) != "separable")
         require(s, key, "objective 'user' needs source and function");
     }
@@ -522,8 +515,7 @@ private:
     if (user) {
       read_source(s);
       if (get(s, "function") == got::ok && !is_identifier(o.function)) {
-        fail(s.node("function")->source(), "objective.function",
-             "must be a C identifier, got " + toml_string(o.function));
+        fail(s, "function", "must be a C identifier, got " + toml_string(o.function));
         o.function[0] = '\0';
       }
       get(s, "separable");
@@ -531,25 +523,23 @@ private:
     read_params(s, info);
   }
 
-  /* [objective] number: the CEC 2017 function (F2 was withdrawn from the
-   * suite), whose data exist in 10, 30, 50 and 100 dimensions. */
+  /* [objective] number: the CEC 2017 function (F2 withdrawn), D of its data. */
   void read_cec2017(const section &s, const objective_info *info)
   {
     ipso_objective_config &o = cfg_.objective;
     const toml::node *n = s.node("number");
-    if ((!info || o.id != IPSO_OBJ_CEC2017) && info && n)
-      fail(n->source(), "objective.number", "is only allowed with objective.name = \"cec2017\"");
+    if (info && o.id != IPSO_OBJ_CEC2017 && n)
+      fail(s, "number", "is only allowed with objective.name = \"cec2017\"");
     if (!info || o.id != IPSO_OBJ_CEC2017) return;
     got g = get(s, "number");
     if (g == got::absent) require(s, "number", "objective 'cec2017' needs the function's number");
     if (g == got::ok && o.number == 2) {
-      fail(n->source(), "objective.number", "F2 is not in the CEC 2017 suite: give 1 or 3..30");
+      fail(s, "number", "F2 is not in the CEC 2017 suite: give 1 or 3..30");
       o.number = 0;
     }
     int D = o.dimensions;
     if (D != 0 && D != 10 && D != 30 && D != 50 && D != 100)
-      fail(s.node("dimensions")->source(), "objective.dimensions",
-           cat("the CEC 2017 suite has 10, 30, 50 or 100 dimensions, got ", D));
+      fail(s, "dimensions", cat("the CEC 2017 suite has 10, 30, 50 or 100 dimensions, got ", D));
   }
 
   /* [swarm]: the size against the dimensions, and the topology's keys. */
@@ -564,9 +554,8 @@ private:
            cat("particles * objective.dimensions = ", w.particles, " * ", dims, " = ",
                w.particles * dims, " exceeds the limit of ", IPSO_MAX_ELEMENTS, " per island"));
     }
-    /* The topology first: clpso (Liang, Qin, Suganthan and Baskar, IEEE TEC
-     * 2006) has coefficients of its own: one attractor, the exemplar, with
-     * c = 1.49445 (social; cognitive 0), inertia from 0.9 down to 0.4. */
+    /* The topology first: clpso (Liang et al., IEEE TEC 2006) has its own
+     * defaults: social 1.49445 (the exemplar), cognitive 0, inertia 0.9 to 0.4. */
     read_topology(s, particles_ok);
     bool clpso = w.topology == IPSO_SWARM_CLPSO;
     if (get(s, "inertia") != got::ok && clpso) w.inertia = 0.9;
@@ -579,25 +568,24 @@ private:
     got gk = get(s, "kernel"), gs = get(s, "sync");
     if (gk != got::bad && gs == got::ok && w.sync == IPSO_SYNC_RELAXED &&
         w.kernel != IPSO_KERNEL_QUEUE_LOCK)
-      fail(s.node("sync")->source(), "swarm.sync",
+      fail(s, "sync",
            cat("sync = \"relaxed\" requires kernel = \"queue_lock\" (kernel is \"",
                config_kernel_name(w.kernel), "\")"));
     particles_ok_ = particles_ok;
     /* refresh (clpso's alone), and clpso's tournament between other particles needs two. */
     if (get(s, "refresh") == got::ok && w.topology != IPSO_SWARM_CLPSO)
-      fail(s.node("refresh")->source(), "swarm.refresh",
+      fail(s, "refresh",
            cat("refresh is for topology = \"clpso\" (topology is \"",
                config_swarm_topology_name(w.topology), "\")"));
     else if (w.topology == IPSO_SWARM_CLPSO && particles_ok && w.particles < 2)
-      fail(s.node("topology")->source(), "swarm.topology",
+      fail(s, "topology",
            cat("clpso learns from other particles' personal bests and needs at least 2 "
                "particles, the swarm has ",
                w.particles, " (swarm.particles)"));
   }
 
-  /* [swarm] topology and neighbours. PARTICLES_OK: swarm.particles was
-   * read. A ring by default (not named in the config) on a swarm too small
-   * for it (2k + 1 > particles) is the whole swarm, so it runs as global. */
+  /* [swarm] topology and neighbours. A default ring on a swarm too small for
+   * it (2k + 1 > particles) is the whole swarm: it runs as global. */
   void read_topology(const section &s, bool particles_ok)
   {
     ipso_swarm_config &w = cfg_.swarm;
@@ -605,16 +593,16 @@ private:
     int64_t k = w.neighbours;
     if (gt == got::bad || gk == got::bad) return;
     if (gk == got::ok && w.topology != IPSO_SWARM_RING)
-      return diag_.error(s.node("neighbours")->source(), "swarm.neighbours",
-                         cat("neighbours is for topology = \"ring\" (topology is \"",
-                             config_swarm_topology_name(w.topology), "\")"));
+      return (void)fail(s, "neighbours",
+                        cat("neighbours is for topology = \"ring\" (topology is \"",
+                            config_swarm_topology_name(w.topology), "\")"));
     if (w.topology != IPSO_SWARM_RING || !particles_ok || 2 * k + 1 <= w.particles) return;
     if (gt == got::absent && gk == got::absent) {
       w.topology = IPSO_SWARM_GLOBAL;
       return;
     }
     const char *key = gk == got::ok ? "neighbours" : "topology";
-    fail(s.node(key)->source(), s.qualified(key),
+    fail(s, key,
          cat("a ring of ", k, k == 1 ? " neighbour" : " neighbours", " on each side needs 2 * ", k,
              " + 1 = ", 2 * k + 1, " particles, the swarm has ", w.particles,
              " (swarm.particles)"));
@@ -670,7 +658,7 @@ private:
     else if (g == got::absent)
       std::memcpy(o.checkpoint, base.c_str(), base.size() + 1);
     else if (g == got::ok && o.checkpoint[0] && std::strcmp(o.checkpoint, r.output) == 0)
-      fail(s.node("checkpoint")->source(), "output.checkpoint", "must differ from run.output");
+      fail(s, "checkpoint", "must differ from run.output");
     get(s, "progress");
   }
 
