@@ -1,4 +1,4 @@
-/* MPI for the islands. */
+/* MPI for the islands: start-up, agreement, the global best, ring exchange. */
 #include "island_mpi.h"
 
 #include <limits.h>
@@ -16,13 +16,10 @@ int ipso_mpi_fail(const char *call, int rc, const char *file, int line)
   return IPSO_ERR_RUNTIME;
 }
 
-/* A process started without a launcher (no mpirun, no PMI/PMIx) is an MPI
- * singleton: one island with no peers. Open MPI then starts a helper
- * daemon and probes the network for UCX, 0.2-0.3 s before the first
- * iteration; neither is needed by a process that never talks to another,
- * so unless the user chose otherwise, such a process runs isolated on the
- * ob1 messaging layer with the transport to itself alone (other MPI
- * libraries ignore these variables). */
+/* A process started without a launcher is an MPI singleton that talks to
+ * no other: unless the user chose otherwise, Open MPI runs it isolated on
+ * ob1, without the helper daemon and the network probe it would start
+ * (other MPI libraries ignore these variables). */
 static void singleton_defaults(void)
 {
   static const char *const launched[] = {
@@ -31,13 +28,10 @@ static void singleton_defaults(void)
     if (getenv(*v)) return;
   setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   setenv("OMPI_MCA_pml", "ob1", 0);
-  /* hwloc's GPU plugins add 0.2 s to MPI_Init on a GPU node (NVML and CUDA
-   * enumeration): a process that talks to no other needs no GPU's place in
-   * the topology. */
+  /* hwloc's GPU plugins slow MPI_Init; a lone process needs no GPU topology. */
   setenv("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-gl,-rsmi,-levelzero", 0);
-  /* Isolated singletons all take job family 0: without a session
-   * directory of their own, concurrent ones (a parameter sweep) remove
-   * each other's. Open MPI creates it and removes it at MPI_Finalize. */
+  /* Isolated singletons all take job family 0: concurrent ones (a sweep)
+   * would remove each other's session directory without one of their own. */
   const char *tmp = getenv("TMPDIR");
   char dir[4096];
   int n = snprintf(dir, sizeof dir, "%s/ompi-islandpso.%ld.%ld", tmp && *tmp ? tmp : "/tmp",
@@ -111,8 +105,7 @@ int island_best_of_all(MPI_Comm comm, double *cost, int64_t *particle, double *p
   return IPSO_OK;
 }
 
-/* Tags of the two directions, so that two ranks on a bidirectional ring
- * (each the other's left and right neighbour) tell the messages apart. */
+/* Tags of the two directions (two ranks are each other's left and right). */
 enum { TAG_RIGHTWARD = 7301, TAG_LEFTWARD = 7302 };
 
 struct ring_exchange {
@@ -173,13 +166,6 @@ int ring_exchange(struct ring_exchange *rx, const double *to_right, const double
   if (rx->both) memcpy(from_right, rx->recv[1], (size_t)rx->count * sizeof(double));
   IPSO_CHECK_MPI(MPI_Waitall(n, rx->sreq, MPI_STATUSES_IGNORE));
   return ring_post(rx);
-}
-
-int ring_exchange_neighbours(const struct ring_exchange *rx, int to[2])
-{
-  to[0] = rx->right;
-  to[1] = rx->left;
-  return rx->both ? 2 : 1;
 }
 
 void ring_exchange_free(struct ring_exchange *rx)

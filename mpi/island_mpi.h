@@ -1,6 +1,5 @@
 /* MPI for the islands: start-up with errors returned, rank -> GPU binding,
- * agreement between ranks, the global best, and the buffers of ring
- * migration. Knows neither the backends nor CUDA. */
+ * agreement, the global best, the ring migration's exchange. No CUDA. */
 #ifndef IPSO_ISLAND_MPI_H
 #define IPSO_ISLAND_MPI_H
 
@@ -10,7 +9,7 @@
 #include "ipso.h"
 #include "check.h"
 
-/* MPI: the call and MPI_Error_string (ipso_mpi_fail). */
+/* Returns (or, _GOTO, jumps to LABEL with RC) the failure of an MPI call. */
 #define IPSO_CHECK_MPI(call)                                                                       \
   do {                                                                                             \
     int ipso_mpi_rc_ = (call);                                                                     \
@@ -47,37 +46,29 @@ static inline int island_device_for(int local_rank, int devices)
   return devices > 0 ? local_rank % devices : -1;
 }
 
-/* The worst (largest) STATUS of all ranks, on every rank. A rank whose MPI
- * fails gets IPSO_ERR_RUNTIME. */
+/* The worst (largest) STATUS of all ranks; IPSO_ERR_RUNTIME where MPI fails. */
 int island_agree(MPI_Comm comm, int status);
 
 /* Elementwise minimum of N doubles over all ranks, in place. */
 int island_min(MPI_Comm comm, double *values, int n);
 
-/* The best of all islands from each rank's best island (COST, PARTICLE,
- * POSITION [dims], its global id in *ISLAND): the lowest cost, ties to the
- * lower island. Every rank gets the winner's cost, particle, position (in
- * place) and island. */
+/* The best of all islands from each rank's best (COST, PARTICLE, POSITION
+ * [dims], global id *ISLAND): the lowest cost, ties to the lower island; in
+ * place on every rank. */
 int island_best_of_all(MPI_Comm comm, double *cost, int64_t *particle, double *position, int dims,
                        int *island);
 
-/* The exchange of the ring migration between neighbouring ranks: buffers of
- * COUNT doubles go to the right neighbour (and, with BOTH, to the left one
- * too), and the same come from the left (and the right). On the global ring
- * of islands, what a rank's last island sends to the right and its first
- * island to the left. With two ranks
- * the left and right neighbour are the same rank; tags tell the directions
- * apart. It moves buffers only: what they hold is the caller's. */
+/* The ring migration between neighbouring ranks: COUNT doubles to the right
+ * neighbour (with BOTH, to the left too), the same from the left (and the
+ * right): what a rank's last island sends right and its first left. With two
+ * ranks left and right are one rank; tags tell the directions apart. */
 struct ring_exchange;
 
 int ring_exchange_create(MPI_Comm comm, size_t count, int both, struct ring_exchange **out);
-/* Sends TO_RIGHT (and TO_LEFT) and receives FROM_LEFT (and FROM_RIGHT);
- * returns when all four transfers are complete. The receives of the next
- * exchange are posted before it returns. */
+/* Sends TO_RIGHT (and TO_LEFT), receives FROM_LEFT (and FROM_RIGHT), all
+ * complete on return; the next exchange's receives are posted by then. */
 int ring_exchange(struct ring_exchange *rx, const double *to_right, const double *to_left,
                   double *from_left, double *from_right);
-/* The ranks this one sends to: right first, then left (if both). */
-int ring_exchange_neighbours(const struct ring_exchange *rx, int to[2]);
 void ring_exchange_free(struct ring_exchange *rx);
 
 #ifdef __cplusplus

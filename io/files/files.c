@@ -18,8 +18,8 @@
 /* Prints a usage error and yields IPSO_ERR_USAGE. */
 #define USAGE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
 
-/* The real path of PATH's directory joined with its last component, in
- * OUT (N bytes): 0, or -1 when the directory cannot be resolved. */
+/* The real path of PATH's directory and its last component in OUT (N bytes):
+ * 0, or -1 when the directory cannot be resolved. */
 static int path_canonical(const char *path, char *out, size_t n)
 {
   char dir[PATH_MAX], real[PATH_MAX];
@@ -50,7 +50,7 @@ static int path_same(const char *a, const char *b)
 static int check_writable_kind(const char *role, const char *path)
 {
   struct stat st;
-  /* (A directory is reported by the output and checkpoint checks.) */
+  /* (A directory is reported elsewhere.) */
   if (!path || !*path || stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
     return IPSO_OK;
   return USAGE("islandpso: error: the %s '%s' exists and is not a regular file (%s): "
@@ -62,9 +62,8 @@ static int check_writable_kind(const char *role, const char *path)
                                       : "a socket or other special file");
 }
 
-/* Whether PATH of ROLE, made absolute, with SUFFIX (the longest name derived
- * from it) fits PATH_MAX: MPI-IO and HDF5 take absolute names of that size
- * at most, and some of them fail worse than with an error beyond it. */
+/* Whether PATH of ROLE, absolute, with SUFFIX (its longest derived name) fits
+ * PATH_MAX: beyond it some MPI-IO and HDF5 calls fail worse than with an error. */
 static int check_length(const char *role, const char *path, const char *suffix)
 {
   char cwd[PATH_MAX];
@@ -85,9 +84,8 @@ static int check_length(const char *role, const char *path, const char *suffix)
                role, path, suffix, n, PATH_MAX - 1);
 }
 
-/* PATH's lock file in OUT (N bytes): the real path of PATH (or of its
- * directory, for a file not yet created), so that every spelling of one file
- * finds the same lock, with ".lock"; 0, or -1 when it does not fit. */
+/* PATH's lock file in OUT (N bytes): its real path (every spelling finds one
+ * lock) with ".lock"; 0, or -1 when it does not fit. */
 static int lock_path(const char *path, char *out, size_t n)
 {
   char real[PATH_MAX];
@@ -103,8 +101,8 @@ enum { CONFIG, OUTPUT, CKPT, PREV, TMP, RESTART, OUTPUT_LOCK, CKPT_LOCK, REMOVIN
 
 int paths_check(const char *config, const char *output, const char *checkpoint, const char *restart)
 {
-  /* Each role's name, whether the run creates, replaces, renames or removes
-   * the file, and the suffix of the names derived from the checkpoint's. */
+  /* Each role's name, whether the run writes (or removes) the file, and the
+   * suffix of a name derived from the checkpoint's. */
   static const struct {
     const char *role;
     int written;
@@ -133,11 +131,9 @@ int paths_check(const char *config, const char *output, const char *checkpoint, 
     path[CKPT_LOCK] = names[CKPT_LOCK];
   if (out && lock_path(output, names[OUTPUT_LOCK], sizeof names[OUTPUT_LOCK]) == 0)
     path[OUTPUT_LOCK] = names[OUTPUT_LOCK];
-  /* Every file the run writes must be a file of its own, apart from every
-   * other one it uses; the restart checkpoint may be the config's
-   * checkpoint or the one kept before it (--resume does that), and those
-   * two may be hard links of one file (a commit leaves them so for a
-   * moment). */
+  /* Every file the run writes is apart from every other it uses; but the
+   * restart may be the checkpoint or its .prev (--resume), and those two may
+   * be hard links of one file (a commit leaves them so for a moment). */
   for (int a = 0; a < ROLES; a++)
     for (int b = a + 1; b < ROLES; b++) {
       if (!roles[a].written && !roles[b].written && !(a == CONFIG && b == RESTART)) continue;
@@ -149,11 +145,10 @@ int paths_check(const char *config, const char *output, const char *checkpoint, 
                      "each its own path",
                      roles[a].role, path[a], roles[b].role, path[b]);
     }
-  IPSO_TRY(check_writable_kind("output file", output));
-  IPSO_TRY(check_writable_kind("checkpoint", checkpoint));
   /* (Lock files: run_lock_take says what is wrong with one.) */
-  for (int r = 0; r < ROLES; r++)
-    if (roles[r].suffix) IPSO_TRY(check_writable_kind(roles[r].role, path[r]));
+  for (int r = OUTPUT; r < ROLES; r++)
+    if (r == OUTPUT || r == CKPT || roles[r].suffix)
+      IPSO_TRY(check_writable_kind(roles[r].role, path[r]));
   return IPSO_OK;
 }
 
@@ -167,8 +162,8 @@ static int lock_fd(int fd)
   return fcntl(fd, F_SETLK, &fl) == 0 ? 0 : errno;
 }
 
-/* The locks held, released at exit() too (a user objective calling exit(),
- * say): the kernel would release them, but their files would stay. */
+/* The locks held, released at exit() too (a user objective's, say), or
+ * their files would stay. */
 static struct run_lock *held[8];
 static void release_all(void)
 {
@@ -188,9 +183,8 @@ static int hold(struct run_lock *l, int fd)
   return IPSO_OK;
 }
 
-/* Whether TEXT (N bytes) is what run_lock_take writes into a lock file:
- * "pid P on HOST since TIME\n" with digits for P and neither blanks, line
- * ends nor NULs in HOST and TIME. */
+/* Whether TEXT (N bytes) is what run_lock_take writes: "pid P on HOST since
+ * TIME\n", P digits, HOST and TIME without blanks, line ends or NULs. */
 static int lock_text_valid(const char *text, size_t n)
 {
   static const char *const words[] = {"pid ", " on ", " since ", "\n"};
@@ -251,9 +245,9 @@ static int discard(int fd, const char *name)
   return -1;
 }
 
-/* Creates the lock file L->path holding TEXT (LEN bytes), locked, never
- * empty: written under a temporary name and linked (without hard links:
- * created exclusively). The open file, or -1 with errno (EEXIST: taken). */
+/* Creates L->path holding TEXT (LEN bytes), locked, never empty: written
+ * under a temporary name and linked (without hard links: created
+ * exclusively). The open file, or -1 with errno (EEXIST: taken). */
 static int create_locked(const struct run_lock *l, const char *text, int len)
 {
   char tmp[sizeof l->path + 16];
@@ -294,8 +288,8 @@ int run_lock_take(struct run_lock *l, const char *role, const char *path)
   if (lock_path(path, l->path, sizeof l->path) != 0)
     return IPSO_FAIL("lock", "path too long: '%s'", path);
   int len = lock_text(text);
-  /* The lock file can be replaced between open and lock (its holder
-   * removes it on release): lock, then check it is still the file named. */
+  /* Its holder may remove it between our open and lock: lock, then check
+   * that it is still the file named. */
   for (int attempt = 0; attempt < 5; attempt++) {
     int fd = open(l->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0 && errno == ENOENT) {
@@ -335,8 +329,8 @@ int run_lock_take(struct run_lock *l, const char *role, const char *path)
       return IPSO_OK;
     }
     if (names_it(l, fd)) {
-      /* A stale lock of a run that died: ours now. The new text goes over
-       * the old before the rest is cut, so the file is never empty. */
+      /* A dead run's lock, ours now: the text goes over the old before the
+       * rest is cut, so the file is never empty. */
       if (pwrite(fd, text, (size_t)len, 0) != len || ftruncate(fd, len) != 0)
         log_warn("cannot write the lock file '%s': %s", l->path, strerror(errno));
       return hold(l, fd);
@@ -351,8 +345,7 @@ void run_lock_release(struct run_lock *l)
   for (size_t i = 0; i < sizeof held / sizeof held[0]; i++)
     if (held[i] == l) held[i] = NULL;
   if (l->fd < 0) return;
-  /* While still locked, so a waiting run then locks a new file; and only
-   * the file this run holds: one put in its place stays. */
+  /* While locked, so a waiting run locks a new file; and only our file. */
   if (names_it(l, l->fd)) unlink(l->path);
   close(l->fd);
   l->fd = -1;

@@ -1,9 +1,8 @@
-/* Exclusive locks on the files of a run: an fcntl write lock on <path>.lock
- * (symbolic links and .. resolved) held by rank 0, so that a second run on
- * the same output or checkpoint is refused, naming the holder. The kernel
- * releases a lock however its process ends: the lock file of a dead run is
- * taken over. A file at that path that is not what islandpso writes ("pid P
- * on HOST since TIME") is refused, never overwritten or removed. */
+/* Exclusive locks on a run's files: an fcntl write lock on <path>.lock (links
+ * and .. resolved) held by rank 0, so a second run on the same output or
+ * checkpoint is refused, naming the holder. The kernel releases a lock however
+ * its process ends, so a dead run's lock file is taken over; a file there that
+ * islandpso did not write is refused, never overwritten or removed. */
 #ifndef IPSO_LOCK_H
 #define IPSO_LOCK_H
 
@@ -18,15 +17,12 @@ struct run_lock {
   char path[4200]; /* <path>.lock */
 };
 
-/* Takes the lock of PATH for ROLE ("output file", "checkpoint"). Another
- * live holder: IPSO_ERR_USAGE with its pid, host and start. A file at the
- * lock's path that is not a lock file (another content, a symbolic link,
- * not a regular file): IPSO_ERR_USAGE, the file left as it is. A directory
- * where no lock file can be made: a warning, and no lock (IPSO_OK). */
+/* Takes the lock of PATH for ROLE ("output file", "checkpoint"). A live
+ * holder, or a file there that is no lock file: IPSO_ERR_USAGE. Where no lock
+ * file can be made: a warning, and IPSO_OK without a lock. */
 int run_lock_take(struct run_lock *l, const char *role, const char *path);
 
-/* Releases the lock and removes its file if the path still names it
- * (no-op when not held). */
+/* Releases the lock, removing its file if the path still names it. */
 void run_lock_release(struct run_lock *l);
 
 #ifdef __cplusplus
