@@ -1,6 +1,5 @@
-/* The one family of check macros: each reports a failure with rank, host,
- * call, the library's message and the source position (log_fail) and
- * returns IPSO_ERR_RUNTIME, or in the _GOTO form jumps to a cleanup label.
+/* The check macros: each reports a failure (log_fail) and returns
+ * IPSO_ERR_RUNTIME, or in the _GOTO form jumps to a cleanup label.
  * IPSO_CHECK_MPI and IPSO_CHECK_H5 live beside their layers. */
 #ifndef IPSO_CHECK_H
 #define IPSO_CHECK_H
@@ -20,7 +19,7 @@
     if (ipso_rc_ != IPSO_OK) return ipso_rc_;                                                      \
   } while (0)
 
-/* The CUDA runtime: the call, CUDA's message and the error's name. */
+/* A failed CUDA runtime call: the call, CUDA's message and the error's name. */
 #define IPSO_CUDA_FAILED(e, what)                                                                  \
   IPSO_FAIL("cuda", "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e))
 

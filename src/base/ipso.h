@@ -6,8 +6,7 @@
 
 #define IPSO_VERSION "0.1.0"
 
-/* Status of every function that can fail. The values are the process exit
- * codes of design.md, so main() can return a status as it is. */
+/* Status of every function that can fail, and the process's exit code. */
 enum ipso_status {
   IPSO_OK = 0,                   /* finished */
   IPSO_ERR_RUNTIME = 1,          /* runtime failure: rank, component and cause printed */

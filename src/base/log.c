@@ -1,9 +1,8 @@
-/* Messages to the user. */
+/* Messages to the user, flushed, with the rank where it matters. */
 #include "log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 static int log_rank_ = 0;
@@ -76,10 +75,9 @@ void log_warn(const char *fmt, ...)
 void log_info(const char *fmt, ...)
 {
   if (log_rank_ != 0) return;
-  FILE *to = log_info_stderr_ ? stderr : stdout;
   va_list ap;
   va_start(ap, fmt);
-  say(to, fmt, ap);
+  say(log_info_stderr_ ? stderr : stdout, fmt, ap);
   va_end(ap);
 }
 

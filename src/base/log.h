@@ -1,5 +1,5 @@
 /* Messages to the user: information from rank 0, warnings and errors from
- * any rank, each error naming the rank and the component that failed. */
+ * any rank, naming the rank. */
 #ifndef IPSO_LOG_H
 #define IPSO_LOG_H
 
@@ -11,6 +11,7 @@ extern "C" {
 
 /* Sets the rank and size shown in messages (before MPI: rank 0 of 1). */
 void log_init(int rank, int size);
+/* This process's rank. */
 int log_rank(void);
 /* "islandpso: error: [rank R on HOST] COMPONENT: message (file:line)" on
  * stderr, flushed (the check macros of check.h). */
@@ -23,8 +24,7 @@ void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Information for the user, printed by rank 0 only, on stdout. */
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* From now on log_info writes to stderr: stdout holds only a result
- * (--evaluate's values). */
+/* log_info to stderr from now on: stdout holds only a result (--evaluate). */
 void log_info_to_stderr(void);
 
 #ifdef __cplusplus

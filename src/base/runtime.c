@@ -15,12 +15,11 @@
 
 static volatile sig_atomic_t stop_signal = 0;
 
-/* Each asks for a checkpoint and a stop; SIGHUP (the session closed) and
- * SIGPIPE (`| head` gone) would otherwise end the process with nothing saved. */
+/* Each asks for a checkpoint and a stop; SIGHUP and SIGPIPE would otherwise
+ * end the process with nothing saved. */
 static const int stop_signals[] = {SIGTERM, SIGINT, SIGUSR1, SIGHUP, SIGPIPE};
 
-/* The first stop signal is kept for the solver; a second SIGINT stops at
- * once, without a checkpoint, and says so. */
+/* Keeps the first stop signal; a second SIGINT stops at once and says so. */
 static void on_signal(int sig)
 {
   if (sig == SIGINT && stop_signal != 0) {
@@ -76,8 +75,7 @@ static double number_in(const char *path, const char *key, double scale)
   return v;
 }
 
-/* The memory the control group of this process may still take (cgroup v2,
- * or v1's memory controller), or -1. */
+/* The memory this process's control group may still take (v2 or v1), or -1. */
 static double cgroup_available(void)
 {
   static const char *const root[2] = {"/sys/fs/cgroup", "/sys/fs/cgroup/memory"},
@@ -137,13 +135,14 @@ static struct {
   int quit;
 } wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
+/* CLOCK_MONOTONIC in milliseconds. */
 static int64_t now_ms(void)
 {
   return (int64_t)(wall_seconds() * 1000.0);
 }
 
-/* Wakes up a few times per timeout and ends the process when the last beat
- * is older than the timeout; watchdog_stop() wakes it at once. */
+/* Wakes a few times per timeout and ends the process when the last beat is
+ * older than it; watchdog_stop() wakes it at once. */
 static void *watchdog_main(void *arg)
 {
   (void)arg;
@@ -203,9 +202,8 @@ void watchdog_stop(void)
 
 static atomic_int exit_expected = 1;
 
-/* At exit(): unless main() is returning, the run is ending from inside (a
- * user objective's exit()), and a status 0 or 3 would read as success or
- * ask for a requeue; say so and end with status 1. */
+/* At exit() before main() returns (a user objective's): a status 0 or 3
+ * would read as success or a requeue, so say so and end with status 1. */
 static void exit_guard_check(int status, void *arg)
 {
   (void)arg;

@@ -4,7 +4,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@ static struct {
   double at[MAX_MARKS];
 } tm;
 
+/* Clock ID in seconds. */
 static double now(clockid_t id)
 {
   struct timespec ts;

@@ -1,5 +1,4 @@
-/* Where the start-up and the end went (--timings): each phase is marked
- * when it ends, with the seconds since the process started. */
+/* Where the start-up and the iterations went (--timings). */
 #ifndef IPSO_TIMINGS_H
 #define IPSO_TIMINGS_H
 
@@ -10,8 +9,7 @@ void timings_mark(const char *phase);
 /* Prints under a TITLE line the phases marked since the last print. */
 void timings_print(const char *title);
 
-/* Where the iterations' host time goes: a lap adds the time since the last
- * one to its phase. */
+/* The iterations' host time by phase. */
 enum timings_phase {
   TIMINGS_SLICES,     /* the slices: computed, or launched and waited for */
   TIMINGS_RECORDS,    /* their history rows and the one reduction over the ranks */
@@ -19,7 +17,9 @@ enum timings_phase {
   TIMINGS_OUTPUT,     /* the result, checks, snapshots, checkpoints */
   TIMINGS_PHASES
 };
+/* Starts the laps. */
 void timings_loop_begin(void);
+/* Adds the time since the last lap to PHASE. */
 void timings_lap(enum timings_phase phase);
 /* Prints the iterations' phases (rank 0's) to stdout. */
 void timings_print_loop(void);
