@@ -1,15 +1,8 @@
-/* The CEC 2017 bound-constrained suite (Awad, Ali, Suganthan, Liang, Qu:
- * "Problem Definitions and Evaluation Criteria for the CEC 2017 Special
- * Session and Competition on Single Objective Real-Parameter Numerical
- * Optimization", 2016), F1 and F3-F30 (F2 was withdrawn), written once for
- * a C compiler and NVRTC with objectives.h's conventions (IPSO_REAL,
- * IPSO_FN, IPSO_HD; includable once per precision).
- *
- * IPSO_FN(cec2017)(x, data, scratch) is f(x) of data->fn in data->D
- * dimensions, bias 100 F included, with a scratch of CEC2017_SCRATCH(D)
- * reals; IPSO_FN(cec2017_packed)(x, D, p, scratch) the same with the data
- * packed in one vector (the objective's parameter vector). NaN for an fn
- * outside 1, 3..30. cec2017_table holds each function's facts.
+/* The CEC 2017 bound-constrained suite (Awad, Ali, Suganthan, Liang, Qu,
+ * 2016), F1 and F3-F30 (F2 was withdrawn), for a C compiler and NVRTC with
+ * objectives.h's conventions (IPSO_REAL, IPSO_FN, IPSO_HD; includable once
+ * per precision). Entry points: IPSO_FN(cec2017) and IPSO_FN(cec2017_packed)
+ * at the end; NaN for a function outside 1, 3..30.
  *
  * Where the report and the organizers' code differ, the code's reference
  * values decide (tests/data/cec2017): F6 unrotated and unscaled; F7 scaled
@@ -33,18 +26,8 @@
 
 #include "cec2017_table.h"
 
-#undef CEC17_COS
-#undef CEC17_SIN
-#undef CEC17_SQRT
-#undef CEC17_EXP
-#undef CEC17_EXPM1
-#undef CEC17_LOG
-#undef CEC17_LOG1P
-#undef CEC17_POW
-#undef CEC17_FABS
-#undef CEC17_FMOD
-#undef CEC17_RINT
-#undef CEC17_FMA
+/* The math of either precision, defined once for both inclusions. */
+#ifndef CEC17_COS
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 /* CUDA's math overloads pick the precision from the argument type. */
 #define CEC17_COS(x) cos(x)
@@ -75,6 +58,7 @@
 #define CEC17_RINT(x) _Generic((x), float : rintf, default : rint)(x)
 #define CEC17_FMA(a, b, c) _Generic((a), float : fmaf, default : fma)(a, b, c)
 #endif
+#endif
 
 /* The data of one function in one dimension, in the working precision. */
 struct IPSO_FN(cec2017_data) {
@@ -92,8 +76,7 @@ IPSO_HD IPSO_REAL IPSO_FN(cec17_sin2pi)(IPSO_REAL t)
   return s * s;
 }
 
-/* ---- Basic functions of v[0..n), each coordinate scaled by r on the fly
- * (r = 1 where the caller scaled already). ---- */
+/* The basic functions of v[0..n), each coordinate scaled by r on the fly. */
 
 /* Bent cigar: z_1^2 + 1e6 sum_{i>1} z_i^2. */
 IPSO_HD IPSO_REAL IPSO_FN(cec17_bent_cigar)(const IPSO_REAL *v, int n, IPSO_REAL r)

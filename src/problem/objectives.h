@@ -1,22 +1,12 @@
-/* The built-in objectives, written once in the subset of C that both a C
- * compiler (CPU backend) and NVRTC (GPU kernels) compile.
+/* The built-in objectives in the C that both a C compiler (CPU) and NVRTC
+ * (GPU) compile. Include with IPSO_REAL (float or double) and IPSO_FN(name)
+ * (unique names) defined, and IPSO_HD for qualifiers; once per precision.
  *
- * Include with IPSO_REAL defined as float or double and IPSO_FN(name)
- * defined to give the functions unique names; define IPSO_HD first to add
- * qualifiers (__device__ under CUDA). The file may be included once per
- * precision.
- *
- * Every objective is a sum over dimensions of a term t0(x[d], x[d+1], d),
- * optionally with a second accumulator of terms t1(x[d], d) combined by sum
- * or by product, and a final step:
- *
- *     f(x) = final(sum_d t0(x_d, x_{d+1}, d), combine_d t1(x_d, d), D)
- *
- * so the GPU can split the dimensions of one particle across the lanes of a
- * warp and reduce the accumulators with shuffles. The whole-vector form
- * f(x, D, prm) used by the CPU backend is generated from the same parts.
- * PRM is the objective's parameter vector (target_distance: the target point,
- * one value per dimension); the others ignore it. */
+ * Every objective is final(sum_d t0(x_d, x_{d+1}, d), combine_d t1(x_d, d), D)
+ * with the second accumulator a sum, a product or none, so the GPU can split
+ * a particle's dimensions over a warp's lanes and reduce with shuffles; the
+ * CPU's whole-vector form f(x, D, prm) is made of the same parts. PRM is the
+ * parameter vector (target_distance: the target point), else unused. */
 
 #ifndef IPSO_HD
 #define IPSO_HD static inline
@@ -30,14 +20,7 @@
 #define IPSO_PI 3.14159265358979323846
 #define IPSO_E 2.71828182845904523536
 #define IPSO_SCHWEFEL_C 418.9828872724338
-#endif
 
-#undef IPSO_M_COS
-#undef IPSO_M_SIN
-#undef IPSO_M_SQRT
-#undef IPSO_M_EXP
-#undef IPSO_M_FABS
-#undef IPSO_M_FMA
 #ifdef __CUDACC_RTC__
 /* CUDA's math overloads pick the precision from the argument type. */
 #define IPSO_M_COS(x) cos(x)
@@ -55,6 +38,7 @@
 #define IPSO_M_EXP(x) _Generic((x), float : expf, default : exp)(x)
 #define IPSO_M_FABS(x) _Generic((x), float : fabsf, default : fabs)(x)
 #define IPSO_M_FMA(a, b, c) _Generic((a), float : fmaf, default : fma)(a, b, c)
+#endif
 #endif
 
 /* Generates the whole-vector form NAME(x, D, prm) from NAME_t0, NAME_t1 and
