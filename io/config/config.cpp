@@ -5,7 +5,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -106,15 +105,12 @@ void apply_override(toml::table &root, const std::string &text, diagnostics &dia
 {
   std::string source = "--set " + text;
   size_t eq = text.find('=');
-  std::vector<std::string> parts;
-  if (eq != std::string::npos)
-    parts = override_key_parts(trim(std::string_view(text).substr(0, eq)));
+  std::string keypath(eq == std::string::npos ? "" : trim(std::string_view(text).substr(0, eq)));
+  std::vector<std::string> parts = override_key_parts(keypath);
   if (parts.empty()) {
     diag.override_error(source, "expected section.key=value");
     return;
   }
-  std::string keypath = parts[0];
-  for (size_t i = 1; i < parts.size(); i++) keypath += "." + parts[i];
   std::string value = text.substr(eq + 1);
   diag.add_override(source);
 
@@ -165,10 +161,8 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
       diag.print();
       return IPSO_ERR_USAGE;
     }
-    std::string resolved = resolved_text(*cfg);
-    cfg->text = static_cast<char *>(std::malloc(resolved.size() + 1));
+    cfg->text = strdup(resolved_text(*cfg).c_str());
     if (!cfg->text) throw std::bad_alloc();
-    std::memcpy(cfg->text, resolved.c_str(), resolved.size() + 1);
   } catch (...) {
     config_free(cfg);
     throw;

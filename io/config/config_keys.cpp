@@ -40,8 +40,7 @@ const char *name_of(const char *const *names, int64_t v)
   return "unknown";
 }
 
-/* Rows of kKeys: the table, the key, its default and range where it has
- * them, its member of struct ipso_config, and when the resolved text shows it. */
+/* Rows of kKeys: table, key, default and range, member, when it is shown. */
 #define AT(m) offsetof(ipso_config, m), sizeof(static_cast<ipso_config *>(nullptr)->m)
 // clang-format off
 #define INT(t, k, def, lo, hi, m, ...) {t, k, kind::integer, def, lo, hi, false, AT(m), nullptr, __VA_ARGS__}
@@ -51,10 +50,9 @@ const char *name_of(const char *const *names, int64_t v)
 // clang-format on
 #define WHEN(condition) [](const ipso_config &c) { return condition; }
 
-/* The swarm topology where the config names none: a ring of 4 neighbours
- * on each side (BENCHMARKS.md, "Solution quality", has the measurements
- * behind it and behind kDefaultClamps). The validator sets the defaults that
- * depend on other keys. */
+/* The keys in the resolved text's order; the default ring of 4 neighbours as
+ * BENCHMARKS.md measured ("Solution quality"). Defaults that depend on other
+ * keys are the validator's. */
 const key kKeys[] = {
     OF("run", "name", kind::string, 0, run.name),
     INT("run", "seed", 1, 0, kNoMax, run.seed),

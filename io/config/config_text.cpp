@@ -68,12 +68,9 @@ std::string format_double(double v)
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   char buf[48];
-  int digits = 1;
-  for (; digits < 17; digits++) {
-    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+  int digits = 0; /* significant digits printed */
+  do std::snprintf(buf, sizeof buf, "%.*e", digits++, v);
+  while (digits < 17 && std::strtod(buf, nullptr) != v);
   int exponent = std::atoi(std::strchr(buf, 'e') + 1);
   if (exponent < -5 || exponent > 16) return buf;
   std::snprintf(buf, sizeof buf, "%.*f", std::max(digits - 1 - exponent, 0), v);

@@ -324,28 +324,25 @@ private:
   {
     char *source = cfg_.objective.source;
     if (get(s, "source") != got::ok) return;
-    const toml::source_region &at = s.node("source")->source();
     std::string path = source, rel = source;
     source[0] = '\0';
-    if (path.empty()) return diag_.error(at, "objective.source", "must name a file");
+    if (path.empty()) return (void)fail(s, "source", "must name a file");
     while (rel.compare(0, 2, "./") == 0) rel.erase(0, 2);
     if (path[0] != '/') path = config_directory(source_name_) + rel;
     if (path.size() > IPSO_PATH_MAX - 1)
-      return diag_.error(at, "objective.source",
-                         cat("resolved path '", path, "' is too long (at most ", IPSO_PATH_MAX - 1,
-                             " characters)"));
+      return (void)fail(s, "source",
+                        cat("resolved path '", path, "' is too long (at most ", IPSO_PATH_MAX - 1,
+                            " characters)"));
     struct stat st;
     int err = stat(path.c_str(), &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
     /* A FIFO would hold the compile (and every rank) until a writer came. */
     if (!err && !S_ISREG(st.st_mode))
-      return diag_.error(at, "objective.source",
-                         cat("'", path, "' is not a regular file (a FIFO, a device or a socket)"));
+      return (void)fail(s, "source",
+                        cat("'", path, "' is not a regular file (a FIFO, a device or a socket)"));
     FILE *f = err ? nullptr : std::fopen(path.c_str(), "r");
     if (!err && !f) err = errno;
     if (f) std::fclose(f);
-    if (err)
-      return diag_.error(at, "objective.source",
-                         cat("cannot read '", path, "': ", std::strerror(err)));
+    if (err) return (void)fail(s, "source", cat("cannot read '", path, "': ", std::strerror(err)));
     std::memcpy(source, path.c_str(), path.size() + 1);
   }
 
@@ -449,8 +446,7 @@ private:
           cat("has ", t->size(), " parameters, at most ", IPSO_MAX_PARAMS, " are allowed"));
     if (t)
       for (auto &&[k, v] : *t) read_param(k, v, info, user);
-    bool given = t && info && info->param && t->get(info->param);
-    if (info && !user && info->param && !given)
+    if (info && !user && info->param && !(t && t->get(info->param)))
       add_param(info->param, false, {info->param_default});
   }
 
