@@ -87,11 +87,9 @@ int island_best_of_all(MPI_Comm comm, double *cost, int64_t *particle, double *p
   struct {
     double cost;
     int island;
-  } mine, best;
+  } mine = {*cost, *island}, best;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &me));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
-  mine.cost = *cost;
-  mine.island = *island;
   /* MINLOC picks the lowest island among equal costs. */
   IPSO_CHECK_MPI(MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm));
   /* Island ids are unique: one rank holds the winner. */

@@ -20,11 +20,7 @@
  * Rosenbrock on z, Schwefel per coordinate, sine arguments reduced exactly
  * modulo 1 first. */
 
-#ifndef IPSO_HD
-#define IPSO_HD static inline
-#endif
-
-#include "cec2017_table.h"
+#include "cec2017_table.h" /* and IPSO_HD by default */
 
 /* The math of either precision, defined once for both inclusions. */
 #ifndef CEC17_COS
