@@ -28,26 +28,20 @@
 #define CPU_PARALLEL_MIN 16384
 
 struct cpu_swarm {
-  const struct ipso_config *cfg;
+  const struct ipso_config *cfg; /* the swarm's parameters */
   int island, D;
   int64_t N;
   uint64_t seed, W;
   enum ipso_precision precision;
-  double sign, inertia, cognitive, social;
+  double sign;
   objective_fn_d eval_d;
   objective_fn_f eval_f;
-  int has_w_end; /* inertia decreasing to w_end at tmax */
-  double w_end;
-  int64_t tmax;                               /* run.max_iterations */
-  int ring;                                   /* topology ring: follow lbest rows */
-  int64_t neighbours;                         /* ring: k on each side */
-  int clpso;                                  /* topology clpso: follow exemplar rows */
-  int refresh;                                /* clpso: iterations of an epoch */
-  uint32_t *learn;                            /* clpso: [N] swarm_clpso_threshold */
-  void *lbest;                                /* ring, clpso: REAL [N * D] attractors */
-  void *x, *v, *p, *cost, *pcost, *gpos;      /* REAL arrays */
-  void *tables, *lo, *hi, *span, *vmax, *prm; /* REAL [D] each, in one block */
-  double gcost;                               /* global best cost, exact */
+  int ring, clpso;                       /* the topology: follow lbest rows */
+  uint32_t *learn;                       /* clpso: [N] swarm_clpso_threshold */
+  void *lbest;                           /* ring, clpso: REAL [N * D] attractors */
+  void *x, *v, *p, *cost, *pcost, *gpos; /* REAL arrays, in one block from x */
+  void *lo, *hi, *span, *vmax, *prm;     /* REAL [D] each, in the same block */
+  double gcost;                          /* global best cost, exact */
   int64_t gidx;
 };
 
@@ -291,26 +285,26 @@ static int cpu_migrate_sent(struct backend *b, double *sent)
   return IPSO_OK;
 }
 
-static int cpu_save(struct backend *b, struct swarm_state *s)
+/* Copies the swarms into S (LOAD = 0) or from it (LOAD = 1). */
+static int cpu_transfer(struct backend *b, const struct swarm_state *s, int load)
 {
   struct cpu_backend *cb = b->impl;
   for (int k = 0; k < cb->count; k++) {
     struct cpu_swarm *c = &cb->isl[k];
     struct swarm_state v = swarm_state_island(s, c->N, k);
-    DISPATCH(c, save, c, &v);
+    DISPATCH(c, transfer, c, &v, load);
   }
   return IPSO_OK;
 }
 
+static int cpu_save(struct backend *b, struct swarm_state *s)
+{
+  return cpu_transfer(b, s, 0);
+}
+
 static int cpu_load(struct backend *b, const struct swarm_state *s)
 {
-  struct cpu_backend *cb = b->impl;
-  for (int k = 0; k < cb->count; k++) {
-    struct cpu_swarm *c = &cb->isl[k];
-    struct swarm_state v = swarm_state_island(s, c->N, k);
-    DISPATCH(c, load, c, &v);
-  }
-  return IPSO_OK;
+  return cpu_transfer(b, s, 1);
 }
 
 static int cpu_evaluate(struct backend *b, const double *x, int64_t n, double *f)
@@ -326,14 +320,8 @@ static void cpu_destroy(struct backend *b)
   for (int k = 0; cb->isl && k < cb->count; k++) {
     struct cpu_swarm *c = &cb->isl[k];
     free(c->x);
-    free(c->v);
-    free(c->p);
-    free(c->cost);
-    free(c->pcost);
-    free(c->gpos);
     free(c->lbest);
     free(c->learn);
-    free(c->tables);
   }
   free(cb->isl);
   cpu_migration_free(&cb->mig);
@@ -431,16 +419,8 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     c->W = swarm_words_per_iteration(c->D);
     c->precision = cfg->run.precision;
     c->sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
-    c->inertia = cfg->swarm.inertia;
-    c->cognitive = cfg->swarm.cognitive;
-    c->social = cfg->swarm.social;
-    c->has_w_end = cfg->swarm.has_inertia_end;
-    c->w_end = cfg->swarm.inertia_end;
-    c->tmax = cfg->run.max_iterations;
     c->ring = cfg->swarm.topology == IPSO_SWARM_RING;
-    c->neighbours = cfg->swarm.neighbours;
     c->clpso = cfg->swarm.topology == IPSO_SWARM_CLPSO;
-    c->refresh = cfg->swarm.refresh;
     c->eval_d = eval_d;
     c->eval_f = eval_f;
     rc = DISPATCH(c, alloc, c, &k);

@@ -44,48 +44,37 @@ static int R(evaluate)(const struct cpu_swarm *c, const double *x, int64_t n, do
   return IPSO_OK;
 }
 
-/* Converts the constant tables (lower, upper, span, the island's vmax row,
- * params) to REAL. */
+/* The swarm's arrays in one block, the constant tables (lower, upper, span,
+ * the island's vmax row, params) converted to REAL at its end. */
 static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
 {
   size_t n = (size_t)c->N * (size_t)c->D, D = (size_t)c->D;
   size_t np = (size_t)k->nparam > D ? (size_t)k->nparam : D; /* zeros where none */
   const double *vmax = k->vmax + (size_t)(c->island % k->nclamps) * D;
-  c->x = malloc(n * sizeof(REAL));
-  c->v = malloc(n * sizeof(REAL));
-  c->p = malloc(n * sizeof(REAL));
-  c->cost = malloc((size_t)c->N * sizeof(REAL));
-  c->pcost = malloc((size_t)c->N * sizeof(REAL));
-  c->gpos = malloc(D * sizeof(REAL));
-  REAL *t = calloc(4 * D + np, sizeof(REAL));
-  if (!c->x || !c->v || !c->p || !c->cost || !c->pcost || !c->gpos || !t) {
-    free(t);
+  void **part[] = {&c->x,  &c->v,  &c->p,    &c->cost, &c->pcost, &c->gpos,
+                   &c->lo, &c->hi, &c->span, &c->vmax, &c->prm};
+  const size_t len[] = {n, n, n, (size_t)c->N, (size_t)c->N, D, D, D, D, D, np};
+  size_t total = 0;
+  for (int i = 0; i < 11; i++) total += len[i];
+  REAL *t = calloc(total, sizeof(REAL));
+  if (!t)
     return IPSO_FAIL("cpu", "cannot allocate a swarm of %lld particles x %d dimensions",
                      (long long)c->N, c->D);
-  }
+  for (int i = 0; i < 11; t += len[i++]) *part[i] = t;
   if (c->ring || c->clpso) {
     c->lbest = malloc(n * sizeof(REAL));
-    if (!c->lbest) {
-      free(t);
+    if (!c->lbest)
       return IPSO_FAIL("cpu", "cannot allocate the attractors of %lld particles x %d dimensions",
                        (long long)c->N, c->D);
-    }
   }
   if (c->clpso) {
     c->learn = malloc((size_t)c->N * sizeof *c->learn);
-    if (!c->learn) {
-      free(t);
+    if (!c->learn)
       return IPSO_FAIL("cpu", "cannot allocate the learning probabilities of %lld particles",
                        (long long)c->N);
-    }
     for (int64_t i = 0; i < c->N; i++) c->learn[i] = swarm_clpso_threshold(i, c->N);
   }
-  c->tables = t;
-  c->lo = t;
-  c->hi = t + D;
-  c->span = t + 2 * D;
-  c->vmax = t + 3 * D;
-  c->prm = t + 4 * D;
+  t = c->lo;
   for (size_t d = 0; d < D; d++) {
     t[d] = (REAL)k->lower[d];
     t[D + d] = (REAL)k->upper[d];
@@ -136,7 +125,7 @@ static void R(update_ring_best)(struct cpu_swarm *c)
   REAL *l = c->lbest;
 #pragma omp parallel for schedule(static) if (c->N * c->D >= CPU_PARALLEL_MIN)
   for (int64_t i = 0; i < c->N; i++) {
-    int64_t j = R(ring_best)(s.pcost, c->N, c->neighbours, i);
+    int64_t j = R(ring_best)(s.pcost, c->N, c->cfg->swarm.neighbours, i);
     memcpy(l + (size_t)i * D, s.p + (size_t)j * D, D * sizeof(REAL));
   }
 }
@@ -159,7 +148,7 @@ static void R(update_exemplars)(struct cpu_swarm *c, int64_t t)
 {
   struct R(view) s = R(view_of)(c);
   const int D = c->D;
-  const int64_t e = t / c->refresh, n = c->N;
+  const int64_t e = t / c->cfg->swarm.refresh, n = c->N;
   REAL *l = c->lbest;
 #pragma omp parallel for schedule(static) if (c->N * c->D >= CPU_PARALLEL_MIN)
   for (int64_t i = 0; i < n; i++) {
@@ -222,8 +211,10 @@ static void R(iterate)(struct cpu_swarm *c, int64_t t)
 {
   struct R(view) s = R(view_of)(c);
   const int D = c->D;
-  const REAL w = (REAL)swarm_inertia_at(c->inertia, c->has_w_end, c->w_end, t, c->tmax);
-  const REAL c1 = (REAL)c->cognitive, c2 = (REAL)c->social;
+  const struct ipso_swarm_config *sw = &c->cfg->swarm;
+  const REAL w = (REAL)swarm_inertia_at(sw->inertia, sw->has_inertia_end, sw->inertia_end, t,
+                                        c->cfg->run.max_iterations);
+  const REAL c1 = (REAL)sw->cognitive, c2 = (REAL)sw->social;
   if (c->ring) R(update_ring_best)(c);
   if (c->clpso) R(update_exemplars)(c, t);
   const REAL *lbest = c->lbest;
@@ -264,27 +255,23 @@ static void R(iterate)(struct cpu_swarm *c, int64_t t)
   R(update_global_best)(c);
 }
 
-/* Index of the K-th best (WORST = 0) or worst (WORST = 1) personal best
- * after AFTER (the previous pick, or -1): the next in the order (cost,
- * index), or its reverse. */
+/* Whether particle I comes before J (or, with TIE, is J) in the order (cost,
+ * index), or with WORST in its reverse. */
+static int R(ranks_before)(const REAL *pc, int worst, int64_t i, int64_t j, int tie)
+{
+  if (worst) return pc[i] > pc[j] || (pc[i] == pc[j] && i + tie > j);
+  return pc[i] < pc[j] || (pc[i] == pc[j] && i < j + tie);
+}
+
+/* The best (WORST = 0) or worst (WORST = 1) personal best after AFTER (the
+ * previous pick, or -1) in that order. */
 static int64_t R(next_ranked)(const struct cpu_swarm *c, int worst, int64_t after)
 {
   const REAL *pc = (const REAL *)c->pcost;
   int64_t arg = -1;
   for (int64_t i = 0; i < c->N; i++) {
-    if (after >= 0) {
-      /* Skip everything at or before AFTER in the order. */
-      int before = worst ? (pc[i] > pc[after] || (pc[i] == pc[after] && i >= after))
-                         : (pc[i] < pc[after] || (pc[i] == pc[after] && i <= after));
-      if (before) continue;
-    }
-    if (arg < 0) {
-      arg = i;
-      continue;
-    }
-    int better = worst ? (pc[i] > pc[arg] || (pc[i] == pc[arg] && i > arg))
-                       : (pc[i] < pc[arg] || (pc[i] == pc[arg] && i < arg));
-    if (better) arg = i;
+    if (after >= 0 && R(ranks_before)(pc, worst, i, after, 1)) continue;
+    if (arg < 0 || R(ranks_before)(pc, worst, i, arg, 0)) arg = i;
   }
   return arg;
 }
@@ -348,33 +335,17 @@ static void R(unpack_chosen)(struct cpu_swarm *c, int count, const int64_t *inde
   R(replace)(c, count, pos, cost, replaced);
 }
 
-static void R(save)(const struct cpu_swarm *c, struct swarm_state *st)
+/* Copies the swarm into ST (LOAD = 0) or from it (LOAD = 1, then the global best). */
+static void R(transfer)(struct cpu_swarm *c, struct swarm_state *st, int load)
 {
-  size_t n = (size_t)c->N * (size_t)c->D;
-  const REAL *x = c->x, *v = c->v, *p = c->p, *co = c->cost, *pc = c->pcost;
-  for (size_t e = 0; e < n; e++) {
-    st->position[e] = (double)x[e];
-    st->velocity[e] = (double)v[e];
-    st->pbest_position[e] = (double)p[e];
-  }
-  for (int64_t i = 0; i < c->N; i++) {
-    st->cost[i] = (double)co[i];
-    st->pbest_cost[i] = (double)pc[i];
-  }
-}
-
-static void R(load)(struct cpu_swarm *c, const struct swarm_state *st)
-{
-  size_t n = (size_t)c->N * (size_t)c->D;
-  REAL *x = c->x, *v = c->v, *p = c->p, *co = c->cost, *pc = c->pcost;
-  for (size_t e = 0; e < n; e++) {
-    x[e] = (REAL)st->position[e];
-    v[e] = (REAL)st->velocity[e];
-    p[e] = (REAL)st->pbest_position[e];
-  }
-  for (int64_t i = 0; i < c->N; i++) {
-    co[i] = (REAL)st->cost[i];
-    pc[i] = (REAL)st->pbest_cost[i];
-  }
-  R(update_global_best)(c);
+  REAL *r[5] = {c->x, c->v, c->p, c->cost, c->pcost};
+  double *h[5] = {st->position, st->velocity, st->pbest_position, st->cost, st->pbest_cost};
+  for (int a = 0; a < 5; a++)
+    for (size_t e = 0; e < (size_t)c->N * (size_t)(a < 3 ? c->D : 1); e++) {
+      if (load)
+        r[a][e] = (REAL)h[a][e];
+      else
+        h[a][e] = (double)r[a][e];
+    }
+  if (load) R(update_global_best)(c);
 }
