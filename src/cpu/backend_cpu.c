@@ -32,8 +32,6 @@ struct cpu_swarm {
   int island, D;
   int64_t N;
   uint64_t seed, W;
-  enum ipso_precision precision;
-  double sign;
   objective_fn_d eval_d;
   objective_fn_f eval_f;
   int ring, clpso;                       /* the topology: follow lbest rows */
@@ -63,9 +61,9 @@ static inline void cpu_words(uint64_t seed, uint64_t sub, int D, uint64_t W, int
 struct cpu_migration {
   int cap;
   double *msg;               /* [(count + 2) * message]: every island's, then the other ranks' */
-  double *merged;            /* [2 * message]: an island's migrants in, in order */
-  double *sent;              /* [count] the best cost of each island's message */
-  int64_t *index, *replaced; /* [2 * cap] */
+  double *merged;            /* [2 * message] after msg: an island's migrants in, in order */
+  double *sent;              /* [count] after merged: the best cost of each island's message */
+  int64_t *index, *replaced; /* [2 * cap] each, in one block */
   int have_sent;             /* sent holds a migration's costs */
 };
 
@@ -95,7 +93,7 @@ struct cpu_backend {
 #undef U01
 
 #define DISPATCH(c, fn, ...)                                                                       \
-  ((c)->precision == IPSO_FLOAT ? fn##_f(__VA_ARGS__) : fn##_d(__VA_ARGS__))
+  ((c)->cfg->run.precision == IPSO_FLOAT ? fn##_f(__VA_ARGS__) : fn##_d(__VA_ARGS__))
 
 static int cpu_init(struct backend *b)
 {
@@ -133,8 +131,8 @@ static int cpu_best(struct backend *b, int k, struct island_best *out)
   out->cost = c->gcost;
   out->particle = c->gidx;
   for (int d = 0; d < c->D; d++)
-    out->position[d] =
-        c->precision == IPSO_FLOAT ? (double)((float *)c->gpos)[d] : ((double *)c->gpos)[d];
+    out->position[d] = c->cfg->run.precision == IPSO_FLOAT ? (double)((float *)c->gpos)[d]
+                                                           : ((double *)c->gpos)[d];
   return IPSO_OK;
 }
 
@@ -149,7 +147,7 @@ int cpu_pack_migrants(struct backend *b, int k, int count, double *pos, double *
                       int64_t *index)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
-  DISPATCH(c, pack, c, count, pos, cost, index);
+  DISPATCH(c, pack, c, count, NULL, index, pos, cost);
   return IPSO_OK;
 }
 
@@ -157,7 +155,7 @@ int cpu_unpack_migrants(struct backend *b, int k, int count, const double *pos, 
                         int64_t *replaced)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
-  DISPATCH(c, unpack, c, count, pos, cost, replaced);
+  DISPATCH(c, unpack, c, count, NULL, pos, cost, replaced);
   return IPSO_OK;
 }
 
@@ -165,7 +163,7 @@ int cpu_pack_chosen(struct backend *b, int k, int count, const int64_t *index, d
                     double *cost)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
-  DISPATCH(c, pack_chosen, c, count, index, pos, cost);
+  DISPATCH(c, pack, c, count, index, NULL, pos, cost);
   return IPSO_OK;
 }
 
@@ -173,17 +171,14 @@ int cpu_unpack_chosen(struct backend *b, int k, int count, const int64_t *index,
                       const double *cost, int64_t *replaced)
 {
   struct cpu_swarm *c = &((struct cpu_backend *)b->impl)->isl[k];
-  DISPATCH(c, unpack_chosen, c, count, index, pos, cost, replaced);
+  DISPATCH(c, unpack, c, count, index, pos, cost, replaced);
   return IPSO_OK;
 }
 
 static void cpu_migration_free(struct cpu_migration *m)
 {
   free(m->msg);
-  free(m->merged);
-  free(m->sent);
   free(m->index);
-  free(m->replaced);
   memset(m, 0, sizeof *m);
 }
 
@@ -194,15 +189,15 @@ static int cpu_reserve_migration(struct cpu_backend *cb, int count)
   if (count <= m->cap) return IPSO_OK;
   cpu_migration_free(m);
   size_t n = (size_t)migration_message_len(count, cb->isl[0].D);
-  m->msg = malloc((size_t)(cb->count + 2) * n * sizeof(double));
-  m->merged = malloc(2 * n * sizeof(double));
-  m->sent = malloc((size_t)cb->count * sizeof(double));
-  m->index = malloc(2 * (size_t)count * sizeof(int64_t));
-  m->replaced = malloc(2 * (size_t)count * sizeof(int64_t));
-  if (!m->msg || !m->merged || !m->sent || !m->index || !m->replaced) {
+  m->msg = malloc(((size_t)(cb->count + 4) * n + (size_t)cb->count) * sizeof(double));
+  m->index = malloc(4 * (size_t)count * sizeof(int64_t));
+  if (!m->msg || !m->index) {
     cpu_migration_free(m);
     return IPSO_FAIL("migration", "cannot allocate migration buffers");
   }
+  m->merged = m->msg + (size_t)(cb->count + 2) * n;
+  m->sent = m->merged + 2 * n;
+  m->replaced = m->index + 2 * (size_t)count;
   m->cap = count;
   return IPSO_OK;
 }
@@ -222,10 +217,8 @@ static int cpu_migrate_out(struct backend *b, int count, const int64_t *select, 
   size_t n = (size_t)migration_message_len(count, cb->isl[0].D);
   for (int k = 0; k < K; k++) {
     double *msg = m->msg + (size_t)k * n;
-    if (select)
-      IPSO_TRY(cpu_pack_chosen(b, k, count, select + (size_t)k * (size_t)count, msg + count, msg));
-    else
-      IPSO_TRY(cpu_pack_migrants(b, k, count, msg + count, msg, m->index));
+    const int64_t *chosen = select ? select + (size_t)k * (size_t)count : NULL;
+    DISPATCH(&cb->isl[k], pack, &cb->isl[k], count, chosen, m->index, msg + count, msg);
     m->sent[k] = msg[0];
     for (int i = 1; i < count; i++)
       if (cost_better(msg[i], m->sent[k])) m->sent[k] = msg[i];
@@ -268,11 +261,8 @@ static int cpu_migrate_in(struct backend *b, int count, int links, const unsigne
     int total = nopen * count;
     double *cost = m->merged, *pos = m->merged + total;
     IPSO_TRY(migration_merge(nopen, count, D, open, cost, pos));
-    if (replace)
-      IPSO_TRY(cpu_unpack_chosen(b, k, total, replace + (size_t)k * (size_t)links * (size_t)count,
-                                 pos, cost, m->replaced));
-    else
-      IPSO_TRY(cpu_unpack_migrants(b, k, total, pos, cost, m->replaced));
+    const int64_t *chosen = replace ? replace + (size_t)k * (size_t)links * (size_t)count : NULL;
+    DISPATCH(&cb->isl[k], unpack, &cb->isl[k], total, chosen, pos, cost, m->replaced);
   }
   return IPSO_OK;
 }
@@ -417,8 +407,6 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     c->N = cfg->swarm.particles;
     c->seed = cfg->run.seed;
     c->W = swarm_words_per_iteration(c->D);
-    c->precision = cfg->run.precision;
-    c->sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
     c->ring = cfg->swarm.topology == IPSO_SWARM_RING;
     c->clpso = cfg->swarm.topology == IPSO_SWARM_CLPSO;
     c->eval_d = eval_d;

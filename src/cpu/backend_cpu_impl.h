@@ -26,7 +26,7 @@ static struct R(view) R(view_of)(struct cpu_swarm *c)
 static REAL R(cost_of)(const struct cpu_swarm *c, const REAL *x, const REAL *prm)
 {
   REAL f = c->R(eval)(x, c->D, prm);
-  REAL cost = c->sign > 0 ? f : -f;
+  REAL cost = c->cfg->objective.goal == IPSO_MAXIMIZE ? -f : f;
   return isnan(cost) ? (REAL)INFINITY : cost;
 }
 
@@ -276,31 +276,32 @@ static int64_t R(next_ranked)(const struct cpu_swarm *c, int worst, int64_t afte
   return arg;
 }
 
-/* The personal bests of particles INDEX[0..count). */
-static void R(pack_chosen)(struct cpu_swarm *c, int count, const int64_t *index, double *pos,
-                           double *cost)
+/* The personal bests of particles CHOSEN[0..count), or with CHOSEN NULL of
+ * the COUNT best (their indices into INDEX). */
+static void R(pack)(struct cpu_swarm *c, int count, const int64_t *chosen, int64_t *index,
+                    double *pos, double *cost)
 {
   const REAL *p = (const REAL *)c->p, *pc = (const REAL *)c->pcost;
+  int64_t last = -1;
   for (int m = 0; m < count; m++) {
-    int64_t i = index[m];
+    int64_t i = chosen ? chosen[m] : (index[m] = last = R(next_ranked)(c, 0, last));
     cost[m] = (double)pc[i];
     for (int d = 0; d < c->D; d++) pos[(size_t)m * c->D + d] = (double)p[(size_t)i * c->D + d];
   }
 }
 
-static void R(pack)(struct cpu_swarm *c, int count, double *pos, double *cost, int64_t *index)
-{
-  int64_t last = -1;
-  for (int m = 0; m < count; m++) index[m] = last = R(next_ranked)(c, 0, last);
-  R(pack_chosen)(c, count, index, pos, cost);
-}
-
-/* Migrant m replaces particle REPLACED[m] if it is better than its personal
- * best (else REPLACED[m] becomes -1); then the new global best. */
-static void R(replace)(struct cpu_swarm *c, int count, const double *pos, const double *cost,
-                       int64_t *replaced)
+/* Migrant m replaces particle REPLACED[m] (CHOSEN[m], or with CHOSEN NULL the
+ * m-th worst) if it is better than its personal best (else REPLACED[m]
+ * becomes -1); then the new global best. */
+static void R(unpack)(struct cpu_swarm *c, int count, const int64_t *chosen, const double *pos,
+                      const double *cost, int64_t *replaced)
 {
   struct R(view) s = R(view_of)(c);
+  int64_t last = -1;
+  /* All victims first, so a replacement does not change the ranking of the
+   * particles still to be chosen. */
+  for (int m = 0; m < count; m++)
+    replaced[m] = chosen ? chosen[m] : (last = R(next_ranked)(c, 1, last));
   for (int m = 0; m < count; m++) {
     int64_t i = replaced[m];
     REAL mc = (REAL)cost[m];
@@ -316,23 +317,6 @@ static void R(replace)(struct cpu_swarm *c, int count, const double *pos, const 
     s.cost[i] = s.pcost[i] = mc;
   }
   R(update_global_best)(c);
-}
-
-static void R(unpack)(struct cpu_swarm *c, int count, const double *pos, const double *cost,
-                      int64_t *replaced)
-{
-  int64_t last = -1;
-  /* Choose the victims first, then replace, so a replacement does not change
-   * the ranking of the particles still to be chosen. */
-  for (int m = 0; m < count; m++) replaced[m] = last = R(next_ranked)(c, 1, last);
-  R(replace)(c, count, pos, cost, replaced);
-}
-
-static void R(unpack_chosen)(struct cpu_swarm *c, int count, const int64_t *index,
-                             const double *pos, const double *cost, int64_t *replaced)
-{
-  for (int m = 0; m < count; m++) replaced[m] = index[m];
-  R(replace)(c, count, pos, cost, replaced);
 }
 
 /* Copies the swarm into ST (LOAD = 0) or from it (LOAD = 1, then the global best). */

@@ -1,5 +1,4 @@
-/* User-defined objectives on the CPU: a generated wrapper around the user's
- * file, compiled by the system C compiler into a cached shared object. */
+/* User-defined objectives on the CPU (user_objective.h). */
 #define _GNU_SOURCE /* pipe2, mkostemp, strsignal */
 #include "user_objective.h"
 
@@ -22,6 +21,8 @@
 
 extern char **environ;
 
+#define USAGE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
+
 #ifndef IPSO_C_COMPILER
 #define IPSO_C_COMPILER "cc"
 #endif
@@ -39,7 +40,11 @@ static const char *const user_cflags[] = {"-std=gnu11",
 
 struct user_objective {
   void *so;
-  void *fn;
+  union { /* dlsym's object pointer, read as a function pointer */
+    void *sym;
+    objective_fn_d d;
+    objective_fn_f f;
+  } fn;
 };
 
 uint64_t ipso_hash(uint64_t h, const void *data, size_t n)
@@ -55,7 +60,6 @@ uint64_t ipso_hash(uint64_t h, const void *data, size_t n)
 
 char *ipso_read_file(const char *path, size_t *len)
 {
-  /* Regular files only: a FIFO among the sources would wait for a writer. */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e = 0;
   struct stat st;
   if (fd < 0) return NULL;
@@ -63,22 +67,19 @@ char *ipso_read_file(const char *path, size_t *len)
   size_t cap = 4096, n = 0;
   char *buf = e ? NULL : malloc(cap + 1);
   if (!e && !buf) e = ENOMEM;
-  while (!e) {
-    ssize_t k = read(fd, buf + n, cap - n);
-    if (k == 0) break;
-    if (k < 0) {
-      if (errno != EINTR) e = errno;
-      continue;
+  for (ssize_t k; !e; n += (size_t)k) {
+    if (n == cap) {
+      char *bigger = realloc(buf, 2 * cap + 1);
+      if (!bigger) {
+        e = ENOMEM;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
     }
-    n += (size_t)k;
-    if (n < cap) continue;
-    char *bigger = realloc(buf, 2 * cap + 1);
-    if (!bigger) {
-      e = ENOMEM;
-      continue;
-    }
-    buf = bigger;
-    cap *= 2;
+    if ((k = read(fd, buf + n, cap - n)) == 0) break;
+    if (k < 0 && errno != EINTR) e = errno;
+    if (k < 0) k = 0;
   }
   close(fd);
   if (e) {
@@ -182,19 +183,17 @@ int user_includes_hash(const char *text, uint64_t *h)
   return walk_includes(text, h, NULL);
 }
 
-/* Refuses (IPSO_ERR_USAGE) a user objective that #includes, directly or
- * not, a file that is not a regular file: the compiler would wait on a
- * FIFO for a writer, through every stop signal. */
+/* Refuses a user objective that #includes, directly or not, a file that is
+ * not regular: the compiler would wait on a FIFO, through every stop signal. */
 static int includes_regular(const struct ipso_config *cfg, const char *text)
 {
   char irregular[IPSO_PATH_MAX];
   uint64_t h = 0;
   walk_includes(text, &h, irregular);
   if (!irregular[0]) return IPSO_OK;
-  log_user_error("islandpso: error: objective.source '%s' includes '%s', which is not a regular "
-                 "file (a FIFO, a device or a socket): the compiler would wait on it",
-                 cfg->objective.source, irregular);
-  return IPSO_ERR_USAGE;
+  return USAGE("islandpso: error: objective.source '%s' includes '%s', which is not a regular "
+               "file (a FIFO, a device or a socket): the compiler would wait on it",
+               cfg->objective.source, irregular);
 }
 
 char *user_objective_wrapper(const struct ipso_config *cfg)
@@ -339,11 +338,9 @@ static void compile_files_close(struct compile_files *f)
   if (f->msgs[0]) unlink(f->msgs);
 }
 
-/* Runs C (argv[0] looked up in PATH) with standard input from the file IN,
- * standard output to OUT_FD (-1: the messages' file) and standard error to
- * the messages' file; posix_spawn, not system(): no shell reads the paths,
- * and no fork of an MPI process. IPSO_OK with the wait status in *ST, or
- * IPSO_ERR_RUNTIME when the command could not be run. */
+/* Runs C (argv[0] from PATH), stdin from IN, stdout to OUT_FD (-1: the
+ * messages' file), stderr to the messages' file, its wait status in *ST;
+ * posix_spawn: no shell reads the paths, and no fork of an MPI process. */
 static int compile_run(const struct command *c, const char *in, int out_fd,
                        const struct compile_files *f, int *st)
 {
@@ -368,7 +365,7 @@ static int compile_run(const struct command *c, const char *in, int out_fd,
   return IPSO_OK;
 }
 
-/* Continues *H over the whole file behind FD. IPSO_OK, or a failure. */
+/* Continues *H over the whole file behind FD. */
 static int hash_fd(int fd, const char *path, uint64_t *h)
 {
   char buf[65536];
@@ -400,8 +397,7 @@ int user_objective_loaded(char hex[17])
   return 1;
 }
 
-/* Reports a failed compilation of the user's code: the compiler's messages,
- * then how it ended. */
+/* Reports a failed compilation: the compiler's messages, then how it ended. */
 static int compile_failed(const struct ipso_config *cfg, const struct command *c,
                           const struct compile_files *f, int st)
 {
@@ -456,10 +452,9 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
   if (lstat(so, &sb) == 0) {
     char why[IPSO_PATH_MAX + 128];
     if (!user_cache_file_untrusted(so, why, sizeof why)) return IPSO_OK;
-    log_user_error("islandpso: error: the cached objective %s: islandpso does not run code that "
-                   "another user could have written; remove it and run again",
-                   why);
-    return IPSO_ERR_USAGE;
+    return USAGE("islandpso: error: the cached objective %s: islandpso does not run code that "
+                 "another user could have written; remove it and run again",
+                 why);
   }
   char tmp[IPSO_PATH_MAX + 128];
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", so, (int)getpid());
@@ -485,25 +480,20 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
   *out = NULL;
   size_t ulen;
   char *user = ipso_read_file(o->source, &ulen);
-  if (!user) {
-    log_user_error("islandpso: error: cannot read objective.source '%s': %s", o->source,
-                   strerror(errno));
-    return IPSO_ERR_USAGE;
-  }
+  if (!user)
+    return USAGE("islandpso: error: cannot read objective.source '%s': %s", o->source,
+                 strerror(errno));
   if (strpbrk(o->source, "\"\n\r")) {
     free(user);
-    log_user_error("islandpso: error: objective.source '%s': a path with a double quote or a line "
-                   "break cannot be named in an #include; rename the file or its directory",
-                   o->source);
-    return IPSO_ERR_USAGE;
+    return USAGE("islandpso: error: objective.source '%s': a path with a double quote or a line "
+                 "break cannot be named in an #include; rename the file or its directory",
+                 o->source);
   }
   int found = defines_function(user, o->function);
   free(user);
-  if (!found) {
-    log_user_error("islandpso: error: objective.function '%s' is not defined in '%s'", o->function,
-                   o->source);
-    return IPSO_ERR_USAGE;
-  }
+  if (!found)
+    return USAGE("islandpso: error: objective.function '%s' is not defined in '%s'", o->function,
+                 o->source);
   char dir[IPSO_PATH_MAX], so[IPSO_PATH_MAX + 64];
   IPSO_TRY(user_cache_dir_trusted(dir, sizeof dir));
   char *wrap = user_objective_wrapper(cfg);
@@ -523,8 +513,8 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
     free(u);
     return IPSO_FAIL("user objective", "cannot load '%s': %s", so, dlerror());
   }
-  u->fn = dlsym(u->so, "ipso_user_objective");
-  if (!u->fn) {
+  u->fn.sym = dlsym(u->so, "ipso_user_objective");
+  if (!u->fn.sym) {
     user_objective_close(u);
     return IPSO_FAIL("user objective", "'%s' has no ipso_user_objective", so);
   }
@@ -535,16 +525,12 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
 
 objective_fn_d user_objective_fn_d(struct user_objective *u)
 {
-  objective_fn_d f;
-  memcpy(&f, &u->fn, sizeof f); /* object pointer to function pointer, as dlsym requires */
-  return f;
+  return u->fn.d;
 }
 
 objective_fn_f user_objective_fn_f(struct user_objective *u)
 {
-  objective_fn_f f;
-  memcpy(&f, &u->fn, sizeof f);
-  return f;
+  return u->fn.f;
 }
 
 void user_objective_close(struct user_objective *u)
@@ -572,8 +558,7 @@ void user_separable_points(const struct ipso_config *cfg, double *pts)
     }
 }
 
-/* Whether A and B agree to within TOL, NaN with NaN and infinity with the
- * same infinity included. */
+/* Whether A and B agree to within TOL (NaN with NaN, infinity with itself). */
 static int agree(double a, double b, double tol)
 {
   if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
