@@ -34,8 +34,7 @@ static int upload_learning(struct gpu_swarm *g)
   unsigned int *h = malloc(bytes);
   if (!h) return IPSO_FAIL("memory", "out of memory");
   for (int64_t i = 0; i < g->N; i++) h[i] = swarm_clpso_threshold(i, g->N);
-  cudaError_t e = cudaMalloc((void **)&g->d_learn, bytes);
-  if (e == cudaSuccess) e = cudaMemcpy(g->d_learn, h, bytes, cudaMemcpyHostToDevice);
+  cudaError_t e = cudaMemcpy(g->d_learn, h, bytes, cudaMemcpyHostToDevice);
   free(h);
   IPSO_CHECK_CUDA(e);
   return IPSO_OK;
@@ -58,47 +57,51 @@ static int alloc_history(struct gpu_swarm *g, int64_t all)
   return IPSO_OK;
 }
 
-/* Allocates the swarm arrays (zeroed, so row padding is defined). */
+int gpu_alloc_parts(const struct gpu_swarm *g, const struct gpu_part *p, size_t n, const char *what)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (!p[i].bytes) continue;
+    cudaError_t e = cudaMalloc(p[i].ptr, p[i].bytes);
+    if (e != cudaSuccess)
+      return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for %s on GPU %d: %s",
+                       (double)p[i].bytes / (1 << 30), what, g->device, cudaGetErrorString(e));
+    if (p[i].fill >= 0) IPSO_CHECK_CUDA(cudaMemset(*p[i].ptr, p[i].fill, p[i].bytes));
+  }
+  return IPSO_OK;
+}
+
+/* Allocates the swarm arrays: rows zeroed (so row padding is defined), no
+ * attractor row's owner known yet (lidx -1), the global-best slots empty. */
 static int allocate(struct gpu_swarm *g)
 {
-  int pitch = g->plan.map.pitch;
-  size_t K = (size_t)g->count;
-  size_t rows = K * (size_t)g->N * (size_t)pitch * g->es, n = K * (size_t)g->N * g->es;
-  void **arr[4] = {&g->s.x, &g->s.v, &g->s.p, &g->s.lbest};
-  for (int i = 0; i < (g->plan.ring || g->plan.clpso ? 4 : 3); i++) {
-    cudaError_t e = cudaMalloc(arr[i], rows);
-    if (e != cudaSuccess)
-      return IPSO_FAIL("cuda", "cannot allocate %.2f GiB for the %s on GPU %d: %s",
-                       (double)rows / (1 << 30), i < 3 ? "swarm" : "attractors", g->device,
-                       cudaGetErrorString(e));
-    IPSO_CHECK_CUDA(cudaMemset(*arr[i], 0, rows));
-  }
-  if (g->plan.ring) {
-    /* Whose personal best each attractor row holds: none yet (-1). */
-    size_t parts = K * (size_t)g->N;
-    IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.lidx, parts * sizeof(long long)));
-    IPSO_CHECK_CUDA(cudaMemset(g->s.lidx, 0xff, parts * sizeof(long long)));
-    IPSO_CHECK_CUDA(cudaMalloc((void **)&g->s.pnew, parts));
-    IPSO_CHECK_CUDA(cudaMemset(g->s.pnew, 0, parts));
-  }
-  if (g->plan.clpso) IPSO_TRY(upload_learning(g));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->s.cost, n));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->s.pcost, n));
+  size_t K = (size_t)g->count, parts = K * (size_t)g->N, es = g->es;
+  size_t pitch = (size_t)g->plan.map.pitch, rows = parts * pitch * es;
+  /* Per-block candidates: the step kernels' blocks, at least as many as
+   * candidates_kernel's (a particle per thread). */
+  size_t cand = K * (size_t)g->plan.blocks;
+  int ring = g->plan.ring, clpso = g->plan.clpso;
+  const struct gpu_part p[] = {
+      {&g->s.x, rows, 0},
+      {&g->s.v, rows, 0},
+      {&g->s.p, rows, 0},
+      {&g->s.lbest, ring || clpso ? rows : 0, 0},
+      {(void **)&g->s.lidx, ring ? parts * sizeof(long long) : 0, 0xff},
+      {(void **)&g->s.pnew, ring ? parts : 0, 0},
+      {(void **)&g->d_learn, clpso ? (size_t)g->N * sizeof(unsigned int) : 0, -1},
+      {&g->s.cost, parts * es, -1},
+      {&g->s.pcost, parts * es, -1},
+      {&g->s.gb, K * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES, -1},
+      {&g->s.gpos, K * IPSO_GB_SLOTS * pitch * es, 0},
+      {&g->s.slot_cost, cand * es, -1},
+      {(void **)&g->s.slot_idx, cand * sizeof(long long), -1}};
+  IPSO_TRY(gpu_alloc_parts(g, p, sizeof p / sizeof p[0], "the swarm"));
+  if (clpso) IPSO_TRY(upload_learning(g));
   union gpu_slot slots[IPSO_GB_SLOTS];
   gpu_slots_empty(slots, g->fl);
-  IPSO_CHECK_CUDA(cudaMalloc(&g->s.gb, K * sizeof slots));
   for (size_t k = 0; k < K; k++)
     IPSO_CHECK_CUDA(cudaMemcpy((char *)g->s.gb + k * sizeof slots, slots, sizeof slots,
                                cudaMemcpyHostToDevice));
-  size_t gpos = K * IPSO_GB_SLOTS * (size_t)pitch * g->es;
-  IPSO_CHECK_CUDA(cudaMalloc(&g->s.gpos, gpos));
-  IPSO_CHECK_CUDA(cudaMemset(g->s.gpos, 0, gpos));
-  /* Per-block candidates: the step kernels' blocks, at least as many as
-   * candidates_kernel's (a particle per thread). */
   g->s.slot_stride = g->plan.blocks;
-  IPSO_CHECK_CUDA(cudaMalloc(&g->s.slot_cost, K * (size_t)g->plan.blocks * g->es));
-  IPSO_CHECK_CUDA(
-      cudaMalloc((void **)&g->s.slot_idx, K * (size_t)g->plan.blocks * sizeof(long long)));
   g->s.hist_stride = 1;
   /* The history of a whole run where it is short, else of a slice of
    * HIST_FIRST_ITERATIONS (both within HIST_FIRST_BYTES): growing the
@@ -110,7 +113,7 @@ static int allocate(struct gpu_swarm *g)
   IPSO_TRY(alloc_history(g, first));
   g->s.hist = g->d_hist;
   IPSO_CHECK_CUDA(cudaMallocHost((void **)&g->h_slots, K * IPSO_GB_SLOTS * sizeof *g->h_slots));
-  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_pos, (size_t)pitch * 8));
+  IPSO_CHECK_CUDA(cudaMallocHost(&g->h_pos, pitch * 8));
   return IPSO_OK;
 }
 
@@ -147,45 +150,17 @@ static int candidate_blocks(const struct gpu_swarm *g)
 static int recompute_best(struct gpu_swarm *g, int from_init)
 {
   struct swarm_ptrs s = gpu_island_view(g, 0);
-  const int count = g->count;
-  unsigned block = (unsigned)g->plan.map.block;
   if (!from_init)
-    IPSO_CHECK_CUDA(ipso_launch_candidates(&g->k, (unsigned)candidate_blocks(g), (unsigned)count,
-                                           block, s, g->stream));
+    IPSO_CHECK_CUDA(ipso_launch_swarm(&g->k, g->k.candidates, (unsigned)candidate_blocks(g), s));
   int nslots = from_init ? g->plan.blocks : candidate_blocks(g);
-  IPSO_CHECK_CUDA(
-      ipso_launch_reduce(&g->k, (unsigned)count, block, 0, s, nslots, g->t, g->t, 1, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, 0, s, nslots, g->t, g->t, 1));
   return IPSO_OK;
 }
 
-/* Reads island K's best of the slot of iteration g->t: cost, index, position. */
-static int read_best(struct gpu_swarm *g, int k, double *cost, int64_t *idx, double *pos)
+/* The slot of iteration T's best. */
+static int slot_of(const struct gpu_swarm *g, int64_t t)
 {
-  int cur = g->plan.relaxed ? 0 : (int)(g->t & 1);
-  union gpu_slot slot;
-  struct swarm_ptrs v = gpu_island_view(g, k);
-  char *gb = v.gb;
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(&slot, gb + cur * IPSO_GB_SLOT_BYTES, IPSO_GB_SLOT_BYTES,
-                                  cudaMemcpyDeviceToHost, g->stream));
-  int pitch = g->plan.map.pitch;
-  if (pos) {
-    char *gp = v.gpos;
-    IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_pos, gp + (size_t)cur * pitch * g->es,
-                                    (size_t)g->D * g->es, cudaMemcpyDeviceToHost, g->stream));
-  }
-  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  *cost = gpu_slot_cost(&slot, g->fl);
-  if (idx) *idx = gpu_slot_particle(&slot, g->fl);
-  if (pos) gpu_rows_from_real(pos, g->h_pos, pitch, 1, g->D, g->fl);
-  return IPSO_OK;
-}
-
-/* Every island's best after iteration T from h_slots into last_best. */
-static void take_slots(struct gpu_swarm *g, int64_t t)
-{
-  int cur = g->plan.relaxed ? 0 : (int)(t & 1);
-  for (int k = 0; k < g->count; k++)
-    g->last_best[k] = gpu_slot_cost(&g->h_slots[k * IPSO_GB_SLOTS + cur], g->fl);
+  return g->plan.relaxed ? 0 : (int)(t & 1);
 }
 
 /* Every island's best after iteration g->t into last_best (one copy of all slots). */
@@ -194,7 +169,8 @@ static int read_last_bests(struct gpu_swarm *g)
   size_t bytes = (size_t)g->count * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
   IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_slots, g->s.gb, bytes, cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  take_slots(g, g->t);
+  for (int k = 0; k < g->count; k++)
+    g->last_best[k] = gpu_slot_cost(&g->h_slots[k * IPSO_GB_SLOTS + slot_of(g, g->t)], g->fl);
   g->stale = 0;
   return IPSO_OK;
 }
@@ -215,8 +191,7 @@ static int gpu_init(struct backend *b)
   struct gpu_swarm *g = b->impl;
   g->t = 0;
   g->vpre = 0;
-  IPSO_CHECK_CUDA(ipso_launch_init(&g->k, (unsigned)g->plan.blocks, (unsigned)g->count,
-                                   (unsigned)g->plan.map.block, g->s, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_swarm(&g->k, g->k.init, (unsigned)g->plan.blocks, g->s));
   IPSO_TRY(forget_attractors(g));
   IPSO_TRY(recompute_best(g, 1));
   return read_last_bests(g);
@@ -227,26 +202,18 @@ static int gpu_init(struct backend *b)
 static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
 {
   const struct gpu_plan *p = &g->plan;
-  unsigned block = (unsigned)p->map.block, islands = (unsigned)g->count;
-  if (p->mode == GPU_MODE_SPEC) {
-    IPSO_CHECK_CUDA(ipso_launch_spec(&g->k, &p->map, islands, g->s, first, last, g->stream));
-  } else if (p->mode == GPU_MODE_RELAXED) {
-    IPSO_CHECK_CUDA(
-        ipso_launch_relaxed(&g->k, (unsigned)p->res_blocks, block, g->s, first, last, g->stream));
-  } else {
+  if (p->mode == GPU_MODE_SPEC)
+    IPSO_CHECK_CUDA(ipso_launch_spec(&g->k, &p->map, g->s, first, last));
+  else if (p->mode == GPU_MODE_RELAXED)
+    IPSO_CHECK_CUDA(ipso_launch_relaxed(&g->k, (unsigned)p->res_blocks, g->s, first, last));
+  else
     for (long long t = first; t <= last; t++) {
-      if (p->ring)
-        IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, islands, block, p->pdl, g->s, g->N, g->stream));
-      if (p->clpso)
-        IPSO_CHECK_CUDA(ipso_launch_exemplar(&g->k, islands, block, p->pdl, g->s, g->N, t,
-                                             g->d_learn, g->stream));
-      IPSO_CHECK_CUDA(ipso_launch_step(&g->k, (unsigned)p->blocks, islands, block, p->pdl, g->s, t,
-                                       first, g->stream));
+      if (p->ring) IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, p->pdl, g->s, g->N));
+      if (p->clpso) IPSO_CHECK_CUDA(ipso_launch_exemplar(&g->k, p->pdl, g->s, g->N, t, g->d_learn));
+      IPSO_CHECK_CUDA(ipso_launch_step(&g->k, (unsigned)p->blocks, p->pdl, g->s, t, first));
       if (p->variant != GPU_QUEUE_LOCK)
-        IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, islands, block, p->pdl, g->s, p->blocks, t, first,
-                                           0, g->stream));
+        IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, p->pdl, g->s, p->blocks, t, first, 0));
     }
-  }
   return IPSO_OK;
 }
 
@@ -283,7 +250,7 @@ static int gpu_step(struct backend *b, int64_t first, int64_t last, double *best
   IPSO_TRY(enqueue_iterations(g, first, last));
   IPSO_CHECK_CUDA(cudaGetLastError());
   IPSO_CHECK_CUDA(cudaEventRecord(g->stop, g->stream));
-  IPSO_CHECK_CUDA(ipso_launch_hist_out(&g->k, p->pdl, g->s.hist, g->dh_hist, all, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_hist_out(&g->k, p->pdl, g->s.hist, g->dh_hist, all));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   memcpy(best, g->h_hist, (size_t)all * sizeof(double));
   for (int k = 0; k < g->count; k++) {
@@ -319,24 +286,33 @@ static int gpu_best_costs(struct backend *b, double *cost)
   return IPSO_OK;
 }
 
-/* Island K's best particle, position included. */
+/* Island K's best of the slot of iteration g->t: cost, particle, position. */
 static int gpu_best(struct backend *b, int k, struct island_best *out)
 {
   struct gpu_swarm *g = b->impl;
-  return read_best(g, k, &out->cost, &out->particle, out->position);
+  int cur = slot_of(g, g->t), pitch = g->plan.map.pitch;
+  union gpu_slot slot;
+  struct swarm_ptrs v = gpu_island_view(g, k);
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(&slot, (char *)v.gb + cur * IPSO_GB_SLOT_BYTES,
+                                  IPSO_GB_SLOT_BYTES, cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_pos, (char *)v.gpos + (size_t)cur * pitch * g->es,
+                                  (size_t)g->D * g->es, cudaMemcpyDeviceToHost, g->stream));
+  IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
+  out->cost = gpu_slot_cost(&slot, g->fl);
+  out->particle = gpu_slot_particle(&slot, g->fl);
+  gpu_rows_from_real(out->position, g->h_pos, pitch, 1, g->D, g->fl);
+  return IPSO_OK;
 }
 
 /* Copies all K swarms between the device and ST (island-major on both sides). */
 static int stage_state(struct gpu_swarm *g, const struct swarm_state *st, int to_host)
 {
-  int pitch = g->plan.map.pitch;
-  size_t n = (size_t)g->N * (size_t)g->count;
+  double *host[5] = {st->position, st->velocity, st->pbest_position, st->cost, st->pbest_cost};
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
-  IPSO_TRY(gpu_stage_rows(g->s.x, pitch, st->position, n, g->D, g->fl, to_host));
-  IPSO_TRY(gpu_stage_rows(g->s.v, pitch, st->velocity, n, g->D, g->fl, to_host));
-  IPSO_TRY(gpu_stage_rows(g->s.p, pitch, st->pbest_position, n, g->D, g->fl, to_host));
-  IPSO_TRY(gpu_stage_costs(g->s.cost, st->cost, n, g->fl, to_host));
-  return gpu_stage_costs(g->s.pcost, st->pbest_cost, n, g->fl, to_host);
+  for (int a = 0; a < 5; a++)
+    IPSO_TRY(gpu_stage_rows(gpu_state_array(g, a), a < 3 ? g->plan.map.pitch : 1, host[a],
+                            (size_t)g->N * (size_t)g->count, a < 3 ? g->D : 1, g->fl, to_host));
+  return IPSO_OK;
 }
 
 /* Copies all K swarms to ST. */
@@ -358,9 +334,8 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
    * again from the candidates), tagged g->t - 1 so that the step writing it
    * next still finds it stale, brings it forward and records its entry. */
   if (!g->plan.relaxed)
-    IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, (unsigned)g->count, (unsigned)g->plan.map.block, 0,
-                                       gpu_island_view(g, 0), candidate_blocks(g), g->t - 1,
-                                       g->t - 1, 0, g->stream));
+    IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, 0, gpu_island_view(g, 0), candidate_blocks(g),
+                                       g->t - 1, g->t - 1, 0));
   return read_last_bests(g);
 }
 
@@ -405,40 +380,49 @@ static const struct backend_device gpu_device = {
     .end = gpu_end,
 };
 
-/* The objective at the N points X ([n * D]) into F, with the steps' own
- * arithmetic (evaluate_kernel). */
-static int gpu_evaluate(struct backend *b, const double *x, int64_t n, double *f)
+/* The kernels' arithmetic at the N points X ([n * D]) into OUT: the
+ * objective (evaluate_kernel, N values) or, SEPARABLE, the separability
+ * check's three values a point (separable_check_kernel). */
+static int run_points(struct gpu_swarm *g, const double *x, int64_t n, int separable, double *out)
 {
-  struct gpu_swarm *g = b->impl;
-  if (!g->k.evaluate) return IPSO_FAIL("gpu", "a backend not created for evaluation");
-  if (n == 0) return IPSO_OK;
   int pitch = g->plan.map.pitch;
-  size_t rows_bytes = (size_t)n * (size_t)pitch * g->es, out_bytes = (size_t)n * g->es;
-  char *rows = calloc(1, rows_bytes), *out = malloc(out_bytes);
+  size_t rows_bytes = (size_t)n * (size_t)pitch * g->es;
+  int fl = g->fl && !separable; /* the check's values are doubles */
+  size_t values = separable ? 3 * (size_t)n : (size_t)n, es = fl ? sizeof(float) : sizeof(double);
+  char *rows = calloc(1, rows_bytes), *res = malloc(values * es);
   void *d_rows = NULL, *d_out = NULL;
   int rc = IPSO_OK;
-  if (!rows || !out) {
+  if (!rows || !res) {
     rc = IPSO_FAIL("memory", "out of memory");
     goto done;
   }
   gpu_rows_to_real(rows, pitch, x, (size_t)n, g->D, g->fl);
   IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_rows, rows_bytes), rc, done);
-  IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_out, out_bytes), rc, done);
+  IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_out, values * es), rc, done);
   IPSO_CHECK_CUDA_GOTO(cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice), rc, done);
   long long ppb = gpu_mapping_ppb(&g->plan.map);
-  IPSO_CHECK_CUDA_GOTO(ipso_launch_evaluate(&g->k, (unsigned)((n + ppb - 1) / ppb),
-                                            (unsigned)g->plan.map.block, d_rows, n, d_out,
-                                            g->stream),
-                       rc, done);
+  IPSO_CHECK_CUDA_GOTO(
+      separable ? ipso_launch_separable_check(&g->k, d_rows, (int)n, d_out)
+                : ipso_launch_evaluate(&g->k, (unsigned)((n + ppb - 1) / ppb), d_rows, n, d_out),
+      rc, done);
   IPSO_CHECK_CUDA_GOTO(cudaStreamSynchronize(g->stream), rc, done);
-  IPSO_CHECK_CUDA_GOTO(cudaMemcpy(out, d_out, out_bytes, cudaMemcpyDeviceToHost), rc, done);
-  for (int64_t i = 0; i < n; i++) f[i] = gpu_real_get(out, (size_t)i, g->fl);
+  IPSO_CHECK_CUDA_GOTO(cudaMemcpy(res, d_out, values * es, cudaMemcpyDeviceToHost), rc, done);
+  for (size_t i = 0; i < values; i++) out[i] = gpu_real_get(res, i, fl);
 done:
   if (d_rows) cudaFree(d_rows);
   if (d_out) cudaFree(d_out);
   free(rows);
-  free(out);
+  free(res);
   return rc;
+}
+
+/* The objective at the N points X ([n * D]) into F, with the steps' own
+ * arithmetic. */
+static int gpu_evaluate(struct backend *b, const double *x, int64_t n, double *f)
+{
+  struct gpu_swarm *g = b->impl;
+  if (!g->k.evaluate) return IPSO_FAIL("gpu", "a backend not created for evaluation");
+  return n == 0 ? IPSO_OK : run_points(g, x, n, 0, f);
 }
 
 static const struct backend_ops gpu_ops = {
@@ -495,7 +479,7 @@ const char *gpu_unavailable_reason(void)
 static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int major, int minor)
 {
   const struct ipso_config *cfg = g->cfg;
-  char *defines = gpu_kernel_defines(cfg, &g->plan.map, k);
+  char *defines = gpu_kernel_defines(cfg, &g->plan, k);
   char *prelude = NULL;
   int user = cfg->objective.id == IPSO_OBJ_USER;
   if (!defines) return IPSO_FAIL("memory", "out of memory");
@@ -507,8 +491,8 @@ static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int 
   free(defines);
   free(prelude);
   if (rc != IPSO_OK) return rc;
-  IPSO_CHECK_CUDA(
-      ipso_kernels_load(g->prog.library, &g->plan, user && cfg->objective.separable, &g->k));
+  IPSO_CHECK_CUDA(ipso_kernels_load(g->prog.library, &g->plan, user && cfg->objective.separable,
+                                    g->stream, &g->k));
   return IPSO_OK;
 }
 
@@ -542,43 +526,19 @@ static int plan_launch(struct gpu_swarm *g, const struct cudaDeviceProp *prop)
 static int check_separable(struct gpu_swarm *g)
 {
   enum { N = USER_SEPARABLE_POINTS };
-  int pitch = g->plan.map.pitch;
-  size_t rows_bytes = N * (size_t)pitch * g->es;
   double *pts = malloc((size_t)N * (size_t)g->D * sizeof *pts);
-  char *rows = calloc(1, rows_bytes);
   double out[3 * N], whole[N], terms[N], mag[N];
-  void *d_rows = NULL, *d_out = NULL;
-  int rc = IPSO_OK;
-  if (!pts || !rows) {
-    rc = IPSO_FAIL("memory", "out of memory");
-    goto done;
-  }
+  if (!pts) return IPSO_FAIL("memory", "out of memory");
   user_separable_points(g->cfg, pts);
-  gpu_rows_to_real(rows, pitch, pts, N, g->D, g->fl);
-  IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_rows, rows_bytes), rc, done);
-  IPSO_CHECK_CUDA_GOTO(cudaMalloc(&d_out, sizeof out), rc, done);
-  IPSO_CHECK_CUDA_GOTO(cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice), rc, done);
-  IPSO_CHECK_CUDA_GOTO(ipso_launch_separable_check(&g->k, d_rows, N, d_out, g->stream), rc, done);
-  IPSO_CHECK_CUDA_GOTO(cudaStreamSynchronize(g->stream), rc, done);
-  IPSO_CHECK_CUDA_GOTO(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), rc, done);
-done:
-  if (d_rows) cudaFree(d_rows);
-  if (d_out) cudaFree(d_out);
+  int rc = run_points(g, pts, N, 1, out);
   free(pts);
-  free(rows);
-  if (rc != IPSO_OK) return rc;
+  IPSO_TRY(rc);
   for (int i = 0; i < N; i++) {
     whole[i] = out[3 * i];
     terms[i] = out[3 * i + 1];
     mag[i] = out[3 * i + 2];
   }
   return user_separable_verdict(g->cfg, whole, terms, mag);
-}
-
-int backend_gpu_create(const struct swarm_setup *setup, struct backend *b)
-{
-  struct gpu_overrides none = {0};
-  return backend_gpu_create_with(setup, &none, b);
 }
 
 int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_overrides *o,
@@ -604,19 +564,16 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
   g->plan.map.evaluate = o->evaluate;
   /* One island in all never migrates: no migration kernels to compile. */
   g->plan.map.migrates = !(setup->islands == 1 && g->count == 1);
-  if (g->count > IPSO_MAX_ISLANDS) {
-    gpu_destroy(b);
-    return IPSO_FAIL("gpu", "%d islands on one GPU: at most %d", swarm_setup_count(setup),
-                     IPSO_MAX_ISLANDS);
-  }
-  g->last_best = calloc((size_t)g->count, sizeof *g->last_best);
-  if (!g->last_best) {
-    gpu_destroy(b);
-    return IPSO_FAIL("gpu", "out of memory");
-  }
-
-  struct cudaDeviceProp prop;
   int rc = IPSO_OK;
+  if (g->count > IPSO_MAX_ISLANDS)
+    rc = IPSO_FAIL("gpu", "%d islands on one GPU: at most %d", g->count, IPSO_MAX_ISLANDS);
+  else if (!(g->last_best = calloc((size_t)g->count, sizeof *g->last_best)))
+    rc = IPSO_FAIL("gpu", "out of memory");
+  if (rc != IPSO_OK) {
+    gpu_destroy(b);
+    return rc;
+  }
+  struct cudaDeviceProp prop;
   struct swarm_consts k = {0};
   cudaError_t e = cudaSetDevice(g->device);
   if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, g->device);

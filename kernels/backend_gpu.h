@@ -12,9 +12,8 @@
 extern "C" {
 #endif
 
-/* Creates the backend with the plan's own choices. */
-int backend_gpu_create(const struct swarm_setup *setup, struct backend *b);
-/* The same with overrides O (all zero: none), for tests and benchmarks. */
+/* Creates the backend, with overrides O of the plan's choices for tests and
+ * benchmarks (all zero: none). */
 int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_overrides *o,
                             struct backend *b);
 /* Number of CUDA devices visible, 0 if none (or no driver). */

@@ -10,23 +10,16 @@
 #include "check.h"
 #include "gpu_swarm.h"
 
-/* Bytes of one row array and of one cost array, dense, for all K islands. */
-static void capture_sizes(const struct gpu_swarm *g, size_t *rows, size_t *costs)
+/* Offset and bytes of each of the five arrays (gpu_state_array) in a
+ * capture, dense, for all K islands; the capture's size. */
+static size_t capture_layout(const struct gpu_swarm *g, size_t off[5], size_t bytes[5])
 {
   size_t n = (size_t)g->N * (size_t)g->count;
-  *rows = n * (size_t)g->D * g->es;
-  *costs = n * g->es;
-}
-
-/* Offset and bytes of each of the five arrays (x, v, p, cost, pcost) in a capture. */
-static void capture_layout(const struct gpu_swarm *g, size_t off[5], size_t bytes[5])
-{
-  size_t rows, costs;
-  capture_sizes(g, &rows, &costs);
   for (int a = 0; a < 5; a++) {
-    bytes[a] = a < 3 ? rows : costs;
+    bytes[a] = n * (a < 3 ? (size_t)g->D : 1) * g->es;
     off[a] = a == 0 ? 0 : off[a - 1] + bytes[a - 1];
   }
+  return off[4] + bytes[4];
 }
 
 /* The capture's event, on first use. */
@@ -43,9 +36,8 @@ static int capture_ready(struct gpu_swarm *g, struct gpu_capture *c, int *ready)
   *ready = 0;
   if (g->capture_failed) return IPSO_OK;
   if (!c->d) {
-    size_t rows, costs;
-    capture_sizes(g, &rows, &costs);
-    cudaError_t e = cudaMalloc(&c->d, 3 * rows + 2 * costs);
+    size_t off[5], bytes[5];
+    cudaError_t e = cudaMalloc(&c->d, capture_layout(g, off, bytes));
     if (e == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       c->d = NULL;
@@ -78,18 +70,16 @@ int gpu_capture(struct backend *b, int *captured)
   IPSO_TRY(capture_ready(g, c, captured));
   if (!*captured) return IPSO_OK;
   c->held = 0;
-  size_t rows, costs, n = (size_t)g->N * (size_t)g->count;
-  capture_sizes(g, &rows, &costs);
+  size_t off[5], bytes[5], n = (size_t)g->N * (size_t)g->count;
+  capture_layout(g, off, bytes);
   size_t w = (size_t)g->D * g->es, pitch = (size_t)g->plan.map.pitch * g->es;
   char *d = c->d;
-  const void *src[3] = {g->s.x, g->s.v, g->s.p};
   for (int a = 0; a < 3; a++)
-    IPSO_CHECK_CUDA(cudaMemcpy2DAsync(d + (size_t)a * rows, w, src[a], pitch, w, n,
+    IPSO_CHECK_CUDA(cudaMemcpy2DAsync(d + off[a], w, gpu_state_array(g, a), pitch, w, n,
                                       cudaMemcpyDeviceToDevice, g->stream));
-  IPSO_CHECK_CUDA(
-      cudaMemcpyAsync(d + 3 * rows, g->s.cost, costs, cudaMemcpyDeviceToDevice, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(d + 3 * rows + costs, g->s.pcost, costs, cudaMemcpyDeviceToDevice,
-                                  g->stream));
+  for (int a = 3; a < 5; a++)
+    IPSO_CHECK_CUDA(cudaMemcpyAsync(d + off[a], gpu_state_array(g, a), bytes[a],
+                                    cudaMemcpyDeviceToDevice, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(c->taken, g->stream));
   return IPSO_OK;
 }
@@ -102,15 +92,14 @@ static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c,
 {
   const size_t es = g->es;
   char *dst = to;
+  const char *base = gpu_state_array(g, array);
   if (!c->held || array >= 3) {
     size_t off[5], bytes[5];
     capture_layout(g, off, bytes);
-    const char *src = c->held ? (const char *)(array == 3 ? g->s.cost : g->s.pcost) + first * es
-                              : (const char *)c->d + off[array] + first * es;
+    const char *src = c->held ? base + first * es : (const char *)c->d + off[array] + first * es;
     IPSO_CHECK_CUDA(cudaMemcpyAsync(dst, src, n * es, cudaMemcpyDeviceToHost, stream));
     return IPSO_OK;
   }
-  const char *base = (const char *)(array == 0 ? g->s.x : array == 1 ? g->s.v : g->s.p);
   const size_t D = (size_t)g->D, pitch = (size_t)g->plan.map.pitch * es;
   size_t row = first / D, col = first % D;
   if (col) { /* the rest of the row the piece starts in */

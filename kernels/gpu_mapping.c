@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gpu_plan.h"
 #include "objective.h"
 
 /* Chunks per thread at most, before more threads share a particle: each
@@ -56,12 +57,12 @@ void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int 
   m->spec_ppt = 1;
 }
 
-char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping *m,
+char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_plan *p,
                          const struct swarm_consts *k)
 {
   const struct objective_info *info = objective_get(cfg->objective.id);
-  int D = cfg->objective.dimensions, user = cfg->objective.id == IPSO_OBJ_USER;
-  int uniform = 1;
+  const struct gpu_mapping *m = &p->map;
+  int D = p->dims, user = cfg->objective.id == IPSO_OBJ_USER, uniform = 1;
   for (int d = 1; d < D; d++)
     if (k->lower[d] != k->lower[0] || k->upper[d] != k->upper[0]) uniform = 0;
   size_t cap = 2048;
@@ -75,24 +76,16 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping
       "#define IPSO_NEEDS_NEXT %d\n#define IPSO_USER %d\n#define IPSO_USER_SEPARABLE %d\n"
       "#define IPSO_RELAXED %d\n#define IPSO_UNIFORM %d\n#define IPSO_RING %d\n"
       "#define IPSO_RING_K %d\n#define IPSO_CLPSO %d\n#define IPSO_CLPSO_REFRESH %d\n"
-      "#define IPSO_INERTIA_END %d\n#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n#define "
-      "IPSO_SPEC_THREADS %d\n"
-      "#define IPSO_SPEC_PPT %d\n#define IPSO_SPEC_WIN %d\n#define IPSO_CEC2017 %d\n"
-      "#define IPSO_VARIANT %d\n#define IPSO_EVALUATE %d\n#define IPSO_NCLAMP %d\n"
-      "#define IPSO_MIGRATES %d\n",
+      "#define IPSO_INERTIA_END %d\n#define IPSO_DEAL %d\n#define IPSO_SPEC_CB %d\n"
+      "#define IPSO_SPEC_THREADS %d\n#define IPSO_SPEC_PPT %d\n#define IPSO_SPEC_WIN %d\n"
+      "#define IPSO_CEC2017 %d\n#define IPSO_VARIANT %d\n#define IPSO_EVALUATE %d\n"
+      "#define IPSO_NCLAMP %d\n#define IPSO_MIGRATES %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
       m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
       user ? 0 : info->acc1, user ? 0 : info->needs_next, user, user && cfg->objective.separable,
-      cfg->swarm.sync == IPSO_SYNC_RELAXED, uniform, cfg->swarm.topology == IPSO_SWARM_RING,
-      cfg->swarm.topology == IPSO_SWARM_RING ? cfg->swarm.neighbours : 0,
-      cfg->swarm.topology == IPSO_SWARM_CLPSO,
-      cfg->swarm.topology == IPSO_SWARM_CLPSO ? cfg->swarm.refresh : 1, cfg->swarm.has_inertia_end,
-      m->deal, m->spec_cb, m->spec_threads, m->spec_ppt, m->spec_win,
-      cfg->objective.id == IPSO_OBJ_CEC2017,
-      cfg->swarm.kernel == IPSO_KERNEL_QUEUE_LOCK ? 0
-      : cfg->swarm.kernel == IPSO_KERNEL_QUEUE    ? 1
-                                                  : 2,
-      m->evaluate, k->nclamps, m->migrates);
+      p->relaxed, uniform, p->ring, p->neighbours, p->clpso, p->clpso ? p->refresh : 1,
+      cfg->swarm.has_inertia_end, m->deal, m->spec_cb, m->spec_threads, m->spec_ppt, m->spec_win,
+      cfg->objective.id == IPSO_OBJ_CEC2017, (int)p->variant, m->evaluate, k->nclamps, m->migrates);
   /* The inertia schedule's ends and uniform bounds as exact hexadecimal
    * literals (the kernel computes and rounds as the host does). */
   if (cfg->swarm.has_inertia_end)

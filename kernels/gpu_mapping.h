@@ -43,9 +43,11 @@ static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
  * block; 0 where it does not fit. */
 void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int cb);
 
-/* The #define block that specialises the kernel source to CFG with mapping
- * M and per-dimension constants K (malloc'd). */
-char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_mapping *m,
+struct gpu_plan;
+
+/* The #define block that specialises the kernel source to CFG with plan P
+ * (kernels/gpu_plan.h) and per-dimension constants K (malloc'd). */
+char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_plan *p,
                          const struct swarm_consts *k);
 
 #ifdef __cplusplus

@@ -33,21 +33,18 @@ static size_t align16(size_t n)
  * chunk, then one block per island from the picks. */
 static int select_into(struct gpu_swarm *g, int worst, int count, long long *out, void *out_cost)
 {
-  unsigned block = (unsigned)g->plan.map.block, islands = (unsigned)g->count;
   int nb = pick_blocks(g);
   long long picks = (long long)nb * count;
   /* One chunk holds the island: its picks are the selection. */
   if (nb == 1) {
-    IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, islands, block, g->s.pcost, NULL, g->N,
-                                       pick_chunk(g), g->N, count, worst, count, out, out_cost,
-                                       g->stream));
+    IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, g->s.pcost, NULL, g->N, pick_chunk(g), g->N, count,
+                                       worst, count, out, out_cost));
     return IPSO_OK;
   }
-  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, (unsigned)nb, islands, block, g->s.pcost, NULL, g->N,
-                                     pick_chunk(g), g->N, picks, worst, count, g->d_pick,
-                                     g->d_pickcost, g->stream));
-  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, islands, block, g->d_pickcost, g->d_pick, picks,
-                                     picks, picks, count, worst, count, out, out_cost, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, (unsigned)nb, g->s.pcost, NULL, g->N, pick_chunk(g),
+                                     g->N, picks, worst, count, g->d_pick, g->d_pickcost));
+  IPSO_CHECK_CUDA(ipso_launch_select(&g->k, 1, g->d_pickcost, g->d_pick, picks, picks, picks, count,
+                                     worst, count, out, out_cost));
   return IPSO_OK;
 }
 
@@ -100,16 +97,17 @@ int gpu_migrate_reserve(struct gpu_swarm *g, int count)
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   gpu_migrate_free(g);
   size_t K = (size_t)g->count, c = (size_t)count, row = (size_t)g->plan.map.pitch * g->es;
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_msg, (K + 2) * c * row));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_mcost, (K + 2) * c * g->es));
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_msel, K * c * sizeof(long long)));
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_vsel, K * 2 * c * sizeof(long long)));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_vcost, K * 2 * c * g->es));
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_order, K * 2 * c * sizeof(int)));
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_carried, 2 * K));
   size_t picks = K * (size_t)pick_blocks(g) * 2 * c;
-  IPSO_CHECK_CUDA(cudaMalloc((void **)&g->d_pick, picks * sizeof(long long)));
-  IPSO_CHECK_CUDA(cudaMalloc(&g->d_pickcost, picks * g->es));
+  const struct gpu_part p[] = {{&g->d_msg, (K + 2) * c * row, -1},
+                               {&g->d_mcost, (K + 2) * c * g->es, -1},
+                               {(void **)&g->d_msel, K * c * sizeof(long long), -1},
+                               {(void **)&g->d_vsel, K * 2 * c * sizeof(long long), -1},
+                               {&g->d_vcost, K * 2 * c * g->es, -1},
+                               {(void **)&g->d_order, K * 2 * c * sizeof(int), -1},
+                               {(void **)&g->d_carried, 2 * K, -1},
+                               {(void **)&g->d_pick, picks * sizeof(long long), -1},
+                               {&g->d_pickcost, picks * g->es, -1}};
+  IPSO_TRY(gpu_alloc_parts(g, p, sizeof p / sizeof p[0], "the migration"));
   IPSO_CHECK_CUDA(cudaHostAlloc(&g->h_mig, mig_layout(g, count).size, cudaHostAllocMapped));
   IPSO_CHECK_CUDA(cudaHostGetDevicePointer((void **)&g->d_hmig, g->h_mig, 0));
   for (int i = 0; i < 2; i++)
@@ -136,18 +134,17 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
     for (size_t i = 0; i < K * c; i++) sel[i] = select[i];
     IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_msel, sel, K * c * sizeof(long long),
                                     cudaMemcpyHostToDevice, g->stream));
-    IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg,
-                                       g->d_mcost, erows, ecost, g->stream));
+    IPSO_CHECK_CUDA(
+        ipso_launch_gather(&g->k, g->s, g->d_msel, count, g->d_msg, g->d_mcost, erows, ecost));
   } else if (pick_blocks(g) == 1) {
     /* Each island fits one block: message and victims in one launch. */
     g->vpre = victims > 0 && victims <= 2 * count ? victims : 0;
-    IPSO_CHECK_CUDA(ipso_launch_emigrate(&g->k, (unsigned)K, (unsigned)g->plan.map.block, g->s,
-                                         count, g->d_msel, g->d_mcost, g->d_msg, erows, ecost,
-                                         g->vpre, g->d_vsel, g->d_vcost, g->stream));
+    IPSO_CHECK_CUDA(ipso_launch_emigrate(&g->k, g->s, count, g->d_msel, g->d_mcost, g->d_msg, erows,
+                                         ecost, g->vpre, g->d_vsel, g->d_vcost));
   } else {
     IPSO_TRY(select_into(g, 0, count, g->d_msel, g->d_mcost));
-    IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_msel, count, g->d_msg, NULL,
-                                       erows, ecost, g->stream));
+    IPSO_CHECK_CUDA(
+        ipso_launch_gather(&g->k, g->s, g->d_msel, count, g->d_msg, NULL, erows, ecost));
   }
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[0], g->stream));
   /* The victims now, chosen while the host exchanges the edges. */
@@ -212,8 +209,8 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     }
     IPSO_CHECK_CUDA(cudaMemcpyAsync(g->d_vsel, rep, (size_t)K * vs * sizeof(long long),
                                     cudaMemcpyHostToDevice, g->stream));
-    IPSO_CHECK_CUDA(ipso_launch_gather(&g->k, (unsigned)K, g->s, g->d_vsel, (int)vs, NULL,
-                                       g->d_vcost, NULL, NULL, g->stream));
+    IPSO_CHECK_CUDA(
+        ipso_launch_gather(&g->k, g->s, g->d_vsel, (int)vs, NULL, g->d_vcost, NULL, NULL));
   } else if (g->vpre != (int)vs) {
     IPSO_TRY(select_into(g, 1, (int)vs, g->d_vsel, g->d_vcost));
   }
@@ -221,10 +218,9 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   long long t = (long long)g->t; /* the last step's end */
   /* The messages' best costs straight into h_mig: no copy before the next
    * step. */
-  IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, (unsigned)g->plan.map.block, g->s, K, count, links,
-                                      !rmsg[0], g->d_msg, g->d_mcost, g->d_carried, g->d_vsel,
-                                      g->d_vcost, (int)vs, g->d_order, g->d_hmig + L.sent, rmsg,
-                                      rcost, t, g->stream));
+  IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, g->s, count, links, !rmsg[0], g->d_msg, g->d_mcost,
+                                      g->d_carried, g->d_vsel, g->d_vcost, (int)vs, g->d_order,
+                                      g->d_hmig + L.sent, rmsg, rcost, t));
   IPSO_CHECK_CUDA(cudaEventRecord(g->ev_mig[1], g->stream));
   g->sent_pending = 1;
   /* migrate_kernel set the bests anew: the next step reads the slots. */

@@ -91,48 +91,19 @@ int gpu_stage_rows(void *dev, int pitch, double *host, size_t n, int dims, int f
 {
   size_t es = fl ? sizeof(float) : sizeof(double);
   size_t dpitch = (size_t)pitch * es, w = (size_t)dims * es;
-  cudaError_t e;
-  if (!fl) { /* doubles on both sides: no staging */
-    if (to_host)
-      e = cudaMemcpy2D(host, w, dev, dpitch, w, n, cudaMemcpyDeviceToHost);
-    else
-      e = cudaMemcpy2D(dev, dpitch, host, w, w, n, cudaMemcpyHostToDevice);
-    IPSO_CHECK_CUDA(e);
-    return IPSO_OK;
-  }
-  void *tmp = malloc(n * (size_t)dims * es);
-  if (!tmp) return IPSO_FAIL("memory", "cannot stage the swarm on the host");
-  if (to_host) {
-    e = cudaMemcpy2D(tmp, w, dev, dpitch, w, n, cudaMemcpyDeviceToHost);
-    if (e == cudaSuccess) gpu_rows_from_real(host, tmp, dims, n, dims, fl);
-  } else {
-    gpu_rows_to_real(tmp, dims, host, n, dims, fl);
-    e = cudaMemcpy2D(dev, dpitch, tmp, w, w, n, cudaMemcpyHostToDevice);
-  }
-  free(tmp);
-  IPSO_CHECK_CUDA(e);
-  return IPSO_OK;
-}
-
-int gpu_stage_costs(void *dev, double *host, size_t n, int fl, int to_host)
-{
-  size_t bytes = n * (fl ? sizeof(float) : sizeof(double));
-  if (!fl) {
-    IPSO_CHECK_CUDA(to_host ? cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost)
-                            : cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
-    return IPSO_OK;
-  }
-  void *tmp = malloc(bytes);
-  if (!tmp) return IPSO_FAIL("memory", "cannot stage the costs on the host");
-  cudaError_t e;
-  if (to_host) {
-    e = cudaMemcpy(tmp, dev, bytes, cudaMemcpyDeviceToHost);
-    if (e == cudaSuccess) gpu_rows_from_real(host, tmp, 1, n, 1, fl);
-  } else {
-    gpu_rows_to_real(tmp, 1, host, n, 1, fl);
-    e = cudaMemcpy(dev, tmp, bytes, cudaMemcpyHostToDevice);
-  }
-  free(tmp);
+  /* Floats through a dense host buffer of them; doubles need no staging. */
+  void *buf = fl ? malloc(n * w) : host;
+  if (!buf) return IPSO_FAIL("memory", "cannot stage the swarm on the host");
+  if (fl && !to_host) gpu_rows_to_real(buf, dims, host, n, dims, fl);
+  void *dst = to_host ? buf : dev;
+  const void *src = to_host ? dev : buf;
+  enum cudaMemcpyKind kind = to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+  /* Rows without padding (the costs) as one block. */
+  cudaError_t e =
+      dpitch == w ? cudaMemcpy(dst, src, n * w, kind)
+                  : cudaMemcpy2D(dst, to_host ? w : dpitch, src, to_host ? dpitch : w, w, n, kind);
+  if (fl && to_host && e == cudaSuccess) gpu_rows_from_real(host, buf, dims, n, dims, fl);
+  if (fl) free(buf);
   IPSO_CHECK_CUDA(e);
   return IPSO_OK;
 }

@@ -61,12 +61,9 @@ static inline long long gpu_slot_particle(const union gpu_slot *s, int fl)
 }
 
 /* Copies N rows of DIMS coordinates between the device array DEV (PITCH
- * elements per row) and dense host doubles (TO_HOST: from the device).
- * Synchronous. */
+ * elements per row; costs: 1 and 1) and dense host doubles (TO_HOST: from
+ * the device). Synchronous. */
 int gpu_stage_rows(void *dev, int pitch, double *host, size_t n, int dims, int fl, int to_host);
-
-/* The same for N costs (one per particle). */
-int gpu_stage_costs(void *dev, double *host, size_t n, int fl, int to_host);
 
 #ifdef __cplusplus
 }

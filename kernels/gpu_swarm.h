@@ -75,6 +75,25 @@ struct gpu_swarm {
 /* Island K's part of the swarm arrays. */
 struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k);
 
+/* Array A of the state: 0-2 the rows x, v, p; 3, 4 the costs cost, pcost. */
+static inline void *gpu_state_array(const struct gpu_swarm *g, int a)
+{
+  void *const arr[5] = {g->s.x, g->s.v, g->s.p, g->s.cost, g->s.pcost};
+  return arr[a];
+}
+
+/* A device array: where its pointer is, its bytes (0: none, left NULL) and
+ * the byte it is filled with (-1: left as allocated). */
+struct gpu_part {
+  void **ptr;
+  size_t bytes;
+  int fill;
+};
+
+/* Allocates the N arrays of P on G's device; WHAT names them in the error. */
+int gpu_alloc_parts(const struct gpu_swarm *g, const struct gpu_part *p, size_t n,
+                    const char *what);
+
 /* The backend's state capture (gpu_capture.c), and its release. */
 int gpu_capture(struct backend *b, int *captured);
 int gpu_hold(struct backend *b);

@@ -24,6 +24,9 @@
 #include "state_compare.h"
 #include "unit_check.h"
 
+/* The plan's own choices. */
+static const struct gpu_overrides no_overrides;
+
 struct problem {
   const char *objective;
   int dims;
@@ -176,7 +179,7 @@ static void check_state_and_migrants(int ring, int clpso)
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct backend g, c;
   double best[64];
-  CHECK(backend_gpu_create(&setup, &g) == IPSO_OK, "gpu create");
+  CHECK(backend_gpu_create_with(&setup, &no_overrides, &g) == IPSO_OK, "gpu create");
   CHECK(backend_cpu_create(&setup, &c) == IPSO_OK, "cpu create");
   g.ops->init(&g);
   c.ops->init(&c);
@@ -546,7 +549,7 @@ static void check_captures(const struct problem *p, int K)
   struct swarm_setup all = {&cfg, 0, K, 0, K};
   struct backend g;
   double best[16 * T];
-  CHECK(backend_gpu_create(&all, &g) == IPSO_OK, "gpu create (captures)");
+  CHECK(backend_gpu_create_with(&all, &no_overrides, &g) == IPSO_OK, "gpu create (captures)");
   g.ops->init(&g);
   g.ops->step(&g, 1, T, best);
   const int64_t rows = (int64_t)K * p->particles, dims = p->dims;

@@ -23,6 +23,9 @@ enum { SEEDS = 10, ITERATIONS = 400, PARTICLES = 128, DIMS = 30 };
 
 /* A strict ring config: OBJECTIVE in D dimensions, N particles, K
  * neighbours, kernel variant KERNEL. */
+/* The plan's own choices. */
+static const struct gpu_overrides no_overrides;
+
 static void ring_config(const char *objective, const char *precision, int d, int n, int k,
                         const char *kernel, struct ipso_config *cfg)
 {
@@ -76,7 +79,8 @@ static int check_ring_migration(const char *kernel)
   ring_config("cubic", "double", D, N, 2, kernel, &cfg);
   struct swarm_setup setup = {&cfg, 0, K, 0, K};
   struct backend g, c;
-  if (backend_gpu_create(&setup, &g) != IPSO_OK || backend_cpu_create(&setup, &c) != IPSO_OK)
+  if (backend_gpu_create_with(&setup, &no_overrides, &g) != IPSO_OK ||
+      backend_cpu_create(&setup, &c) != IPSO_OK)
     exit(1);
   struct swarm_state sg, sc, prev;
   swarm_state_alloc(&sg, K * N, D);
@@ -150,7 +154,8 @@ static int check_ring_reload(const char *objective, const char *precision, int d
   ring_config(objective, precision, d, n, k, "queue_lock", &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct backend a, b;
-  if (backend_gpu_create(&setup, &a) != IPSO_OK || backend_gpu_create(&setup, &b) != IPSO_OK)
+  if (backend_gpu_create_with(&setup, &no_overrides, &a) != IPSO_OK ||
+      backend_gpu_create_with(&setup, &no_overrides, &b) != IPSO_OK)
     exit(1);
   struct swarm_state sa, sb;
   swarm_state_alloc(&sa, n, d);
@@ -193,8 +198,8 @@ static double run(const char *objective, const struct variant *v, const char *to
   if (config_load_text(text, "suite", 0, NULL, 1, &cfg) != IPSO_OK) exit(1);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
   struct backend b;
-  int rc =
-      strcmp(v->backend, "gpu") ? backend_cpu_create(&setup, &b) : backend_gpu_create(&setup, &b);
+  int rc = strcmp(v->backend, "gpu") ? backend_cpu_create(&setup, &b)
+                                     : backend_gpu_create_with(&setup, &no_overrides, &b);
   static double best[ITERATIONS];
   if (rc == IPSO_OK) rc = b.ops->init(&b);
   if (rc == IPSO_OK) rc = b.ops->step(&b, 1, ITERATIONS, best);

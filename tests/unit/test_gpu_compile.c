@@ -44,7 +44,7 @@ static int compile_checked(const char *toml, const char *what, const char *want,
   const struct gpu_mapping m = p.map;
   struct swarm_consts k;
   swarm_consts_build(&cfg, &k);
-  char *defines = gpu_kernel_defines(&cfg, &m, &k);
+  char *defines = gpu_kernel_defines(&cfg, &p, &k);
   char *prelude = user ? user_objective_wrapper(&cfg) : NULL;
   char *image = NULL;
   size_t n = 0;
