@@ -8,10 +8,6 @@
 #include "backend.h"
 #include "gpu_plan.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Creates the backend, with overrides O of the plan's choices for tests and
  * benchmarks (all zero: none). */
 int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_overrides *o,
@@ -24,9 +20,5 @@ const char *gpu_unavailable_reason(void);
 double gpu_last_step_ms(struct backend *b);
 /* The thread mapping in use, in words (for benchmarks). */
 const char *gpu_mapping_of(struct backend *b, char *buf, size_t n);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -6,10 +6,6 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* The kernel sources built into the binary (kernels/embed.cmake). */
 extern const char ipso_src_pso_kernels[];
 extern const char ipso_src_objectives[];
@@ -38,9 +34,5 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
 /* Compiles without a device or the cache: the cubin image (malloc'd). */
 int gpu_compile_image(const char *defines, const char *prelude, int major, int minor, int user_code,
                       char **image, size_t *size);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

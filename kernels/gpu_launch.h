@@ -26,10 +26,6 @@ struct gpu_kernels {
   cudaStream_t stream;
 };
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Looks up the kernels of LIBRARY that plan P uses (SEPARABLE: the
  * separability check too), to be launched on STREAM. */
 cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, int separable,
@@ -106,9 +102,5 @@ cudaError_t ipso_launch_evaluate(const struct gpu_kernels *k, unsigned grid, con
 /* The separability check at N points D_PTS (rows), into D_OUT[3 N]. */
 cudaError_t ipso_launch_separable_check(const struct gpu_kernels *k, const void *d_pts, int n,
                                         double *d_out);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

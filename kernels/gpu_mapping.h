@@ -24,10 +24,6 @@ struct gpu_mapping {
   int deal;
 };
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* The mapping for D dimensions (FL: float precision, WHOLE_ROW: a user
  * objective that is not declared separable, evaluated on one thread). */
 void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m);
@@ -49,9 +45,5 @@ struct gpu_plan;
  * (kernels/gpu_plan.h) and per-dimension constants K (malloc'd). */
 char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_plan *p,
                          const struct swarm_consts *k);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -61,10 +61,6 @@ struct gpu_plan {
   struct gpu_overrides overrides;
 };
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* The plan before the kernels are compiled: mapping, variant and grid for
  * CFG with ISLANDS islands under overrides O. */
 void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o, int islands,
@@ -82,9 +78,5 @@ const char *gpu_plan_mode_name(const struct gpu_plan *p);
 /* The same with the islands that run together, e.g. "64 islands together,
  * one launch per iteration (PDL)". */
 const char *gpu_plan_describe(const struct gpu_plan *p, char *buf, size_t n);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

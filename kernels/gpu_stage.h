@@ -16,10 +16,6 @@ union gpu_slot {
   struct gbest_slot_d d;
 };
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Element I of a REAL array A (FL: float) as a double, and the reverse. */
 static inline double gpu_real_get(const void *a, size_t i, int fl)
 {
@@ -64,9 +60,5 @@ static inline long long gpu_slot_particle(const union gpu_slot *s, int fl)
  * elements per row; costs: 1 and 1) and dense host doubles (TO_HOST: from
  * the device). Synchronous. */
 int gpu_stage_rows(void *dev, int pitch, double *host, size_t n, int dims, int fl, int to_host);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif
