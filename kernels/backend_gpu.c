@@ -117,44 +117,10 @@ static int allocate(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
-/* Island K's part of the swarm arrays (island_ptrs of kernels/pso_device.cuh
- * on the host), for the launches of one island (gridDim.y = 1). */
-struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k)
-{
-  struct swarm_ptrs v = g->s;
-  size_t rows = (size_t)k * (size_t)g->N, pitch = (size_t)g->plan.map.pitch, es = g->es;
-  v.x = (char *)v.x + rows * pitch * es;
-  v.v = (char *)v.v + rows * pitch * es;
-  v.p = (char *)v.p + rows * pitch * es;
-  v.cost = (char *)v.cost + rows * es;
-  v.pcost = (char *)v.pcost + rows * es;
-  v.gb = (char *)v.gb + (size_t)k * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES;
-  v.gpos = (char *)v.gpos + (size_t)k * IPSO_GB_SLOTS * pitch * es;
-  v.slot_cost = (char *)v.slot_cost + (size_t)k * (size_t)v.slot_stride * es;
-  v.slot_idx = v.slot_idx + (size_t)k * (size_t)v.slot_stride;
-  v.hist = NULL;
-  if (v.lbest) v.lbest = (char *)v.lbest + rows * pitch * es;
-  if (v.lidx) v.lidx += rows;
-  if (v.pnew) v.pnew += rows;
-  return v;
-}
-
 /* candidates_kernel's blocks: a particle per thread. */
 static int candidate_blocks(const struct gpu_swarm *g)
 {
   return (int)((g->N + g->plan.map.block - 1) / g->plan.map.block);
-}
-
-/* Recomputes the global best of every island from the personal bests as
- * they are, into the slot of iteration g->t (after init or a load). */
-static int recompute_best(struct gpu_swarm *g, int from_init)
-{
-  struct swarm_ptrs s = gpu_island_view(g, 0);
-  if (!from_init)
-    IPSO_CHECK_CUDA(ipso_launch_swarm(&g->k, g->k.candidates, (unsigned)candidate_blocks(g), s));
-  int nslots = from_init ? g->plan.blocks : candidate_blocks(g);
-  IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, 0, s, nslots, g->t, g->t, 1));
-  return IPSO_OK;
 }
 
 /* The slot of iteration T's best. */
@@ -175,14 +141,30 @@ static int read_last_bests(struct gpu_swarm *g)
   return IPSO_OK;
 }
 
-/* Ring: every personal best may have changed (init, load_state), so the next
- * lbest_kernel rewrites every attractor row (s.lidx = -1, in stream order). */
-static int forget_attractors(struct gpu_swarm *g)
+/* After init or a load: every island's global best recomputed from the
+ * personal bests as they are, into the slot of iteration g->t, and read. */
+static int recompute_best(struct gpu_swarm *g, int from_init)
 {
-  if (!g->s.lidx) return IPSO_OK;
-  size_t bytes = (size_t)g->count * (size_t)g->N * sizeof(long long);
-  IPSO_CHECK_CUDA(cudaMemsetAsync(g->s.lidx, 0xff, bytes, g->stream));
-  return IPSO_OK;
+  struct swarm_ptrs s = g->s;
+  s.hist = NULL; /* no history entry */
+  g->vpre = 0;
+  /* Ring: every personal best may have changed, so the next lbest_kernel
+   * rewrites every attractor row (s.lidx = -1, in stream order). */
+  if (g->s.lidx)
+    IPSO_CHECK_CUDA(cudaMemsetAsync(
+        g->s.lidx, 0xff, (size_t)g->count * (size_t)g->N * sizeof(long long), g->stream));
+  if (!from_init)
+    IPSO_CHECK_CUDA(ipso_launch_swarm(&g->k, g->k.candidates, (unsigned)candidate_blocks(g), s));
+  int nslots = from_init ? g->plan.blocks : candidate_blocks(g);
+  IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, 0, s, nslots, g->t, g->t, 1));
+  /* After a load the iteration continued from is not known here and the
+   * next step reads the slot of its parity: the other slot gets the same
+   * best too (reduced again from the candidates), tagged g->t - 1 so that
+   * the step writing it next still finds it stale, brings it forward and
+   * records its entry. */
+  if (!from_init && !g->plan.relaxed)
+    IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, 0, s, candidate_blocks(g), g->t - 1, g->t - 1, 0));
+  return read_last_bests(g);
 }
 
 /* Initialises every island (iteration 0) and reads their bests. */
@@ -190,11 +172,8 @@ static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   g->t = 0;
-  g->vpre = 0;
   IPSO_CHECK_CUDA(ipso_launch_swarm(&g->k, g->k.init, (unsigned)g->plan.blocks, g->s));
-  IPSO_TRY(forget_attractors(g));
-  IPSO_TRY(recompute_best(g, 1));
-  return read_last_bests(g);
+  return recompute_best(g, 1);
 }
 
 /* Enqueues iterations FIRST..LAST of every island, their history at
@@ -290,12 +269,12 @@ static int gpu_best_costs(struct backend *b, double *cost)
 static int gpu_best(struct backend *b, int k, struct island_best *out)
 {
   struct gpu_swarm *g = b->impl;
-  int cur = slot_of(g, g->t), pitch = g->plan.map.pitch;
+  int pitch = g->plan.map.pitch;
+  size_t slot_k = (size_t)k * IPSO_GB_SLOTS + (size_t)slot_of(g, g->t); /* island-major */
   union gpu_slot slot;
-  struct swarm_ptrs v = gpu_island_view(g, k);
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(&slot, (char *)v.gb + cur * IPSO_GB_SLOT_BYTES,
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(&slot, (char *)g->s.gb + slot_k * IPSO_GB_SLOT_BYTES,
                                   IPSO_GB_SLOT_BYTES, cudaMemcpyDeviceToHost, g->stream));
-  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_pos, (char *)v.gpos + (size_t)cur * pitch * g->es,
+  IPSO_CHECK_CUDA(cudaMemcpyAsync(g->h_pos, (char *)g->s.gpos + slot_k * (size_t)pitch * g->es,
                                   (size_t)g->D * g->es, cudaMemcpyDeviceToHost, g->stream));
   IPSO_CHECK_CUDA(cudaStreamSynchronize(g->stream));
   out->cost = gpu_slot_cost(&slot, g->fl);
@@ -326,17 +305,7 @@ static int gpu_load(struct backend *b, const struct swarm_state *st)
 {
   struct gpu_swarm *g = b->impl;
   IPSO_TRY(stage_state(g, st, 0));
-  g->vpre = 0;
-  IPSO_TRY(forget_attractors(g));
-  IPSO_TRY(recompute_best(g, 0));
-  /* The iteration continued from is not known here and the next step reads
-   * the slot of its parity: the other slot gets the same best too (reduced
-   * again from the candidates), tagged g->t - 1 so that the step writing it
-   * next still finds it stale, brings it forward and records its entry. */
-  if (!g->plan.relaxed)
-    IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, 0, gpu_island_view(g, 0), candidate_blocks(g),
-                                       g->t - 1, g->t - 1, 0));
-  return read_last_bests(g);
+  return recompute_best(g, 0);
 }
 
 /* Frees everything the backend holds on the device and the host. */
@@ -479,15 +448,12 @@ const char *gpu_unavailable_reason(void)
 static int build_program(struct gpu_swarm *g, const struct swarm_consts *k, int major, int minor)
 {
   const struct ipso_config *cfg = g->cfg;
-  char *defines = gpu_kernel_defines(cfg, &g->plan, k);
-  char *prelude = NULL;
   int user = cfg->objective.id == IPSO_OBJ_USER;
-  if (!defines) return IPSO_FAIL("memory", "out of memory");
-  if (user && !(prelude = user_objective_wrapper(cfg))) {
-    free(defines);
-    return IPSO_FAIL("memory", "out of memory");
-  }
-  int rc = gpu_compile(defines, prelude, major, minor, user, &g->prog);
+  char *defines = gpu_kernel_defines(cfg, &g->plan, k);
+  char *prelude = user ? user_objective_wrapper(cfg) : NULL;
+  int rc = !defines || (user && !prelude)
+               ? IPSO_FAIL("memory", "out of memory")
+               : gpu_compile(defines, prelude, major, minor, user, &g->prog);
   free(defines);
   free(prelude);
   if (rc != IPSO_OK) return rc;

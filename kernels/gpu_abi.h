@@ -38,8 +38,7 @@
   }
 
 /* The swarms of a backend's islands in device memory, island-major (sizes
- * below: one island's); island k's part by island_ptrs on the device,
- * island_view on the host. */
+ * below: one island's); island k's part by island_ptrs on the device. */
 #define IPSO_ABI_SWARM_PTRS(NAME, REAL, SLOT)                                                      \
   struct NAME {                                                                                    \
     REAL *x, *v, *p;       /* [n * IPSO_PITCH] position, velocity, personal best */                \

@@ -72,9 +72,6 @@ struct gpu_swarm {
   int capture_failed; /* no memory for one: captures are not offered */
 };
 
-/* Island K's part of the swarm arrays. */
-struct swarm_ptrs gpu_island_view(const struct gpu_swarm *g, int k);
-
 /* Array A of the state: 0-2 the rows x, v, p; 3, 4 the costs cost, pcost. */
 static inline void *gpu_state_array(const struct gpu_swarm *g, int a)
 {
