@@ -4,7 +4,7 @@
  * islands (blockIdx.y); migration and a best read work on one island's
  * view. Inside the iteration loop the only host<->device copies are the
  * best costs at segment ends and the migrants. The launch plan is in
- * gpu_plan.c, the launchers in gpu_launch.c, the staging in gpu_stage.c. */
+ * gpu_plan.c, the launchers in gpu_launch.h, the staging in gpu_stage.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
