@@ -46,9 +46,32 @@
 #include "cec2017_data.h"
 #include "config.h"
 #include "check.h"
+#include "gpu_swarm.h"
 #include "log.h"
 #include "problem.h"
 #include "runtime.h"
+
+/* Device time of the launches of the GPU backend B's last step() call, by
+ * the CUDA events it records around them (ms). */
+static double gpu_last_step_ms(struct backend *b)
+{
+  struct gpu_swarm *g = b->impl;
+  float ms = 0;
+  if (cudaEventElapsedTime(&ms, g->start, g->stop) != cudaSuccess) return -1;
+  return ms;
+}
+
+/* The thread mapping of the GPU backend B, in words. */
+static const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
+{
+  struct gpu_swarm *g = b->impl;
+  const struct gpu_plan *p = &g->plan;
+  snprintf(buf, n, "G=%d V=%d %s", p->map.group, p->map.vec,
+           p->mode == GPU_MODE_STREAMING ? "streaming"
+           : p->mode == GPU_MODE_SPEC    ? "speculative"
+                                         : "resident");
+  return buf;
+}
 
 struct workload {
   const char *name, *objective, *precision;
@@ -71,8 +94,8 @@ struct variant {
   int topology;  /* 0 global; 1 ring (4 neighbours), labelled "<sync>+ring"; 2 clpso, "+clpso" */
 };
 static const struct variant variants[] = {
-    {"queue_lock", "strict", 0, 0},  {"queue_lock", "strict", 1, 0}, {"queue_lock", "relaxed", 0, 0},
-    {"queue", "strict", 0, 0},       {"reduction", "strict", 0, 0},  {"queue_lock", "strict", 0, 1},
+    {"queue_lock", "strict", 0, 0}, {"queue_lock", "strict", 1, 0}, {"queue_lock", "relaxed", 0, 0},
+    {"queue", "strict", 0, 0},      {"reduction", "strict", 0, 0},  {"queue_lock", "strict", 0, 1},
     {"queue_lock", "relaxed", 0, 1}};
 enum { V_QUEUE_LOCK = 0, V_REDUCTION = 4 };
 
@@ -229,9 +252,9 @@ static int compare_islands(int reps, FILE *csv)
 
 /* What migration costs K islands in one backend: ITERATIONS iterations in
  * segments of INTERVAL (one step() call each), after each segment nothing
- * (HOW 0) or the migration on the device (1: migrate_out, migrate_in). The medians of REPS runs (after a warm-up) of the wall time
- * from the first step to the device's end, and of the sum of the steps'
- * device times (CUDA events), both per iteration. */
+ * (HOW 0) or the migration on the device (1: migrate_out, migrate_in). The medians of REPS runs
+ * (after a warm-up) of the wall time from the first step to the device's end, and of the sum of the
+ * steps' device times (CUDA events), both per iteration. */
 static int time_migration(const struct ipso_config *cfg, int K, int interval, int how,
                           long iterations, int reps, double *wall, double *kernel)
 {

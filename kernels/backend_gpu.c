@@ -410,25 +410,6 @@ static const struct backend_ops gpu_ops = {
     .device = &gpu_device,
 };
 
-double gpu_last_step_ms(struct backend *b)
-{
-  struct gpu_swarm *g = b->impl;
-  float ms = 0;
-  if (cudaEventElapsedTime(&ms, g->start, g->stop) != cudaSuccess) return -1;
-  return ms;
-}
-
-const char *gpu_mapping_of(struct backend *b, char *buf, size_t n)
-{
-  struct gpu_swarm *g = b->impl;
-  const struct gpu_plan *p = &g->plan;
-  snprintf(buf, n, "G=%d V=%d %s", p->map.group, p->map.vec,
-           p->mode == GPU_MODE_STREAMING ? "streaming"
-           : p->mode == GPU_MODE_SPEC    ? "speculative"
-                                         : "resident");
-  return buf;
-}
-
 int gpu_device_count(void)
 {
   int n = 0;

@@ -3,8 +3,6 @@
 #ifndef IPSO_BACKEND_GPU_H
 #define IPSO_BACKEND_GPU_H
 
-#include <stddef.h>
-
 #include "backend.h"
 #include "gpu_plan.h"
 
@@ -16,9 +14,5 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
 int gpu_device_count(void);
 /* Why gpu_device_count() is 0, in words. */
 const char *gpu_unavailable_reason(void);
-/* Device time of the launches of the last step() call, by CUDA events (ms). */
-double gpu_last_step_ms(struct backend *b);
-/* The thread mapping in use, in words (for benchmarks). */
-const char *gpu_mapping_of(struct backend *b, char *buf, size_t n);
 
 #endif
