@@ -94,21 +94,10 @@
                   "global-best slot: fields");                                                     \
   IPSO_ABI_ASSERT(sizeof(T) == IPSO_GB_SLOT_BYTES, "global-best slot: size")
 
-/* Thirteen pointers in order, then the two strides. */
+/* Thirteen pointers, then the two strides: every field 8 bytes, so the
+ * size alone rules out padding and the shared macro gives the order. */
 #define IPSO_ABI_CHECK_SWARM_PTRS(T)                                                               \
-  IPSO_ABI_ASSERT(sizeof(void *) == IPSO_ABI_PTR, "64-bit pointers");                              \
-  IPSO_ABI_ASSERT(IPSO_ABI_OFFSET(T, x) == 0 && IPSO_ABI_OFFSET(T, cost) == 3 * IPSO_ABI_PTR &&    \
-                      IPSO_ABI_OFFSET(T, gb) == 5 * IPSO_ABI_PTR &&                                \
-                      IPSO_ABI_OFFSET(T, gpos) == 6 * IPSO_ABI_PTR &&                              \
-                      IPSO_ABI_OFFSET(T, slot_cost) == 7 * IPSO_ABI_PTR &&                         \
-                      IPSO_ABI_OFFSET(T, slot_idx) == 8 * IPSO_ABI_PTR &&                          \
-                      IPSO_ABI_OFFSET(T, hist) == 9 * IPSO_ABI_PTR &&                              \
-                      IPSO_ABI_OFFSET(T, lbest) == 10 * IPSO_ABI_PTR &&                            \
-                      IPSO_ABI_OFFSET(T, lidx) == 11 * IPSO_ABI_PTR &&                             \
-                      IPSO_ABI_OFFSET(T, pnew) == 12 * IPSO_ABI_PTR &&                             \
-                      IPSO_ABI_OFFSET(T, slot_stride) == 13 * IPSO_ABI_PTR &&                      \
-                      IPSO_ABI_OFFSET(T, hist_stride) == 14 * IPSO_ABI_PTR,                        \
-                  "swarm pointers: fields");                                                       \
+  IPSO_ABI_ASSERT(sizeof(void *) == IPSO_ABI_PTR && sizeof(long long) == 8, "64-bit fields");      \
   IPSO_ABI_ASSERT(sizeof(T) == 15 * IPSO_ABI_PTR, "swarm pointers: size")
 
 #ifdef __CUDACC_RTC__
