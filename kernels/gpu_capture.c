@@ -29,28 +29,6 @@ static int capture_events(struct gpu_capture *c)
   return IPSO_OK;
 }
 
-/* The capture's buffer and event, on first use; *READY 0 when the device
- * has no memory for another copy (the caller then copies synchronously). */
-static int capture_ready(struct gpu_swarm *g, struct gpu_capture *c, int *ready)
-{
-  *ready = 0;
-  if (g->capture_failed) return IPSO_OK;
-  if (!c->d) {
-    size_t off[5], bytes[5];
-    cudaError_t e = cudaMalloc(&c->d, capture_layout(g, off, bytes));
-    if (e == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError();
-      c->d = NULL;
-      g->capture_failed = 1;
-      return IPSO_OK;
-    }
-    IPSO_CHECK_CUDA(e);
-  }
-  IPSO_TRY(capture_events(c));
-  *ready = 1;
-  return IPSO_OK;
-}
-
 /* Marks the swarms themselves as the capture, once the stream gets there. */
 int gpu_hold(struct backend *b)
 {
@@ -62,16 +40,30 @@ int gpu_hold(struct backend *b)
   return IPSO_OK;
 }
 
-/* Enqueues the dense device copy of the state and the event after it. */
+/* Enqueues the dense device copy of the state and the event after it, in
+ * a buffer made on first use; *CAPTURED 0 when the device has no memory for
+ * it (the caller then copies synchronously). */
 int gpu_capture(struct backend *b, int *captured)
 {
   struct gpu_swarm *g = b->impl;
   struct gpu_capture *c = &g->capture;
-  IPSO_TRY(capture_ready(g, c, captured));
-  if (!*captured) return IPSO_OK;
-  c->held = 0;
   size_t off[5], bytes[5], n = (size_t)g->N * (size_t)g->count;
-  capture_layout(g, off, bytes);
+  size_t size = capture_layout(g, off, bytes);
+  *captured = 0;
+  if (g->capture_failed) return IPSO_OK;
+  if (!c->d) {
+    cudaError_t e = cudaMalloc(&c->d, size);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      c->d = NULL;
+      g->capture_failed = 1;
+      return IPSO_OK;
+    }
+    IPSO_CHECK_CUDA(e);
+  }
+  IPSO_TRY(capture_events(c));
+  *captured = 1;
+  c->held = 0;
   size_t w = (size_t)g->D * g->es, pitch = (size_t)g->plan.map.pitch * g->es;
   char *d = c->d;
   for (int a = 0; a < 3; a++)
