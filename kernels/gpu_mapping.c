@@ -1,10 +1,9 @@
 /* The thread mapping and the kernel specialisation. */
-#include "gpu_mapping.h"
+#include "gpu_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gpu_plan.h"
 #include "objective.h"
 
 /* Chunks per thread at most, before more threads share a particle: each

@@ -6,7 +6,41 @@
 #include <stddef.h>
 
 #include "config.h"
-#include "gpu_mapping.h"
+#include "swarm.h"
+
+/* How the kernels map particles to threads (gpu_mapping.c), chosen from
+ * the problem alone (so a strict run gives the same bits on any GPU): G
+ * threads per particle, each handling chunks of V consecutive coordinates
+ * (16-byte vectors), rows padded to a multiple of V. */
+struct gpu_mapping {
+  int migrates; /* compile the migration kernels (more than one island in all) */
+  int evaluate; /* compile evaluate_kernel (a backend for --evaluate) */
+  int group;    /* G: threads per particle, a power of two */
+  int vec;      /* V: coordinates per thread and chunk */
+  int pitch;    /* row length in elements */
+  int block;    /* threads per block */
+  /* The speculative cluster kernel (0: not compiled): blocks per cluster,
+   * threads with particles per block (one warp more), particles per thread,
+   * longest window. */
+  int spec_cb, spec_threads, spec_ppt, spec_win;
+  /* The step's blocks dealt out over several global islands (IPSO_DEAL). */
+  int deal;
+};
+
+/* The mapping for D dimensions (FL: float precision, WHOLE_ROW: a user
+ * objective that is not declared separable, evaluated on one thread). */
+void gpu_mapping_choose(int dims, int fl, int whole_row, struct gpu_mapping *m);
+
+/* Particles per block. */
+static inline int gpu_mapping_ppb(const struct gpu_mapping *m)
+{
+  return m->block / m->group;
+}
+
+/* Sets M's speculative shape for an island of PARTICLES in D <= 4 over a
+ * cluster of CB blocks (2, 4 or 8), one particle per thread, up to 992 per
+ * block; 0 where it does not fit. */
+void gpu_mapping_spec(struct gpu_mapping *m, int dims, long long particles, int cb);
 
 /* What a benchmark or test forces instead of the plan's choice
  * (backend_gpu_create_with); all zero: the plan decides. */
@@ -78,5 +112,10 @@ const char *gpu_plan_mode_name(const struct gpu_plan *p);
 /* The same with the islands that run together, e.g. "64 islands together,
  * one launch per iteration (PDL)". */
 const char *gpu_plan_describe(const struct gpu_plan *p, char *buf, size_t n);
+
+/* The #define block that specialises the kernel source to CFG with plan P
+ * and per-dimension constants K (malloc'd). */
+char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_plan *p,
+                         const struct swarm_consts *k);
 
 #endif

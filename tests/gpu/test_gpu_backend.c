@@ -17,7 +17,7 @@
 #include "backend_cpu.h"
 #include "backend_gpu.h"
 #include "config.h"
-#include "gpu_mapping.h"
+#include "gpu_plan.h"
 #include "log.h"
 #include "migration.h"
 
