@@ -240,10 +240,7 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
         image && n > 0 &&
         cudaLibraryLoadData(&out->library, image, NULL, NULL, 0, NULL, NULL, 0) == cudaSuccess;
     free(image);
-    if (loaded) {
-      out->cached = 1;
-      return IPSO_OK;
-    }
+    if (loaded) return IPSO_OK;
   }
   double t0 = wall_seconds();
   char *image;

@@ -20,7 +20,6 @@ extern const char ipso_src_pso_migrate[];
 struct gpu_program {
   cudaLibrary_t library;
   double compile_seconds; /* 0 when the cache had it */
-  int cached;
 };
 
 /* Compiles DEFINES (#define lines) + PRELUDE (NULL: none; e.g. the user
