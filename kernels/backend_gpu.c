@@ -10,21 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda_runtime_api.h>
-
 #include "backend_gpu.h"
 #include "check.h"
-#include "gpu_abi.h"
-#include "gpu_compile.h"
-#include "gpu_launch.h"
-#include "gpu_plan.h"
-#include "gpu_stage.h"
+#include "gpu_swarm.h"
 #include "log.h"
 #include "timings.h"
 #include "objective.h"
 #include "user_objective.h"
-
-#include "gpu_swarm.h"
 
 /* clpso: the learning thresholds of the particles, computed on the host
  * (swarm_clpso_threshold), so both backends compare with the same integers. */
