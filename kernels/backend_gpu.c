@@ -316,9 +316,8 @@ static void gpu_destroy(struct backend *b)
   for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
     if (pinned[i]) cudaFreeHost(pinned[i]);
   if (g->prog.library) cudaLibraryUnload(g->prog.library);
-  cudaEvent_t ev[2] = {g->start, g->stop};
-  for (int j = 0; j < 2; j++)
-    if (ev[j]) cudaEventDestroy(ev[j]);
+  if (g->start) cudaEventDestroy(g->start);
+  if (g->stop) cudaEventDestroy(g->stop);
   if (g->stream) cudaStreamDestroy(g->stream);
   gpu_migrate_free(g);
   free(g->last_best);

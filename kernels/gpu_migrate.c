@@ -155,9 +155,9 @@ int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int vic
   if (!edge) return IPSO_OK;
   size_t row = (size_t)g->plan.map.pitch * g->es;
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[0]));
+  /* A message: its COUNT costs, then their rows. */
   for (int e = 0; e < 2; e++) {
-    const char *costs = h + L.edge_costs + (size_t)e * c * g->es;
-    for (size_t m = 0; m < c; m++) edge[e][m] = gpu_real_get(costs, m, g->fl);
+    gpu_rows_from_real(edge[e], h + L.edge_costs + (size_t)e * c * g->es, 1, c, 1, g->fl);
     gpu_rows_from_real(edge[e] + c, h + L.edge_rows + (size_t)e * c * row, g->plan.map.pitch, c,
                        g->D, g->fl);
   }
@@ -193,8 +193,7 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
     for (int e = 0; e < 2; e++) {
       rmsg[e] = g->d_hmig + L.remote_rows + (size_t)e * c * row;
       rcost[e] = g->d_hmig + L.remote_costs + (size_t)e * c * g->es;
-      char *costs = h + L.remote_costs + (size_t)e * c * g->es;
-      for (size_t m = 0; m < c; m++) gpu_real_set(costs, m, remote[e][m], g->fl);
+      gpu_rows_to_real(h + L.remote_costs + (size_t)e * c * g->es, 1, remote[e], c, 1, g->fl);
       gpu_rows_to_real(h + L.remote_rows + (size_t)e * c * row, g->plan.map.pitch, remote[e] + c, c,
                        g->D, g->fl);
     }
@@ -233,8 +232,8 @@ int gpu_migrate_sent(struct backend *b, double *sent)
   struct gpu_swarm *g = b->impl;
   if (!g->sent_pending) return IPSO_FAIL("migration", "no migration's costs to read");
   IPSO_CHECK_CUDA(cudaEventSynchronize(g->ev_mig[1]));
-  const char *h = (const char *)g->h_mig + mig_layout(g, g->mcap).sent;
-  for (int k = 0; k < g->count; k++) sent[k] = gpu_real_get(h, (size_t)k, g->fl);
+  gpu_rows_from_real(sent, (char *)g->h_mig + mig_layout(g, g->mcap).sent, 1, (size_t)g->count, 1,
+                     g->fl);
   g->sent_pending = 0;
   return IPSO_OK;
 }

@@ -40,10 +40,9 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   /* The speculative kernel for strict queue-lock global islands whose
    * terms take one coordinate each: where asked, or for one large island. */
   const struct objective_info *info = objective_get(cfg->objective.id);
-  int E = (p->dims + p->map.vec - 1) / p->map.vec * p->map.vec;
   if (!p->relaxed && !p->ring && !p->clpso && p->variant == GPU_QUEUE_LOCK && o->spec >= 0 &&
       cfg->objective.id != IPSO_OBJ_USER && cfg->objective.id != IPSO_OBJ_CEC2017 &&
-      !info->needs_next && p->particles * E <= SPEC_MAX_ELEMENTS &&
+      !info->needs_next && p->particles * p->map.pitch <= SPEC_MAX_ELEMENTS &&
       (o->spec > 0 || (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES)))
     gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : GPU_PLAN_MAX_CLUSTER);
   if (p->map.spec_cb > 0) p->map.spec_win = SPEC_WINDOW;

@@ -25,29 +25,23 @@ int gpu_stage_constants(cudaLibrary_t library, const struct ipso_config *cfg, in
                         const struct swarm_consts *k, int dims, int pitch, int fl, void **d_tables)
 {
   /* The parameter vector takes at least a row. */
-  size_t es = fl ? sizeof(float) : sizeof(double);
+  size_t es = fl ? sizeof(float) : sizeof(double), row = (size_t)pitch * es;
   size_t np = (size_t)k->nparam > (size_t)pitch ? (size_t)k->nparam : (size_t)pitch;
   size_t rows = 3 + (size_t)k->nclamps;
-  size_t bytes = (rows * (size_t)pitch + np) * es;
+  size_t bytes = rows * row + np * es;
   IPSO_CHECK_CUDA(cudaMalloc(d_tables, bytes));
   char *h = calloc(1, bytes);
   if (!h) return IPSO_FAIL("memory", "out of memory");
-  for (size_t r = 0; r < rows; r++) {
-    const double *src = r == 0   ? k->lower
-                        : r == 1 ? k->upper
-                        : r == 2 ? k->span
-                                 : k->vmax + (r - 3) * (size_t)dims;
-    for (int d = 0; d < dims; d++) gpu_real_set(h, r * (size_t)pitch + (size_t)d, src[d], fl);
-  }
-  for (size_t i = 0; k->param && i < (size_t)k->nparam; i++)
-    gpu_real_set(h, rows * (size_t)pitch + i, k->param[i], fl);
+  const double *bounds[3] = {k->lower, k->upper, k->span};
+  for (size_t r = 0; r < 3; r++) gpu_rows_to_real(h + r * row, pitch, bounds[r], 1, dims, fl);
+  gpu_rows_to_real(h + 3 * row, pitch, k->vmax, (size_t)k->nclamps, dims, fl);
+  if (k->param) gpu_rows_to_real(h + rows * row, 1, k->param, (size_t)k->nparam, 1, fl);
   cudaError_t e = cudaMemcpy(*d_tables, h, bytes, cudaMemcpyHostToDevice);
   free(h);
   IPSO_CHECK_CUDA(e);
   char *base = *d_tables;
   const void *tab[5];
-  for (int t = 0; t < 5; t++)
-    tab[t] = base + (size_t)(t < 4 ? (size_t)t : rows) * (size_t)pitch * es;
+  for (int t = 0; t < 5; t++) tab[t] = base + (t < 4 ? (size_t)t : rows) * row;
   void *sym;
   size_t symsize;
   IPSO_CHECK_CUDA(cudaLibraryGetGlobal(&sym, &symsize, library, "K"));

@@ -31,7 +31,7 @@ struct gpu_swarm {
   long long *d_pick;     /* [pick_blocks * 2 * mcap] the selection blocks' picks */
   void *d_pickcost;      /* [pick_blocks * 2 * mcap] their costs */
   unsigned int *d_learn; /* clpso: [N] swarm_clpso_threshold, the same for every island */
-  void *h_pos;           /* pinned: the position read_best copies */
+  void *h_pos;           /* pinned: the position gpu_best copies */
   int stale;             /* last_best needs reading (after migrants came in) */
   /* The migration on the device (gpu_migrate.c: migrate_out, migrate_in),
    * for messages of up to mcap migrants: */
@@ -55,7 +55,7 @@ struct gpu_swarm {
   /* step()'s history: the kernels' on the device, the pinned, mapped copy hist_out_kernel fills. */
   int64_t hist_cap;
   double *d_hist, *h_hist, *dh_hist;
-  cudaEvent_t start, stop; /* around the last step's launches (gpu_last_step_ms) */
+  cudaEvent_t start, stop; /* around the last step's launches (bench_gpu's kernel time) */
   /* The state captured for the checkpoint's I/O threads (gpu_capture.c): a dense
    * device copy of x, v, p, cost, pcost (or, held, the swarms themselves), read in
    * pieces by threads each with a stream and pinned buffers of its own. */
