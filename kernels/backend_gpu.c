@@ -1,10 +1,10 @@
 /* The CUDA backend's operations: the swarms of K islands in device memory,
  * one after the other (kernels/gpu_abi.h), kernels compiled at start-up by
  * NVRTC for this problem and GPU. Every per-iteration launch runs all K
- * islands (blockIdx.y); migration and a best read work on one island's
- * view. Inside the iteration loop the only host<->device copies are the
- * best costs at segment ends and the migrants. The launch plan is in
- * gpu_plan.c, the launchers in gpu_launch.h, the staging in gpu_stage.c. */
+ * islands (blockIdx.y). Inside the iteration loop the only host<->device
+ * copies are the best costs at segment ends and the migrants. The launch
+ * plan is in gpu_plan.c, the launchers in gpu_launch.h, the staging in
+ * gpu_stage.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

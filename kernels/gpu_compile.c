@@ -2,7 +2,7 @@
  * NVRTC is dlopen()ed when needed, not linked: its relocations would slow
  * every process's start (--version too), and with a warm cache a run never
  * compiles. */
-#include "gpu_compile.h"
+#include "gpu_swarm.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,6 +27,17 @@
 #ifndef IPSO_NVRTC_PATH
 #define IPSO_NVRTC_PATH IPSO_NVRTC_SONAME
 #endif
+
+/* The kernel sources built into the binary (kernels/embed.cmake). */
+extern const char ipso_src_pso_kernels[];
+extern const char ipso_src_objectives[];
+extern const char ipso_src_gpu_abi[];
+extern const char ipso_src_pso_device[];
+extern const char ipso_src_pso_ring[];
+extern const char ipso_src_pso_spec[];
+extern const char ipso_src_cec2017[];
+extern const char ipso_src_cec2017_table[];
+extern const char ipso_src_pso_migrate[];
 
 /* The NVRTC functions used here, from the library opened on first use. */
 static struct {

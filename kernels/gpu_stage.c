@@ -1,5 +1,5 @@
-/* Staging between host doubles and device REALs (kernels/gpu_stage.h). */
-#include "gpu_stage.h"
+/* Staging between host doubles and device REALs (kernels/gpu_swarm.h). */
+#include "gpu_swarm.h"
 
 #include <math.h>
 #include <stdlib.h>

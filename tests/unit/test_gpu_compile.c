@@ -12,8 +12,7 @@
 
 #include "swarm.h"
 #include "config.h"
-#include "gpu_compile.h"
-#include "gpu_plan.h"
+#include "gpu_swarm.h"
 #include "objective.h"
 #include "problem.h"
 #include "user_objective.h"
