@@ -3,7 +3,7 @@
  * NVRTC for this problem and GPU. Every per-iteration launch runs all K
  * islands (blockIdx.y). Inside the iteration loop the only host<->device
  * copies are the best costs at segment ends and the migrants. The launch
- * plan is in gpu_plan.c, the launchers in gpu_launch.h, the staging in
+ * plan is in gpu_plan.c, the launches in gpu_launch.c, the staging in
  * gpu_stage.c. */
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* Kernel lookup, the generic and the cluster launches (kernels/gpu_launch.h). */
-#include "gpu_launch.h"
+/* Kernel lookup, the generic and the cluster launches (kernels/gpu_swarm.h). */
+#include "gpu_swarm.h"
 
 #include <string.h>
 
