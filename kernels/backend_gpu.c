@@ -168,8 +168,7 @@ static int gpu_init(struct backend *b)
   return recompute_best(g, 1);
 }
 
-/* Enqueues iterations FIRST..LAST of every island, their history at
- * g->s.hist from entry 0 (the step's buffer, or a later entry of it). */
+/* Enqueues iterations FIRST..LAST of every island, their history at g->s.hist. */
 static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
 {
   const struct gpu_plan *p = &g->plan;
@@ -340,9 +339,8 @@ static const struct backend_device gpu_device = {
     .end = gpu_end,
 };
 
-/* The kernels' arithmetic at the N points X ([n * D]) into OUT: the
- * objective (evaluate_kernel, N values) or, SEPARABLE, the separability
- * check's three values a point (separable_check_kernel). */
+/* The kernels' arithmetic at the N points X ([n * D]) into OUT: the objective
+ * (evaluate_kernel) or, SEPARABLE, separable_check_kernel's 3 values a point. */
 static int run_points(struct gpu_swarm *g, const double *x, int64_t n, int separable, double *out)
 {
   int pitch = g->plan.map.pitch;
@@ -376,8 +374,7 @@ done:
   return rc;
 }
 
-/* The objective at the N points X ([n * D]) into F, with the steps' own
- * arithmetic. */
+/* The objective at the N points X ([n * D]) into F, with the steps' own arithmetic. */
 static int gpu_evaluate(struct backend *b, const double *x, int64_t n, double *f)
 {
   struct gpu_swarm *g = b->impl;
@@ -404,8 +401,7 @@ static const struct backend_ops gpu_ops = {
 int gpu_device_count(void)
 {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
-  return n;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
 const char *gpu_unavailable_reason(void)

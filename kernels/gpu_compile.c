@@ -62,7 +62,8 @@ static void nvrtc_open(void)
     return;
   }
   /* POSIX: a function pointer converts from dlsym's void * this way. */
-#define NV_SYM(field, name) *(void **)&nv.field = dlsym(h, name)
+#define NV_SYM(field, name)                                                                        \
+  if (!(*(void **)&nv.field = dlsym(h, name))) nv.error = "a function is missing from the library"
   NV_SYM(create, "nvrtcCreateProgram");
   NV_SYM(compile, "nvrtcCompileProgram");
   NV_SYM(destroy, "nvrtcDestroyProgram");
@@ -72,9 +73,6 @@ static void nvrtc_open(void)
   NV_SYM(cubin, "nvrtcGetCUBIN");
   NV_SYM(error_string, "nvrtcGetErrorString");
 #undef NV_SYM
-  if (!nv.create || !nv.compile || !nv.destroy || !nv.log_size || !nv.log || !nv.cubin_size ||
-      !nv.cubin || !nv.error_string)
-    nv.error = "a function is missing from the library";
 }
 
 /* NVRTC, opened on the first call (thread-safe). */
@@ -226,8 +224,7 @@ int gpu_compile(const char *defines, const char *prelude, int major, int minor, 
   char dir[IPSO_PATH_MAX], path[IPSO_PATH_MAX + 64], why[IPSO_PATH_MAX + 128];
   uint64_t key = 0;
   if (user_code && prelude) {
-    /* The user objective's fingerprint, which every rank's must match
-     * (objective_agree). */
+    /* The user objective's fingerprint, which every rank's must match (objective_agree). */
     uint64_t f = ipso_hash(0, prelude, strlen(prelude));
     if (user_includes_hash(prelude, &f) != 0)
       return IPSO_FAIL("objective", "cannot read a file the objective includes");

@@ -215,8 +215,7 @@ int gpu_migrate_in(struct backend *b, int count, int links, const unsigned char 
   }
   g->vpre = 0;
   long long t = (long long)g->t; /* the last step's end */
-  /* The messages' best costs straight into h_mig: no copy before the next
-   * step. */
+  /* The messages' best costs go straight into h_mig: no copy before the next step. */
   IPSO_CHECK_CUDA(ipso_launch_migrate(&g->k, g->s, count, links, !rmsg[0], g->d_msg, g->d_mcost,
                                       g->d_carried, g->d_vsel, g->d_vcost, (int)vs, g->d_order,
                                       g->d_hmig + L.sent, rmsg, rcost, t));

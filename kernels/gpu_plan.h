@@ -100,8 +100,7 @@ struct gpu_plan {
 void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides *o, int islands,
                       struct gpu_plan *p);
 
-/* Whether the program has the relaxed resident kernel (whose occupancy the
- * caller measures). */
+/* Whether the program has the relaxed resident kernel (the caller measures its occupancy). */
 int gpu_plan_relaxed_possible(const struct gpu_plan *p);
 
 /* The rest: launch mode, resident grid and PDL on device DEV. */
