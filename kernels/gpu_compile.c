@@ -75,16 +75,6 @@ static void nvrtc_open(void)
 #undef NV_SYM
 }
 
-/* NVRTC, opened on the first call (thread-safe). */
-static int nvrtc_ready(void)
-{
-  pthread_once(&nv.once, nvrtc_open);
-  if (nv.error)
-    return IPSO_FAIL("nvrtc", "cannot open NVRTC (%s, needed to compile the GPU kernels): %s",
-                     IPSO_NVRTC_SONAME, nv.error);
-  return IPSO_OK;
-}
-
 /* Writes N bytes to PATH atomically (temporary name, then rename); a cache
  * that cannot be written is only a warning. */
 static void cache_store(const char *path, const void *data, size_t n)
@@ -156,7 +146,10 @@ int gpu_compile_image(const char *defines, const char *prelude, int major, int m
 {
   *image = NULL;
   *size = 0;
-  IPSO_TRY(nvrtc_ready());
+  pthread_once(&nv.once, nvrtc_open); /* NVRTC, opened on the first call (thread-safe) */
+  if (nv.error)
+    return IPSO_FAIL("nvrtc", "cannot open NVRTC (%s, needed to compile the GPU kernels): %s",
+                     IPSO_NVRTC_SONAME, nv.error);
   struct nvrtc_opts o;
   make_opts(&o, major, minor);
   char *src = full_source(defines, prelude);

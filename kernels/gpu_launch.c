@@ -3,13 +3,6 @@
 
 #include <string.h>
 
-/* A dim3 of X by Y. */
-static dim3 dims(unsigned x, unsigned y)
-{
-  dim3 d = {x, y, 1};
-  return d;
-}
-
 cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, int separable,
                               cudaStream_t stream, struct gpu_kernels *k)
 {
@@ -66,11 +59,11 @@ cudaError_t ipso_launch(const struct gpu_kernels *k, cudaKernel_t kernel, unsign
                         unsigned islands, unsigned block, int pdl, void **args)
 {
   if (!pdl)
-    return cudaLaunchKernel((const void *)kernel, dims(grid, islands), dims(block, 1), args, 0,
-                            k->stream);
+    return cudaLaunchKernel((const void *)kernel, (dim3){grid, islands, 1}, (dim3){block, 1, 1},
+                            args, 0, k->stream);
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
-  config(&lc, &attr, dims(grid, islands), dims(block, 1), k->stream);
+  config(&lc, &attr, (dim3){grid, islands, 1}, (dim3){block, 1, 1}, k->stream);
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   return cudaLaunchKernelExC(&lc, (const void *)kernel, args);
@@ -91,7 +84,7 @@ cudaError_t ipso_cluster_placed(cudaKernel_t kernel, unsigned cluster, unsigned 
 {
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
-  cluster_config(&lc, &attr, dims(cluster, 1), dims(block, 1), cluster, 0);
+  cluster_config(&lc, &attr, (dim3){cluster, 1, 1}, (dim3){block, 1, 1}, cluster, 0);
   int n = 0;
   cudaError_t e = cudaOccupancyMaxActiveClusters(&n, (const void *)kernel, &lc);
   *placed = e == cudaSuccess && n > 0;
@@ -103,7 +96,7 @@ cudaError_t ipso_launch_spec(const struct gpu_kernels *k, const struct gpu_mappi
 {
   cudaLaunchConfig_t lc;
   cudaLaunchAttribute attr;
-  cluster_config(&lc, &attr, dims((unsigned)m->spec_cb, k->islands),
-                 dims((unsigned)m->spec_threads + 32, 1), (unsigned)m->spec_cb, k->stream);
+  cluster_config(&lc, &attr, (dim3){(unsigned)m->spec_cb, k->islands, 1},
+                 (dim3){(unsigned)m->spec_threads + 32, 1, 1}, (unsigned)m->spec_cb, k->stream);
   return cudaLaunchKernelExC(&lc, (const void *)k->res_spec, (void *[]){&s, &first, &last});
 }

@@ -60,19 +60,6 @@ int gpu_plan_relaxed_possible(const struct gpu_plan *p)
          !p->clpso && p->islands == 1;
 }
 
-/* Several global islands launched once per iteration use programmatic
- * dependent launch only where the step's grid is more than one wave of the
- * GPU: with fewer blocks it was slower (BENCHMARKS.md). The cases not
- * measured keep it: ring, clpso, relaxed, queue and reduction. */
-static void plan_island_pdl(struct gpu_plan *p, const struct gpu_device_facts *dev)
-{
-  if (!p->pdl || p->islands < 2 || p->ring || p->clpso || p->relaxed ||
-      p->variant != GPU_QUEUE_LOCK || dev->per_sm_step < 1)
-    return;
-  if ((long long)p->blocks * p->islands <= (long long)dev->per_sm_step * dev->multiprocessors)
-    p->pdl = 0;
-}
-
 void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
 {
   const struct gpu_overrides *o = &p->overrides;
@@ -92,7 +79,14 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
     p->res_blocks = p->blocks < resident ? p->blocks : resident;
     return;
   }
-  plan_island_pdl(p, dev);
+  /* Several global islands launched once per iteration use programmatic
+   * dependent launch only where the step's grid is more than one wave of the
+   * GPU: with fewer blocks it was slower (BENCHMARKS.md). The cases not
+   * measured keep it: ring, clpso, relaxed, queue and reduction. */
+  if (p->islands >= 2 && !p->ring && !p->clpso && !p->relaxed && p->variant == GPU_QUEUE_LOCK &&
+      dev->per_sm_step >= 1 &&
+      (long long)p->blocks * p->islands <= (long long)dev->per_sm_step * dev->multiprocessors)
+    p->pdl = 0;
 }
 
 const char *gpu_plan_mode_name(const struct gpu_plan *p)
