@@ -226,9 +226,7 @@ static int check_invariants(struct solver *s)
 
 int solver_record_start(struct solver *s)
 {
-  double *cost = s->step_best;
-  IPSO_TRY(s->b.ops->best_costs(&s->b, cost));
-  for (int k = 0; k < s->local; k++) s->seg_best[k * s->plan.length] = cost[k];
+  IPSO_TRY(s->b.ops->best_costs(&s->b, s->step_best));
   int64_t hit;
   double now = wall_seconds();
   IPSO_TRY(solver_record_segment(s, 0, 0, now, now, 0, &hit, NULL, 0));
@@ -297,8 +295,6 @@ int solver_iterate(struct solver *s)
     IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
     double b = wall_seconds();
     timings_lap(TIMINGS_SLICES);
-    for (int k = 0; k < s->local; k++)
-      memcpy(s->seg_best + k * s->plan.length, s->step_best + k * n, sizeof(double) * (size_t)n);
     s->slice_cost = b - a;
     s->t = last;
     watchdog_beat("recording history", s->t);
@@ -312,7 +308,7 @@ int solver_iterate(struct solver *s)
     char lost[3 * IPSO_PATH_MAX] = "";
     ride[RIDE_TIME] = -(b - a);
     for (int i = 0; i < FLAG_BITS; i++) ride[1 + i] = mine >> i & 1 ? -1.0 : 0.0;
-    ride[RIDE_CAUSE] = stop_cause_ride();
+    ride[RIDE_CAUSE] = -(double)signals_pending();
     ride[RIDE_LOST] = h5out_identity_lost(s->out, lost, sizeof lost) ? -1.0 : 0.0;
     int64_t hit;
     const int done = last == max_it, segment_end = last == end;
@@ -342,9 +338,8 @@ int solver_iterate(struct solver *s)
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
     if (ev & SCHEDULE_SNAPSHOT) IPSO_TRY(write_snapshot(s));
     if (reached && cfg->output.history_interval > 0 && s->t % cfg->output.history_interval != 0) {
-      /* The run ends here: its last iteration gets a history row. */
-      for (int k = 0; k < s->local; k++)
-        s->seg_best[k * s->plan.length] = s->seg_best[k * s->plan.length + (n - 1)];
+      /* The run ends here: its last iteration gets a history row (one column of step_best). */
+      for (int k = 0; k < s->local; k++) s->step_best[k] = s->step_best[k * n + (n - 1)];
       IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit, NULL, 0));
     }
     const int stop = flags & (STOP_SIGNAL | STOP_TIME);
