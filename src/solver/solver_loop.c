@@ -268,21 +268,10 @@ static int periodic_checkpoint(struct solver *s, int flags, int segment_end)
   return IPSO_OK;
 }
 
-/* IPSO_SLICE_MAX=N (test builds): slices of at most N iterations. */
-static int64_t slice_max(void)
-{
-#ifdef IPSO_TEST_HOOKS
-  const char *v = getenv("IPSO_SLICE_MAX");
-  return v ? atoll(v) : 0;
-#else
-  return 0;
-#endif
-}
-
 int solver_iterate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
-  const int64_t max_it = cfg->run.max_iterations, cap = slice_max();
+  const int64_t max_it = cfg->run.max_iterations;
   const double budget = schedule_slice_budget(cfg->run.watchdog, cfg->output.checkpoint_seconds);
   int64_t slice = 1;
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
@@ -321,7 +310,6 @@ int solver_iterate(struct solver *s)
       return IPSO_ERR_RUNTIME;
     }
     slice = schedule_next_slice(n, -ride[RIDE_TIME], budget);
-    if (cap > 0 && slice > cap) slice = cap;
     for (int i = 0; i < FLAG_BITS; i++)
       if (ride[1 + i] < 0) flags |= 1 << i;
     double rank_best = s->seg_min[n - 1];
