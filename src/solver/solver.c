@@ -123,8 +123,7 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   /* Every rank runs rank 0's objective, the run's, and a restored swarm is its. */
   IPSO_TRY(objective_agree(s->comm, cfg, s->objective_hash));
   if (restart && !s->opt->allow_changed_objective)
-    IPSO_TRY(
-        invariants_check_restored(s->comm, cfg, s->b.exact, &s->state, s->first, s->N, restart));
+    IPSO_TRY(invariants_check_restored(s->comm, cfg, s->b.exact, &s->state, s->first, restart));
   if (restart) {
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
     snprintf(s->run_started, sizeof s->run_started, "%s", info->run_started);
@@ -271,7 +270,7 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     if (!(s.inv = calloc((size_t)s.local, sizeof *s.inv)))
       rc = IPSO_FAIL("memory", "out of memory");
     for (int k = 0; rc == IPSO_OK && k < s.local; k++)
-      rc = invariants_create(cfg, s.b.exact, s.first + k, s.N, &s.inv[k]);
+      rc = invariants_create(cfg, s.b.exact, s.first + k, &s.inv[k]);
   }
   /* The iterations' time starts when every rank is ready. */
   int mrc;
