@@ -35,9 +35,7 @@ static void progress_init(struct progress *p, enum ipso_progress mode, int rank,
   *p = (struct progress){.mode = on ? (mode == IPSO_PROGRESS_AUTO && interactive() ? 1 : 2) : 0,
                          .first = first,
                          .last = last,
-                         .start = -1,
-                         .last_print = -1,
-                         .last_iteration = first};
+                         .start = -1};
 }
 
 /* Formats SECONDS as H:MM:SS. */
