@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 int ipso_mpi_fail(const char *call, int rc, const char *file, int line)
@@ -108,24 +107,8 @@ enum { TAG_RIGHTWARD = 7301, TAG_LEFTWARD = 7302 };
 
 struct ring_exchange {
   MPI_Comm comm;
-  int left, right, both;
-  int count;
-  double *recv[2]; /* where the posted receives land: from the left, from the right */
-  MPI_Request rreq[2], sreq[2];
-  int posted;
+  int left, right, both, count;
 };
-
-/* Posts the receives of the next exchange into the exchange's own buffers. */
-static int ring_post(struct ring_exchange *rx)
-{
-  IPSO_CHECK_MPI(MPI_Irecv(rx->recv[0], rx->count, MPI_DOUBLE, rx->left, TAG_RIGHTWARD, rx->comm,
-                           &rx->rreq[0]));
-  if (rx->both)
-    IPSO_CHECK_MPI(MPI_Irecv(rx->recv[1], rx->count, MPI_DOUBLE, rx->right, TAG_LEFTWARD, rx->comm,
-                             &rx->rreq[1]));
-  rx->posted = 1;
-  return IPSO_OK;
-}
 
 int ring_exchange_create(MPI_Comm comm, size_t count, int both, struct ring_exchange **out)
 {
@@ -137,45 +120,30 @@ int ring_exchange_create(MPI_Comm comm, size_t count, int both, struct ring_exch
     return IPSO_FAIL("migration", "a migration message of %zu doubles is too large", count);
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
-  rx->comm = comm;
-  rx->count = (int)count;
-  rx->both = both;
-  rx->left = (rank + size - 1) % size;
-  rx->right = (rank + 1) % size;
-  rx->recv[0] = malloc(count * sizeof(double));
-  rx->recv[1] = malloc(count * sizeof(double));
-  if (!rx->recv[0] || !rx->recv[1])
-    return IPSO_FAIL("migration", "cannot allocate migration buffers");
-  return ring_post(rx);
+  *rx = (struct ring_exchange){comm, (rank + size - 1) % size, (rank + 1) % size, both, (int)count};
+  return IPSO_OK;
 }
 
 int ring_exchange(struct ring_exchange *rx, const double *to_right, const double *to_left,
                   double *from_left, double *from_right)
 {
-  int n = rx->both ? 2 : 1;
+  MPI_Request req[4];
+  int n = 0;
   IPSO_CHECK_MPI(
-      MPI_Isend(to_right, rx->count, MPI_DOUBLE, rx->right, TAG_RIGHTWARD, rx->comm, &rx->sreq[0]));
+      MPI_Irecv(from_left, rx->count, MPI_DOUBLE, rx->left, TAG_RIGHTWARD, rx->comm, &req[n++]));
   if (rx->both)
     IPSO_CHECK_MPI(
-        MPI_Isend(to_left, rx->count, MPI_DOUBLE, rx->left, TAG_LEFTWARD, rx->comm, &rx->sreq[1]));
-  IPSO_CHECK_MPI(MPI_Waitall(n, rx->rreq, MPI_STATUSES_IGNORE));
-  rx->posted = 0;
-  memcpy(from_left, rx->recv[0], (size_t)rx->count * sizeof(double));
-  if (rx->both) memcpy(from_right, rx->recv[1], (size_t)rx->count * sizeof(double));
-  IPSO_CHECK_MPI(MPI_Waitall(n, rx->sreq, MPI_STATUSES_IGNORE));
-  return ring_post(rx);
+        MPI_Irecv(from_right, rx->count, MPI_DOUBLE, rx->right, TAG_LEFTWARD, rx->comm, &req[n++]));
+  IPSO_CHECK_MPI(
+      MPI_Isend(to_right, rx->count, MPI_DOUBLE, rx->right, TAG_RIGHTWARD, rx->comm, &req[n++]));
+  if (rx->both)
+    IPSO_CHECK_MPI(
+        MPI_Isend(to_left, rx->count, MPI_DOUBLE, rx->left, TAG_LEFTWARD, rx->comm, &req[n++]));
+  IPSO_CHECK_MPI(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+  return IPSO_OK;
 }
 
 void ring_exchange_free(struct ring_exchange *rx)
 {
-  if (!rx) return;
-  if (rx->posted) {
-    for (int l = 0; l < (rx->both ? 2 : 1); l++) {
-      MPI_Cancel(&rx->rreq[l]);
-      MPI_Request_free(&rx->rreq[l]);
-    }
-  }
-  free(rx->recv[0]);
-  free(rx->recv[1]);
   free(rx);
 }

@@ -25,8 +25,6 @@
     }                                                                                              \
   } while (0)
 
-struct ring_migration;
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -66,7 +64,7 @@ struct ring_exchange;
 
 int ring_exchange_create(MPI_Comm comm, size_t count, int both, struct ring_exchange **out);
 /* Sends TO_RIGHT (and TO_LEFT), receives FROM_LEFT (and FROM_RIGHT), all
- * complete on return; the next exchange's receives are posted by then. */
+ * complete on return. */
 int ring_exchange(struct ring_exchange *rx, const double *to_right, const double *to_left,
                   double *from_left, double *from_right);
 void ring_exchange_free(struct ring_exchange *rx);

@@ -192,16 +192,14 @@ int read_config_file(const char *path, std::string &text)
   char chunk[65536];
   while (!err && text.size() <= kMaxFileBytes) {
     ssize_t n = read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      err = errno == EAGAIN ? EWOULDBLOCK : errno;
-      break;
-    }
     if (n == 0) break;
-    text.append(chunk, static_cast<size_t>(n));
+    if (n > 0)
+      text.append(chunk, static_cast<size_t>(n));
+    else if (errno != EINTR)
+      err = errno;
   }
   close(fd);
-  if (err == EWOULDBLOCK)
+  if (err == EAGAIN || err == EWOULDBLOCK)
     return USAGE("islandpso: error: config '%s' has nothing to read without waiting (a "
                  "terminal or another device): give a regular file",
                  path);

@@ -315,8 +315,7 @@ private:
       r.time_limit = 0;
     }
     get(s, "watchdog");
-    std::string output = cat(r.name, ".h5");
-    if (get(s, "output") != got::ok) std::snprintf(r.output, sizeof r.output, "%s", output.c_str());
+    if (get(s, "output") != got::ok) std::snprintf(r.output, sizeof r.output, "%s.h5", r.name);
   }
 
   /* [objective] source: resolved against the config's directory, readable. */

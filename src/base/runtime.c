@@ -47,18 +47,6 @@ int signals_pending(void)
   return stop_signal;
 }
 
-double stop_cause_ride(void)
-{
-  return -(double)stop_signal;
-}
-
-const char *stop_cause_text(double ride, int time_limit)
-{
-  int sig = (int)-ride;
-  if (sig > 0) return strsignal(sig);
-  return time_limit ? "the time limit" : "a stop request";
-}
-
 /* The first number in file PATH after KEY at a line's start ("": the first
  * number), times SCALE; -1 when there is none (or "max"). */
 static double number_in(const char *path, const char *key, double scale)
@@ -128,18 +116,13 @@ static struct {
   pthread_t thread;
   int running;
   double timeout;
-  _Atomic int64_t beat_ms, iteration;
+  _Atomic double beat; /* wall_seconds() */
+  _Atomic int64_t iteration;
   _Atomic(const char *) phase;
   pthread_mutex_t lock; /* guards quit; wake signals it */
   pthread_cond_t wake;
   int quit;
 } wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
-
-/* CLOCK_MONOTONIC in milliseconds. */
-static int64_t now_ms(void)
-{
-  return (int64_t)(wall_seconds() * 1000.0);
-}
 
 /* Wakes a few times per timeout and ends the process when the last beat is
  * older than it; watchdog_stop() wakes it at once. */
@@ -156,7 +139,7 @@ static void *watchdog_main(void *arg)
     until.tv_nsec = (long)(ns % 1000000000);
     pthread_cond_timedwait(&wd.wake, &wd.lock, &until);
     if (wd.quit) break;
-    double idle = (double)(now_ms() - atomic_load(&wd.beat_ms)) / 1000.0;
+    double idle = wall_seconds() - atomic_load(&wd.beat);
     if (idle > wd.timeout) {
       log_fail("watchdog", __FILE__, __LINE__,
                "no progress for %.0f s (in %s at iteration %lld); a rank may be stopped or hung; "
@@ -173,7 +156,7 @@ int watchdog_start(double seconds)
 {
   if (seconds <= 0) return 0;
   wd.timeout = seconds;
-  atomic_store(&wd.beat_ms, now_ms());
+  atomic_store(&wd.beat, wall_seconds());
   atomic_store(&wd.phase, "start-up");
   atomic_store(&wd.iteration, 0);
   wd.quit = 0;
@@ -186,7 +169,7 @@ void watchdog_beat(const char *phase, int64_t iteration)
 {
   atomic_store(&wd.phase, phase);
   atomic_store(&wd.iteration, iteration);
-  atomic_store(&wd.beat_ms, now_ms());
+  atomic_store(&wd.beat, wall_seconds());
 }
 
 void watchdog_stop(void)

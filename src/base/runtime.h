@@ -11,12 +11,6 @@ void signals_install(void);
 /* The first stop signal this rank received, or 0. */
 int signals_pending(void);
 
-/* This rank's stop cause to reduce by minimum: minus the first stop signal, or 0. */
-double stop_cause_ride(void);
-/* The words for the reduced cause RIDE: the signal's name, "the time limit"
- * (TIME_LIMIT) or "a stop request". */
-const char *stop_cause_text(double ride, int time_limit);
-
 /* Starts the watchdog (SECONDS > 0): with no watchdog_beat() for SECONDS it
  * says what the rank was doing and exits with status 1. */
 int watchdog_start(double seconds);

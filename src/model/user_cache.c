@@ -14,10 +14,37 @@
 #include "check.h"
 #include "log.h"
 
-/* Why directory DIR may not hold code this process runs, in WHY (LEN
- * bytes); 0 when it may: it must be this user's alone (OWN, else held to the rule
- * above it), every directory above root's or this user's and writable by
- * nobody else unless sticky (/tmp). */
+/* Why PATH may not hold or be code this process runs, in WHY (LEN bytes); 0
+ * when it may: a regular file (FILE) or a directory, this user's alone (OWN),
+ * else root's or this user's and writable by nobody else unless sticky (/tmp). */
+static int untrusted(const char *path, int file, int own, char *why, size_t len)
+{
+  struct stat st;
+  uid_t me = geteuid();
+  if (lstat(path, &st) != 0)
+    snprintf(why, len, "'%s': %s", path, strerror(errno));
+  else if (file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
+    snprintf(why, len, "'%s' is not a %s", path, file ? "regular file" : "directory");
+  else if (own && st.st_uid != me)
+    snprintf(why, len, "'%s' belongs to uid %ld, not to this user (uid %ld)", path, (long)st.st_uid,
+             (long)me);
+  else if (!own && st.st_uid != me && st.st_uid != 0)
+    snprintf(why, len,
+             "'%s', a directory above it, belongs to uid %ld (neither root nor this "
+             "user, uid %ld)",
+             path, (long)st.st_uid, (long)me);
+  else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (own || !(st.st_mode & S_ISVTX)))
+    snprintf(why, len, "'%s'%s is writable by %s (mode %04o%s)", path,
+             own ? "" : ", a directory above it,",
+             st.st_mode & S_IWOTH ? "every user" : "its group", (unsigned)(st.st_mode & 07777),
+             file ? "" : "; chmod go-w makes it yours alone");
+  else
+    return 0;
+  return 1;
+}
+
+/* Why directory DIR may not hold code this process runs (untrusted), it
+ * this user's alone where OWN, every directory above it held to the rule. */
 static int cache_dir_untrusted(const char *dir, int own, char *why, size_t len)
 {
   char real[PATH_MAX];
@@ -25,35 +52,11 @@ static int cache_dir_untrusted(const char *dir, int own, char *why, size_t len)
     snprintf(why, len, "'%s' cannot be resolved: %s", dir, strerror(errno));
     return 1;
   }
-  uid_t me = geteuid();
   for (;; own = 0) {
-    struct stat st;
-    if (lstat(real, &st) != 0) {
-      snprintf(why, len, "'%s': %s", real, strerror(errno));
-      return 1;
-    }
-    if (!S_ISDIR(st.st_mode))
-      snprintf(why, len, "'%s' is not a directory", real);
-    else if (own && st.st_uid != me)
-      snprintf(why, len, "'%s' belongs to uid %ld, not to this user (uid %ld)", real,
-               (long)st.st_uid, (long)me);
-    else if (!own && st.st_uid != me && st.st_uid != 0)
-      snprintf(why, len,
-               "'%s', a directory above it, belongs to uid %ld (neither root nor this "
-               "user, uid %ld)",
-               real, (long)st.st_uid, (long)me);
-    else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (own || !(st.st_mode & S_ISVTX)))
-      snprintf(why, len, "'%s'%s is writable by %s (mode %04o; chmod go-w makes it yours alone)",
-               real, own ? "" : ", a directory above it,",
-               st.st_mode & S_IWOTH ? "every user" : "its group", (unsigned)(st.st_mode & 07777));
-    else if (strcmp(real, "/") == 0)
-      return 0;
-    else {
-      char *slash = strrchr(real, '/');
-      slash[slash == real] = '\0';
-      continue;
-    }
-    return 1;
+    if (untrusted(real, 0, own, why, len)) return 1;
+    if (strcmp(real, "/") == 0) return 0;
+    char *slash = strrchr(real, '/');
+    slash[slash == real] = '\0';
   }
 }
 
@@ -131,19 +134,5 @@ int user_cache_dir_trusted(char *dir, size_t size)
 
 int user_cache_file_untrusted(const char *path, char *why, size_t len)
 {
-  struct stat st;
-  uid_t me = geteuid();
-  if (lstat(path, &st) != 0)
-    snprintf(why, len, "'%s': %s", path, strerror(errno));
-  else if (!S_ISREG(st.st_mode))
-    snprintf(why, len, "'%s' is not a regular file", path);
-  else if (st.st_uid != me)
-    snprintf(why, len, "'%s' belongs to uid %ld, not to this user (uid %ld)", path, (long)st.st_uid,
-             (long)me);
-  else if (st.st_mode & (S_IWGRP | S_IWOTH))
-    snprintf(why, len, "'%s' is writable by %s (mode %04o)", path,
-             st.st_mode & S_IWOTH ? "every user" : "its group", (unsigned)(st.st_mode & 07777));
-  else
-    return 0;
-  return 1;
+  return untrusted(path, 1, 1, why, len);
 }

@@ -338,47 +338,6 @@ static void compile_files_close(struct compile_files *f)
   if (f->msgs[0]) unlink(f->msgs);
 }
 
-/* Runs C (argv[0] from PATH), stdin from IN, stdout to OUT_FD (-1: the
- * messages' file), stderr to the messages' file, its wait status in *ST;
- * posix_spawn: no shell reads the paths, and no fork of an MPI process. */
-static int compile_run(const struct command *c, const char *in, int out_fd,
-                       const struct compile_files *f, int *st)
-{
-  posix_spawn_file_actions_t fa;
-  pid_t pid;
-  int e = posix_spawn_file_actions_init(&fa);
-  if (!e) {
-    e = posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
-    if (!e) e = posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : f->msg_fd, 1);
-    if (!e) e = posix_spawn_file_actions_adddup2(&fa, f->msg_fd, 2);
-    fflush(stdout);
-    fflush(stderr);
-    if (!e) e = posix_spawnp(&pid, c->argv[0], &fa, NULL, c->argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-  }
-  if (e)
-    return IPSO_FAIL("user objective", "cannot start the C compiler '%s': %s", c->argv[0],
-                     strerror(e));
-  while (waitpid(pid, st, 0) < 0)
-    if (errno != EINTR)
-      return IPSO_FAIL("user objective", "waitpid for '%s': %s", c->argv[0], strerror(errno));
-  return IPSO_OK;
-}
-
-/* Continues *H over the whole file behind FD. */
-static int hash_fd(int fd, const char *path, uint64_t *h)
-{
-  char buf[65536];
-  for (off_t at = 0;;) {
-    ssize_t k = pread(fd, buf, sizeof buf, at);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return IPSO_FAIL("user objective", "cannot read '%s': %s", path, strerror(errno));
-    if (k == 0) return IPSO_OK;
-    *h = ipso_hash(*h, buf, (size_t)k);
-    at += k;
-  }
-}
-
 /* The fingerprint of the user objective this process loaded last. */
 static uint64_t loaded_fingerprint;
 static int loaded_known;
@@ -426,6 +385,33 @@ static int compile_failed(const struct ipso_config *cfg, const struct command *c
   return IPSO_ERR_USAGE;
 }
 
+/* Runs C (argv[0] from PATH), stdin from IN, stdout to OUT_FD (-1: the
+ * messages' file), stderr to the messages' file; a failure is compile_failed's.
+ * posix_spawn: no shell reads the paths, and no fork of an MPI process. */
+static int compile_run(const struct ipso_config *cfg, const struct command *c, const char *in,
+                       int out_fd, const struct compile_files *f)
+{
+  posix_spawn_file_actions_t fa;
+  pid_t pid;
+  int e = posix_spawn_file_actions_init(&fa), st;
+  if (!e) {
+    e = posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
+    if (!e) e = posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : f->msg_fd, 1);
+    if (!e) e = posix_spawn_file_actions_adddup2(&fa, f->msg_fd, 2);
+    fflush(stdout);
+    fflush(stderr);
+    if (!e) e = posix_spawnp(&pid, c->argv[0], &fa, NULL, c->argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  if (e)
+    return IPSO_FAIL("user objective", "cannot start the C compiler '%s': %s", c->argv[0],
+                     strerror(e));
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR)
+      return IPSO_FAIL("user objective", "waitpid for '%s': %s", c->argv[0], strerror(errno));
+  return st == 0 ? IPSO_OK : compile_failed(cfg, c, f, st);
+}
+
 /* Compiles the wrapper in F into the shared object SO in DIR unless the
  * cache has it; *FINGERPRINT: the hash of the preprocessed text. That very
  * text is compiled, so an edit after the preprocessing cannot slip in; the
@@ -439,14 +425,15 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
     return IPSO_FAIL("user objective", "the C compiler's command ($IPSO_CC) is empty or too long");
   struct command pre = c;
   command_add(&pre, (const char *[]){"-E", "-x", "c", "-", NULL});
-  int st;
-  IPSO_TRY(compile_run(&pre, f->wrap, f->pre_fd, f, &st));
-  if (st != 0) return compile_failed(cfg, &pre, f, st);
-  uint64_t text = 0, h = 0; /* the key: the command's words, each with its NUL, and the text */
+  IPSO_TRY(compile_run(cfg, &pre, f->wrap, f->pre_fd, f));
+  size_t n;
+  char *text = ipso_read_file(f->pre, &n);
+  if (!text) return IPSO_FAIL("user objective", "cannot read '%s': %s", f->pre, strerror(errno));
+  uint64_t h = 0; /* the key: the command's words, each with its NUL, and the text */
   for (int i = 0; i < c.n; i++) h = ipso_hash(h, c.argv[i], strlen(c.argv[i]) + 1);
-  IPSO_TRY(hash_fd(f->pre_fd, f->pre, &text));
-  IPSO_TRY(hash_fd(f->pre_fd, f->pre, &h));
-  *fingerprint = text;
+  h = ipso_hash(h, text, n);
+  *fingerprint = ipso_hash(0, text, n);
+  free(text);
   snprintf(so, so_size, "%s/user-%016llx.so", dir, (unsigned long long)h);
   struct stat sb;
   if (lstat(so, &sb) == 0) {
@@ -459,36 +446,27 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
   char tmp[IPSO_PATH_MAX + 128];
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", so, (int)getpid());
   command_add(&c, (const char *[]){"-o", tmp, "-x", "cpp-output", "-", "-lm", NULL});
-  IPSO_TRY(compile_run(&c, f->pre, -1, f, &st));
-  if (st != 0) {
-    remove(tmp);
-    return compile_failed(cfg, &c, f, st);
-  }
+  int rc = compile_run(cfg, &c, f->pre, -1, f);
   /* For this user alone, and in place at once (the rename). */
-  if (chmod(tmp, 0700) != 0 || rename(tmp, so) != 0) {
-    int e = errno;
-    remove(tmp);
-    return IPSO_FAIL("user objective", "cannot put '%s' in place as '%s': %s", tmp, so,
-                     strerror(e));
-  }
-  return IPSO_OK;
+  if (rc == IPSO_OK && (chmod(tmp, 0700) != 0 || rename(tmp, so) != 0))
+    rc = IPSO_FAIL("user objective", "cannot put '%s' in place as '%s': %s", tmp, so,
+                   strerror(errno));
+  if (rc != IPSO_OK) remove(tmp);
+  return rc;
 }
 
 int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective **out)
 {
   const struct ipso_objective_config *o = &cfg->objective;
   *out = NULL;
-  size_t ulen;
-  char *user = ipso_read_file(o->source, &ulen);
-  if (!user)
-    return USAGE("islandpso: error: cannot read objective.source '%s': %s", o->source,
-                 strerror(errno));
-  if (strpbrk(o->source, "\"\n\r")) {
-    free(user);
+  if (strpbrk(o->source, "\"\n\r"))
     return USAGE("islandpso: error: objective.source '%s': a path with a double quote or a line "
                  "break cannot be named in an #include; rename the file or its directory",
                  o->source);
-  }
+  char *user = ipso_read_file(o->source, NULL);
+  if (!user)
+    return USAGE("islandpso: error: cannot read objective.source '%s': %s", o->source,
+                 strerror(errno));
   int found = defines_function(user, o->function);
   free(user);
   if (!found)

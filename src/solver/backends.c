@@ -32,8 +32,7 @@ void backend_share_cores(int ranks_on_node)
   backend_cpu_threads(ranks_on_node);
 }
 
-/* The configured backend, for runs or (EVALUATE) for --evaluate alone. */
-static int create(const struct swarm_setup *setup, int evaluate, struct backend *b)
+int backend_create(const struct swarm_setup *setup, int evaluate, struct backend *b)
 {
   enum ipso_backend_kind kind = setup->cfg->run.backend;
   memset(b, 0, sizeof *b);
@@ -51,14 +50,4 @@ static int create(const struct swarm_setup *setup, int evaluate, struct backend 
 #endif
   if (setup->island == 0) log_info("islandpso: no GPU available; running on the CPU backend");
   return backend_cpu_create(setup, b);
-}
-
-int backend_create(const struct swarm_setup *setup, struct backend *b)
-{
-  return create(setup, 0, b);
-}
-
-int backend_create_evaluator(const struct swarm_setup *setup, struct backend *b)
-{
-  return create(setup, 1, b);
 }

@@ -4,11 +4,10 @@
 
 #include "backend.h"
 
-/* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one
- * is usable, else cpu with a notice). */
-int backend_create(const struct swarm_setup *setup, struct backend *b);
-/* The same for the evaluate operation alone (--evaluate; the GPU compiles its kernel). */
-int backend_create_evaluator(const struct swarm_setup *setup, struct backend *b);
+/* Creates the backend the config asks for (cpu, gpu, or auto: gpu when one is
+ * usable, else cpu with a notice); EVALUATE: for --evaluate alone (the GPU
+ * compiles that kernel alone). */
+int backend_create(const struct swarm_setup *setup, int evaluate, struct backend *b);
 /* Destroys B (if not yet) and hands its device back (the GPU's: cudaDeviceReset,
  * else the process's exit's last work), once nothing reads B. */
 void backend_end(struct backend *b);

@@ -14,8 +14,8 @@
 #include "log.h"
 #include "problem.h"
 
-/* The points of PATH, D numbers a line ('#' lines and blank lines skipped),
- * into *X (malloc'd) and *N; IPSO_ERR_USAGE naming PATH:line otherwise. */
+/* The points of PATH, D numbers a line ('#' and blank lines skipped), into *X
+ * (NULL on entry) and *N; IPSO_ERR_USAGE naming PATH:line otherwise. */
 static int read_points(const char *path, int D, double **x, int64_t *n)
 {
   FILE *f = fopen(path, "r");
@@ -27,7 +27,6 @@ static int read_points(const char *path, int D, double **x, int64_t *n)
   size_t cap = 0;
   int64_t have = 0, room = 0, lineno = 0;
   int rc = IPSO_OK;
-  *x = NULL;
   while (rc == IPSO_OK && getline(&line, &cap, f) >= 0) {
     lineno++;
     char *p = line + strspn(line, " \t\r\n");
@@ -63,10 +62,6 @@ static int read_points(const char *path, int D, double **x, int64_t *n)
   free(line);
   fclose(f);
   *n = have;
-  if (rc != IPSO_OK) {
-    free(*x);
-    *x = NULL;
-  }
   return rc;
 }
 
@@ -79,20 +74,17 @@ int evaluate_points(const struct ipso_config *config, const char *path)
   if (c.run.backend == IPSO_BACKEND_AUTO)
     c.run.backend = backend_gpu_count() > 0 ? IPSO_BACKEND_GPU : IPSO_BACKEND_CPU;
   int D = cfg->objective.dimensions;
-  double *x, *f = NULL, *data;
+  double *x = NULL, *f = NULL, *data;
   int64_t n, nd;
-  IPSO_TRY(read_points(path, D, &x, &n));
-  int rc = IPSO_OK;
-  if (cfg->objective.id == IPSO_OBJ_CEC2017 &&
+  int rc = read_points(path, D, &x, &n);
+  if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_CEC2017 &&
       (rc = cec2017_data_for(cfg, 0, &data, &nd)) == IPSO_OK)
     problem_data_set(data, nd);
   struct swarm_setup setup = {cfg, 0, 1, 0, 1};
   struct backend b = {0};
-  if (rc == IPSO_OK) rc = backend_create_evaluator(&setup, &b);
+  if (rc == IPSO_OK) rc = backend_create(&setup, 1, &b);
   if (rc == IPSO_OK && !(f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f)))
     rc = IPSO_FAIL("memory", "out of memory");
-  if (rc == IPSO_OK && !b.ops->evaluate)
-    rc = IPSO_FAIL(b.ops->name, "this backend cannot evaluate points");
   if (rc == IPSO_OK) rc = b.ops->evaluate(&b, x, n, f);
   for (int64_t i = 0; rc == IPSO_OK && i < n; i++) printf("%.17g\n", f[i]);
   backend_end(&b);

@@ -25,8 +25,7 @@ struct invariants {
   double *prev_pbest; /* [N] personal-best costs at the previous check */
 };
 
-int invariants_create(const struct ipso_config *cfg, int exact, int island, int64_t particles,
-                      struct invariants **out)
+int invariants_create(const struct ipso_config *cfg, int exact, int island, struct invariants **out)
 {
   struct invariants *iv = calloc(1, sizeof *iv);
   *out = iv;
@@ -35,11 +34,11 @@ int invariants_create(const struct ipso_config *cfg, int exact, int island, int6
   iv->exact = exact;
   iv->island = island;
   iv->D = cfg->objective.dimensions;
-  iv->N = particles;
+  iv->N = cfg->swarm.particles;
   iv->sign = cfg->objective.goal == IPSO_MAXIMIZE ? -1.0 : 1.0;
-  iv->prev_pbest = malloc((size_t)particles * sizeof(double));
+  iv->prev_pbest = malloc((size_t)iv->N * sizeof(double));
   if (!iv->prev_pbest) return IPSO_FAIL("memory", "out of memory");
-  for (int64_t i = 0; i < particles; i++) iv->prev_pbest[i] = INFINITY;
+  for (int64_t i = 0; i < iv->N; i++) iv->prev_pbest[i] = INFINITY;
   iv->prm = objective_param_vector(cfg, &iv->nprm);
   const int64_t nf = iv->nprm > iv->D ? iv->nprm : iv->D;
   if (!(iv->prm_f = malloc((size_t)nf * sizeof(float))))
@@ -185,14 +184,15 @@ static int restored_agrees(const struct invariants *iv, const struct swarm_state
 }
 
 int invariants_check_restored(MPI_Comm comm, const struct ipso_config *cfg, int exact,
-                              const struct swarm_state *s, int first, int64_t n, const char *path)
+                              const struct swarm_state *s, int first, const char *path)
 {
+  const int64_t n = cfg->swarm.particles;
   struct invariants *iv = NULL;
   char why[512] = "";
-  int rank, size, st = n > 0 ? invariants_create(cfg, exact, first, n, &iv) : IPSO_OK, bad = 0;
+  int rank, size, st = invariants_create(cfg, exact, first, &iv), bad = 0;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   IPSO_CHECK_MPI(MPI_Comm_size(comm, &size));
-  for (int64_t k = 0; st == IPSO_OK && !bad && n > 0 && k < s->particles / n; k++) {
+  for (int64_t k = 0; st == IPSO_OK && !bad && k < s->particles / n; k++) {
     const int64_t at = k * n;
     int64_t sample[10], best = 0, low = 0;
     for (int64_t p = 1; p < n; p++) {
@@ -201,7 +201,7 @@ int invariants_check_restored(MPI_Comm comm, const struct ipso_config *cfg, int 
     }
     sample[0] = best;
     sample[1] = low;
-    for (int j = 0; j < 8; j++) sample[2 + j] = n > 1 ? j * (n - 1) / 7 : 0;
+    for (int j = 0; j < 8; j++) sample[2 + j] = j * (n - 1) / 7;
     for (int j = 0; j < 10 && !bad; j++)
       bad = !restored_agrees(iv, s, at + sample[j], first + (int)k, sample[j], why, sizeof why);
   }

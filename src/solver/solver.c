@@ -117,14 +117,13 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
                               s->local};
   /* Rank 0 compiles a user objective first: an error once, the others load the cache. */
   int first = cfg->objective.id == IPSO_OBJ_USER && s->rank == 0;
-  IPSO_TRY(island_agree(s->comm, first ? backend_create(&setup, &s->b) : IPSO_OK));
-  IPSO_TRY(island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, &s->b)));
+  IPSO_TRY(island_agree(s->comm, first ? backend_create(&setup, 0, &s->b) : IPSO_OK));
+  IPSO_TRY(island_agree(s->comm, first ? IPSO_OK : backend_create(&setup, 0, &s->b)));
   timings_mark("backend created");
   /* Every rank runs rank 0's objective, the run's, and a restored swarm is its. */
   IPSO_TRY(objective_agree(s->comm, cfg, s->objective_hash));
   if (restart && !s->opt->allow_changed_objective)
-    IPSO_TRY(
-        invariants_check_restored(s->comm, cfg, s->b.exact, &s->state, s->first, s->N, restart));
+    IPSO_TRY(invariants_check_restored(s->comm, cfg, s->b.exact, &s->state, s->first, restart));
   if (restart) {
     if (cfg->run.output[0]) IPSO_TRY(h5out_reopen(s->comm, cfg, info->iteration, &s->out));
     snprintf(s->run_started, sizeof s->run_started, "%s", info->run_started);
@@ -193,19 +192,10 @@ static void solver_free(struct solver *s)
   if (s->b.ops) s->b.ops->destroy(&s->b);
   ring_exchange_free(s->rx);
   free(s->msg);
-  free(s->carried);
-  free(s->drawn);
-  free(s->sent);
-  solver_history_free(&s->hist);
+  free(s->hist.iteration);
   swarm_state_free(&s->state);
   free(s->mlog);
-  free(s->best.position);
-  free(s->result.position);
-  free(s->seg_best);
   free(s->step_best);
-  free(s->seg_min);
-  free(s->row_cost);
-  free(s->scratch);
   for (int k = 0; s->inv && k < s->local; k++) invariants_free(s->inv[k]);
   free(s->inv);
   run_lock_release(&s->lock_out);
@@ -231,9 +221,6 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   s.local = islands_per_rank(s.islands, s.size);
   s.first = island_first(s.islands, s.size, s.rank);
   s.hist.width = s.local;
-  if (s.local < 1 || s.local * s.size != s.islands)
-    return IPSO_FAIL("solver", "%d islands cannot be spread evenly over %d ranks", s.islands,
-                     s.size);
 
   const char *restart = opt->restart;
   char resume_from[IPSO_PATH_MAX + 8];
@@ -264,22 +251,26 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     /* Per island's particles: the same segment ends on any number of ranks. */
     s.plan =
         schedule_of(cfg, s.b.segment_updates, s.links > 0, s.out != NULL, opt->check_invariants);
-    size_t seg = (size_t)s.plan.length;
-    double **a[] = {&s.seg_best,      &s.step_best,       &s.seg_min, &s.row_cost,
-                    &s.best.position, &s.result.position, &s.scratch};
-    const size_t n[] = {
-        seg * (size_t)s.local, seg * (size_t)s.local, seg,        seg + 1 + SOLVER_RIDE,
-        (size_t)s.D,           (size_t)s.D,           (size_t)s.D};
-    for (int i = 0; i < 7; i++)
-      if (!(*a[i] = malloc(sizeof(double) * n[i])) && rc == IPSO_OK)
-        rc = IPSO_FAIL("memory", "out of memory");
+    const size_t seg = (size_t)s.plan.length, D = (size_t)s.D, steps = seg * (size_t)s.local;
+    /* One block: step_best, seg_min, row_cost, the two positions, scratch. */
+    s.step_best = malloc(sizeof(double) * (steps + 2 * seg + 1 + SOLVER_RIDE + 3 * D));
+    if (!s.step_best) {
+      rc = IPSO_FAIL("memory", "out of memory");
+    } else {
+      s.seg_min = s.step_best + steps;
+      s.row_cost = s.seg_min + seg;
+      s.best.position = s.row_cost + seg + 1 + SOLVER_RIDE;
+      s.result.position = s.best.position + D;
+      s.scratch = s.result.position + D;
+    }
   }
+  if (rc == IPSO_OK) rc = solver_history_alloc(&s);
   if (rc == IPSO_OK && cfg->output.checkpoint[0]) rc = checkpoint_writer_create(comm, cfg, &s.ckw);
   if (rc == IPSO_OK && opt->check_invariants) {
     if (!(s.inv = calloc((size_t)s.local, sizeof *s.inv)))
       rc = IPSO_FAIL("memory", "out of memory");
     for (int k = 0; rc == IPSO_OK && k < s.local; k++)
-      rc = invariants_create(cfg, s.b.exact, s.first + k, s.N, &s.inv[k]);
+      rc = invariants_create(cfg, s.b.exact, s.first + k, &s.inv[k]);
   }
   /* The iterations' time starts when every rank is ready. */
   int mrc;
@@ -298,7 +289,8 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
     rc = finish(&s);
     timings_mark("result and final checkpoint");
   } else if (rc == IPSO_STOPPED && s.rank == 0) {
-    const char *why = stop_cause_text(s.stop_cause, s.stop_time);
+    int sig = (int)-s.stop_cause;
+    const char *why = sig > 0 ? strsignal(sig) : s.stop_time ? "the time limit" : "a stop request";
     if (cfg->output.checkpoint[0]) {
       log_info("islandpso: stopped at iteration %lld by %s; checkpoint written to %s",
                (long long)s.t, why, cfg->output.checkpoint);

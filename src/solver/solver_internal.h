@@ -32,10 +32,10 @@ struct progress {
 
 /* The history rows not yet in the file. */
 struct history {
-  int64_t n, cap, written; /* rows buffered, capacity, rows already in the file */
-  int width;               /* island columns of a row: the rank's islands */
+  int64_t n, written; /* rows buffered, rows already in the file */
+  int width;          /* island columns of a row: the rank's islands */
   int64_t *iteration, *evaluations;
-  double *island, *global, *wall; /* island: [cap, width] */
+  double *island, *global, *wall; /* island: [rows, width] (solver_history_alloc) */
 };
 
 /* A rank's part of the run: its islands, their output and migration. */
@@ -65,8 +65,7 @@ struct solver {
   double *scratch;           /* [dims] */
   struct island_best result; /* the run's best, taken before the last migration */
   int result_island, have_result;
-  double *seg_best;  /* [local, segment] each island's best cost after each iteration */
-  double *step_best; /* [local * segment] what step() wrote: [local, iterations of the call] */
+  double *step_best; /* [local, n] each island's best cost after each of a slice's n iterations */
   double *seg_min;   /* [segment] the rank's best of them */
   double *row_cost;  /* [segment + 1 + SOLVER_RIDE] scratch for the rows' global minimum */
   double sign;       /* cost = sign * fitness */
@@ -81,7 +80,7 @@ struct solver {
   int64_t ckpt_iteration;              /* of the checkpoint in flight or last written, or -1 */
   int ckpt_pending;                    /* one found the writer busy: at the next segment end */
   int64_t ckpt_written, ckpt_deferred; /* this invocation's; those due while the writer was busy */
-  double stop_cause;                   /* reduced over the ranks (stop_cause_ride) */
+  double stop_cause;                   /* minus a stop signal, the ranks' minimum */
   int stop_time;                       /* the time limit stopped the run */
   struct invariants **inv;             /* [local] --check-invariants */
   struct run_lock lock_out, lock_ckpt; /* rank 0: held for the run */
@@ -119,8 +118,8 @@ int solver_write_checkpoint(struct solver *s, int last);
 /* Commits the checkpoint in flight, if any (collective). */
 int solver_commit_checkpoint(struct solver *s);
 
-/* solver_records.c */
-void solver_history_free(struct history *h);
+/* solver_records.c: the history buffer, for the schedule s->plan. */
+int solver_history_alloc(struct solver *s);
 /* Writes the buffered history rows and migration records to the file. */
 int solver_flush_records(struct solver *s);
 /* Adds history rows for iterations FIRST..LAST (solver_records.c says more). */

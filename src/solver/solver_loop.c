@@ -35,9 +35,7 @@ static void progress_init(struct progress *p, enum ipso_progress mode, int rank,
   *p = (struct progress){.mode = on ? (mode == IPSO_PROGRESS_AUTO && interactive() ? 1 : 2) : 0,
                          .first = first,
                          .last = last,
-                         .start = -1,
-                         .last_print = -1,
-                         .last_iteration = first};
+                         .start = -1};
 }
 
 /* Formats SECONDS as H:MM:SS. */
@@ -226,9 +224,7 @@ static int check_invariants(struct solver *s)
 
 int solver_record_start(struct solver *s)
 {
-  double *cost = s->step_best;
-  IPSO_TRY(s->b.ops->best_costs(&s->b, cost));
-  for (int k = 0; k < s->local; k++) s->seg_best[k * s->plan.length] = cost[k];
+  IPSO_TRY(s->b.ops->best_costs(&s->b, s->step_best));
   int64_t hit;
   double now = wall_seconds();
   IPSO_TRY(solver_record_segment(s, 0, 0, now, now, 0, &hit, NULL, 0));
@@ -270,21 +266,10 @@ static int periodic_checkpoint(struct solver *s, int flags, int segment_end)
   return IPSO_OK;
 }
 
-/* IPSO_SLICE_MAX=N (test builds): slices of at most N iterations. */
-static int64_t slice_max(void)
-{
-#ifdef IPSO_TEST_HOOKS
-  const char *v = getenv("IPSO_SLICE_MAX");
-  return v ? atoll(v) : 0;
-#else
-  return 0;
-#endif
-}
-
 int solver_iterate(struct solver *s)
 {
   const struct ipso_config *cfg = s->cfg;
-  const int64_t max_it = cfg->run.max_iterations, cap = slice_max();
+  const int64_t max_it = cfg->run.max_iterations;
   const double budget = schedule_slice_budget(cfg->run.watchdog, cfg->output.checkpoint_seconds);
   int64_t slice = 1;
   progress_init(&s->prog, cfg->output.progress, s->rank, s->t, max_it);
@@ -297,8 +282,6 @@ int solver_iterate(struct solver *s)
     IPSO_TRY(s->b.ops->step(&s->b, first, last, s->step_best));
     double b = wall_seconds();
     timings_lap(TIMINGS_SLICES);
-    for (int k = 0; k < s->local; k++)
-      memcpy(s->seg_best + k * s->plan.length, s->step_best + k * n, sizeof(double) * (size_t)n);
     s->slice_cost = b - a;
     s->t = last;
     watchdog_beat("recording history", s->t);
@@ -312,7 +295,7 @@ int solver_iterate(struct solver *s)
     char lost[3 * IPSO_PATH_MAX] = "";
     ride[RIDE_TIME] = -(b - a);
     for (int i = 0; i < FLAG_BITS; i++) ride[1 + i] = mine >> i & 1 ? -1.0 : 0.0;
-    ride[RIDE_CAUSE] = stop_cause_ride();
+    ride[RIDE_CAUSE] = -(double)signals_pending();
     ride[RIDE_LOST] = h5out_identity_lost(s->out, lost, sizeof lost) ? -1.0 : 0.0;
     int64_t hit;
     const int done = last == max_it, segment_end = last == end;
@@ -325,7 +308,6 @@ int solver_iterate(struct solver *s)
       return IPSO_ERR_RUNTIME;
     }
     slice = schedule_next_slice(n, -ride[RIDE_TIME], budget);
-    if (cap > 0 && slice > cap) slice = cap;
     for (int i = 0; i < FLAG_BITS; i++)
       if (ride[1 + i] < 0) flags |= 1 << i;
     double rank_best = s->seg_min[n - 1];
@@ -342,9 +324,8 @@ int solver_iterate(struct solver *s)
     if (s->opt->check_invariants) IPSO_TRY(check_invariants(s));
     if (ev & SCHEDULE_SNAPSHOT) IPSO_TRY(write_snapshot(s));
     if (reached && cfg->output.history_interval > 0 && s->t % cfg->output.history_interval != 0) {
-      /* The run ends here: its last iteration gets a history row. */
-      for (int k = 0; k < s->local; k++)
-        s->seg_best[k * s->plan.length] = s->seg_best[k * s->plan.length + (n - 1)];
+      /* The run ends here: its last iteration gets a history row (one column of step_best). */
+      for (int k = 0; k < s->local; k++) s->step_best[k] = s->step_best[k * n + (n - 1)];
       IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit, NULL, 0));
     }
     const int stop = flags & (STOP_SIGNAL | STOP_TIME);

@@ -15,34 +15,23 @@
 #include "solver_internal.h"
 #include "timings.h"
 
-/* Makes room for NEED more rows in the history buffer. */
-static int history_reserve(struct history *h, int64_t need)
+int solver_history_alloc(struct solver *s)
 {
-  if (h->n + need <= h->cap) return IPSO_OK;
-  int64_t cap = h->cap ? h->cap : 1024;
-  while (cap < h->n + need) cap *= 2;
-  int64_t *it = realloc(h->iteration, (size_t)cap * sizeof *it);
-  if (it) h->iteration = it;
-  int64_t *ev = realloc(h->evaluations, (size_t)cap * sizeof *ev);
-  if (ev) h->evaluations = ev;
-  double *is = realloc(h->island, (size_t)cap * (size_t)h->width * sizeof *is);
-  if (is) h->island = is;
-  double *gl = realloc(h->global, (size_t)cap * sizeof *gl);
-  if (gl) h->global = gl;
-  double *wa = realloc(h->wall, (size_t)cap * sizeof *wa);
-  if (wa) h->wall = wa;
-  if (!it || !ev || !is || !gl || !wa) return IPSO_FAIL("memory", "cannot grow the history buffer");
-  h->cap = cap;
+  struct history *h = &s->hist;
+  const int64_t hi = s->cfg->output.history_interval, max = s->cfg->run.max_iterations;
+  if (hi <= 0) return IPSO_OK;
+  /* Fewer than HISTORY_FLUSH_ROWS rows wait before a call of solver_record_segment,
+   * which adds at most length / hi + 2; a run has at most max / hi + 2. */
+  const int64_t more = HISTORY_FLUSH_ROWS + s->plan.length / hi;
+  const size_t cap = (size_t)(more < max / hi ? more : max / hi) + 2;
+  /* One block: iteration, evaluations, global, wall, island. */
+  if (!(h->iteration = malloc(cap * (4 + (size_t)h->width) * sizeof(double))))
+    return IPSO_FAIL("memory", "cannot allocate the history buffer");
+  h->evaluations = h->iteration + cap;
+  h->global = (double *)(h->evaluations + cap);
+  h->wall = h->global + cap;
+  h->island = h->wall + cap;
   return IPSO_OK;
-}
-
-void solver_history_free(struct history *h)
-{
-  free(h->iteration);
-  free(h->evaluations);
-  free(h->island);
-  free(h->global);
-  free(h->wall);
 }
 
 /* The last migration's records get the costs their islands sent (migrate_sent). */
@@ -72,7 +61,7 @@ int solver_flush_records(struct solver *s)
   return IPSO_OK;
 }
 
-/* Adds history rows for iterations FIRST..LAST from s->seg_best; *TARGET_HIT: the
+/* Adds history rows for iterations FIRST..LAST from s->step_best; *TARGET_HIT: the
  * first iteration (over all islands) that reached the target, or -1. Collective:
  * one reduction, which also takes the ranks' minimum of RIDE[0..nride) in place. */
 int solver_record_segment(struct solver *s, int64_t first, int64_t last, double seg_start,
@@ -83,10 +72,9 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
   int rows = 0;
   /* The rank's best after each iteration (NaN never wins: costs are not NaN). */
   for (int64_t k = 0; k < n; k++) {
-    double m = s->seg_best[k];
+    double m = s->step_best[k];
     for (int i = 1; i < s->local; i++)
-      if (cost_better(s->seg_best[i * s->plan.length + k], m))
-        m = s->seg_best[i * s->plan.length + k];
+      if (cost_better(s->step_best[i * n + k], m)) m = s->step_best[i * n + k];
     s->seg_min[k] = m;
   }
   /* The rows: multiples of history_interval, and the run's last iteration. */
@@ -103,15 +91,13 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
   for (int i = 0; i < nride; i++) ride[i] = s->row_cost[rows + 1 + i];
   *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
   if (rows == 0) return IPSO_OK;
-  IPSO_TRY(history_reserve(&s->hist, rows));
   int r = 0;
   for (int64_t t = first; t <= last; t++) {
     if (!(hi > 0 && (t % hi == 0 || (final && t == last)))) continue;
     int64_t j = s->hist.n++;
     s->hist.iteration[j] = t;
     for (int i = 0; i < s->local; i++)
-      s->hist.island[j * s->local + i] =
-          fitness_of(s, s->seg_best[i * s->plan.length + (t - first)]);
+      s->hist.island[j * s->local + i] = fitness_of(s, s->step_best[i * n + (t - first)]);
     s->hist.global[j] = fitness_of(s, s->row_cost[r++]);
     s->hist.evaluations[j] = evaluations_at(s, t);
     s->hist.wall[j] = s->elapsed0 + (seg_start - s->t0) +
@@ -137,12 +123,13 @@ int solver_migration_setup(struct solver *s)
                      s->islands, (long long)MIGRATION_STREAM_ISLANDS);
   int m = cfg->migration.migrants;
   size_t n = (size_t)migration_message_len(m, s->D);
-  s->msg = malloc(4 * n * sizeof(double));
-  s->carried = malloc(2 * (size_t)s->local);
-  s->drawn = malloc((size_t)s->local * 2 * (size_t)m * sizeof(int64_t));
-  s->sent = malloc((size_t)s->local * sizeof(double));
-  if (!s->msg || !s->carried || !s->drawn || !s->sent)
-    return IPSO_FAIL("migration", "cannot allocate migration buffers");
+  const size_t K = (size_t)s->local, draws = K * 2 * (size_t)m;
+  /* One block: msg, sent, drawn, carried. */
+  s->msg = malloc((4 * n + K) * sizeof(double) + draws * sizeof(int64_t) + 2 * K);
+  if (!s->msg) return IPSO_FAIL("migration", "cannot allocate migration buffers");
+  s->sent = s->msg + 4 * n;
+  s->drawn = (int64_t *)(s->sent + K);
+  s->carried = (unsigned char *)(s->drawn + draws);
   if (s->size == 1) return IPSO_OK;
   IPSO_TRY(ring_exchange_create(s->comm, n, s->links == 2, &s->rx));
   /* A first exchange (of nothing) sets the connections up at start-up. */

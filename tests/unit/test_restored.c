@@ -45,7 +45,7 @@ static void fill(struct swarm_state *s, int fl)
 static void expect(const struct ipso_config *cfg, const struct swarm_state *s, int want,
                    const char *what)
 {
-  int st = invariants_check_restored(MPI_COMM_WORLD, cfg, 1, s, 4, N, "ckpt.h5");
+  int st = invariants_check_restored(MPI_COMM_WORLD, cfg, 1, s, 4, "ckpt.h5");
   CHECK(st == want, "%s: status %d, want %d", what, st, want);
 }
 
