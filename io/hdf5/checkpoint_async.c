@@ -70,6 +70,76 @@ struct checkpoint_writer {
   char what[256]; /* the failed step */
 };
 
+/* Reports (IPSO_ERR_RUNTIME) a directory of PATH that is not writable. */
+static int directory_writable(const char *path)
+{
+  char dir[IPSO_PATH_MAX];
+  int e = h5u_directory_error(path, dir, sizeof dir);
+  if (!e) return IPSO_OK;
+  log_fail("checkpoint", __FILE__, __LINE__, "'%s': directory '%s': %s", path, dir, strerror(e));
+  return IPSO_ERR_RUNTIME;
+}
+
+/* Whether a failed link(2) means the file system has no hard links. */
+static int links_unsupported(int e)
+{
+  return e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK || e == EXDEV;
+}
+
+/* Reports a failed step WHAT on file NAME of making the checkpoint PATH
+ * (errno E) and returns IPSO_ERR_RUNTIME. */
+static int commit_fail(const char *path, const char *what, const char *name, int e)
+{
+  log_fail("checkpoint", __FILE__, __LINE__, "'%s': %s '%s': %s", path, what, name, strerror(e));
+  return IPSO_ERR_RUNTIME;
+}
+
+/* Flushes file NAME (DIR: directory) of the checkpoint PATH to disk. */
+static int flush_file(const char *path, const char *name, int dir)
+{
+  int fd = open(name, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY), e = 0;
+  if (fd < 0) return commit_fail(path, dir ? "cannot open directory" : "cannot open", name, errno);
+  /* Some file systems cannot flush a directory: they say EINVAL. */
+  if (fsync(fd) != 0 && !(dir && (errno == EINVAL || errno == ENOTSUP))) e = errno;
+  if (e) {
+    close(fd);
+    return commit_fail(path, dir ? "cannot flush directory" : "cannot flush to disk", name, e);
+  }
+  if (close(fd) != 0 && !dir) return commit_fail(path, "cannot close", name, errno);
+  return IPSO_OK;
+}
+
+/* Makes the written TMP the checkpoint PATH (rank 0): flushes it, keeps the
+ * previous checkpoint as PREV, renames TMP over PATH, flushes the directory. */
+static int commit_file(const char *path, const char *tmp, const char *prev)
+{
+  char dir[IPSO_PATH_MAX];
+  struct stat sb;
+  int e, moved = 0;
+  IPSO_TRY(flush_file(path, tmp, 0));
+  if (lstat(path, &sb) == 0) {
+    if (unlink(prev) != 0 && errno != ENOENT)
+      return commit_fail(path, "cannot remove", prev, errno);
+    /* A second name for the previous checkpoint keeps PATH whole until the
+     * rename below replaces it atomically. */
+    if (link(path, prev) != 0) {
+      if (!links_unsupported(errno)) return commit_fail(path, "cannot keep a copy as", prev, errno);
+      if (rename(path, prev) != 0) return commit_fail(path, "cannot keep a copy as", prev, errno);
+      moved = 1;
+    }
+  } else if (errno != ENOENT) {
+    return commit_fail(path, "cannot examine", path, errno);
+  }
+  if (rename(tmp, path) != 0) {
+    e = errno;
+    if (moved && rename(prev, path) != 0)
+      log_warn("checkpoint '%s': the previous checkpoint is now '%s'", path, prev);
+    return commit_fail(path, "cannot rename to it", tmp, e);
+  }
+  h5u_directory(path, dir, sizeof dir);
+  return flush_file(path, dir, 1);
+}
+
 int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
                              struct checkpoint_writer **out)
 {
@@ -132,6 +202,25 @@ int checkpoint_writing(const struct checkpoint_writer *w)
   return w && w->in_flight && !atomic_load_explicit(&w->done, memory_order_acquire);
 }
 
+/* Writes LEN bytes of BUF at offset AT of FD through short writes and EINTR;
+ * 0, or the errno of the failure (EIO for a write that makes no progress). */
+static int pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at)
+{
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t n = pwrite(fd, p, len, (off_t)at);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO; /* a regular file that takes nothing: no progress */
+    p += n;
+    at += (uint64_t)n;
+    len -= (uint64_t)n;
+  }
+  return 0;
+}
+
 /* Records the failed step of a thread (the first one). */
 static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -189,7 +278,7 @@ static void *job_run(void *arg)
           }
         }
         w->piece_sums[(int64_t)k * w->pieces + first_piece + p] = checkpoint_piece_sum(src, count);
-        if ((e = h5u_pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
+        if ((e = pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
           job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
                    base + off + len);
           goto out;
@@ -266,13 +355,13 @@ static int create_file(struct checkpoint_writer *w, const struct checkpoint_info
   hsize_t rows[2] = {(hsize_t)w->islands * (hsize_t)w->N, (hsize_t)w->dims};
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
-    dsets[a] = h5u_create_dataset_allocated(&f, f.id, sa->name, H5T_IEEE_F64LE,
-                                            state_array_rank(sa), rows, sa->units, sa->description);
+    dsets[a] = h5u_create_dataset(&f, f.id, sa->name, H5T_IEEE_F64LE, state_array_rank(sa), rows, 0,
+                                  sa->units, sa->description);
     if (dsets[a] < 0) goto done;
   }
   hsize_t n[1] = {(hsize_t)w->islands};
-  dsets[STATE_ARRAYS] = h5u_create_dataset_allocated(
-      &f, f.id, "checksum", H5T_STD_U64LE, 1, n, CHECKSUM_UNITS_PIECES,
+  dsets[STATE_ARRAYS] = h5u_create_dataset(
+      &f, f.id, "checksum", H5T_STD_U64LE, 1, n, 0, CHECKSUM_UNITS_PIECES,
       "checksum of each island's rows of position, velocity, pbest_position, cost and "
       "pbest_cost, in that order");
   if (dsets[STATE_ARRAYS] < 0) goto done;
@@ -325,7 +414,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   /* Filled now where the caller waits anyway (one thread fills, then any
    * number write). */
   if (fill && wait) IPSO_TRY(fill_now(w, fill));
-  if (w->rank == 0) st = checkpoint_directory_writable(path);
+  if (w->rank == 0) st = directory_writable(path);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK) return st;
   st = create_file(w, info);
@@ -339,7 +428,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   IPSO_CHECK_MPI(MPI_Bcast(w->offset, CK_DATASETS, MPI_UINT64_T, 0, w->comm));
   IPSO_CHECK_MPI(MPI_Bcast(&w->file_end, 1, MPI_UINT64_T, 0, w->comm));
   w->fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
-  if (w->fd < 0) st = checkpoint_commit_fail(path, "cannot open", w->tmp, errno);
+  if (w->fd < 0) st = commit_fail(path, "cannot open", w->tmp, errno);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK) {
     if (w->fd >= 0) close(w->fd);
@@ -446,13 +535,13 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
     return IPSO_ERR_RUNTIME;
   }
   struct stat sb;
-  if ((e = h5u_pwrite_all(w->fd, (const char *)sums, (uint64_t)w->islands * sizeof *sums,
-                          w->offset[STATE_ARRAYS])) != 0)
-    return checkpoint_commit_fail(path, "cannot write the checksums of", w->tmp, e);
-  if (fsync(w->fd) != 0) return checkpoint_commit_fail(path, "cannot flush to disk", w->tmp, errno);
-  if (fstat(w->fd, &sb) != 0) return checkpoint_commit_fail(path, "cannot examine", w->tmp, errno);
+  if ((e = pwrite_all(w->fd, (const char *)sums, (uint64_t)w->islands * sizeof *sums,
+                      w->offset[STATE_ARRAYS])) != 0)
+    return commit_fail(path, "cannot write the checksums of", w->tmp, e);
+  if (fsync(w->fd) != 0) return commit_fail(path, "cannot flush to disk", w->tmp, errno);
+  if (fstat(w->fd, &sb) != 0) return commit_fail(path, "cannot examine", w->tmp, errno);
   if ((uint64_t)sb.st_size < w->file_end)
-    return checkpoint_commit_fail(path, "the file is shorter than its data:", w->tmp, EIO);
+    return commit_fail(path, "the file is shorter than its data:", w->tmp, EIO);
   return IPSO_OK;
 }
 
@@ -462,7 +551,7 @@ static int close_file(struct checkpoint_writer *w, int status)
   int rc = w->fd >= 0 ? close(w->fd) : 0;
   w->fd = -1;
   if (rc != 0 && status == IPSO_OK)
-    return checkpoint_commit_fail(w->cfg->output.checkpoint, "cannot close", w->tmp, errno);
+    return commit_fail(w->cfg->output.checkpoint, "cannot close", w->tmp, errno);
   return status;
 }
 
@@ -497,7 +586,7 @@ int checkpoint_commit(struct checkpoint_writer *w)
   }
   if (st == IPSO_OK && w->rank == 0) {
     st = close_file(w, finish_file(w, all));
-    if (st == IPSO_OK) st = checkpoint_commit_file(w->cfg->output.checkpoint, w->tmp, w->prev);
+    if (st == IPSO_OK) st = commit_file(w->cfg->output.checkpoint, w->tmp, w->prev);
   }
   close_file(w, IPSO_OK);
   free(all);

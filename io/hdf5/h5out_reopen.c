@@ -75,8 +75,8 @@ static int h5out_open_layout(struct h5out *h)
         f->path, h->islands);
   }
   IPSO_CHECK_H5(f->path, H5Sclose(space), "closing a dataspace");
-  h->migration_mem = h5out_migration_type(f, 0);
-  return h->migration_mem < 0 ? IPSO_ERR_RUNTIME : IPSO_OK;
+  h->migration_type = h5out_migration_type(f);
+  return h->migration_type < 0 ? IPSO_ERR_RUNTIME : IPSO_OK;
 }
 
 /* The number of rows of DSET (writers). */
@@ -154,13 +154,13 @@ static int h5out_truncate_migrations(struct h5out *h, int64_t iteration)
   for (int64_t r = 0; r < rows; r += H5OUT_MIGRATION_PIECE) {
     int64_t n = rows - r < H5OUT_MIGRATION_PIECE ? rows - r : H5OUT_MIGRATION_PIECE, k = 0;
     hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {(hsize_t)n, 0};
-    if (h5u_read(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
+    if (h5u_read(f, h->migrations, h->migration_type, start, count, rec) != IPSO_OK) goto done;
     for (int64_t i = 0; i < n; i++)
       if (migration_kept(&rec[i], iteration, h->islands)) rec[k++] = rec[i];
     if (kept != r || k != n) {
       start[0] = (hsize_t)kept;
       count[0] = (hsize_t)(f->rank == 0 ? k : 0);
-      if (h5u_write(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
+      if (h5u_write(f, h->migrations, h->migration_type, start, count, rec) != IPSO_OK) goto done;
     }
     kept += k;
   }

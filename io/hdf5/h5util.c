@@ -254,8 +254,8 @@ static void h5u_object_name(hid_t obj, char *buf, size_t len)
 }
 
 /* Writes attribute NAME of OBJ: a scalar (RANK 0) or N elements. */
-static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                    hid_t mem_type, int rank, hsize_t n, const void *value)
+static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t type, int rank,
+                    hsize_t n, const void *value)
 {
   hid_t space = H5I_INVALID_HID, attr = H5I_INVALID_HID;
   int st = h5u_delete_attr(f, obj, name);
@@ -263,26 +263,25 @@ static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t
   st = IPSO_ERR_RUNTIME;
   IPSO_CHECK_H5_GOTO(f->path, space = rank ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR),
                      st, done, "creating the dataspace of attribute '%s'", name);
-  IPSO_CHECK_H5_GOTO(f->path,
-                     attr = H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT), st,
-                     done, "creating attribute '%s'", name);
-  IPSO_CHECK_H5_GOTO(f->path, H5Awrite(attr, mem_type, value), st, done, "writing attribute '%s'",
+  IPSO_CHECK_H5_GOTO(f->path, attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT),
+                     st, done, "creating attribute '%s'", name);
+  IPSO_CHECK_H5_GOTO(f->path, H5Awrite(attr, type, value), st, done, "writing attribute '%s'",
                      name);
   st = IPSO_OK;
 done:
   return H5U_CLOSE(f, st, attr, space);
 }
 
-int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                   hid_t mem_type, const void *value)
+int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t type,
+                   const void *value)
 {
-  return h5u_attr(f, obj, name, file_type, mem_type, 0, 1, value);
+  return h5u_attr(f, obj, name, type, 0, 1, value);
 }
 
-int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                         hid_t mem_type, hsize_t n, const void *values)
+int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t type,
+                         hsize_t n, const void *values)
 {
-  return h5u_attr(f, obj, name, file_type, mem_type, 1, n, values);
+  return h5u_attr(f, obj, name, type, 1, n, values);
 }
 
 int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name, const char *value)
@@ -298,7 +297,7 @@ int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name,
                      "setting the padding of attribute '%s'", name);
   IPSO_CHECK_H5_GOTO(f->path, H5Tset_cset(type, H5T_CSET_UTF8), st, done,
                      "setting the character set of attribute '%s'", name);
-  st = h5u_write_attr(f, obj, name, type, type, value);
+  st = h5u_write_attr(f, obj, name, type, value);
 done:
   return H5U_CLOSE(f, st, type);
 }
@@ -370,11 +369,9 @@ done:
   return s;
 }
 
-/* h5u_create_dataset; EARLY allocates a contiguous dataset's storage at
- * once, so that its place in the file is known. */
-static hid_t h5u_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
+hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
                          int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
-                         const char *description, int early)
+                         const char *description)
 {
   hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, dset = H5I_INVALID_HID;
   hsize_t maxdims[2] = {0, 0}, chunk[2] = {0, 0};
@@ -389,14 +386,14 @@ static hid_t h5u_dataset(const struct h5u_file *f, hid_t loc, const char *name, 
                      st, done, "creating the dataspace of %s", name);
   IPSO_CHECK_H5_GOTO(f->path, dcpl = H5Pcreate(H5P_DATASET_CREATE), st, done,
                      "creating the properties of %s", name);
-  if (rank > 0 && chunk_rows > 0)
+  if (rank > 0 && chunk_rows > 0) {
     IPSO_CHECK_H5_GOTO(f->path, H5Pset_chunk(dcpl, rank, chunk), st, done, "chunking %s", name);
-  else
+  } else {
     IPSO_CHECK_H5_GOTO(f->path, H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), st, done,
                        "setting the fill time of %s", name);
-  if (early)
     IPSO_CHECK_H5_GOTO(f->path, H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), st, done,
                        "setting the allocation time of %s", name);
+  }
   IPSO_CHECK_H5_GOTO(f->path,
                      dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), st,
                      done, "creating dataset %s", name);
@@ -413,27 +410,12 @@ done:
   return dset;
 }
 
-hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
-                         int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
-                         const char *description)
-{
-  return h5u_dataset(f, loc, name, type, rank, dims, chunk_rows, units, description, 0);
-}
-
-hid_t h5u_create_dataset_allocated(const struct h5u_file *f, hid_t loc, const char *name,
-                                   hid_t type, int rank, const hsize_t *dims, const char *units,
-                                   const char *description)
-{
-  return h5u_dataset(f, loc, name, type, rank, dims, 0, units, description, 1);
-}
-
-hid_t h5u_write_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t file_type,
-                        hid_t mem_type, int rank, hsize_t n, const void *value, const char *units,
-                        const char *description)
+hid_t h5u_write_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type, int rank,
+                        hsize_t n, const void *value, const char *units, const char *description)
 {
   hsize_t start[2] = {0, 0}, count[2] = {f->rank != 0 ? 0 : rank ? n : 1, 0};
-  hid_t dset = h5u_create_dataset(f, loc, name, file_type, rank, &n, 0, units, description);
-  if (dset >= 0 && h5u_write(f, dset, mem_type, start, count, value) != IPSO_OK) {
+  hid_t dset = h5u_create_dataset(f, loc, name, type, rank, &n, 0, units, description);
+  if (dset >= 0 && h5u_write(f, dset, type, start, count, value) != IPSO_OK) {
     H5U_CLOSE(f, IPSO_OK, dset);
     return H5I_INVALID_HID;
   }
@@ -552,21 +534,4 @@ int h5u_read_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, i
                          int64_t width, void *buf)
 {
   return h5u_island_rows(f, dset, mem_type, rows, width, buf, 0);
-}
-
-int h5u_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at)
-{
-  const char *p = buf;
-  while (len > 0) {
-    ssize_t n = pwrite(fd, p, len, (off_t)at);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EIO; /* a regular file that takes nothing: no progress */
-    p += n;
-    at += (uint64_t)n;
-    len -= (uint64_t)n;
-  }
-  return 0;
 }
