@@ -44,7 +44,7 @@ struct checkpoint_writer {
   int64_t N;                  /* particles per island */
   int dims;
   int cores; /* online */
-  char tmp[IPSO_PATH_MAX], prev[IPSO_PATH_MAX];
+  char tmp[IPSO_PATH_MAX + 8], prev[IPSO_PATH_MAX + 8];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS (test builds): each piece's */
 
@@ -62,6 +62,7 @@ struct checkpoint_writer {
   uint64_t offset[CK_DATASETS]; /* of each dataset's data in the file */
   uint64_t file_end;            /* the end of the last dataset's data */
   uint64_t *sums;               /* [K] this rank's islands' checksums */
+  uint64_t *all;                /* [islands] every island's (rank 0) */
   int64_t pieces;               /* of one island, all arrays */
   uint64_t *piece_sums;         /* [K * pieces] their sums, in file order */
   int joined;                   /* checkpoint_join returned: only the commit is left */
@@ -140,11 +141,20 @@ static int commit_file(const char *path, const char *tmp, const char *prev)
   return flush_file(path, dir, 1);
 }
 
+/* Closes the thread's file; STATUS, or the failure of the close. */
+static int close_file(struct checkpoint_writer *w, int status)
+{
+  int rc = w->fd >= 0 ? close(w->fd) : 0;
+  w->fd = -1;
+  if (rc != 0 && status == IPSO_OK)
+    return commit_fail(w->cfg->output.checkpoint, "cannot close", w->tmp, errno);
+  return status;
+}
+
 int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
                              struct checkpoint_writer **out)
 {
   struct checkpoint_writer *w = calloc(1, sizeof *w);
-  const char *path = cfg->output.checkpoint;
   *out = NULL;
   if (!w) return IPSO_FAIL("checkpoint", "out of memory");
   w->comm = comm;
@@ -163,19 +173,17 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   const char *delay = getenv("IPSO_TEST_CHECKPOINT_DELAY_MS");
   if (delay) w->delay_ms = strtoll(delay, NULL, 10);
 #endif
-  if (snprintf(w->tmp, sizeof w->tmp, "%s.tmp", path) >= (int)sizeof w->tmp ||
-      snprintf(w->prev, sizeof w->prev, "%s.prev", path) >= (int)sizeof w->prev) {
-    free(w);
-    return IPSO_FAIL("checkpoint", "checkpoint path '%s' is too long", path);
-  }
+  snprintf(w->tmp, sizeof w->tmp, "%s.tmp", cfg->output.checkpoint);
+  snprintf(w->prev, sizeof w->prev, "%s.prev", cfg->output.checkpoint);
   for (int a = 0; a < STATE_ARRAYS; a++) {
     int64_t n = w->N * state_array_width(&state_arrays[a], w->dims);
     w->pieces += state_pieces(n);
   }
-  if (!(w->sums = malloc((size_t)w->K * sizeof *w->sums)) ||
-      !(w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums))) {
-    free(w->sums);
-    free(w);
+  w->sums = malloc((size_t)w->K * sizeof *w->sums);
+  w->all = malloc((size_t)w->islands * sizeof *w->all);
+  w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums);
+  if (!w->sums || !w->all || !w->piece_sums) {
+    checkpoint_writer_free(w);
     return IPSO_FAIL("checkpoint", "out of memory");
   }
   *out = w;
@@ -431,8 +439,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   if (w->fd < 0) st = commit_fail(path, "cannot open", w->tmp, errno);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK) {
-    if (w->fd >= 0) close(w->fd);
-    w->fd = -1;
+    close_file(w, IPSO_OK);
     if (w->rank == 0) unlink(w->tmp);
     return st;
   }
@@ -545,16 +552,6 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
   return IPSO_OK;
 }
 
-/* Closes the thread's file; STATUS, or the failure of the close. */
-static int close_file(struct checkpoint_writer *w, int status)
-{
-  int rc = w->fd >= 0 ? close(w->fd) : 0;
-  w->fd = -1;
-  if (rc != 0 && status == IPSO_OK)
-    return commit_fail(w->cfg->output.checkpoint, "cannot close", w->tmp, errno);
-  return status;
-}
-
 int checkpoint_join(struct checkpoint_writer *w)
 {
   if (!w || !w->in_flight || w->joined) return IPSO_OK;
@@ -572,24 +569,17 @@ int checkpoint_join(struct checkpoint_writer *w)
 
 int checkpoint_commit(struct checkpoint_writer *w)
 {
-  uint64_t *all = NULL;
   int st = IPSO_OK, rc;
   if (!w || !w->in_flight) return IPSO_OK;
   IPSO_TRY(checkpoint_join(w));
   w->in_flight = w->joined = 0;
-  if (w->rank == 0 && !(all = malloc((size_t)w->islands * sizeof *all)))
-    st = IPSO_FAIL("checkpoint", "out of memory");
-  st = island_agree(w->comm, st);
-  if (st == IPSO_OK) {
-    rc = MPI_Gather(w->sums, w->K, MPI_UINT64_T, all, w->K, MPI_UINT64_T, 0, w->comm);
-    if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
-  }
+  rc = MPI_Gather(w->sums, w->K, MPI_UINT64_T, w->all, w->K, MPI_UINT64_T, 0, w->comm);
+  if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
   if (st == IPSO_OK && w->rank == 0) {
-    st = close_file(w, finish_file(w, all));
+    st = close_file(w, finish_file(w, w->all));
     if (st == IPSO_OK) st = commit_file(w->cfg->output.checkpoint, w->tmp, w->prev);
   }
   close_file(w, IPSO_OK);
-  free(all);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK && w->rank == 0) unlink(w->tmp);
   return st;
@@ -607,6 +597,7 @@ void checkpoint_writer_free(struct checkpoint_writer *w)
   swarm_state_free(&w->buf);
   pthread_mutex_destroy(&w->lock);
   free(w->sums);
+  free(w->all);
   free(w->piece_sums);
   free(w);
 }

@@ -14,11 +14,8 @@
 #include "check.h"
 #include "log.h"
 
-/* Migration rows a restart examines at a time (24 bytes each; tests set
- * it small). */
-#ifndef H5OUT_MIGRATION_PIECE
+/* Migration rows a restart examines at a time (24 bytes each). */
 #define H5OUT_MIGRATION_PIECE (INT64_C(1) << 20)
-#endif
 
 /* Rank 0's verdict on continuing the output PATH: an existing regular file
  * that can be read and written. */
@@ -249,16 +246,7 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
   st = h5out_open_existing(h, H5U_READ);
   if (st == IPSO_OK) st = h5out_close_file(h);
   if (st == IPSO_OK) st = h5out_open_existing(h, H5U_READWRITE);
-  if (st == IPSO_ERR_USAGE) {
-    MPI_Comm_free(&h->comm);
-    free(h);
-    return st;
-  }
-  if (st != IPSO_OK) {
-    h5out_discard(h);
-    return st;
-  }
-  st = h5out_truncate_history(h, iteration);
+  if (st == IPSO_OK) st = h5out_truncate_history(h, iteration);
   if (st == IPSO_OK) st = h5out_truncate_migrations(h, iteration);
   if (st == IPSO_OK) st = h5out_truncate_groups(h, iteration);
   /* The file describes the run as continued now (max_iterations may grow). */
@@ -270,6 +258,9 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
   if (st == IPSO_OK) st = h5out_close_file(h);
   if (st == IPSO_OK) st = h5out_open_existing(h, H5U_READWRITE);
   if (st != IPSO_OK) {
+    /* A refusal is agreed, its file closed: every rank frees the
+     * communicator. A runtime failure leaves at once (h5util.h). */
+    if (st == IPSO_ERR_USAGE) MPI_Comm_free(&h->comm);
     h5out_discard(h);
     return st;
   }

@@ -26,9 +26,7 @@
 
 /* Bytes one transfer of island rows moves: keeps MPI-IO requests well below
  * 2 GiB. */
-#ifndef H5U_PIECE_BYTES
 #define H5U_PIECE_BYTES (INT64_C(256) << 20)
-#endif
 
 struct h5u_text {
   char *buf;
@@ -293,8 +291,6 @@ int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name,
                      "creating the string type of attribute '%s'", name);
   IPSO_CHECK_H5_GOTO(f->path, H5Tset_size(type, strlen(value) + 1), st, done,
                      "sizing attribute '%s'", name);
-  IPSO_CHECK_H5_GOTO(f->path, H5Tset_strpad(type, H5T_STR_NULLTERM), st, done,
-                     "setting the padding of attribute '%s'", name);
   IPSO_CHECK_H5_GOTO(f->path, H5Tset_cset(type, H5T_CSET_UTF8), st, done,
                      "setting the character set of attribute '%s'", name);
   st = h5u_write_attr(f, obj, name, type, value);
@@ -345,26 +341,20 @@ hssize_t h5u_attr_length(hid_t obj, const char *name)
 
 char *h5u_read_attr_string(hid_t obj, const char *name)
 {
-  hid_t space, type, mem = H5I_INVALID_HID, attr = h5u_attr_open(obj, name, &space, &type);
+  hid_t space, type, attr = h5u_attr_open(obj, name, &space, &type);
   char *s = NULL;
-  size_t size;
   if (attr < 0) return NULL;
-  if (space < 0 || type < 0 || H5Sget_simple_extent_npoints(space) != 1 ||
-      H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) != 0)
-    goto done;
   /* Read as stored (HDF5 does not convert between ASCII and UTF-8), then
    * terminated here. */
-  size = H5Tget_size(type);
-  mem = H5Tcopy(type);
-  if (size == 0 || mem < 0) goto done;
-  s = malloc(size + 1);
-  if (s && H5Aread(attr, mem, s) < 0) {
+  size_t size = type >= 0 ? H5Tget_size(type) : 0;
+  if (space >= 0 && size > 0 && H5Sget_simple_extent_npoints(space) == 1 &&
+      H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0)
+    s = malloc(size + 1);
+  if (s && H5Aread(attr, type, s) < 0) {
     free(s);
     s = NULL;
   }
   if (s) s[size] = '\0';
-done:
-  if (mem >= 0) H5Tclose(mem);
   h5u_attr_done(attr, space, type);
   return s;
 }
