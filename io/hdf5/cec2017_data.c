@@ -202,7 +202,10 @@ void cec2017_data_free(struct cec2017_host_data *d)
   d->shuffle = NULL;
 }
 
-double *cec2017_data_packed(const struct cec2017_host_data *d, int64_t *n)
+/* The function's number and arrays one after the other in a malloc'd
+ * vector of *N doubles (what cec2017_packed of src/problem/cec2017.h
+ * takes); NULL when memory runs out. */
+static double *cec2017_data_packed(const struct cec2017_host_data *d, int64_t *n)
 {
   size_t D = (size_t)d->D, ns = (size_t)d->nshift * D, nr = (size_t)d->nrot * D * D,
          nq = (size_t)d->nshuffle * D;

@@ -1,17 +1,8 @@
 /* Checkpoints: every island's swarm in one HDF5 file of its own, with the
  * problem it was written for and a checksum per island. Layout (datasets
  * contiguous, so a reader can find their bytes):
- *   /                  attributes version, format (2), config, iteration,
- *                      evaluations, elapsed_seconds, target_iteration,
- *                      history_rows, migration_rows (-1: not recorded),
- *                      run_started, objective_hash, info_checksum (over
- *                      them); the problem: dimensions, particles, islands,
- *                      objective, function, goal, precision; the algorithm:
- *                      seed, inertia, cognitive, social, velocity_clamp
- *                      (scalar, or [n] for several),
- *                      inertia_end, kernel, sync, swarm_topology, neighbours,
- *                      refresh, migration_interval, migrants, topology,
- *                      probability, select, policy
+ *   /                  attributes: the run's counts and identity, the problem
+ *                      and the algorithm's settings (checkpoint_write_identity)
  *   /lower, /upper     [D] float64, the bounds
  *   /objective_params  [sum of lengths] float64; attributes names [P], lengths [P]
  *   /position, /velocity, /pbest_position [islands*N, D], /cost, /pbest_cost
@@ -118,9 +109,9 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       checkpoint_info_checksum(info, islands, cfg->swarm.particles, o->dimensions, cfg->run.seed);
   const struct {
     const char *name;
-    hid_t type;
+    hid_t type; /* H5T_C_S1: a string */
     const void *value;
-  } numbers[] = {
+  } attrs[] = {
       {"iteration", H5T_NATIVE_INT64, &info->iteration},
       {"evaluations", H5T_NATIVE_INT64, &info->evaluations},
       {"elapsed_seconds", H5T_NATIVE_DOUBLE, &info->elapsed_seconds},
@@ -142,25 +133,20 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"neighbours", H5T_NATIVE_INT, &cfg->swarm.neighbours},
       {"refresh", H5T_NATIVE_INT, &cfg->swarm.refresh},
       {"inertia_end", H5T_NATIVE_DOUBLE, &inertia_end},
-  };
-  const struct {
-    const char *name;
-    const char *value;
-  } strings[] = {
-      {"version", IPSO_VERSION},
-      {"config", cfg->text},
-      {"objective", o->name},
-      {"function", o->function},
-      {"goal", config_goal_name(o->goal)},
-      {"precision", config_precision_name(cfg->run.precision)},
-      {"kernel", config_kernel_name(cfg->swarm.kernel)},
-      {"sync", config_sync_name(cfg->swarm.sync)},
-      {"swarm_topology", config_swarm_topology_name(cfg->swarm.topology)},
-      {"topology", config_topology_name(cfg->migration.topology)},
-      {"select", config_select_name(cfg->migration.select)},
-      {"policy", config_policy_name(cfg->migration.policy)},
-      {"run_started", info->run_started},
-      {"objective_hash", info->objective_hash},
+      {"version", H5T_C_S1, IPSO_VERSION},
+      {"config", H5T_C_S1, cfg->text},
+      {"objective", H5T_C_S1, o->name},
+      {"function", H5T_C_S1, o->function},
+      {"goal", H5T_C_S1, config_goal_name(o->goal)},
+      {"precision", H5T_C_S1, config_precision_name(cfg->run.precision)},
+      {"kernel", H5T_C_S1, config_kernel_name(cfg->swarm.kernel)},
+      {"sync", H5T_C_S1, config_sync_name(cfg->swarm.sync)},
+      {"swarm_topology", H5T_C_S1, config_swarm_topology_name(cfg->swarm.topology)},
+      {"topology", H5T_C_S1, config_topology_name(cfg->migration.topology)},
+      {"select", H5T_C_S1, config_select_name(cfg->migration.select)},
+      {"policy", H5T_C_S1, config_policy_name(cfg->migration.policy)},
+      {"run_started", H5T_C_S1, info->run_started},
+      {"objective_hash", H5T_C_S1, info->objective_hash},
   };
   hid_t dset = H5I_INVALID_HID, name_type = H5I_INVALID_HID;
   const int np = o->nparams;
@@ -168,11 +154,11 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
   double *values = NULL;
   char *names = NULL;
   int st = IPSO_ERR_RUNTIME;
-  for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++)
-    if (h5u_write_attr(f, f->id, numbers[i].name, numbers[i].type, numbers[i].value) != IPSO_OK)
+  for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++)
+    if ((attrs[i].type == H5T_C_S1
+             ? h5u_write_attr_string(f, f->id, attrs[i].name, attrs[i].value)
+             : h5u_write_attr(f, f->id, attrs[i].name, attrs[i].type, attrs[i].value)) != IPSO_OK)
       goto done;
-  for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
-    if (h5u_write_attr_string(f, f->id, strings[i].name, strings[i].value) != IPSO_OK) goto done;
   /* A scalar for one clamp (as before there could be more), else an array. */
   if ((cfg->swarm.nclamps == 1 ? h5u_write_attr(f, f->id, "velocity_clamp", H5T_NATIVE_DOUBLE,
                                                 cfg->swarm.velocity_clamp)

@@ -200,31 +200,11 @@ int h5u_close(struct h5u_file *f)
   return st;
 }
 
-/* Closes ID, whatever its kind. */
-static herr_t h5u_close_one(hid_t id)
-{
-  switch (H5Iget_type(id)) {
-  case H5I_GROUP:
-    return H5Gclose(id);
-  case H5I_DATASET:
-    return H5Dclose(id);
-  case H5I_DATATYPE:
-    return H5Tclose(id);
-  case H5I_DATASPACE:
-    return H5Sclose(id);
-  case H5I_ATTR:
-    return H5Aclose(id);
-  case H5I_GENPROP_LST:
-    return H5Pclose(id);
-  default:
-    return -1;
-  }
-}
-
 int h5u_close_ids(const struct h5u_file *f, int status, hid_t *ids, size_t n)
 {
+  /* Dropping an identifier's only reference closes it, whatever its kind. */
   for (size_t i = 0; i < n; i++)
-    if (ids[i] >= 0 && h5u_close_one(ids[i]) < 0)
+    if (ids[i] >= 0 && H5Idec_ref(ids[i]) < 0)
       status = ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing an HDF5 object");
   return status;
 }
@@ -316,7 +296,7 @@ static void h5u_attr_done(hid_t attr, hid_t space, hid_t type)
 {
   hid_t ids[3] = {type, space, attr};
   for (int i = 0; i < 3; i++)
-    if (ids[i] >= 0) h5u_close_one(ids[i]);
+    if (ids[i] >= 0) H5Idec_ref(ids[i]);
 }
 
 int h5u_read_attr(hid_t obj, const char *name, hid_t mem_type, hsize_t n, void *values)
