@@ -28,13 +28,8 @@ struct checkpoint_info {
 extern "C" {
 #endif
 
-/* Asynchronous checkpoints (checkpoint_async.c): checkpoint_start creates
- * the temporary file with HDF5 (every attribute written, every dataset
- * allocated) and hands the rank's rows to its I/O threads, which write them
- * with pwrite() at the datasets' offsets, sum them and flush the file while
- * the run goes on; checkpoint_commit, once every rank's threads are done,
- * writes the checksums and renames the file into place. At most one
- * checkpoint is in flight; only the main thread calls HDF5 and MPI. */
+/* Asynchronous checkpoints (checkpoint_async.c says how): at most one is in
+ * flight; only the main thread calls HDF5 and MPI. */
 struct checkpoint_writer;
 
 /* A writer for the checkpoints cfg->output.checkpoint of this rank's
@@ -99,8 +94,7 @@ int checkpoint_commit(struct checkpoint_writer *w);
  * another problem (dimensions, particles, islands, objective, bounds, goal,
  * precision), whose counts contradict each other, whose state breaks what
  * every swarm holds to, or whose run's output does not hold the rows it
- * counts. Changed algorithm settings are allowed
- * with a warning. */
+ * counts. Changed algorithm settings are allowed with a warning. */
 int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *cfg,
                     struct checkpoint_info *info, struct swarm_state *s);
 

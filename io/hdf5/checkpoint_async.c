@@ -1,12 +1,13 @@
-/* Asynchronous checkpoints (checkpoint.h). The main thread creates the
- * temporary file with HDF5, every dataset allocated (contiguous, never
- * filled); the rank's I/O threads write its rows with pwrite() at the
- * datasets' offsets in pieces of STATE_PIECE_ELEMENTS (thread i of n takes
- * every n-th), each read from the buffer or the backend's capture and summed
- * as it is written; the last thread flushes the file. The threads call
- * neither HDF5 (not thread-safe here) nor MPI (MPI_THREAD_FUNNELED). Every
- * pwrite(), fsync() and close() is checked, so no full read-back is needed:
- * rank 0 reads back only the metadata HDF5 wrote through MPI-IO, then
+/* Asynchronous checkpoints (checkpoint.h). checkpoint_start creates the
+ * temporary file with HDF5, every attribute written and every dataset
+ * allocated (contiguous, never filled); the rank's I/O threads write its
+ * rows with pwrite() at the datasets' offsets in pieces of
+ * STATE_PIECE_ELEMENTS (thread i of n takes every n-th), each read from the
+ * buffer or the backend's capture and summed as it is written, while the
+ * run goes on; the last thread flushes the file. The threads call neither
+ * HDF5 (not thread-safe here) nor MPI (MPI_THREAD_FUNNELED). Every pwrite(),
+ * fsync() and close() is checked, so no full read-back is needed: at the
+ * commit rank 0 reads back only the metadata HDF5 wrote through MPI-IO,
  * writes the checksums and renames the file over the checkpoint. */
 #define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>

@@ -583,9 +583,9 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
 }
 
 /* Reads the state of this rank's K islands (rows of islands r*K .. r*K + K
- * - 1, one block) into S and closes the file; *BAD is the first island whose
- * checksum does not match what was read (INT_MAX: none). A runtime failure
- * leaves at once (h5util.h). */
+ * - 1, one block) into S and closes the file; *BAD is the first of them
+ * whose checksum does not match what was read (INT_MAX: none). A runtime
+ * failure leaves at once (h5util.h). */
 static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces,
                       hid_t dsets[STATE_ARRAYS], hid_t sums_dset, struct swarm_state *s, int *bad)
 {
@@ -608,7 +608,6 @@ static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces
     struct swarm_state v = swarm_state_island(s, N, k);
     if (checkpoint_island_checksum(&v, pieces) != sums[f->rank * K + k]) *bad = f->rank * K + k;
   }
-  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, bad, 1, MPI_INT, MPI_MIN, f->comm), st, fail);
   free(sums);
   st = h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS);
   st = H5U_CLOSE(f, st, sums_dset);
@@ -630,27 +629,28 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   memset(info, 0, sizeof *info);
   for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   h5u_init(&f, comm, path);
+  /* The islands are a multiple of the ranks (config_validate). */
   const int islands = config_islands(cfg, f.size), K = islands / f.size;
   const int64_t N = cfg->swarm.particles;
-  if (K < 1 || K * f.size != islands)
-    return IPSO_FAIL("checkpoint", "'%s': %d islands cannot be spread over %d ranks", path, islands,
-                     f.size);
   st = open_checked(&f, cfg, info, &clamp, &pieces, dsets, &sums, why, sizeof why);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
   st = read_state(&f, K, N, cfg->objective.dimensions, pieces, dsets, sums, s, &bad);
-  if (st == IPSO_OK && bad != INT_MAX) {
-    snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
-             bad);
-    st = refuse(f.rank, path, why);
-  }
-  /* The state as every swarm holds it: the first island that breaks it,
+  /* The first island whose checksum fails, else the first whose state
+   * breaks what every swarm holds to (ranked after every checksum), with
    * its reason from the rank that holds it. */
   if (st == IPSO_OK) {
     why[0] = '\0';
-    bad = check_state(cfg, s, f.rank * K, N, &clamp, why, sizeof why);
+    if (bad != INT_MAX) {
+      snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
+               bad);
+    } else {
+      bad = check_state(cfg, s, f.rank * K, N, &clamp, why, sizeof why);
+      if (bad != INT_MAX) bad += islands;
+    }
     IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm), st, done);
     if (bad != INT_MAX) {
-      IPSO_CHECK_MPI_GOTO(MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad / K, comm), st, done);
+      IPSO_CHECK_MPI_GOTO(MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad % islands / K, comm), st,
+                          done);
       st = refuse(f.rank, path, why);
     }
   }

@@ -76,8 +76,6 @@ int h5out_close_file(struct h5out *h)
   return st;
 }
 
-/* Only local resources are released: closing the file and the communicator
- * is collective and the other ranks may be elsewhere (h5util.h). */
 void h5out_discard(struct h5out *h)
 {
   h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);

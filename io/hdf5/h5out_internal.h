@@ -59,7 +59,9 @@ struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg);
 /* Closes H's objects and file (collective); returns the first failure. */
 int h5out_close_file(struct h5out *h);
 
-/* Frees H after a runtime failure on this rank, closing only what is local. */
+/* Frees H after a runtime failure on this rank, closing only what is local:
+ * closing the file and the communicator is collective, and the other ranks
+ * may be elsewhere (h5util.h). */
 void h5out_discard(struct h5out *h);
 
 /* The compound type of a migration record, struct migration_record: packed

@@ -142,50 +142,36 @@ void h5u_init(struct h5u_file *f, MPI_Comm comm, const char *path)
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-/* File access properties: MPI-IO with collective metadata operations, the
- * 1.8 format or later (attributes over 64 KiB, such as a long config, need
- * it), and file locking that gives way on file systems without locks. */
-static hid_t h5u_file_access(const struct h5u_file *f)
-{
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0) return fapl;
-  int ok = H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
-  ok = ok && H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL) >= 0 &&
-       H5Pset_all_coll_metadata_ops(fapl, 1) >= 0 && H5Pset_coll_metadata_write(fapl, 1) >= 0;
-#if H5U_HAVE_FILE_LOCKING
-  ok = ok && H5Pset_file_locking(fapl, 1, 1) >= 0;
-#endif
-  if (!ok) {
-    H5Pclose(fapl);
-    return H5I_INVALID_HID;
-  }
-  return fapl;
-}
-
 int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len)
 {
   const unsigned flags[] = {H5F_ACC_EXCL, H5F_ACC_TRUNC, H5F_ACC_RDONLY, H5F_ACC_RDWR};
-  hid_t fapl;
-  int ok;
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (len > 0) why[0] = '\0';
-  fapl = h5u_file_access(f);
-  if (fapl >= 0)
+  /* MPI-IO with collective metadata operations, the 1.8 format or later
+   * (attributes over 64 KiB, such as a long config, need it), and file
+   * locking that gives way on file systems without locks. */
+  int ok = fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0 &&
+           H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL) >= 0 &&
+           H5Pset_all_coll_metadata_ops(fapl, 1) >= 0 && H5Pset_coll_metadata_write(fapl, 1) >= 0;
+#if H5U_HAVE_FILE_LOCKING
+  ok = ok && H5Pset_file_locking(fapl, 1, 1) >= 0;
+#endif
+  if (ok)
     f->id = mode <= H5U_REPLACE ? H5Fcreate(f->path, flags[mode], H5P_DEFAULT, fapl)
                                 : H5Fopen(f->path, flags[mode], fapl);
-  ok = f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0 &&
+  ok = ok && f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0 &&
        H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
+  /* HDF5's reason before the next call clears it. */
   if (!ok) h5u_error_text(why, len);
   if (fapl >= 0 && H5Pclose(fapl) < 0 && ok) {
     h5u_error_text(why, len);
     ok = 0;
   }
-  if (!ok) {
-    if (f->dxpl >= 0) H5Pclose(f->dxpl);
-    if (f->id >= 0) H5Fclose(f->id);
-    f->id = f->dxpl = H5I_INVALID_HID;
-    return IPSO_ERR_RUNTIME;
-  }
-  return IPSO_OK;
+  if (ok) return IPSO_OK;
+  if (f->dxpl >= 0) H5Pclose(f->dxpl);
+  if (f->id >= 0) H5Fclose(f->id);
+  f->id = f->dxpl = H5I_INVALID_HID;
+  return IPSO_ERR_RUNTIME;
 }
 
 int h5u_close(struct h5u_file *f)
