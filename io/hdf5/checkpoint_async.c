@@ -63,7 +63,7 @@ struct checkpoint_writer {
   uint64_t offset[CK_DATASETS]; /* of each dataset's data in the file */
   uint64_t file_end;            /* the end of the last dataset's data */
   uint64_t *sums;               /* [K] this rank's islands' checksums */
-  uint64_t *all;                /* [islands] every island's (rank 0) */
+  uint64_t *all;                /* [islands] every island's, gathered on rank 0 */
   int64_t pieces;               /* of one island, all arrays */
   uint64_t *piece_sums;         /* [K * pieces] their sums, in file order */
   int joined;                   /* checkpoint_join returned: only the commit is left */

@@ -538,7 +538,7 @@ static int check_state(const struct ipso_config *cfg, const struct swarm_state *
  * IPSO_ERR_USAGE. */
 static int refuse(int rank, const char *path, const char *why)
 {
-  return h5u_user_error(rank, "islandpso: error: checkpoint '%s': %s", path,
+  return H5U_USER_ERROR(rank, "islandpso: error: checkpoint '%s': %s", path,
                         why[0] ? why : "refused by another rank");
 }
 

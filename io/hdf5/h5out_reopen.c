@@ -42,19 +42,19 @@ static int h5out_open_layout(struct h5out *h)
   hsize_t dims[2] = {0, 0};
   int islands = -1;
   if (h5u_read_attr(f->id, "islands", H5T_NATIVE_INT, 1, &islands) < 0)
-    return h5u_user_error(f->rank,
+    return H5U_USER_ERROR(f->rank,
                           "islandpso: error: output '%s' is not an islandpso output (no "
                           "'islands' attribute)",
                           f->path);
   if (islands != h->islands)
-    return h5u_user_error(
+    return H5U_USER_ERROR(
         f->rank, "islandpso: error: output '%s' was written by %d islands; this run has %d",
         f->path, islands, h->islands);
   for (int c = 0; c <= HIST_COLUMNS; c++) {
     const char *name = c < HIST_COLUMNS ? history_specs[c].name : "migrations";
     hid_t dset = H5Dopen2(f->id, name, H5P_DEFAULT);
     if (dset < 0)
-      return h5u_user_error(
+      return H5U_USER_ERROR(
           f->rank,
           "islandpso: error: output '%s' has no dataset /%s (not an islandpso output, or damaged)",
           f->path, name);
@@ -67,7 +67,7 @@ static int h5out_open_layout(struct h5out *h)
   if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 ||
       H5Sget_simple_extent_dims(space, dims, NULL) < 0 || dims[1] != (hsize_t)h->islands) {
     if (space >= 0) H5Sclose(space);
-    return h5u_user_error(
+    return H5U_USER_ERROR(
         f->rank, "islandpso: error: output '%s': /history/island_best does not have %d columns",
         f->path, h->islands);
   }
@@ -216,11 +216,10 @@ static int h5out_open_existing(struct h5out *h, enum h5u_mode mode)
   char why[1024];
   int st = IPSO_OK;
   if (h5u_open(&h->f, mode, why, sizeof why) != IPSO_OK) {
-    h5u_user_error(h->f.rank,
-                   "islandpso: error: output '%s' cannot be continued: not a readable HDF5 "
-                   "file (%s)",
-                   h->f.path, why);
-    st = IPSO_ERR_USAGE;
+    st = H5U_USER_ERROR(h->f.rank,
+                        "islandpso: error: output '%s' cannot be continued: not a readable HDF5 "
+                        "file (%s)",
+                        h->f.path, why);
   }
   st = island_agree(h->comm, st);
   if (st != IPSO_OK) return st;

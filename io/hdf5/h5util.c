@@ -89,18 +89,6 @@ int ipso_h5_fail(const char *path, int e, const char *file, int line, const char
   return IPSO_ERR_RUNTIME;
 }
 
-int h5u_user_error(int rank, const char *fmt, ...)
-{
-  char msg[3 * IPSO_PATH_MAX];
-  va_list ap;
-  if (rank != 0) return IPSO_ERR_USAGE;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  log_user_error("%s", msg);
-  return IPSO_ERR_USAGE;
-}
-
 int h5u_reason(char *why, size_t len, const char *fmt, ...)
 {
   va_list ap;

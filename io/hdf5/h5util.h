@@ -78,8 +78,10 @@ enum h5u_mode {
     }                                                                                              \
   } while (0)
 
-/* Prints a verdict on the user's input; evaluates to IPSO_ERR_USAGE. */
+/* Prints a verdict on the user's input (from rank 0, where RANK is the
+ * caller's); evaluates to IPSO_ERR_USAGE. */
 #define H5U_REFUSE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
+#define H5U_USER_ERROR(rank, ...) ((rank) == 0 ? H5U_REFUSE(__VA_ARGS__) : IPSO_ERR_USAGE)
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,10 +109,6 @@ void h5u_error_text(char *buf, size_t len);
 
 /* Whether E is an errno value that explains a failed file access. */
 int h5u_file_errno(int e);
-
-/* Prints a verdict on the user's input from rank 0 (RANK is the caller's);
- * IPSO_ERR_USAGE. */
-int h5u_user_error(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Puts a reason to refuse the user's file into WHY; IPSO_ERR_USAGE. */
 int h5u_reason(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
