@@ -105,10 +105,8 @@ static int load(const char *path, int fn, int D, struct cec2017_host_data *out, 
   if (H5Aexists(file, "format_version") <= 0)
     return fail(out, "%s: no format_version attribute (not a file of tools/cec2017_pack.py?)",
                 path);
-  hid_t a = H5Aopen(file, "format_version", H5P_DEFAULT);
-  herr_t ok = a >= 0 ? H5Aread(a, H5T_NATIVE_INT, &version) : -1;
-  if (a >= 0) H5Aclose(a);
-  if (ok < 0) return fail(out, "%s: cannot read the format_version attribute", path);
+  if (h5u_read_attr(file, "format_version", H5T_NATIVE_INT, 1, &version) != 0)
+    return fail(out, "%s: cannot read the format_version attribute", path);
   if (version != CEC2017_DATA_FORMAT_VERSION)
     return fail(out, "%s: format_version %d, this reader knows %d", path, version,
                 CEC2017_DATA_FORMAT_VERSION);
@@ -198,11 +196,13 @@ void cec2017_data_free(struct cec2017_host_data *d)
   free(d->shift);
   free(d->rotation);
   free(d->shuffle);
-  d->shift = d->rotation = NULL;
-  d->shuffle = NULL;
+  d->shift = d->rotation = d->shuffle = NULL;
 }
 
-double *cec2017_data_packed(const struct cec2017_host_data *d, int64_t *n)
+/* The function's number and arrays one after the other in a malloc'd
+ * vector of *N doubles (what cec2017_packed of src/problem/cec2017.h
+ * takes); NULL when memory runs out. */
+static double *cec2017_data_packed(const struct cec2017_host_data *d, int64_t *n)
 {
   size_t D = (size_t)d->D, ns = (size_t)d->nshift * D, nr = (size_t)d->nrot * D * D,
          nq = (size_t)d->nshuffle * D;
@@ -227,14 +227,14 @@ int cec2017_data_for(const struct ipso_config *cfg, int rank, double **v, int64_
   snprintf(path[1], sizeof path[1], "%s/../share/islandpso/cec2017.h5", exe);
   int at = access(path[0], F_OK) == 0 ? 0 : access(path[1], F_OK) == 0 ? 1 : -1;
   if (at < 0)
-    return h5u_user_error(rank,
+    return H5U_USER_ERROR(rank,
                           "islandpso: error: the CEC 2017 data file is missing: neither '%s' nor "
                           "'%s' exists (a build puts it beside the binary, an installation in "
                           "share/islandpso)",
                           path[0], path[1]);
   struct cec2017_host_data d;
   if (cec2017_data_load(path[at], cfg->objective.number, cfg->objective.dimensions, &d) != 0)
-    return h5u_user_error(rank, "islandpso: error: %s", d.error);
+    return H5U_USER_ERROR(rank, "islandpso: error: %s", d.error);
   *v = cec2017_data_packed(&d, n);
   cec2017_data_free(&d);
   return *v ? IPSO_OK : IPSO_FAIL("memory", "out of memory for the CEC 2017 data");

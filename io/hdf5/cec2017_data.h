@@ -43,11 +43,6 @@ void cec2017_data_free(struct cec2017_host_data *d);
 struct ipso_config;
 int cec2017_data_for(const struct ipso_config *cfg, int rank, double **v, int64_t *n);
 
-/* The function's number and arrays one after the other in a malloc'd
- * vector of *N doubles (what cec2017_packed of src/problem/cec2017.h
- * takes); NULL when memory runs out. */
-double *cec2017_data_packed(const struct cec2017_host_data *d, int64_t *n);
-
 #ifdef __cplusplus
 }
 #endif

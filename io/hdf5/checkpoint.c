@@ -1,17 +1,8 @@
 /* Checkpoints: every island's swarm in one HDF5 file of its own, with the
  * problem it was written for and a checksum per island. Layout (datasets
  * contiguous, so a reader can find their bytes):
- *   /                  attributes version, format (2), config, iteration,
- *                      evaluations, elapsed_seconds, target_iteration,
- *                      history_rows, migration_rows (-1: not recorded),
- *                      run_started, objective_hash, info_checksum (over
- *                      them); the problem: dimensions, particles, islands,
- *                      objective, function, goal, precision; the algorithm:
- *                      seed, inertia, cognitive, social, velocity_clamp
- *                      (scalar, or [n] for several),
- *                      inertia_end, kernel, sync, swarm_topology, neighbours,
- *                      refresh, migration_interval, migrants, topology,
- *                      probability, select, policy
+ *   /                  attributes: the run's counts and identity, the problem
+ *                      and the algorithm's settings (checkpoint_write_identity)
  *   /lower, /upper     [D] float64, the bounds
  *   /objective_params  [sum of lengths] float64; attributes names [P], lengths [P]
  *   /position, /velocity, /pbest_position [islands*N, D], /cost, /pbest_cost
@@ -24,9 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <pthread.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,37 +36,32 @@ static uint64_t hash_le(uint64_t h, uint64_t v, int n)
   return h;
 }
 
-/* Continues H over N doubles (CHECKSUM_BYTES or CHECKSUM_WORDS). */
-static uint64_t fnv1a_doubles(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
+/* Continues H over N doubles, each taken as one 64-bit word. */
+static uint64_t fnv_words(uint64_t h, const double *x, int64_t n)
 {
   for (int64_t i = 0; i < n; i++) {
     uint64_t bits;
     memcpy(&bits, &x[i], sizeof bits);
-    h = k == CHECKSUM_WORDS ? checkpoint_fold_piece(h, bits) : hash_le(h, bits, 8);
+    h = checkpoint_fold_piece(h, bits);
   }
   return h;
 }
 
 uint64_t checkpoint_piece_sum(const double *x, int64_t n)
 {
-  return fnv1a_doubles(FNV_OFFSET, x, n, CHECKSUM_WORDS);
+  return fnv_words(FNV_OFFSET, x, n);
 }
 
-/* Continues island checksum H over one of the island's arrays. */
-static uint64_t sum_array(uint64_t h, const double *x, int64_t n, enum checksum_kind k)
-{
-  if (k != CHECKSUM_PIECES) return fnv1a_doubles(h, x, n, k);
-  for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS)
-    h = checkpoint_fold_piece(h, checkpoint_piece_sum(x + at, state_piece_length(n, at)));
-  return h;
-}
-
-uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k)
+uint64_t checkpoint_island_checksum(const struct swarm_state *s, int pieces)
 {
   uint64_t h = FNV_OFFSET;
-  for (int a = 0; a < STATE_ARRAYS; a++)
-    h = sum_array(h, state_array_data(&state_arrays[a], s),
-                  s->particles * state_array_width(&state_arrays[a], s->dims), k);
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const double *x = state_array_data(&state_arrays[a], s);
+    const int64_t n = s->particles * state_array_width(&state_arrays[a], s->dims);
+    if (!pieces) h = fnv_words(h, x, n);
+    for (int64_t at = 0; pieces && at < n; at += STATE_PIECE_ELEMENTS)
+      h = checkpoint_fold_piece(h, checkpoint_piece_sum(x + at, state_piece_length(n, at)));
+  }
   return h;
 }
 
@@ -111,15 +95,6 @@ uint64_t checkpoint_info_checksum(const struct checkpoint_info *info, int island
   return hash_string(h, info->objective_hash);
 }
 
-int checkpoint_directory_writable(const char *path)
-{
-  char dir[IPSO_PATH_MAX];
-  int e = h5u_directory_error(path, dir, sizeof dir);
-  if (!e) return IPSO_OK;
-  log_fail("checkpoint", __FILE__, __LINE__, "'%s': directory '%s': %s", path, dir, strerror(e));
-  return IPSO_ERR_RUNTIME;
-}
-
 int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config *cfg,
                               const struct checkpoint_info *info)
 {
@@ -134,49 +109,44 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       checkpoint_info_checksum(info, islands, cfg->swarm.particles, o->dimensions, cfg->run.seed);
   const struct {
     const char *name;
-    hid_t file_type, mem_type;
+    hid_t type; /* H5T_C_S1: a string */
     const void *value;
-  } numbers[] = {
-      {"iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &info->iteration},
-      {"evaluations", H5T_STD_I64LE, H5T_NATIVE_INT64, &info->evaluations},
-      {"elapsed_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &info->elapsed_seconds},
-      {"target_iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &info->target_iteration},
-      {"history_rows", H5T_STD_I64LE, H5T_NATIVE_INT64, &info->history_rows},
-      {"migration_rows", H5T_STD_I64LE, H5T_NATIVE_INT64, &migration_rows},
-      {"format", H5T_STD_I32LE, H5T_NATIVE_INT, &format},
-      {"info_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, &info_sum},
-      {"dimensions", H5T_STD_I32LE, H5T_NATIVE_INT, &o->dimensions},
-      {"particles", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->swarm.particles},
-      {"islands", H5T_STD_I32LE, H5T_NATIVE_INT, &islands},
-      {"seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &cfg->run.seed},
-      {"inertia", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.inertia},
-      {"cognitive", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.cognitive},
-      {"social", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->swarm.social},
-      {"migration_interval", H5T_STD_I64LE, H5T_NATIVE_INT64, &cfg->migration.interval},
-      {"migrants", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->migration.migrants},
-      {"probability", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cfg->migration.probability},
-      {"neighbours", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->swarm.neighbours},
-      {"refresh", H5T_STD_I32LE, H5T_NATIVE_INT, &cfg->swarm.refresh},
-      {"inertia_end", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &inertia_end},
-  };
-  const struct {
-    const char *name;
-    const char *value;
-  } strings[] = {
-      {"version", IPSO_VERSION},
-      {"config", cfg->text},
-      {"objective", o->name},
-      {"function", o->function},
-      {"goal", config_goal_name(o->goal)},
-      {"precision", config_precision_name(cfg->run.precision)},
-      {"kernel", config_kernel_name(cfg->swarm.kernel)},
-      {"sync", config_sync_name(cfg->swarm.sync)},
-      {"swarm_topology", config_swarm_topology_name(cfg->swarm.topology)},
-      {"topology", config_topology_name(cfg->migration.topology)},
-      {"select", config_select_name(cfg->migration.select)},
-      {"policy", config_policy_name(cfg->migration.policy)},
-      {"run_started", info->run_started},
-      {"objective_hash", info->objective_hash},
+  } attrs[] = {
+      {"iteration", H5T_NATIVE_INT64, &info->iteration},
+      {"evaluations", H5T_NATIVE_INT64, &info->evaluations},
+      {"elapsed_seconds", H5T_NATIVE_DOUBLE, &info->elapsed_seconds},
+      {"target_iteration", H5T_NATIVE_INT64, &info->target_iteration},
+      {"history_rows", H5T_NATIVE_INT64, &info->history_rows},
+      {"migration_rows", H5T_NATIVE_INT64, &migration_rows},
+      {"format", H5T_NATIVE_INT, &format},
+      {"info_checksum", H5T_NATIVE_UINT64, &info_sum},
+      {"dimensions", H5T_NATIVE_INT, &o->dimensions},
+      {"particles", H5T_NATIVE_INT64, &cfg->swarm.particles},
+      {"islands", H5T_NATIVE_INT, &islands},
+      {"seed", H5T_NATIVE_UINT64, &cfg->run.seed},
+      {"inertia", H5T_NATIVE_DOUBLE, &cfg->swarm.inertia},
+      {"cognitive", H5T_NATIVE_DOUBLE, &cfg->swarm.cognitive},
+      {"social", H5T_NATIVE_DOUBLE, &cfg->swarm.social},
+      {"migration_interval", H5T_NATIVE_INT64, &cfg->migration.interval},
+      {"migrants", H5T_NATIVE_INT, &cfg->migration.migrants},
+      {"probability", H5T_NATIVE_DOUBLE, &cfg->migration.probability},
+      {"neighbours", H5T_NATIVE_INT, &cfg->swarm.neighbours},
+      {"refresh", H5T_NATIVE_INT, &cfg->swarm.refresh},
+      {"inertia_end", H5T_NATIVE_DOUBLE, &inertia_end},
+      {"version", H5T_C_S1, IPSO_VERSION},
+      {"config", H5T_C_S1, cfg->text},
+      {"objective", H5T_C_S1, o->name},
+      {"function", H5T_C_S1, o->function},
+      {"goal", H5T_C_S1, config_goal_name(o->goal)},
+      {"precision", H5T_C_S1, config_precision_name(cfg->run.precision)},
+      {"kernel", H5T_C_S1, config_kernel_name(cfg->swarm.kernel)},
+      {"sync", H5T_C_S1, config_sync_name(cfg->swarm.sync)},
+      {"swarm_topology", H5T_C_S1, config_swarm_topology_name(cfg->swarm.topology)},
+      {"topology", H5T_C_S1, config_topology_name(cfg->migration.topology)},
+      {"select", H5T_C_S1, config_select_name(cfg->migration.select)},
+      {"policy", H5T_C_S1, config_policy_name(cfg->migration.policy)},
+      {"run_started", H5T_C_S1, info->run_started},
+      {"objective_hash", H5T_C_S1, info->objective_hash},
   };
   hid_t dset = H5I_INVALID_HID, name_type = H5I_INVALID_HID;
   const int np = o->nparams;
@@ -184,24 +154,22 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
   double *values = NULL;
   char *names = NULL;
   int st = IPSO_ERR_RUNTIME;
-  for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++)
-    if (h5u_write_attr(f, f->id, numbers[i].name, numbers[i].file_type, numbers[i].mem_type,
-                       numbers[i].value) != IPSO_OK)
+  for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++)
+    if ((attrs[i].type == H5T_C_S1
+             ? h5u_write_attr_string(f, f->id, attrs[i].name, attrs[i].value)
+             : h5u_write_attr(f, f->id, attrs[i].name, attrs[i].type, attrs[i].value)) != IPSO_OK)
       goto done;
-  for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
-    if (h5u_write_attr_string(f, f->id, strings[i].name, strings[i].value) != IPSO_OK) goto done;
   /* A scalar for one clamp (as before there could be more), else an array. */
-  if ((cfg->swarm.nclamps == 1
-           ? h5u_write_attr(f, f->id, "velocity_clamp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                            cfg->swarm.velocity_clamp)
-           : h5u_write_attr_array(f, f->id, "velocity_clamp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                                  (hsize_t)cfg->swarm.nclamps, cfg->swarm.velocity_clamp)) !=
-      IPSO_OK)
+  if ((cfg->swarm.nclamps == 1 ? h5u_write_attr(f, f->id, "velocity_clamp", H5T_NATIVE_DOUBLE,
+                                                cfg->swarm.velocity_clamp)
+                               : h5u_write_attr_array(f, f->id, "velocity_clamp", H5T_NATIVE_DOUBLE,
+                                                      (hsize_t)cfg->swarm.nclamps,
+                                                      cfg->swarm.velocity_clamp)) != IPSO_OK)
     goto done;
 
   for (int b = 0; b < 2; b++) {
-    hid_t id = h5u_write_dataset(f, f->id, b ? "upper" : "lower", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                                 1, (hsize_t)o->dimensions, b ? o->upper : o->lower,
+    hid_t id = h5u_write_dataset(f, f->id, b ? "upper" : "lower", H5T_NATIVE_DOUBLE, 1,
+                                 (hsize_t)o->dimensions, b ? o->upper : o->lower,
                                  "objective variables", b ? "upper bounds" : "lower bounds");
     if (id < 0 || H5U_CLOSE(f, IPSO_OK, id) != IPSO_OK) goto done;
   }
@@ -220,17 +188,15 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
     memcpy(values + at, o->params[p].values, (size_t)o->params[p].len * sizeof *values);
     at += o->params[p].len;
   }
-  dset = h5u_write_dataset(f, f->id, "objective_params", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1,
-                           (hsize_t)total, values, "as in the config",
-                           "objective parameters, one after the other");
+  dset = h5u_write_dataset(f, f->id, "objective_params", H5T_NATIVE_DOUBLE, 1, (hsize_t)total,
+                           values, "as in the config", "objective parameters, one after the other");
   if (dset < 0) goto done;
   IPSO_CHECK_H5_GOTO(f->path, name_type = H5Tcopy(H5T_C_S1), st, done,
                      "creating the parameter name type");
   IPSO_CHECK_H5_GOTO(f->path, H5Tset_size(name_type, PARAM_NAME_BYTES), st, done,
                      "sizing the parameter name type");
-  if (h5u_write_attr_array(f, dset, "names", name_type, name_type, (hsize_t)np, names) != IPSO_OK ||
-      h5u_write_attr_array(f, dset, "lengths", H5T_STD_I64LE, H5T_NATIVE_INT64, (hsize_t)np,
-                           lengths) != IPSO_OK)
+  if (h5u_write_attr_array(f, dset, "names", name_type, (hsize_t)np, names) != IPSO_OK ||
+      h5u_write_attr_array(f, dset, "lengths", H5T_NATIVE_INT64, (hsize_t)np, lengths) != IPSO_OK)
     goto done;
   st = IPSO_OK;
 done:
@@ -238,85 +204,6 @@ done:
   free(names);
   free(values);
   return H5U_CLOSE(f, st, dset, name_type);
-}
-
-/* Whether a failed link(2) means the file system has no hard links. */
-static int links_unsupported(int e)
-{
-  return e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK || e == EXDEV;
-}
-
-int checkpoint_commit_fail(const char *path, const char *what, const char *name, int e)
-{
-  log_fail("checkpoint", __FILE__, __LINE__, "'%s': %s '%s': %s", path, what, name, strerror(e));
-  return IPSO_ERR_RUNTIME;
-}
-
-/* Flushes file NAME (DIR: directory) of the checkpoint PATH to disk. */
-static int flush_file(const char *path, const char *name, int dir)
-{
-  int fd = open(name, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY), e = 0;
-  if (fd < 0)
-    return checkpoint_commit_fail(path, dir ? "cannot open directory" : "cannot open", name, errno);
-  /* Some file systems cannot flush a directory: they say EINVAL. */
-  if (fsync(fd) != 0 && !(dir && (errno == EINVAL || errno == ENOTSUP))) e = errno;
-  if (e) {
-    close(fd);
-    return checkpoint_commit_fail(path, dir ? "cannot flush directory" : "cannot flush to disk",
-                                  name, e);
-  }
-  if (close(fd) != 0 && !dir) return checkpoint_commit_fail(path, "cannot close", name, errno);
-  return IPSO_OK;
-}
-
-int checkpoint_commit_file(const char *path, const char *tmp, const char *prev)
-{
-  char dir[IPSO_PATH_MAX];
-  struct stat sb;
-  int e, moved = 0;
-  IPSO_TRY(flush_file(path, tmp, 0));
-  if (lstat(path, &sb) == 0) {
-    if (unlink(prev) != 0 && errno != ENOENT)
-      return checkpoint_commit_fail(path, "cannot remove", prev, errno);
-    /* A second name for the previous checkpoint keeps PATH whole until the
-     * rename below replaces it atomically. */
-    if (link(path, prev) != 0) {
-      if (!links_unsupported(errno))
-        return checkpoint_commit_fail(path, "cannot keep a copy as", prev, errno);
-      if (rename(path, prev) != 0)
-        return checkpoint_commit_fail(path, "cannot keep a copy as", prev, errno);
-      moved = 1;
-    }
-  } else if (errno != ENOENT) {
-    return checkpoint_commit_fail(path, "cannot examine", path, errno);
-  }
-  if (rename(tmp, path) != 0) {
-    e = errno;
-    if (moved && rename(prev, path) != 0)
-      log_warn("checkpoint '%s': the previous checkpoint is now '%s'", path, prev);
-    return checkpoint_commit_fail(path, "cannot rename to it", tmp, e);
-  }
-  h5u_directory(path, dir, sizeof dir);
-  return flush_file(path, dir, 1);
-}
-
-/* The checkpoint and the one kept before it (PREV holds the latter's name). */
-static void checkpoint_files(const char *path, char prev[IPSO_PATH_MAX + 8], const char *files[2])
-{
-  snprintf(prev, IPSO_PATH_MAX + 8, "%s.prev", path);
-  files[0] = path;
-  files[1] = prev;
-}
-
-/* A usage error unless the directory of the checkpoint exists, is a
- * directory and is writable (rank 0). */
-static int checkpoint_dir_usable(const char *path)
-{
-  char dir[IPSO_PATH_MAX];
-  int err = h5u_directory_error(path, dir, sizeof dir);
-  if (!err) return IPSO_OK;
-  return H5U_REFUSE("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
-                    path, dir, strerror(err));
 }
 
 /* Whether PATH holds an HDF5 file (its signature at 0 or at 512 * 2^k)
@@ -372,9 +259,9 @@ static int checkpoint_names_ours(const char *path, int all)
 static int checkpoint_path_free(const char *path, int overwrite)
 {
   char prev[IPSO_PATH_MAX + 8];
-  const char *files[2];
+  const char *files[2] = {path, prev};
   struct stat st;
-  checkpoint_files(path, prev, files);
+  snprintf(prev, sizeof prev, "%s.prev", path);
   int have_last = lstat(path, &st) == 0;
   for (int k = 0; k < 2; k++) {
     if (lstat(files[k], &st) != 0) continue;
@@ -403,10 +290,15 @@ int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fres
 {
   int rank, status = IPSO_OK;
   const char *path = cfg->output.checkpoint;
+  char dir[IPSO_PATH_MAX];
   if (!path[0]) return IPSO_OK;
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
-    status = checkpoint_dir_usable(path);
+    int e = h5u_directory_error(path, dir, sizeof dir);
+    if (e)
+      status =
+          H5U_REFUSE("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
+                     path, dir, strerror(e));
     if (status == IPSO_OK) status = checkpoint_names_ours(path, !fresh);
     if (status == IPSO_OK && fresh) status = checkpoint_path_free(path, overwrite);
   }
@@ -460,8 +352,8 @@ int checkpoint_remove_old(MPI_Comm comm, const struct ipso_config *cfg)
   IPSO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0 && !removal.started) {
     char prev[IPSO_PATH_MAX + 8];
-    const char *files[2];
-    checkpoint_files(cfg->output.checkpoint, prev, files);
+    const char *files[2] = {cfg->output.checkpoint, prev};
+    snprintf(prev, sizeof prev, "%s.prev", cfg->output.checkpoint);
     for (int k = 0; k < 2; k++) {
       char *to = removal.path[k];
       snprintf(to, sizeof removal.path[k], "%s.removing", files[k]);

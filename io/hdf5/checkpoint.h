@@ -18,29 +18,18 @@ struct checkpoint_info {
   double elapsed_seconds;   /* run time so far, all earlier segments of the run */
   int64_t target_iteration; /* first iteration that reached target_fitness, or -1 */
   int64_t history_rows;     /* history rows written to the output so far */
-  /* The run's identity: when it started (the output's 'started'), and the
-   * objective's fingerprint (objective_fingerprint); "" in checkpoints
-   * written before they were recorded. */
-  char run_started[32];
-  char objective_hash[17];
-  /* Rows of /migrations in the output at the checkpoint (every rank's
-   * records), when MIGRATION_ROWS_KNOWN; a restart checks the output it
-   * continues against it, as against history_rows. */
-  int64_t migration_rows;
-  int migration_rows_known;
+  char run_started[32];     /* the run's identity: the output's 'started', */
+  char objective_hash[17];  /* and the objective's fingerprint (objective_fingerprint) */
+  int64_t migration_rows;   /* rows of /migrations in the output (every rank's records), */
+  int migration_rows_known; /* where known; a restart checks the output against both counts */
 };
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Asynchronous checkpoints (checkpoint_async.c): checkpoint_start creates
- * the temporary file with HDF5 (every attribute written, every dataset
- * allocated) and hands the rank's rows to its I/O threads, which write them
- * with pwrite() at the datasets' offsets, sum them and flush the file while
- * the run goes on; checkpoint_commit, once every rank's threads are done,
- * writes the checksums and renames the file into place. At most one
- * checkpoint is in flight; only the main thread calls HDF5 and MPI. */
+/* Asynchronous checkpoints (checkpoint_async.c says how): at most one is in
+ * flight; only the main thread calls HDF5 and MPI. */
 struct checkpoint_writer;
 
 /* A writer for the checkpoints cfg->output.checkpoint of this rank's
@@ -105,19 +94,9 @@ int checkpoint_commit(struct checkpoint_writer *w);
  * another problem (dimensions, particles, islands, objective, bounds, goal,
  * precision), whose counts contradict each other, whose state breaks what
  * every swarm holds to, or whose run's output does not hold the rows it
- * counts (checkpoint_check_output). Changed algorithm settings are allowed
- * with a warning. */
+ * counts. Changed algorithm settings are allowed with a warning. */
 int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *cfg,
                     struct checkpoint_info *info, struct swarm_state *s);
-
-/* Whether the output OUTPUT that a restart from checkpoint PATH continues
- * holds what INFO counts (rank 0 reads it; collective): INFO->history_rows
- * history rows up to its iteration, and INFO->migration_rows migration
- * records where known. An older output would leave a gap; one with more
- * rows holds another run's. IPSO_ERR_USAGE with the reason; OK when OUTPUT
- * is "" or missing. */
-int checkpoint_check_output(MPI_Comm comm, const char *path, const char *output,
-                            const struct checkpoint_info *info);
 
 /* Before anything is written (agreed by every rank; OK when checkpoints are
  * off): the directory must be writable; a file that is not HDF5 at a name

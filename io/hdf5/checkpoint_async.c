@@ -1,12 +1,13 @@
-/* Asynchronous checkpoints (checkpoint.h). The main thread creates the
- * temporary file with HDF5, every dataset allocated (contiguous, never
- * filled); the rank's I/O threads write its rows with pwrite() at the
- * datasets' offsets in pieces of STATE_PIECE_ELEMENTS (thread i of n takes
- * every n-th), each read from the buffer or the backend's capture and summed
- * as it is written; the last thread flushes the file. The threads call
- * neither HDF5 (not thread-safe here) nor MPI (MPI_THREAD_FUNNELED). Every
- * pwrite(), fsync() and close() is checked, so no full read-back is needed:
- * rank 0 reads back only the metadata HDF5 wrote through MPI-IO, then
+/* Asynchronous checkpoints (checkpoint.h). checkpoint_start creates the
+ * temporary file with HDF5, every attribute written and every dataset
+ * allocated (contiguous, never filled); the rank's I/O threads write its
+ * rows with pwrite() at the datasets' offsets in pieces of
+ * STATE_PIECE_ELEMENTS (thread i of n takes every n-th), each read from the
+ * buffer or the backend's capture and summed as it is written, while the
+ * run goes on; the last thread flushes the file. The threads call neither
+ * HDF5 (not thread-safe here) nor MPI (MPI_THREAD_FUNNELED). Every pwrite(),
+ * fsync() and close() is checked, so no full read-back is needed: at the
+ * commit rank 0 reads back only the metadata HDF5 wrote through MPI-IO,
  * writes the checksums and renames the file over the checkpoint. */
 #define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
@@ -44,7 +45,7 @@ struct checkpoint_writer {
   int64_t N;                  /* particles per island */
   int dims;
   int cores; /* online */
-  char tmp[IPSO_PATH_MAX], prev[IPSO_PATH_MAX];
+  char tmp[IPSO_PATH_MAX + 8], prev[IPSO_PATH_MAX + 8];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS (test builds): each piece's */
 
@@ -62,6 +63,7 @@ struct checkpoint_writer {
   uint64_t offset[CK_DATASETS]; /* of each dataset's data in the file */
   uint64_t file_end;            /* the end of the last dataset's data */
   uint64_t *sums;               /* [K] this rank's islands' checksums */
+  uint64_t *all;                /* [islands] every island's, gathered on rank 0 */
   int64_t pieces;               /* of one island, all arrays */
   uint64_t *piece_sums;         /* [K * pieces] their sums, in file order */
   int joined;                   /* checkpoint_join returned: only the commit is left */
@@ -70,11 +72,90 @@ struct checkpoint_writer {
   char what[256]; /* the failed step */
 };
 
+/* Reports (IPSO_ERR_RUNTIME) a directory of PATH that is not writable. */
+static int directory_writable(const char *path)
+{
+  char dir[IPSO_PATH_MAX];
+  int e = h5u_directory_error(path, dir, sizeof dir);
+  if (!e) return IPSO_OK;
+  log_fail("checkpoint", __FILE__, __LINE__, "'%s': directory '%s': %s", path, dir, strerror(e));
+  return IPSO_ERR_RUNTIME;
+}
+
+/* Whether a failed link(2) means the file system has no hard links. */
+static int links_unsupported(int e)
+{
+  return e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK || e == EXDEV;
+}
+
+/* Reports a failed step WHAT on file NAME of making the checkpoint PATH
+ * (errno E) and returns IPSO_ERR_RUNTIME. */
+static int commit_fail(const char *path, const char *what, const char *name, int e)
+{
+  log_fail("checkpoint", __FILE__, __LINE__, "'%s': %s '%s': %s", path, what, name, strerror(e));
+  return IPSO_ERR_RUNTIME;
+}
+
+/* Flushes file NAME (DIR: directory) of the checkpoint PATH to disk. */
+static int flush_file(const char *path, const char *name, int dir)
+{
+  int fd = open(name, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY), e = 0;
+  if (fd < 0) return commit_fail(path, dir ? "cannot open directory" : "cannot open", name, errno);
+  /* Some file systems cannot flush a directory: they say EINVAL. */
+  if (fsync(fd) != 0 && !(dir && (errno == EINVAL || errno == ENOTSUP))) e = errno;
+  if (e) {
+    close(fd);
+    return commit_fail(path, dir ? "cannot flush directory" : "cannot flush to disk", name, e);
+  }
+  if (close(fd) != 0 && !dir) return commit_fail(path, "cannot close", name, errno);
+  return IPSO_OK;
+}
+
+/* Makes the written TMP the checkpoint PATH (rank 0): flushes it, keeps the
+ * previous checkpoint as PREV, renames TMP over PATH, flushes the directory. */
+static int commit_file(const char *path, const char *tmp, const char *prev)
+{
+  char dir[IPSO_PATH_MAX];
+  struct stat sb;
+  int e, moved = 0;
+  IPSO_TRY(flush_file(path, tmp, 0));
+  if (lstat(path, &sb) == 0) {
+    if (unlink(prev) != 0 && errno != ENOENT)
+      return commit_fail(path, "cannot remove", prev, errno);
+    /* A second name for the previous checkpoint keeps PATH whole until the
+     * rename below replaces it atomically. */
+    if (link(path, prev) != 0) {
+      if (!links_unsupported(errno)) return commit_fail(path, "cannot keep a copy as", prev, errno);
+      if (rename(path, prev) != 0) return commit_fail(path, "cannot keep a copy as", prev, errno);
+      moved = 1;
+    }
+  } else if (errno != ENOENT) {
+    return commit_fail(path, "cannot examine", path, errno);
+  }
+  if (rename(tmp, path) != 0) {
+    e = errno;
+    if (moved && rename(prev, path) != 0)
+      log_warn("checkpoint '%s': the previous checkpoint is now '%s'", path, prev);
+    return commit_fail(path, "cannot rename to it", tmp, e);
+  }
+  h5u_directory(path, dir, sizeof dir);
+  return flush_file(path, dir, 1);
+}
+
+/* Closes the thread's file; STATUS, or the failure of the close. */
+static int close_file(struct checkpoint_writer *w, int status)
+{
+  int rc = w->fd >= 0 ? close(w->fd) : 0;
+  w->fd = -1;
+  if (rc != 0 && status == IPSO_OK)
+    return commit_fail(w->cfg->output.checkpoint, "cannot close", w->tmp, errno);
+  return status;
+}
+
 int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
                              struct checkpoint_writer **out)
 {
   struct checkpoint_writer *w = calloc(1, sizeof *w);
-  const char *path = cfg->output.checkpoint;
   *out = NULL;
   if (!w) return IPSO_FAIL("checkpoint", "out of memory");
   w->comm = comm;
@@ -93,19 +174,17 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   const char *delay = getenv("IPSO_TEST_CHECKPOINT_DELAY_MS");
   if (delay) w->delay_ms = strtoll(delay, NULL, 10);
 #endif
-  if (snprintf(w->tmp, sizeof w->tmp, "%s.tmp", path) >= (int)sizeof w->tmp ||
-      snprintf(w->prev, sizeof w->prev, "%s.prev", path) >= (int)sizeof w->prev) {
-    free(w);
-    return IPSO_FAIL("checkpoint", "checkpoint path '%s' is too long", path);
-  }
+  snprintf(w->tmp, sizeof w->tmp, "%s.tmp", cfg->output.checkpoint);
+  snprintf(w->prev, sizeof w->prev, "%s.prev", cfg->output.checkpoint);
   for (int a = 0; a < STATE_ARRAYS; a++) {
     int64_t n = w->N * state_array_width(&state_arrays[a], w->dims);
     w->pieces += state_pieces(n);
   }
-  if (!(w->sums = malloc((size_t)w->K * sizeof *w->sums)) ||
-      !(w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums))) {
-    free(w->sums);
-    free(w);
+  w->sums = malloc((size_t)w->K * sizeof *w->sums);
+  w->all = malloc((size_t)w->islands * sizeof *w->all);
+  w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums);
+  if (!w->sums || !w->all || !w->piece_sums) {
+    checkpoint_writer_free(w);
     return IPSO_FAIL("checkpoint", "out of memory");
   }
   *out = w;
@@ -130,6 +209,25 @@ int checkpoint_in_flight(const struct checkpoint_writer *w)
 int checkpoint_writing(const struct checkpoint_writer *w)
 {
   return w && w->in_flight && !atomic_load_explicit(&w->done, memory_order_acquire);
+}
+
+/* Writes LEN bytes of BUF at offset AT of FD through short writes and EINTR;
+ * 0, or the errno of the failure (EIO for a write that makes no progress). */
+static int pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at)
+{
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t n = pwrite(fd, p, len, (off_t)at);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO; /* a regular file that takes nothing: no progress */
+    p += n;
+    at += (uint64_t)n;
+    len -= (uint64_t)n;
+  }
+  return 0;
 }
 
 /* Records the failed step of a thread (the first one). */
@@ -189,7 +287,7 @@ static void *job_run(void *arg)
           }
         }
         w->piece_sums[(int64_t)k * w->pieces + first_piece + p] = checkpoint_piece_sum(src, count);
-        if ((e = h5u_pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
+        if ((e = pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
           job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
                    base + off + len);
           goto out;
@@ -266,13 +364,13 @@ static int create_file(struct checkpoint_writer *w, const struct checkpoint_info
   hsize_t rows[2] = {(hsize_t)w->islands * (hsize_t)w->N, (hsize_t)w->dims};
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
-    dsets[a] = h5u_create_dataset_allocated(&f, f.id, sa->name, H5T_IEEE_F64LE,
-                                            state_array_rank(sa), rows, sa->units, sa->description);
+    dsets[a] = h5u_create_dataset(&f, f.id, sa->name, H5T_IEEE_F64LE, state_array_rank(sa), rows, 0,
+                                  sa->units, sa->description);
     if (dsets[a] < 0) goto done;
   }
   hsize_t n[1] = {(hsize_t)w->islands};
-  dsets[STATE_ARRAYS] = h5u_create_dataset_allocated(
-      &f, f.id, "checksum", H5T_STD_U64LE, 1, n, CHECKSUM_UNITS_PIECES,
+  dsets[STATE_ARRAYS] = h5u_create_dataset(
+      &f, f.id, "checksum", H5T_STD_U64LE, 1, n, 0, CHECKSUM_UNITS_PIECES,
       "checksum of each island's rows of position, velocity, pbest_position, cost and "
       "pbest_cost, in that order");
   if (dsets[STATE_ARRAYS] < 0) goto done;
@@ -325,7 +423,7 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   /* Filled now where the caller waits anyway (one thread fills, then any
    * number write). */
   if (fill && wait) IPSO_TRY(fill_now(w, fill));
-  if (w->rank == 0) st = checkpoint_directory_writable(path);
+  if (w->rank == 0) st = directory_writable(path);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK) return st;
   st = create_file(w, info);
@@ -339,11 +437,10 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   IPSO_CHECK_MPI(MPI_Bcast(w->offset, CK_DATASETS, MPI_UINT64_T, 0, w->comm));
   IPSO_CHECK_MPI(MPI_Bcast(&w->file_end, 1, MPI_UINT64_T, 0, w->comm));
   w->fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
-  if (w->fd < 0) st = checkpoint_commit_fail(path, "cannot open", w->tmp, errno);
+  if (w->fd < 0) st = commit_fail(path, "cannot open", w->tmp, errno);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK) {
-    if (w->fd >= 0) close(w->fd);
-    w->fd = -1;
+    close_file(w, IPSO_OK);
     if (w->rank == 0) unlink(w->tmp);
     return st;
   }
@@ -446,24 +543,14 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
     return IPSO_ERR_RUNTIME;
   }
   struct stat sb;
-  if ((e = h5u_pwrite_all(w->fd, (const char *)sums, (uint64_t)w->islands * sizeof *sums,
-                          w->offset[STATE_ARRAYS])) != 0)
-    return checkpoint_commit_fail(path, "cannot write the checksums of", w->tmp, e);
-  if (fsync(w->fd) != 0) return checkpoint_commit_fail(path, "cannot flush to disk", w->tmp, errno);
-  if (fstat(w->fd, &sb) != 0) return checkpoint_commit_fail(path, "cannot examine", w->tmp, errno);
+  if ((e = pwrite_all(w->fd, (const char *)sums, (uint64_t)w->islands * sizeof *sums,
+                      w->offset[STATE_ARRAYS])) != 0)
+    return commit_fail(path, "cannot write the checksums of", w->tmp, e);
+  if (fsync(w->fd) != 0) return commit_fail(path, "cannot flush to disk", w->tmp, errno);
+  if (fstat(w->fd, &sb) != 0) return commit_fail(path, "cannot examine", w->tmp, errno);
   if ((uint64_t)sb.st_size < w->file_end)
-    return checkpoint_commit_fail(path, "the file is shorter than its data:", w->tmp, EIO);
+    return commit_fail(path, "the file is shorter than its data:", w->tmp, EIO);
   return IPSO_OK;
-}
-
-/* Closes the thread's file; STATUS, or the failure of the close. */
-static int close_file(struct checkpoint_writer *w, int status)
-{
-  int rc = w->fd >= 0 ? close(w->fd) : 0;
-  w->fd = -1;
-  if (rc != 0 && status == IPSO_OK)
-    return checkpoint_commit_fail(w->cfg->output.checkpoint, "cannot close", w->tmp, errno);
-  return status;
 }
 
 int checkpoint_join(struct checkpoint_writer *w)
@@ -483,24 +570,17 @@ int checkpoint_join(struct checkpoint_writer *w)
 
 int checkpoint_commit(struct checkpoint_writer *w)
 {
-  uint64_t *all = NULL;
   int st = IPSO_OK, rc;
   if (!w || !w->in_flight) return IPSO_OK;
   IPSO_TRY(checkpoint_join(w));
   w->in_flight = w->joined = 0;
-  if (w->rank == 0 && !(all = malloc((size_t)w->islands * sizeof *all)))
-    st = IPSO_FAIL("checkpoint", "out of memory");
-  st = island_agree(w->comm, st);
-  if (st == IPSO_OK) {
-    rc = MPI_Gather(w->sums, w->K, MPI_UINT64_T, all, w->K, MPI_UINT64_T, 0, w->comm);
-    if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
-  }
+  rc = MPI_Gather(w->sums, w->K, MPI_UINT64_T, w->all, w->K, MPI_UINT64_T, 0, w->comm);
+  if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
   if (st == IPSO_OK && w->rank == 0) {
-    st = close_file(w, finish_file(w, all));
-    if (st == IPSO_OK) st = checkpoint_commit_file(w->cfg->output.checkpoint, w->tmp, w->prev);
+    st = close_file(w, finish_file(w, w->all));
+    if (st == IPSO_OK) st = commit_file(w->cfg->output.checkpoint, w->tmp, w->prev);
   }
   close_file(w, IPSO_OK);
-  free(all);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK && w->rank == 0) unlink(w->tmp);
   return st;
@@ -518,6 +598,7 @@ void checkpoint_writer_free(struct checkpoint_writer *w)
   swarm_state_free(&w->buf);
   pthread_mutex_destroy(&w->lock);
   free(w->sums);
+  free(w->all);
   free(w->piece_sums);
   free(w);
 }

@@ -1,8 +1,10 @@
-/* Private to the checkpoints (checkpoint.c writes, checkpoint_read.c
- * reads): what both sides of the file format must agree on. */
+/* Private to the checkpoints: what the writers (checkpoint.c,
+ * checkpoint_async.c) and the readers (checkpoint_read.c,
+ * checkpoint_output.c) of the file format must agree on. */
 #ifndef IPSO_CHECKPOINT_INTERNAL_H
 #define IPSO_CHECKPOINT_INTERNAL_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 #include "swarm.h"
@@ -13,19 +15,13 @@
 /* Bytes of a parameter name in the file (struct ipso_param.name). */
 #define PARAM_NAME_BYTES 64
 
-/* How the checksums of a checkpoint are computed, as its 'checksum'
- * dataset's units say. Written now: in pieces, each of an island's arrays
- * is cut into pieces of STATE_PIECE_ELEMENTS doubles from its start, each
- * piece is summed on its own (64-bit FNV-1a over each double's 64 bits as
- * one word), and the island's checksum is the same hash over its pieces'
- * sums, in file order (arrays in order, pieces in order), so that several
- * threads can sum one island. Older checkpoints: one FNV-1a over all the
- * island's words in file order (units "FNV-1a over 64-bit words"), or byte
- * by byte in little-endian order (units "FNV-1a"). Every kind gives the
- * same sum on any host. */
-enum checksum_kind { CHECKSUM_BYTES, CHECKSUM_WORDS, CHECKSUM_PIECES };
-#define CHECKSUM_UNITS_BYTES "FNV-1a"
-#define CHECKSUM_UNITS_WORDS "FNV-1a over 64-bit words"
+/* How a checkpoint's checksums are computed, as its 'checksum' dataset's
+ * units say: each of an island's arrays in pieces of STATE_PIECE_ELEMENTS
+ * doubles, each piece summed on its own (64-bit FNV-1a over each double's
+ * 64 bits as one word), the island's checksum the same hash over its
+ * pieces' sums in file order, so that several threads can sum one island.
+ * Other units: one FNV-1a over all the island's words in file order (as
+ * before the pieces). Any host gives the same sums. */
 #define CHECKSUM_UNITS_PIECES "FNV-1a over 64-bit words, per 2^20-word piece, then over the pieces"
 
 /* A 64-bit word (a piece's sum) folded into hash H. */
@@ -34,11 +30,12 @@ static inline uint64_t checkpoint_fold_piece(uint64_t h, uint64_t piece)
   return (h ^ piece) * FNV_PRIME;
 }
 
-/* The sum of one piece of N doubles (CHECKSUM_PIECES). */
+/* The sum of one piece of N doubles. */
 uint64_t checkpoint_piece_sum(const double *x, int64_t n);
 
-/* The checksum of one island: its rows of the state arrays, in file order. */
-uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_kind k);
+/* The checksum of one island: its rows of the state arrays, in file order,
+ * in PIECES or over all the words at once. */
+uint64_t checkpoint_island_checksum(const struct swarm_state *s, int pieces);
 
 /* The checkpoint format: 2 since the iteration, the counts and the run's
  * identity are covered by a checksum of their own (root attribute
@@ -46,6 +43,8 @@ uint64_t checkpoint_island_checksum(const struct swarm_state *s, enum checksum_k
 #define CHECKPOINT_FORMAT 2
 
 struct checkpoint_info;
+struct h5u_file;
+struct ipso_config;
 
 /* FNV-1a over the little-endian bytes of INFO's numbers and strings
  * (migration_rows as written: -1 where not known), the problem's sizes and
@@ -53,25 +52,17 @@ struct checkpoint_info;
 uint64_t checkpoint_info_checksum(const struct checkpoint_info *info, int islands,
                                   int64_t particles, int dims, uint64_t seed);
 
-struct h5u_file;
-struct ipso_config;
-
-/* checkpoint.c, shared with checkpoint_async.c: */
-
-/* Reports (IPSO_ERR_RUNTIME) a directory of PATH that is not writable. */
-int checkpoint_directory_writable(const char *path);
-
 /* Writes the root attributes, the bounds and the objective parameters
  * (writers; rank 0 writes the datasets' values). */
 int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config *cfg,
                               const struct checkpoint_info *info);
 
-/* Makes the written TMP the checkpoint PATH (rank 0): flushes it, keeps the
- * previous checkpoint as PREV, renames TMP over PATH, flushes the directory. */
-int checkpoint_commit_file(const char *path, const char *tmp, const char *prev);
-
-/* Reports a failed step WHAT on file NAME of making the checkpoint PATH
- * (errno E) and returns IPSO_ERR_RUNTIME. */
-int checkpoint_commit_fail(const char *path, const char *what, const char *name, int e);
+/* Whether the output OUTPUT that a restart from checkpoint PATH continues
+ * holds the history and migration rows INFO counts up to its iteration
+ * (rank 0 reads it; collective): an older output would leave a gap, one
+ * with more rows holds another run's. IPSO_ERR_USAGE with the reason; OK
+ * when OUTPUT is "" or missing. */
+int checkpoint_check_output(MPI_Comm comm, const char *path, const char *output,
+                            const struct checkpoint_info *info);
 
 #endif

@@ -64,7 +64,8 @@ static int missing_attr(const char *name, char *why, size_t len)
       name);
 }
 
-/* Reads root attribute NAME into V, or refuses the file (missing_attr). */
+/* Reads root attribute NAME (one value) into V, or refuses the file
+ * (missing_attr). */
 static int need_attr(const struct h5u_file *f, const char *name, hid_t mem_type, void *v, char *why,
                      size_t len)
 {
@@ -84,13 +85,6 @@ static int need_clamps(const struct h5u_file *f, struct clamps *c, char *why, si
   int ok = c->n >= 1 && c->n <= IPSO_MAX_CLAMPS &&
            h5u_read_attr(f->id, "velocity_clamp", H5T_NATIVE_DOUBLE, (hsize_t)c->n, c->v) == 0;
   return ok ? IPSO_OK : missing_attr("velocity_clamp", why, len);
-}
-
-/* Reads string attribute NAME (malloc'd into *V); see need_attr. */
-static int need_string(const struct h5u_file *f, const char *name, char **v, char *why, size_t len)
-{
-  *v = h5u_read_attr_string(f->id, name);
-  return *v ? IPSO_OK : missing_attr(name, why, len);
 }
 
 /* Opens dataset NAME, which must have RANK dimensions DIMS and type class
@@ -139,6 +133,38 @@ static const char *format_double(char buf[32], double v)
   return buf;
 }
 
+/* Root attribute NAME of class CLS (one number or a string) as a config
+ * writes it, into BUF (N bytes, at least 32); see need_attr. */
+static int need_text(const struct h5u_file *f, const char *name, H5T_class_t cls, char *buf,
+                     size_t n, char *why, size_t len)
+{
+  int64_t i;
+  double v;
+  char *text;
+  if (cls == H5T_STRING) {
+    if (!(text = h5u_read_attr_string(f->id, name))) return missing_attr(name, why, len);
+    snprintf(buf, n, "%s", text);
+    free(text);
+  } else if (cls == H5T_INTEGER) {
+    IPSO_TRY(need_attr(f, name, H5T_NATIVE_INT64, &i, why, len));
+    format_double(buf, (double)i);
+  } else {
+    IPSO_TRY(need_attr(f, name, H5T_NATIVE_DOUBLE, &v, why, len));
+    format_double(buf, v);
+  }
+  return IPSO_OK;
+}
+
+/* Refuses the file where element I of WHAT is THEN in it and NOW in the
+ * config. */
+static int same_value(const char *what, int64_t i, double then, double now, char *why, size_t len)
+{
+  char a[32], b[32];
+  if (same_double(then, now)) return IPSO_OK;
+  return h5u_reason(why, len, "%s[%" PRId64 "] is %s in the checkpoint, %s in the config", what, i,
+                    format_double(a, then), format_double(b, now));
+}
+
 /* Reads [N] doubles of dataset NAME into a malloc'd *OUT (every rank
  * reads all of them); IPSO_ERR_USAGE if it is missing or of another size. */
 static int read_vector(const struct h5u_file *f, const char *name, int64_t n, double **out,
@@ -166,32 +192,25 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
 {
   const struct ipso_objective_config *o = &cfg->objective;
   double *lower = NULL, *upper = NULL, *values = NULL;
-  int64_t *lengths = NULL, total = 0, at;
-  char *names = NULL;
+  int64_t *lengths = NULL, total = 0;
+  char *names = NULL, what[PARAM_NAME_BYTES + 32];
   hid_t dset = H5I_INVALID_HID, name_type = H5I_INVALID_HID;
-  int np = -1, st;
-  st = read_vector(f, "lower", o->dimensions, &lower, why, len);
+  int np, st = read_vector(f, "lower", o->dimensions, &lower, why, len);
   if (st == IPSO_OK) st = read_vector(f, "upper", o->dimensions, &upper, why, len);
   for (int d = 0; st == IPSO_OK && d < o->dimensions; d++) {
-    char then[32], now[32];
-    if (!same_double(lower[d], o->lower[d]))
-      st = h5u_reason(why, len, "lower[%d] is %s in the checkpoint, %s in the config", d,
-                      format_double(then, lower[d]), format_double(now, o->lower[d]));
-    else if (!same_double(upper[d], o->upper[d]))
-      st = h5u_reason(why, len, "upper[%d] is %s in the checkpoint, %s in the config", d,
-                      format_double(then, upper[d]), format_double(now, o->upper[d]));
+    st = same_value("lower", d, lower[d], o->lower[d], why, len);
+    if (st == IPSO_OK) st = same_value("upper", d, upper[d], o->upper[d], why, len);
   }
   if (st != IPSO_OK) goto done;
 
   /* The parameters: the same names, each with the same values. */
-  st = IPSO_ERR_USAGE;
-  snprintf(why, len, "the objective parameters are missing or unreadable (damaged)");
+  st = h5u_reason(why, len, "the objective parameters are missing or unreadable (damaged)");
   dset = H5Dopen2(f->id, "objective_params", H5P_DEFAULT);
   np = dset < 0 ? -1 : (int)h5u_attr_length(dset, "names");
   if (np < 0) goto done;
   if (np != o->nparams) {
-    snprintf(why, len, "written with %d objective parameter%s, the config has %d", np,
-             np == 1 ? "" : "s", o->nparams);
+    h5u_reason(why, len, "written with %d objective parameter%s, the config has %d", np,
+               np == 1 ? "" : "s", o->nparams);
     goto done;
   }
   lengths = malloc((size_t)(np > 0 ? np : 1) * sizeof *lengths);
@@ -210,11 +229,11 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
     total += lengths[p];
   }
   st = read_vector(f, "objective_params", total, &values, why, len);
-  if (st != IPSO_OK) goto done;
   for (int q = 0; q < o->nparams && st == IPSO_OK; q++) {
     const struct ipso_param *c = &o->params[q];
+    int64_t at = 0;
     int p = 0;
-    for (at = 0; p < np && strcmp(names + (size_t)p * (PARAM_NAME_BYTES + 1), c->name) != 0; p++)
+    for (; p < np && strcmp(names + (size_t)p * (PARAM_NAME_BYTES + 1), c->name) != 0; p++)
       at += lengths[p];
     if (p == np)
       st = h5u_reason(why, len, "objective parameter '%s' of the config is not in the checkpoint",
@@ -224,16 +243,9 @@ static int check_vectors(const struct h5u_file *f, const struct ipso_config *cfg
                       "objective parameter '%s' has %" PRId64 " values in the checkpoint, %" PRId64
                       " in the config",
                       c->name, lengths[p], c->len);
-    else {
-      for (int64_t i = 0; i < c->len && st == IPSO_OK; i++)
-        if (!same_double(values[at + i], c->values[i])) {
-          char then[32], now[32];
-          st = h5u_reason(
-              why, len,
-              "objective parameter '%s'[%" PRId64 "] is %s in the checkpoint, %s in the config",
-              c->name, i, format_double(then, values[at + i]), format_double(now, c->values[i]));
-        }
-    }
+    snprintf(what, sizeof what, "objective parameter '%s'", c->name);
+    for (int64_t i = 0; i < c->len && st == IPSO_OK; i++)
+      st = same_value(what, i, values[at + i], c->values[i], why, len);
   }
 done:
   free(lower);
@@ -245,7 +257,7 @@ done:
 }
 
 /* The N clamps V as a config writes them: "x" or "[x, y, ...]". */
-static void format_clamps(char *buf, size_t len, int n, const double *v)
+static char *format_clamps(char *buf, size_t len, int n, const double *v)
 {
   size_t at = 0;
   char x[32];
@@ -253,20 +265,12 @@ static void format_clamps(char *buf, size_t len, int n, const double *v)
   for (int i = 0; i < n && at < len; i++)
     at += (size_t)snprintf(buf + at, len - at, "%s%s%s", i ? ", " : open, format_double(x, v[i]),
                            i == n - 1 ? close : "");
-}
-
-/* Warns (from rank 0) that setting KEY changed since the checkpoint. */
-static void warn_changed(const struct h5u_file *f, const char *key, const char *then,
-                         const char *now)
-{
-  if (f->rank == 0 && strcmp(then, now) != 0)
-    log_warn("checkpoint '%s' was written with %s = %s; continuing with %s", f->path, key, then,
-             now);
+  return buf;
 }
 
 /* "global", "ring, K neighbours on each side" or "clpso, exemplars
  * refreshed every R iterations". */
-static void describe_topology(char *buf, size_t len, const char *topology, int k, int r)
+static char *describe_topology(char *buf, size_t len, const char *topology, int k, int r)
 {
   if (strcmp(topology, "ring") == 0)
     snprintf(buf, len, "ring, %d neighbours on each side", k);
@@ -274,116 +278,86 @@ static void describe_topology(char *buf, size_t len, const char *topology, int k
     snprintf(buf, len, "clpso, exemplars refreshed every %d iterations", r);
   else
     snprintf(buf, len, "%s", topology);
+  return buf;
 }
 
-/* warn_changed for a number. */
-static void warn_real(const struct h5u_file *f, const char *key, double then, double now)
-{
-  char a[32], b[32];
-  warn_changed(f, key, format_double(a, then), format_double(b, now));
-}
-
-/* Compares the algorithm settings of the checkpoint with the config's and
- * warns about each change (writers). */
-static int check_settings(const struct h5u_file *f, const struct ipso_config *cfg, char *why,
-                          size_t len)
+/* Compares the algorithm settings of the checkpoint (its clamps in CLAMP)
+ * with the config's and warns from rank 0 about each change (writers). */
+static int check_settings(const struct h5u_file *f, const struct ipso_config *cfg,
+                          const struct clamps *clamp, char *why, size_t len)
 {
   const struct ipso_swarm_config *sw = &cfg->swarm;
-  const struct {
-    const char *key;
-    const double *now;
-  } reals[] = {
-      {"inertia", &sw->inertia},
-      {"cognitive", &sw->cognitive},
-      {"social", &sw->social},
-  };
-  const struct {
-    const char *key;
-    const char *now;
-  } names[] = {
-      {"kernel", config_kernel_name(sw->kernel)},
-      {"sync", config_sync_name(sw->sync)},
-      {"topology", config_topology_name(cfg->migration.topology)},
-      {"policy", config_policy_name(cfg->migration.policy)},
-  };
-  char then[64], now[64];
+  const struct ipso_migration_config *mg = &cfg->migration;
+  char num[7][32], clamps[2][IPSO_MAX_CLAMPS * 40], topology[2][96], then[96];
   uint64_t seed;
-  int64_t interval;
-  int migrants, k = 0, r = 0;
-  double v, probability = 1.0;
+  int k, r;
   IPSO_TRY(need_attr(f, "seed", H5T_NATIVE_UINT64, &seed, why, len));
   if (seed != cfg->run.seed)
     return h5u_reason(why, len,
                       "it belongs to a run with seed %" PRIu64 ", the config's seed is %" PRIu64
                       ": another run (continue it with run.seed = %" PRIu64 ")",
                       seed, cfg->run.seed, seed);
-  for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
-    IPSO_TRY(need_attr(f, reals[i].key, H5T_NATIVE_DOUBLE, &v, why, len));
-    warn_real(f, reals[i].key, v, *reals[i].now);
+  IPSO_TRY(need_attr(f, "neighbours", H5T_NATIVE_INT, &k, why, len));
+  IPSO_TRY(need_attr(f, "refresh", H5T_NATIVE_INT, &r, why, len));
+  IPSO_TRY(need_text(f, "swarm_topology", H5T_STRING, then, sizeof then, why, len));
+  const struct {
+    const char *key;  /* the setting, as the warning names it */
+    const char *name; /* its root attribute (NULL: THEN is given) */
+    H5T_class_t cls;
+    const char *then, *now;
+  } settings[] = {
+      {"inertia", "inertia", H5T_FLOAT, NULL, format_double(num[0], sw->inertia)},
+      {"cognitive", "cognitive", H5T_FLOAT, NULL, format_double(num[1], sw->cognitive)},
+      {"social", "social", H5T_FLOAT, NULL, format_double(num[2], sw->social)},
+      {"velocity_clamp", NULL, 0, format_clamps(clamps[0], sizeof clamps[0], clamp->n, clamp->v),
+       format_clamps(clamps[1], sizeof clamps[1], sw->nclamps, sw->velocity_clamp)},
+      {"kernel", "kernel", H5T_STRING, NULL, config_kernel_name(sw->kernel)},
+      {"sync", "sync", H5T_STRING, NULL, config_sync_name(sw->sync)},
+      {"topology", "topology", H5T_STRING, NULL, config_topology_name(mg->topology)},
+      {"policy", "policy", H5T_STRING, NULL, config_policy_name(mg->policy)},
+      {"swarm.topology", NULL, 0, describe_topology(topology[0], sizeof topology[0], then, k, r),
+       describe_topology(topology[1], sizeof topology[1], config_swarm_topology_name(sw->topology),
+                         sw->neighbours, sw->refresh)},
+      {"migration.probability", "probability", H5T_FLOAT, NULL,
+       format_double(num[3], mg->probability)},
+      {"migration.select", "select", H5T_STRING, NULL, config_select_name(mg->select)},
+      /* A constant inertia is the schedule that ends where it starts. */
+      {"inertia_end", "inertia_end", H5T_FLOAT, NULL,
+       format_double(num[4], sw->has_inertia_end ? sw->inertia_end : sw->inertia)},
+      {"migration.interval", "migration_interval", H5T_INTEGER, NULL,
+       format_double(num[5], (double)mg->interval)},
+      {"migration.migrants", "migrants", H5T_INTEGER, NULL, format_double(num[6], mg->migrants)},
+  };
+  for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+    const char *was = settings[i].then;
+    if (!was)
+      IPSO_TRY(need_text(f, settings[i].name, settings[i].cls, then, sizeof then, why, len));
+    if (f->rank == 0 && strcmp(was ? was : then, settings[i].now) != 0)
+      log_warn("checkpoint '%s' was written with %s = %s; continuing with %s", f->path,
+               settings[i].key, was ? was : then, settings[i].now);
   }
-  struct clamps was_clamps;
-  IPSO_TRY(need_clamps(f, &was_clamps, why, len));
-  format_clamps(then, sizeof then, was_clamps.n, was_clamps.v);
-  format_clamps(now, sizeof now, sw->nclamps, sw->velocity_clamp);
-  warn_changed(f, "velocity_clamp", then, now);
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    char *was;
-    IPSO_TRY(need_string(f, names[i].key, &was, why, len));
-    warn_changed(f, names[i].key, was, names[i].now);
-    free(was);
-  }
-  /* Recorded since they came (missing: what earlier runs did): the swarm's
-   * topology (a global-best swarm), its refresh and inertia_end (since
-   * clpso), the probability of migration per link (1) and the migrants'
-   * selection (the best). */
-  char *was = h5u_read_attr_string(f->id, "swarm_topology");
-  if (h5u_read_attr(f->id, "neighbours", H5T_NATIVE_INT, 1, &k) != 0) k = 0;
-  if (h5u_read_attr(f->id, "refresh", H5T_NATIVE_INT, 1, &r) != 0) r = 0;
-  describe_topology(then, sizeof then, was ? was : "global", k, r);
-  describe_topology(now, sizeof now, config_swarm_topology_name(sw->topology), sw->neighbours,
-                    sw->refresh);
-  free(was);
-  warn_changed(f, "swarm.topology", then, now);
-  if (h5u_read_attr(f->id, "probability", H5T_NATIVE_DOUBLE, 1, &probability) != 0)
-    probability = 1.0;
-  warn_real(f, "migration.probability", probability, cfg->migration.probability);
-  char *select = h5u_read_attr_string(f->id, "select");
-  warn_changed(f, "migration.select", select ? select : "best",
-               config_select_name(cfg->migration.select));
-  free(select);
-  if (h5u_read_attr(f->id, "inertia_end", H5T_NATIVE_DOUBLE, 1, &v) == 0 && !isnan(v))
-    warn_real(f, "inertia_end", v, sw->has_inertia_end ? sw->inertia_end : sw->inertia);
-  IPSO_TRY(need_attr(f, "migration_interval", H5T_NATIVE_INT64, &interval, why, len));
-  warn_real(f, "migration.interval", (double)interval, (double)cfg->migration.interval);
-  IPSO_TRY(need_attr(f, "migrants", H5T_NATIVE_INT, &migrants, why, len));
-  warn_real(f, "migration.migrants", migrants, cfg->migration.migrants);
   return IPSO_OK;
 }
 
-/* Checks that the iteration, counts and identity in INFO (read from F) are
+/* Reads INFO from F and checks that its iteration, counts and identity are
  * covered by the file's checksum over them and agree with each other and
- * with CFG's problem; reads the migration rows (writers). IPSO_ERR_USAGE
- * with the reason in WHY if not. */
+ * with CFG's problem (writers). IPSO_ERR_USAGE with the reason in WHY if not. */
 static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
                         struct checkpoint_info *info, char *why, size_t len)
 {
-  int format = 1;
-  int64_t rows = -1;
+  int64_t rows;
   uint64_t sum;
   const int islands = config_islands(cfg, f->size);
   const int64_t N = cfg->swarm.particles;
-  if (h5u_read_attr(f->id, "format", H5T_NATIVE_INT, 1, &format) != 0) format = 1;
-  if (format < CHECKPOINT_FORMAT)
-    return h5u_reason(
-        why, len,
-        "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
-        "no checksum covers, so they cannot be verified; continue it with the islandpso "
-        "that wrote it, or start afresh",
-        format);
-  if (format > CHECKPOINT_FORMAT)
-    return h5u_reason(why, len,
-                      "written by a later islandpso (checkpoint format %d; this one reads %d)",
-                      format, CHECKPOINT_FORMAT);
+  IPSO_TRY(need_attr(f, "iteration", H5T_NATIVE_INT64, &info->iteration, why, len));
+  IPSO_TRY(need_attr(f, "evaluations", H5T_NATIVE_INT64, &info->evaluations, why, len));
+  IPSO_TRY(need_attr(f, "elapsed_seconds", H5T_NATIVE_DOUBLE, &info->elapsed_seconds, why, len));
+  IPSO_TRY(need_attr(f, "target_iteration", H5T_NATIVE_INT64, &info->target_iteration, why, len));
+  IPSO_TRY(need_attr(f, "history_rows", H5T_NATIVE_INT64, &info->history_rows, why, len));
+  IPSO_TRY(need_text(f, "run_started", H5T_STRING, info->run_started, sizeof info->run_started, why,
+                     len));
+  IPSO_TRY(need_text(f, "objective_hash", H5T_STRING, info->objective_hash,
+                     sizeof info->objective_hash, why, len));
   IPSO_TRY(need_attr(f, "migration_rows", H5T_NATIVE_INT64, &rows, why, len));
   IPSO_TRY(need_attr(f, "info_checksum", H5T_NATIVE_UINT64, &sum, why, len));
   info->migration_rows = rows;
@@ -396,15 +370,14 @@ static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
                       info->iteration);
   /* What every checkpoint of a run holds to. */
   const int64_t t = info->iteration;
+  const int overflow = t > INT64_MAX / ((int64_t)islands * N) - 1;
   if (t < 0) return h5u_reason(why, len, "iteration %" PRId64 " is negative", t);
-  if (t > INT64_MAX / ((int64_t)islands * N) - 1 ||
-      info->evaluations != (int64_t)islands * N * (t + 1))
+  if (overflow || info->evaluations != (int64_t)islands * N * (t + 1))
     return h5u_reason(why, len,
                       "%" PRId64 " evaluations at iteration %" PRId64
                       ", where %d islands of %" PRId64 " particles make %" PRId64,
                       info->evaluations, t, islands, N,
-                      t > INT64_MAX / ((int64_t)islands * N) - 1 ? INT64_MAX
-                                                                 : (int64_t)islands * N * (t + 1));
+                      overflow ? INT64_MAX : (int64_t)islands * N * (t + 1));
   if (!(info->elapsed_seconds >= 0) || isinf(info->elapsed_seconds))
     return h5u_reason(why, len, "the run time so far, %g s, is not a time", info->elapsed_seconds);
   if (info->target_iteration < -1 || info->target_iteration > t)
@@ -421,10 +394,11 @@ static int check_counts(const struct h5u_file *f, const struct ipso_config *cfg,
 }
 
 /* Checks that checkpoint F was written for the problem of CFG with as many
- * islands, and reads INFO (writers). IPSO_ERR_USAGE with the reason in WHY
- * if not; changed algorithm settings are warned about from rank 0. */
+ * islands, and reads INFO and the writing run's CLAMP (writers).
+ * IPSO_ERR_USAGE with the reason in WHY if not; changed algorithm settings
+ * are warned about from rank 0. */
 static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg,
-                         struct checkpoint_info *info, char *why, size_t len)
+                         struct checkpoint_info *info, struct clamps *clamp, char *why, size_t len)
 {
   const struct ipso_objective_config *o = &cfg->objective;
   const struct {
@@ -438,13 +412,25 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
       {"precision", config_precision_name(cfg->run.precision), "precision"},
   };
   int64_t particles;
-  int islands, dims, st = IPSO_OK;
-  char *version = NULL;
-  IPSO_TRY(need_string(f, "version", &version, why, len));
-  if (f->rank == 0 && strcmp(version, IPSO_VERSION) != 0)
-    log_warn("checkpoint '%s' was written by islandpso %s; this is %s", f->path, version,
+  int islands, dims, format = 1;
+  char then[IPSO_NAME_MAX + 1]; /* longer than any name of the config */
+  IPSO_TRY(need_text(f, "version", H5T_STRING, then, sizeof then, why, len));
+  if (f->rank == 0 && strcmp(then, IPSO_VERSION) != 0)
+    log_warn("checkpoint '%s' was written by islandpso %s; this is %s", f->path, then,
              IPSO_VERSION);
-  free(version);
+  /* Every checkpoint of this format holds every attribute read here. */
+  if (h5u_read_attr(f->id, "format", H5T_NATIVE_INT, 1, &format) != 0) format = 1;
+  if (format < CHECKPOINT_FORMAT)
+    return h5u_reason(
+        why, len,
+        "written by an earlier islandpso (checkpoint format %d), whose iteration and counts "
+        "no checksum covers, so they cannot be verified; continue it with the islandpso "
+        "that wrote it, or start afresh",
+        format);
+  if (format > CHECKPOINT_FORMAT)
+    return h5u_reason(why, len,
+                      "written by a later islandpso (checkpoint format %d; this one reads %d)",
+                      format, CHECKPOINT_FORMAT);
   IPSO_TRY(need_attr(f, "islands", H5T_NATIVE_INT, &islands, why, len));
   if (islands != config_islands(cfg, f->size))
     return h5u_reason(why, len, "written by %d islands, the run has %d (run.islands)", islands,
@@ -458,34 +444,15 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
     return h5u_reason(why, len,
                       "written for %" PRId64 " particles per island, the config has %" PRId64,
                       particles, cfg->swarm.particles);
-  for (size_t i = 0; i < sizeof strings / sizeof *strings && st == IPSO_OK; i++) {
-    char *then;
-    IPSO_TRY(need_string(f, strings[i].key, &then, why, len));
+  for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) {
+    IPSO_TRY(need_text(f, strings[i].key, H5T_STRING, then, sizeof then, why, len));
     if (strcmp(then, strings[i].now) != 0)
-      st = h5u_reason(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
-                      strings[i].now);
-    free(then);
+      return h5u_reason(why, len, "written for %s '%s', the config has '%s'", strings[i].what, then,
+                        strings[i].now);
   }
-  IPSO_TRY(st);
   IPSO_TRY(check_vectors(f, cfg, why, len));
-  IPSO_TRY(check_settings(f, cfg, why, len));
-  IPSO_TRY(need_attr(f, "iteration", H5T_NATIVE_INT64, &info->iteration, why, len));
-  IPSO_TRY(need_attr(f, "evaluations", H5T_NATIVE_INT64, &info->evaluations, why, len));
-  IPSO_TRY(need_attr(f, "elapsed_seconds", H5T_NATIVE_DOUBLE, &info->elapsed_seconds, why, len));
-  IPSO_TRY(need_attr(f, "target_iteration", H5T_NATIVE_INT64, &info->target_iteration, why, len));
-  IPSO_TRY(need_attr(f, "history_rows", H5T_NATIVE_INT64, &info->history_rows, why, len));
-  /* The run's identity (absent from older checkpoints: ""). */
-  const struct {
-    const char *name;
-    char *out;
-    size_t size;
-  } ids[] = {{"run_started", info->run_started, sizeof info->run_started},
-             {"objective_hash", info->objective_hash, sizeof info->objective_hash}};
-  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-    char *v = h5u_read_attr_string(f->id, ids[i].name);
-    snprintf(ids[i].out, ids[i].size, "%s", v ? v : "");
-    free(v);
-  }
+  IPSO_TRY(need_clamps(f, clamp, why, len));
+  IPSO_TRY(check_settings(f, cfg, clamp, why, len));
   return check_counts(f, cfg, info, why, len);
 }
 
@@ -571,16 +538,16 @@ static int check_state(const struct ipso_config *cfg, const struct swarm_state *
  * IPSO_ERR_USAGE. */
 static int refuse(int rank, const char *path, const char *why)
 {
-  return h5u_user_error(rank, "islandpso: error: checkpoint '%s': %s", path,
+  return H5U_USER_ERROR(rank, "islandpso: error: checkpoint '%s': %s", path,
                         why[0] ? why : "refused by another rank");
 }
 
 /* Opens checkpoint F and reaches every verdict on it short of its state,
  * agreed by every rank: reads INFO, the writing run's CLAMP and the
- * checksums' KIND, and opens the state datasets DSETS and the checksums
+ * checksums' kind (PIECES), and opens the state datasets DSETS and the checksums
  * SUMS. On a verdict, the file is closed again. */
 static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
-                        struct checkpoint_info *info, struct clamps *clamp, int *kind,
+                        struct checkpoint_info *info, struct clamps *clamp, int *pieces,
                         hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
 {
   const int islands = config_islands(cfg, f->size);
@@ -593,8 +560,7 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
     st = IPSO_ERR_USAGE;
   }
   IPSO_TRY(island_agree(f->comm, st));
-  st = check_problem(f, cfg, info, why, len);
-  if (st == IPSO_OK) st = need_clamps(f, clamp, why, len);
+  st = check_problem(f, cfg, info, clamp, why, len);
   if (st == IPSO_OK)
     st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions, dsets, sums, why,
                     len);
@@ -605,24 +571,22 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
     h5u_close(f);
     return st;
   }
-  /* The checksums' algorithm, by the units of the dataset (older files:
-   * over all the words, or byte by byte). */
-  *kind = CHECKSUM_WORDS;
+  /* The checksums' algorithm, by the units of the dataset: in pieces, or
+   * (older files) over all the words. Byte-wise sums came before format 2. */
   char *units = h5u_read_attr_string(*sums, "units");
-  if (units && !strcmp(units, CHECKSUM_UNITS_BYTES)) *kind = CHECKSUM_BYTES;
-  if (units && !strcmp(units, CHECKSUM_UNITS_PIECES)) *kind = CHECKSUM_PIECES;
+  *pieces = units && !strcmp(units, CHECKSUM_UNITS_PIECES);
   free(units);
-  IPSO_CHECK_MPI(MPI_Bcast(kind, 1, MPI_INT, 0, f->comm));
+  IPSO_CHECK_MPI(MPI_Bcast(pieces, 1, MPI_INT, 0, f->comm));
   IPSO_CHECK_MPI(MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, f->comm));
   IPSO_CHECK_MPI(MPI_Bcast(clamp, (int)sizeof *clamp, MPI_BYTE, 0, f->comm));
   return IPSO_OK;
 }
 
 /* Reads the state of this rank's K islands (rows of islands r*K .. r*K + K
- * - 1, one block) into S and closes the file; *BAD is the first island whose
- * checksum does not match what was read (INT_MAX: none). A runtime failure
- * leaves at once (h5util.h). */
-static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int kind,
+ * - 1, one block) into S and closes the file; *BAD is the first of them
+ * whose checksum does not match what was read (INT_MAX: none). A runtime
+ * failure leaves at once (h5util.h). */
+static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces,
                       hid_t dsets[STATE_ARRAYS], hid_t sums_dset, struct swarm_state *s, int *bad)
 {
   const int islands = K * f->size;
@@ -642,10 +606,8 @@ static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int kind,
   *bad = INT_MAX;
   for (int k = K - 1; k >= 0; k--) {
     struct swarm_state v = swarm_state_island(s, N, k);
-    if (checkpoint_island_checksum(&v, (enum checksum_kind)kind) != sums[f->rank * K + k])
-      *bad = f->rank * K + k;
+    if (checkpoint_island_checksum(&v, pieces) != sums[f->rank * K + k]) *bad = f->rank * K + k;
   }
-  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, bad, 1, MPI_INT, MPI_MIN, f->comm), st, fail);
   free(sums);
   st = h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS);
   st = H5U_CLOSE(f, st, sums_dset);
@@ -662,32 +624,33 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   hid_t dsets[STATE_ARRAYS], sums = H5I_INVALID_HID;
   char why[1024] = "";
   struct clamps clamp;
-  int kind, bad = INT_MAX, st;
+  int pieces, bad = INT_MAX, st;
   memset(s, 0, sizeof *s);
   memset(info, 0, sizeof *info);
   for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   h5u_init(&f, comm, path);
+  /* The islands are a multiple of the ranks (config_validate). */
   const int islands = config_islands(cfg, f.size), K = islands / f.size;
   const int64_t N = cfg->swarm.particles;
-  if (K < 1 || K * f.size != islands)
-    return IPSO_FAIL("checkpoint", "'%s': %d islands cannot be spread over %d ranks", path, islands,
-                     f.size);
-  st = open_checked(&f, cfg, info, &clamp, &kind, dsets, &sums, why, sizeof why);
+  st = open_checked(&f, cfg, info, &clamp, &pieces, dsets, &sums, why, sizeof why);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
-  st = read_state(&f, K, N, cfg->objective.dimensions, kind, dsets, sums, s, &bad);
-  if (st == IPSO_OK && bad != INT_MAX) {
-    snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
-             bad);
-    st = refuse(f.rank, path, why);
-  }
-  /* The state as every swarm holds it: the first island that breaks it,
+  st = read_state(&f, K, N, cfg->objective.dimensions, pieces, dsets, sums, s, &bad);
+  /* The first island whose checksum fails, else the first whose state
+   * breaks what every swarm holds to (ranked after every checksum), with
    * its reason from the rank that holds it. */
   if (st == IPSO_OK) {
     why[0] = '\0';
-    bad = check_state(cfg, s, f.rank * K, N, &clamp, why, sizeof why);
+    if (bad != INT_MAX) {
+      snprintf(why, sizeof why, "checksum of island %d does not match (file altered or truncated)",
+               bad);
+    } else {
+      bad = check_state(cfg, s, f.rank * K, N, &clamp, why, sizeof why);
+      if (bad != INT_MAX) bad += islands;
+    }
     IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm), st, done);
     if (bad != INT_MAX) {
-      IPSO_CHECK_MPI_GOTO(MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad / K, comm), st, done);
+      IPSO_CHECK_MPI_GOTO(MPI_Bcast(why, (int)sizeof why, MPI_CHAR, bad % islands / K, comm), st,
+                          done);
       st = refuse(f.rank, path, why);
     }
   }

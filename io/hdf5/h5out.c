@@ -58,47 +58,28 @@ struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg)
     return NULL;
   }
   h5u_init(&h->f, h->comm, cfg->run.output);
-  h->dims = cfg->objective.dimensions;
   h->particles = cfg->swarm.particles;
-  h->islands = config_islands(cfg, h->f.size);
+  h->islands = config_islands(cfg, h->f.size); /* a multiple of the ranks (config_validate) */
   h->local = h->islands / h->f.size;
-  if (h->local < 1 || h->local * h->f.size != h->islands) {
-    log_fail("hdf5", __FILE__, __LINE__, "'%s': %d islands cannot be spread over %d ranks",
-             cfg->run.output, h->islands, h->f.size);
-    MPI_Comm_free(&h->comm);
-    free(h);
-    return NULL;
-  }
   for (int c = 0; c < HIST_COLUMNS; c++) h->history[c] = H5I_INVALID_HID;
-  h->migrations = h->migration_mem = H5I_INVALID_HID;
+  h->migrations = h->migration_type = H5I_INVALID_HID;
   return h;
 }
 
 int h5out_close_file(struct h5out *h)
 {
   int st = h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
-  st = H5U_CLOSE(&h->f, st, h->migrations, h->migration_mem);
+  st = H5U_CLOSE(&h->f, st, h->migrations, h->migration_type);
   if (h5u_close(&h->f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
   for (int c = 0; c < HIST_COLUMNS; c++) h->history[c] = H5I_INVALID_HID;
-  h->migrations = h->migration_mem = H5I_INVALID_HID;
+  h->migrations = h->migration_type = H5I_INVALID_HID;
   return st;
 }
 
-/* Closes H's file and frees H (collective); returns the first failure. */
-static int h5out_release(struct h5out *h)
-{
-  int st = h5out_close_file(h);
-  MPI_Comm_free(&h->comm);
-  free(h);
-  return st;
-}
-
-/* Only local resources are released: closing the file and the communicator
- * is collective and the other ranks may be elsewhere (h5util.h). */
 void h5out_discard(struct h5out *h)
 {
   h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
-  H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_mem);
+  H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_type);
   free(h);
 }
 
@@ -107,26 +88,20 @@ void h5out_abandon(struct h5out *h)
   free(h);
 }
 
-hid_t h5out_migration_type(const struct h5u_file *f, int file)
+hid_t h5out_migration_type(const struct h5u_file *f)
 {
   static const char *const names[4] = {"iteration", "from", "to", "best_fitness"};
-  const size_t file_offsets[4] = {0, 8, 12, 16};
-  const size_t mem_offsets[4] = {
+  const size_t offsets[4] = {
       offsetof(struct migration_record, iteration), offsetof(struct migration_record, from),
       offsetof(struct migration_record, to), offsetof(struct migration_record, best_fitness)};
-  const hid_t file_types[4] = {H5T_STD_I64LE, H5T_STD_I32LE, H5T_STD_I32LE, H5T_IEEE_F64LE};
-  const hid_t mem_types[4] = {H5T_NATIVE_INT64, H5T_NATIVE_INT32, H5T_NATIVE_INT32,
-                              H5T_NATIVE_DOUBLE};
+  const hid_t types[4] = {H5T_NATIVE_INT64, H5T_NATIVE_INT32, H5T_NATIVE_INT32, H5T_NATIVE_DOUBLE};
   hid_t t = H5I_INVALID_HID;
   int st = IPSO_ERR_RUNTIME;
-  IPSO_CHECK_H5_GOTO(f->path,
-                     t = H5Tcreate(H5T_COMPOUND, file ? 24 : sizeof(struct migration_record)), st,
+  IPSO_CHECK_H5_GOTO(f->path, t = H5Tcreate(H5T_COMPOUND, sizeof(struct migration_record)), st,
                      done, "creating the migration record type");
   for (int i = 0; i < 4; i++)
-    IPSO_CHECK_H5_GOTO(f->path,
-                       H5Tinsert(t, names[i], file ? file_offsets[i] : mem_offsets[i],
-                                 file ? file_types[i] : mem_types[i]),
-                       st, done, "adding field '%s' to the migration record type", names[i]);
+    IPSO_CHECK_H5_GOTO(f->path, H5Tinsert(t, names[i], offsets[i], types[i]), st, done,
+                       "adding field '%s' to the migration record type", names[i]);
   st = IPSO_OK;
 done:
   if (st != IPSO_OK) {
@@ -136,15 +111,19 @@ done:
   return t;
 }
 
-/* Creates group NAME under the file's root with a description. */
-static int h5out_group(const struct h5u_file *f, const char *name, const char *description)
+/* Creates group NAME under the root afresh (an older one deleted) with its
+ * DESCRIPTION, or where that is NULL its ITERATION. */
+static int h5out_group(const struct h5u_file *f, const char *name, const char *description,
+                       int64_t iteration)
 {
   hid_t group = H5I_INVALID_HID;
-  int st = IPSO_ERR_RUNTIME;
+  int st = h5u_delete_link(f, f->id, name);
+  if (st != IPSO_OK) return st;
   IPSO_CHECK_H5_GOTO(f->path,
                      group = H5Gcreate2(f->id, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), st,
                      done, "creating group /%s", name);
-  st = h5u_write_attr_string(f, group, "description", description);
+  st = description ? h5u_write_attr_string(f, group, "description", description)
+                   : h5u_write_attr(f, group, "iteration", H5T_NATIVE_INT64, &iteration);
 done:
   return H5U_CLOSE(f, st, group);
 }
@@ -182,46 +161,38 @@ static int h5out_create_file(struct h5out *h, const struct ipso_config *cfg, int
                              const char *started)
 {
   struct h5u_file *f = &h->f;
-  hid_t file_type = H5I_INVALID_HID;
   hsize_t dims[2] = {0, (hsize_t)h->islands};
-  uint64_t seed = cfg->run.seed;
-  int islands = h->islands;
   char why[1024];
-  int st = IPSO_ERR_RUNTIME;
   if (h5u_open(f, overwrite ? H5U_REPLACE : H5U_CREATE, why, sizeof why) != IPSO_OK) {
     log_fail("hdf5", __FILE__, __LINE__, "'%s': creating the file failed: %s", f->path, why);
     return IPSO_ERR_RUNTIME;
   }
   if (h5u_write_attr_string(f, f->id, "version", IPSO_VERSION) != IPSO_OK ||
       h5u_write_attr_string(f, f->id, "config", cfg->text) != IPSO_OK ||
-      h5u_write_attr(f, f->id, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &seed) != IPSO_OK ||
-      h5u_write_attr(f, f->id, "islands", H5T_STD_I32LE, H5T_NATIVE_INT, &islands) != IPSO_OK ||
+      h5u_write_attr(f, f->id, "seed", H5T_NATIVE_UINT64, &cfg->run.seed) != IPSO_OK ||
+      h5u_write_attr(f, f->id, "islands", H5T_NATIVE_INT, &h->islands) != IPSO_OK ||
       h5u_write_attr_string(f, f->id, "started", started) != IPSO_OK)
-    goto done;
-  if (h5out_group(f, "history", "convergence history: one row per recorded iteration") != IPSO_OK ||
-      h5out_group(f, "snapshots", "swarm snapshots, one group per iteration, rows island-major") !=
-          IPSO_OK)
-    goto done;
+    return IPSO_ERR_RUNTIME;
+  if (h5out_group(f, "history", "convergence history: one row per recorded iteration", 0) !=
+          IPSO_OK ||
+      h5out_group(f, "snapshots", "swarm snapshots, one group per iteration, rows island-major",
+                  0) != IPSO_OK)
+    return IPSO_ERR_RUNTIME;
   for (int c = 0; c < HIST_COLUMNS; c++) {
     const struct history_spec *spec = &history_specs[c];
     h->history[c] =
         h5u_create_dataset(f, f->id, spec->name, spec->integer ? H5T_STD_I64LE : H5T_IEEE_F64LE,
                            spec->per_island ? 2 : 1, dims,
-                           spec->per_island ? history_chunk_rows(islands) : H5OUT_CHUNK_ROWS,
+                           spec->per_island ? history_chunk_rows(h->islands) : H5OUT_CHUNK_ROWS,
                            spec->units, spec->description);
-    if (h->history[c] < 0) goto done;
+    if (h->history[c] < 0) return IPSO_ERR_RUNTIME;
   }
-  if ((file_type = h5out_migration_type(f, 1)) < 0 ||
-      (h->migration_mem = h5out_migration_type(f, 0)) < 0)
-    goto done;
+  if ((h->migration_type = h5out_migration_type(f)) < 0) return IPSO_ERR_RUNTIME;
   h->migrations = h5u_create_dataset(
-      f, f->id, "migrations", file_type, 1, dims, H5OUT_CHUNK_ROWS,
+      f, f->id, "migrations", h->migration_type, 1, dims, H5OUT_CHUNK_ROWS,
       "iteration: iterations; from, to: island; best_fitness: objective units",
       "migrations: iteration, sending island, receiving island, best fitness sent");
-  if (h->migrations < 0) goto done;
-  st = IPSO_OK;
-done:
-  return H5U_CLOSE(f, st, file_type);
+  return h->migrations < 0 ? IPSO_ERR_RUNTIME : IPSO_OK;
 }
 
 int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, struct h5out **out)
@@ -281,15 +252,8 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
 {
   struct h5u_file *f = &h->f;
   double *matrix = NULL, *gathered = NULL;
-  int range[2] = {n, -n};
   int st = IPSO_ERR_RUNTIME;
-  IPSO_CHECK_MPI_GOTO(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, h->comm), st, done);
-  if (range[0] != -range[1] || n < 0) {
-    log_fail("hdf5", __FILE__, __LINE__,
-             "'%s': history blocks of %d to %d rows on different ranks (they must agree)", f->path,
-             -range[1], range[0]);
-    return IPSO_ERR_RUNTIME;
-  }
+  /* N is the same on every rank (the solver takes each row in a reduction). */
   if (n == 0) return IPSO_OK;
   /* Rank 0 writes every rank's island_best columns, gathered: a collective
    * write of every rank's strided columns was most of an append's time. */
@@ -314,21 +278,16 @@ int h5out_append_history(struct h5out *h, int n, const int64_t *iteration,
   if (h->history_rows + n > h->history_extent &&
       h5out_set_history_extent(h, h->history_rows + n) != IPSO_OK)
     goto done;
-  const void *shared[HIST_COLUMNS] = {iteration, NULL, global_best, evaluations, wall_seconds};
+  /* Rank 0 writes every column (the others select nothing). */
+  const void *data[HIST_COLUMNS] = {iteration, matrix, global_best, evaluations, wall_seconds};
   for (int c = 0; c < HIST_COLUMNS; c++) {
+    const struct history_spec *spec = &history_specs[c];
     hsize_t start[2] = {(hsize_t)h->history_rows, 0};
-    hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), 1};
-    if (c == HIST_ISLAND_BEST) continue;
-    if (h5u_write(f, h->history[c], history_specs[c].integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
-                  start, count, shared[c]) != IPSO_OK)
+    hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), spec->per_island ? (hsize_t)islands : 1};
+    if (h5u_write(f, h->history[c], spec->integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, start,
+                  count, data[c]) != IPSO_OK)
       goto done;
   }
-  /* island_best: rank 0 the gathered block (the others select nothing). */
-  hsize_t start[2] = {(hsize_t)h->history_rows, 0};
-  hsize_t count[2] = {(hsize_t)(f->rank == 0 ? n : 0), (hsize_t)islands};
-  if (h5u_write(f, h->history[HIST_ISLAND_BEST], H5T_NATIVE_DOUBLE, start, count,
-                f->rank == 0 ? matrix : island_best) != IPSO_OK)
-    goto done;
   h->history_rows += n;
   st = IPSO_OK;
 done:
@@ -381,7 +340,7 @@ int h5out_append_migrations(struct h5out *h, int n, const struct migration_recor
   hsize_t count[2] = {f->rank == 0 ? (hsize_t)total : 0, 0};
   IPSO_CHECK_H5_GOTO(f->path, H5Dset_extent(h->migrations, dims), st, done,
                      "extending /migrations");
-  if (h5u_write(f, h->migrations, h->migration_mem, start, count, all) != IPSO_OK) goto done;
+  if (h5u_write(f, h->migrations, h->migration_type, start, count, all) != IPSO_OK) goto done;
   h->migration_rows += total;
   st = IPSO_OK;
 done:
@@ -391,43 +350,16 @@ done:
   return st;
 }
 
-/* /snapshots/<ITERATION> created afresh with its 'iteration' attribute, its
- * name into NAME; the open group, or negative after reporting (writers). */
-static hid_t snapshot_group(struct h5out *h, int64_t iteration, char *name, size_t len)
-{
-  struct h5u_file *f = &h->f;
-  hid_t group = H5I_INVALID_HID;
-  int st = IPSO_ERR_RUNTIME;
-  snprintf(name, len, "snapshots/%" PRId64, iteration);
-  if (h5u_delete_link(f, f->id, name) != IPSO_OK) return H5I_INVALID_HID;
-  IPSO_CHECK_H5_GOTO(f->path,
-                     group = H5Gcreate2(f->id, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), st,
-                     done, "creating group /%s", name);
-  if (h5u_write_attr(f, group, "iteration", H5T_STD_I64LE, H5T_NATIVE_INT64, &iteration) == IPSO_OK)
-    return group;
-done:
-  (void)st;
-  if (group >= 0) H5Gclose(group);
-  return H5I_INVALID_HID;
-}
-
 int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_state *s,
                          double sign)
 {
   struct h5u_file *f = &h->f;
-  hid_t group = H5I_INVALID_HID, dsets[STATE_ARRAYS];
+  hid_t dsets[STATE_ARRAYS];
   double *fitness[STATE_ARRAYS] = {NULL};
   const double *data[STATE_ARRAYS];
   char gname[64], dname[128];
   int st = IPSO_ERR_RUNTIME;
   for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
-  if (s->particles != h->local * h->particles || s->dims != h->dims) {
-    log_fail("hdf5", __FILE__, __LINE__,
-             "'%s': snapshot of %" PRId64 " particles in %d dimensions, the rank's %d islands "
-             "have %" PRId64 " in %d",
-             f->path, s->particles, s->dims, h->local, h->local * h->particles, h->dims);
-    return IPSO_ERR_RUNTIME;
-  }
   /* The costs become fitness in the objective's units. */
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
@@ -443,7 +375,8 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
     data[a] = fitness[a];
   }
   hsize_t dims[2] = {(hsize_t)h->islands * (hsize_t)h->particles, (hsize_t)s->dims};
-  if ((group = snapshot_group(h, iteration, gname, sizeof gname)) < 0) goto done;
+  snprintf(gname, sizeof gname, "snapshots/%" PRId64, iteration);
+  if (h5out_group(f, gname, NULL, iteration) != IPSO_OK) goto done;
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
@@ -458,7 +391,6 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   st = IPSO_OK;
 done:
   for (int a = 0; a < STATE_ARRAYS; a++) free(fitness[a]);
-  st = H5U_CLOSE(f, st, group);
   return h5u_close_ids(f, st, dsets, STATE_ARRAYS);
 }
 
@@ -468,33 +400,32 @@ int h5out_write_result(struct h5out *h, const struct run_result *r)
   const struct {
     const char *name;
     int rank; /* 1: [dims], 0: scalar */
-    hid_t file_type, mem_type;
+    hid_t type;
     const void *value;
     const char *units;
     const char *description;
   } items[7] = {
-      {"result/best_position", 1, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r->best_position,
-       "objective variables", "best position found"},
-      {"result/best_fitness", 0, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &r->best_fitness,
-       "objective units", "fitness at the best position"},
-      {"result/island", 0, H5T_STD_I32LE, H5T_NATIVE_INT, &r->island, "island",
+      {"result/best_position", 1, H5T_NATIVE_DOUBLE, r->best_position, "objective variables",
+       "best position found"},
+      {"result/best_fitness", 0, H5T_NATIVE_DOUBLE, &r->best_fitness, "objective units",
+       "fitness at the best position"},
+      {"result/island", 0, H5T_NATIVE_INT, &r->island, "island",
        "island that found the best position"},
-      {"result/particle", 0, H5T_STD_I64LE, H5T_NATIVE_INT64, &r->particle, "particle",
+      {"result/particle", 0, H5T_NATIVE_INT64, &r->particle, "particle",
        "particle (index within its island) whose personal best it is"},
-      {"result/iteration", 0, H5T_STD_I64LE, H5T_NATIVE_INT64, &r->iteration, "iterations",
+      {"result/iteration", 0, H5T_NATIVE_INT64, &r->iteration, "iterations",
        "iteration at which the run ended"},
-      {"result/evaluations", 0, H5T_STD_I64LE, H5T_NATIVE_INT64, &r->evaluations, "evaluations",
+      {"result/evaluations", 0, H5T_NATIVE_INT64, &r->evaluations, "evaluations",
        "objective evaluations, all islands"},
-      {"result/elapsed_seconds", 0, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &r->elapsed_seconds, "s",
+      {"result/elapsed_seconds", 0, H5T_NATIVE_DOUBLE, &r->elapsed_seconds, "s",
        "wall-clock time of the run, all segments"},
   };
-  if (h5u_delete_link(f, f->id, "result") != IPSO_OK ||
-      h5out_group(f, "result", "the best position found and how the run ended") != IPSO_OK)
+  if (h5out_group(f, "result", "the best position found and how the run ended", 0) != IPSO_OK)
     return IPSO_ERR_RUNTIME;
   for (int i = 0; i < 7; i++) {
-    hid_t dset = h5u_write_dataset(f, f->id, items[i].name, items[i].file_type, items[i].mem_type,
-                                   items[i].rank, (hsize_t)r->dims, items[i].value, items[i].units,
-                                   items[i].description);
+    hid_t dset =
+        h5u_write_dataset(f, f->id, items[i].name, items[i].type, items[i].rank, (hsize_t)r->dims,
+                          items[i].value, items[i].units, items[i].description);
     if (dset < 0 || H5U_CLOSE(f, IPSO_OK, dset) != IPSO_OK) return IPSO_ERR_RUNTIME;
   }
   return IPSO_OK;
@@ -516,6 +447,8 @@ int h5out_close(struct h5out *h, int finished)
     if (st == IPSO_OK) st = h5u_write_attr_string(&h->f, h->f.id, "finished", stamp);
   }
   /* Every rank goes through the whole (collective) close, failure or not. */
-  closed = h5out_release(h);
+  closed = h5out_close_file(h);
+  MPI_Comm_free(&h->comm);
+  free(h);
   return st != IPSO_OK ? st : closed;
 }

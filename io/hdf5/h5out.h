@@ -56,7 +56,7 @@ int64_t h5out_history_rows(const struct h5out *h);
 /* Rows of /migrations in the file (every rank's records). */
 int64_t h5out_migration_rows(const struct h5out *h);
 
-/* Appends N history rows. ITERATION, GLOBAL_BEST, EVALUATIONS and
+/* Appends N history rows. N, ITERATION, GLOBAL_BEST, EVALUATIONS and
  * WALL_SECONDS are the same on every rank; ISLAND_BEST [N, K] holds this
  * rank's K island columns (row-major, islands in global order). Fitness
  * values are in the objective's units. */

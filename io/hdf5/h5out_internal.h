@@ -32,14 +32,13 @@ extern const struct history_spec history_specs[HIST_COLUMNS];
 
 struct h5out {
   struct h5u_file f;
-  MPI_Comm comm; /* our duplicate of the caller's communicator */
-  int dims;
+  MPI_Comm comm;     /* our duplicate of the caller's communicator */
   int64_t particles; /* per island */
   int islands;       /* in all (columns of island_best) */
   int local;         /* islands of this rank: global ids rank*local .. rank*local + local - 1 */
   hid_t history[HIST_COLUMNS];
   hid_t migrations;
-  hid_t migration_mem; /* struct migration_record in memory */
+  hid_t migration_type; /* struct migration_record, in memory and in the file */
   int64_t history_rows;
   int64_t history_extent; /* rows the history datasets hold */
   int64_t migration_rows;
@@ -60,11 +59,13 @@ struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg);
 /* Closes H's objects and file (collective); returns the first failure. */
 int h5out_close_file(struct h5out *h);
 
-/* Frees H after a runtime failure on this rank, closing only what is local. */
+/* Frees H after a runtime failure on this rank, closing only what is local:
+ * closing the file and the communicator is collective, and the other ranks
+ * may be elsewhere (h5util.h). */
 void h5out_discard(struct h5out *h);
 
-/* The compound type of a migration record: packed little-endian in the
- * file (FILE), struct migration_record in memory. */
-hid_t h5out_migration_type(const struct h5u_file *f, int file);
+/* The compound type of a migration record, struct migration_record: packed
+ * (24 bytes) and little-endian, in memory and in the file. */
+hid_t h5out_migration_type(const struct h5u_file *f);
 
 #endif

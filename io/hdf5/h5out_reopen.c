@@ -14,11 +14,8 @@
 #include "check.h"
 #include "log.h"
 
-/* Migration rows a restart examines at a time (24 bytes each; tests set
- * it small). */
-#ifndef H5OUT_MIGRATION_PIECE
+/* Migration rows a restart examines at a time (24 bytes each). */
 #define H5OUT_MIGRATION_PIECE (INT64_C(1) << 20)
-#endif
 
 /* Rank 0's verdict on continuing the output PATH: an existing regular file
  * that can be read and written. */
@@ -45,19 +42,19 @@ static int h5out_open_layout(struct h5out *h)
   hsize_t dims[2] = {0, 0};
   int islands = -1;
   if (h5u_read_attr(f->id, "islands", H5T_NATIVE_INT, 1, &islands) < 0)
-    return h5u_user_error(f->rank,
+    return H5U_USER_ERROR(f->rank,
                           "islandpso: error: output '%s' is not an islandpso output (no "
                           "'islands' attribute)",
                           f->path);
   if (islands != h->islands)
-    return h5u_user_error(
+    return H5U_USER_ERROR(
         f->rank, "islandpso: error: output '%s' was written by %d islands; this run has %d",
         f->path, islands, h->islands);
   for (int c = 0; c <= HIST_COLUMNS; c++) {
     const char *name = c < HIST_COLUMNS ? history_specs[c].name : "migrations";
     hid_t dset = H5Dopen2(f->id, name, H5P_DEFAULT);
     if (dset < 0)
-      return h5u_user_error(
+      return H5U_USER_ERROR(
           f->rank,
           "islandpso: error: output '%s' has no dataset /%s (not an islandpso output, or damaged)",
           f->path, name);
@@ -70,13 +67,13 @@ static int h5out_open_layout(struct h5out *h)
   if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 ||
       H5Sget_simple_extent_dims(space, dims, NULL) < 0 || dims[1] != (hsize_t)h->islands) {
     if (space >= 0) H5Sclose(space);
-    return h5u_user_error(
+    return H5U_USER_ERROR(
         f->rank, "islandpso: error: output '%s': /history/island_best does not have %d columns",
         f->path, h->islands);
   }
   IPSO_CHECK_H5(f->path, H5Sclose(space), "closing a dataspace");
-  h->migration_mem = h5out_migration_type(f, 0);
-  return h->migration_mem < 0 ? IPSO_ERR_RUNTIME : IPSO_OK;
+  h->migration_type = h5out_migration_type(f);
+  return h->migration_type < 0 ? IPSO_ERR_RUNTIME : IPSO_OK;
 }
 
 /* The number of rows of DSET (writers). */
@@ -154,13 +151,13 @@ static int h5out_truncate_migrations(struct h5out *h, int64_t iteration)
   for (int64_t r = 0; r < rows; r += H5OUT_MIGRATION_PIECE) {
     int64_t n = rows - r < H5OUT_MIGRATION_PIECE ? rows - r : H5OUT_MIGRATION_PIECE, k = 0;
     hsize_t start[2] = {(hsize_t)r, 0}, count[2] = {(hsize_t)n, 0};
-    if (h5u_read(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
+    if (h5u_read(f, h->migrations, h->migration_type, start, count, rec) != IPSO_OK) goto done;
     for (int64_t i = 0; i < n; i++)
       if (migration_kept(&rec[i], iteration, h->islands)) rec[k++] = rec[i];
     if (kept != r || k != n) {
       start[0] = (hsize_t)kept;
       count[0] = (hsize_t)(f->rank == 0 ? k : 0);
-      if (h5u_write(f, h->migrations, h->migration_mem, start, count, rec) != IPSO_OK) goto done;
+      if (h5u_write(f, h->migrations, h->migration_type, start, count, rec) != IPSO_OK) goto done;
     }
     kept += k;
   }
@@ -219,11 +216,10 @@ static int h5out_open_existing(struct h5out *h, enum h5u_mode mode)
   char why[1024];
   int st = IPSO_OK;
   if (h5u_open(&h->f, mode, why, sizeof why) != IPSO_OK) {
-    h5u_user_error(h->f.rank,
-                   "islandpso: error: output '%s' cannot be continued: not a readable HDF5 "
-                   "file (%s)",
-                   h->f.path, why);
-    st = IPSO_ERR_USAGE;
+    st = H5U_USER_ERROR(h->f.rank,
+                        "islandpso: error: output '%s' cannot be continued: not a readable HDF5 "
+                        "file (%s)",
+                        h->f.path, why);
   }
   st = island_agree(h->comm, st);
   if (st != IPSO_OK) return st;
@@ -249,16 +245,7 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
   st = h5out_open_existing(h, H5U_READ);
   if (st == IPSO_OK) st = h5out_close_file(h);
   if (st == IPSO_OK) st = h5out_open_existing(h, H5U_READWRITE);
-  if (st == IPSO_ERR_USAGE) {
-    MPI_Comm_free(&h->comm);
-    free(h);
-    return st;
-  }
-  if (st != IPSO_OK) {
-    h5out_discard(h);
-    return st;
-  }
-  st = h5out_truncate_history(h, iteration);
+  if (st == IPSO_OK) st = h5out_truncate_history(h, iteration);
   if (st == IPSO_OK) st = h5out_truncate_migrations(h, iteration);
   if (st == IPSO_OK) st = h5out_truncate_groups(h, iteration);
   /* The file describes the run as continued now (max_iterations may grow). */
@@ -270,6 +257,9 @@ int h5out_reopen(MPI_Comm comm, const struct ipso_config *cfg, int64_t iteration
   if (st == IPSO_OK) st = h5out_close_file(h);
   if (st == IPSO_OK) st = h5out_open_existing(h, H5U_READWRITE);
   if (st != IPSO_OK) {
+    /* A refusal is agreed, its file closed: every rank frees the
+     * communicator. A runtime failure leaves at once (h5util.h). */
+    if (st == IPSO_ERR_USAGE) MPI_Comm_free(&h->comm);
     h5out_discard(h);
     return st;
   }

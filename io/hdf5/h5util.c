@@ -26,9 +26,7 @@
 
 /* Bytes one transfer of island rows moves: keeps MPI-IO requests well below
  * 2 GiB. */
-#ifndef H5U_PIECE_BYTES
 #define H5U_PIECE_BYTES (INT64_C(256) << 20)
-#endif
 
 struct h5u_text {
   char *buf;
@@ -91,18 +89,6 @@ int ipso_h5_fail(const char *path, int e, const char *file, int line, const char
   return IPSO_ERR_RUNTIME;
 }
 
-int h5u_user_error(int rank, const char *fmt, ...)
-{
-  char msg[3 * IPSO_PATH_MAX];
-  va_list ap;
-  if (rank != 0) return IPSO_ERR_USAGE;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  log_user_error("%s", msg);
-  return IPSO_ERR_USAGE;
-}
-
 int h5u_reason(char *why, size_t len, const char *fmt, ...)
 {
   va_list ap;
@@ -144,50 +130,36 @@ void h5u_init(struct h5u_file *f, MPI_Comm comm, const char *path)
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-/* File access properties: MPI-IO with collective metadata operations, the
- * 1.8 format or later (attributes over 64 KiB, such as a long config, need
- * it), and file locking that gives way on file systems without locks. */
-static hid_t h5u_file_access(const struct h5u_file *f)
-{
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0) return fapl;
-  int ok = H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
-  ok = ok && H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL) >= 0 &&
-       H5Pset_all_coll_metadata_ops(fapl, 1) >= 0 && H5Pset_coll_metadata_write(fapl, 1) >= 0;
-#if H5U_HAVE_FILE_LOCKING
-  ok = ok && H5Pset_file_locking(fapl, 1, 1) >= 0;
-#endif
-  if (!ok) {
-    H5Pclose(fapl);
-    return H5I_INVALID_HID;
-  }
-  return fapl;
-}
-
 int h5u_open(struct h5u_file *f, enum h5u_mode mode, char *why, size_t len)
 {
   const unsigned flags[] = {H5F_ACC_EXCL, H5F_ACC_TRUNC, H5F_ACC_RDONLY, H5F_ACC_RDWR};
-  hid_t fapl;
-  int ok;
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (len > 0) why[0] = '\0';
-  fapl = h5u_file_access(f);
-  if (fapl >= 0)
+  /* MPI-IO with collective metadata operations, the 1.8 format or later
+   * (attributes over 64 KiB, such as a long config, need it), and file
+   * locking that gives way on file systems without locks. */
+  int ok = fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0 &&
+           H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL) >= 0 &&
+           H5Pset_all_coll_metadata_ops(fapl, 1) >= 0 && H5Pset_coll_metadata_write(fapl, 1) >= 0;
+#if H5U_HAVE_FILE_LOCKING
+  ok = ok && H5Pset_file_locking(fapl, 1, 1) >= 0;
+#endif
+  if (ok)
     f->id = mode <= H5U_REPLACE ? H5Fcreate(f->path, flags[mode], H5P_DEFAULT, fapl)
                                 : H5Fopen(f->path, flags[mode], fapl);
-  ok = f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0 &&
+  ok = ok && f->id >= 0 && (f->dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0 &&
        H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
+  /* HDF5's reason before the next call clears it. */
   if (!ok) h5u_error_text(why, len);
   if (fapl >= 0 && H5Pclose(fapl) < 0 && ok) {
     h5u_error_text(why, len);
     ok = 0;
   }
-  if (!ok) {
-    if (f->dxpl >= 0) H5Pclose(f->dxpl);
-    if (f->id >= 0) H5Fclose(f->id);
-    f->id = f->dxpl = H5I_INVALID_HID;
-    return IPSO_ERR_RUNTIME;
-  }
-  return IPSO_OK;
+  if (ok) return IPSO_OK;
+  if (f->dxpl >= 0) H5Pclose(f->dxpl);
+  if (f->id >= 0) H5Fclose(f->id);
+  f->id = f->dxpl = H5I_INVALID_HID;
+  return IPSO_ERR_RUNTIME;
 }
 
 int h5u_close(struct h5u_file *f)
@@ -202,31 +174,11 @@ int h5u_close(struct h5u_file *f)
   return st;
 }
 
-/* Closes ID, whatever its kind. */
-static herr_t h5u_close_one(hid_t id)
-{
-  switch (H5Iget_type(id)) {
-  case H5I_GROUP:
-    return H5Gclose(id);
-  case H5I_DATASET:
-    return H5Dclose(id);
-  case H5I_DATATYPE:
-    return H5Tclose(id);
-  case H5I_DATASPACE:
-    return H5Sclose(id);
-  case H5I_ATTR:
-    return H5Aclose(id);
-  case H5I_GENPROP_LST:
-    return H5Pclose(id);
-  default:
-    return -1;
-  }
-}
-
 int h5u_close_ids(const struct h5u_file *f, int status, hid_t *ids, size_t n)
 {
+  /* Dropping an identifier's only reference closes it, whatever its kind. */
   for (size_t i = 0; i < n; i++)
-    if (ids[i] >= 0 && h5u_close_one(ids[i]) < 0)
+    if (ids[i] >= 0 && H5Idec_ref(ids[i]) < 0)
       status = ipso_h5_fail(f->path, 0, __FILE__, __LINE__, "closing an HDF5 object");
   return status;
 }
@@ -254,8 +206,8 @@ static void h5u_object_name(hid_t obj, char *buf, size_t len)
 }
 
 /* Writes attribute NAME of OBJ: a scalar (RANK 0) or N elements. */
-static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                    hid_t mem_type, int rank, hsize_t n, const void *value)
+static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t type, int rank,
+                    hsize_t n, const void *value)
 {
   hid_t space = H5I_INVALID_HID, attr = H5I_INVALID_HID;
   int st = h5u_delete_attr(f, obj, name);
@@ -263,26 +215,25 @@ static int h5u_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t
   st = IPSO_ERR_RUNTIME;
   IPSO_CHECK_H5_GOTO(f->path, space = rank ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR),
                      st, done, "creating the dataspace of attribute '%s'", name);
-  IPSO_CHECK_H5_GOTO(f->path,
-                     attr = H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT), st,
-                     done, "creating attribute '%s'", name);
-  IPSO_CHECK_H5_GOTO(f->path, H5Awrite(attr, mem_type, value), st, done, "writing attribute '%s'",
+  IPSO_CHECK_H5_GOTO(f->path, attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT),
+                     st, done, "creating attribute '%s'", name);
+  IPSO_CHECK_H5_GOTO(f->path, H5Awrite(attr, type, value), st, done, "writing attribute '%s'",
                      name);
   st = IPSO_OK;
 done:
   return H5U_CLOSE(f, st, attr, space);
 }
 
-int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                   hid_t mem_type, const void *value)
+int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t type,
+                   const void *value)
 {
-  return h5u_attr(f, obj, name, file_type, mem_type, 0, 1, value);
+  return h5u_attr(f, obj, name, type, 0, 1, value);
 }
 
-int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                         hid_t mem_type, hsize_t n, const void *values)
+int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t type,
+                         hsize_t n, const void *values)
 {
-  return h5u_attr(f, obj, name, file_type, mem_type, 1, n, values);
+  return h5u_attr(f, obj, name, type, 1, n, values);
 }
 
 int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name, const char *value)
@@ -294,11 +245,9 @@ int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name,
                      "creating the string type of attribute '%s'", name);
   IPSO_CHECK_H5_GOTO(f->path, H5Tset_size(type, strlen(value) + 1), st, done,
                      "sizing attribute '%s'", name);
-  IPSO_CHECK_H5_GOTO(f->path, H5Tset_strpad(type, H5T_STR_NULLTERM), st, done,
-                     "setting the padding of attribute '%s'", name);
   IPSO_CHECK_H5_GOTO(f->path, H5Tset_cset(type, H5T_CSET_UTF8), st, done,
                      "setting the character set of attribute '%s'", name);
-  st = h5u_write_attr(f, obj, name, type, type, value);
+  st = h5u_write_attr(f, obj, name, type, value);
 done:
   return H5U_CLOSE(f, st, type);
 }
@@ -321,7 +270,7 @@ static void h5u_attr_done(hid_t attr, hid_t space, hid_t type)
 {
   hid_t ids[3] = {type, space, attr};
   for (int i = 0; i < 3; i++)
-    if (ids[i] >= 0) h5u_close_one(ids[i]);
+    if (ids[i] >= 0) H5Idec_ref(ids[i]);
 }
 
 int h5u_read_attr(hid_t obj, const char *name, hid_t mem_type, hsize_t n, void *values)
@@ -346,35 +295,27 @@ hssize_t h5u_attr_length(hid_t obj, const char *name)
 
 char *h5u_read_attr_string(hid_t obj, const char *name)
 {
-  hid_t space, type, mem = H5I_INVALID_HID, attr = h5u_attr_open(obj, name, &space, &type);
+  hid_t space, type, attr = h5u_attr_open(obj, name, &space, &type);
   char *s = NULL;
-  size_t size;
   if (attr < 0) return NULL;
-  if (space < 0 || type < 0 || H5Sget_simple_extent_npoints(space) != 1 ||
-      H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) != 0)
-    goto done;
   /* Read as stored (HDF5 does not convert between ASCII and UTF-8), then
    * terminated here. */
-  size = H5Tget_size(type);
-  mem = H5Tcopy(type);
-  if (size == 0 || mem < 0) goto done;
-  s = malloc(size + 1);
-  if (s && H5Aread(attr, mem, s) < 0) {
+  size_t size = type >= 0 ? H5Tget_size(type) : 0;
+  if (space >= 0 && size > 0 && H5Sget_simple_extent_npoints(space) == 1 &&
+      H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0)
+    s = malloc(size + 1);
+  if (s && H5Aread(attr, type, s) < 0) {
     free(s);
     s = NULL;
   }
   if (s) s[size] = '\0';
-done:
-  if (mem >= 0) H5Tclose(mem);
   h5u_attr_done(attr, space, type);
   return s;
 }
 
-/* h5u_create_dataset; EARLY allocates a contiguous dataset's storage at
- * once, so that its place in the file is known. */
-static hid_t h5u_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
+hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
                          int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
-                         const char *description, int early)
+                         const char *description)
 {
   hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, dset = H5I_INVALID_HID;
   hsize_t maxdims[2] = {0, 0}, chunk[2] = {0, 0};
@@ -389,14 +330,14 @@ static hid_t h5u_dataset(const struct h5u_file *f, hid_t loc, const char *name, 
                      st, done, "creating the dataspace of %s", name);
   IPSO_CHECK_H5_GOTO(f->path, dcpl = H5Pcreate(H5P_DATASET_CREATE), st, done,
                      "creating the properties of %s", name);
-  if (rank > 0 && chunk_rows > 0)
+  if (rank > 0 && chunk_rows > 0) {
     IPSO_CHECK_H5_GOTO(f->path, H5Pset_chunk(dcpl, rank, chunk), st, done, "chunking %s", name);
-  else
+  } else {
     IPSO_CHECK_H5_GOTO(f->path, H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), st, done,
                        "setting the fill time of %s", name);
-  if (early)
     IPSO_CHECK_H5_GOTO(f->path, H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), st, done,
                        "setting the allocation time of %s", name);
+  }
   IPSO_CHECK_H5_GOTO(f->path,
                      dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), st,
                      done, "creating dataset %s", name);
@@ -413,27 +354,12 @@ done:
   return dset;
 }
 
-hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
-                         int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
-                         const char *description)
-{
-  return h5u_dataset(f, loc, name, type, rank, dims, chunk_rows, units, description, 0);
-}
-
-hid_t h5u_create_dataset_allocated(const struct h5u_file *f, hid_t loc, const char *name,
-                                   hid_t type, int rank, const hsize_t *dims, const char *units,
-                                   const char *description)
-{
-  return h5u_dataset(f, loc, name, type, rank, dims, 0, units, description, 1);
-}
-
-hid_t h5u_write_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t file_type,
-                        hid_t mem_type, int rank, hsize_t n, const void *value, const char *units,
-                        const char *description)
+hid_t h5u_write_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type, int rank,
+                        hsize_t n, const void *value, const char *units, const char *description)
 {
   hsize_t start[2] = {0, 0}, count[2] = {f->rank != 0 ? 0 : rank ? n : 1, 0};
-  hid_t dset = h5u_create_dataset(f, loc, name, file_type, rank, &n, 0, units, description);
-  if (dset >= 0 && h5u_write(f, dset, mem_type, start, count, value) != IPSO_OK) {
+  hid_t dset = h5u_create_dataset(f, loc, name, type, rank, &n, 0, units, description);
+  if (dset >= 0 && h5u_write(f, dset, type, start, count, value) != IPSO_OK) {
     H5U_CLOSE(f, IPSO_OK, dset);
     return H5I_INVALID_HID;
   }
@@ -552,21 +478,4 @@ int h5u_read_island_rows(const struct h5u_file *f, hid_t dset, hid_t mem_type, i
                          int64_t width, void *buf)
 {
   return h5u_island_rows(f, dset, mem_type, rows, width, buf, 0);
-}
-
-int h5u_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at)
-{
-  const char *p = buf;
-  while (len > 0) {
-    ssize_t n = pwrite(fd, p, len, (off_t)at);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EIO; /* a regular file that takes nothing: no progress */
-    p += n;
-    at += (uint64_t)n;
-    len -= (uint64_t)n;
-  }
-  return 0;
 }

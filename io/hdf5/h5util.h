@@ -35,6 +35,8 @@
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the checkpoints' threads write little-endian data: a little-endian host is needed"
 #endif
+/* So a native type (H5T_NATIVE_INT64) is the little-endian type of the file
+ * (H5T_STD_I64LE) too: the writers below take one type for both. */
 
 /* An HDF5 file shared by the ranks of a communicator. */
 struct h5u_file {
@@ -76,8 +78,10 @@ enum h5u_mode {
     }                                                                                              \
   } while (0)
 
-/* Prints a verdict on the user's input; evaluates to IPSO_ERR_USAGE. */
+/* Prints a verdict on the user's input (from rank 0, where RANK is the
+ * caller's); evaluates to IPSO_ERR_USAGE. */
 #define H5U_REFUSE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
+#define H5U_USER_ERROR(rank, ...) ((rank) == 0 ? H5U_REFUSE(__VA_ARGS__) : IPSO_ERR_USAGE)
 
 #ifdef __cplusplus
 extern "C" {
@@ -106,10 +110,6 @@ void h5u_error_text(char *buf, size_t len);
 /* Whether E is an errno value that explains a failed file access. */
 int h5u_file_errno(int e);
 
-/* Prints a verdict on the user's input from rank 0 (RANK is the caller's);
- * IPSO_ERR_USAGE. */
-int h5u_user_error(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* Puts a reason to refuse the user's file into WHY; IPSO_ERR_USAGE. */
 int h5u_reason(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -130,37 +130,28 @@ int h5u_delete_attr(const struct h5u_file *f, hid_t obj, const char *name);
 /* Creates dataset NAME in LOC of TYPE with RANK (0: scalar, 1 or 2) DIMS and
  * its 'units' and 'description'. CHUNK_ROWS > 0 makes it extendible along
  * the first dimension in chunks of that many rows; otherwise it is
- * contiguous and never pre-filled. Negative after reporting a failure. */
+ * contiguous, never pre-filled, and its storage allocated at once, so that
+ * its bytes have a place in the file (h5u_dataset_offset) for plain POSIX
+ * writes. Negative after reporting a failure. */
 hid_t h5u_create_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type,
                          int rank, const hsize_t *dims, hsize_t chunk_rows, const char *units,
                          const char *description);
 
-/* A contiguous dataset with its storage allocated at once, so that its bytes
- * have a place in the file (h5u_dataset_offset) for plain POSIX writes. */
-hid_t h5u_create_dataset_allocated(const struct h5u_file *f, hid_t loc, const char *name,
-                                   hid_t type, int rank, const hsize_t *dims, const char *units,
-                                   const char *description);
-
 /* A contiguous dataset of N elements (RANK 1) or a scalar (RANK 0) holding
  * VALUE, written by rank 0; the open dataset, or negative after reporting. */
-hid_t h5u_write_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t file_type,
-                        hid_t mem_type, int rank, hsize_t n, const void *value, const char *units,
-                        const char *description);
+hid_t h5u_write_dataset(const struct h5u_file *f, hid_t loc, const char *name, hid_t type, int rank,
+                        hsize_t n, const void *value, const char *units, const char *description);
 
 /* The byte offset in the file of the data of the allocated dataset DSET. */
 int h5u_dataset_offset(const struct h5u_file *f, hid_t dset, uint64_t *offset);
 
-/* Writes LEN bytes of BUF at offset AT of FD through short writes and EINTR;
- * 0, or the errno of the failure (EIO for a write that makes no progress). */
-int h5u_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at);
-
 /* Writes attribute NAME of OBJ (replacing one of that name): a scalar, an
  * array of N elements, or a UTF-8 string. Collective, the same value on
  * every rank. */
-int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                   hid_t mem_type, const void *value);
-int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t file_type,
-                         hid_t mem_type, hsize_t n, const void *values);
+int h5u_write_attr(const struct h5u_file *f, hid_t obj, const char *name, hid_t type,
+                   const void *value);
+int h5u_write_attr_array(const struct h5u_file *f, hid_t obj, const char *name, hid_t type,
+                         hsize_t n, const void *values);
 int h5u_write_attr_string(const struct h5u_file *f, hid_t obj, const char *name, const char *value);
 
 /* Reads attribute NAME of OBJ, which must hold N elements, as MEM_TYPE.

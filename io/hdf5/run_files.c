@@ -100,7 +100,6 @@ int objective_agree(MPI_Comm comm, const struct ipso_config *cfg, const char *re
   return island_agree(comm, st);
 }
 
-/* The current time as ISO-8601 UTC: rank 0's clock, the same on every rank. */
 int run_clock(MPI_Comm comm, char stamp[32])
 {
   int rank;

@@ -34,16 +34,12 @@ int run_clock(MPI_Comm comm, char stamp[32]);
  * followed (an #include through a macro). */
 void objective_fingerprint(const struct ipso_config *cfg, char hex[17]);
 
-/* Every rank runs the objective the run recorded (collective; after every
- * rank's backend exists, before the first iteration): each rank's
- * fingerprint of the user objective it compiled and loaded
- * (user_objective_loaded: "" on a rank whose backend records none) must
- * be rank 0's, and its fingerprint of the objective's sources now
- * (objective_fingerprint) must be RECORDED, the one the run keeps in its
- * checkpoints ("" skips that). Otherwise the sources changed while the
- * ranks compiled them, or the ranks see different files (a network file
- * system's cache): IPSO_ERR_USAGE on every rank, with a message from rank
- * 0 naming the rank and both fingerprints. */
+/* Whether every rank runs the objective the run recorded (collective, once
+ * every backend exists): each rank's fingerprint of the user objective it
+ * loaded (user_objective_loaded) must be rank 0's, and of the sources now
+ * RECORDED (the checkpoints' one; "" skips that). Otherwise the sources
+ * changed while the ranks compiled them, or the ranks see different files:
+ * IPSO_ERR_USAGE on every rank, rank 0 naming the rank and both. */
 int objective_agree(MPI_Comm comm, const struct ipso_config *cfg, const char *recorded);
 
 #ifdef __cplusplus

@@ -15,18 +15,3 @@ const struct state_array state_arrays[STATE_ARRAYS] = {
      "objective units", "cost at the personal best position",
      "fitness at the personal best position"},
 };
-
-double *state_array_data(const struct state_array *a, const struct swarm_state *s)
-{
-  return *(double *const *)((const char *)s + a->member);
-}
-
-int state_array_rank(const struct state_array *a)
-{
-  return a->per_coordinate ? 2 : 1;
-}
-
-int64_t state_array_width(const struct state_array *a, int dims)
-{
-  return a->per_coordinate ? dims : 1;
-}

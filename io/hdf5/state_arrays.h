@@ -29,15 +29,25 @@ extern "C" {
 
 extern const struct state_array state_arrays[STATE_ARRAYS];
 
-/* The array A of S. */
-double *state_array_data(const struct state_array *a, const struct swarm_state *s);
-
-/* The dataset's rank (1 or 2) and the elements of one row for DIMS dimensions. */
-int state_array_rank(const struct state_array *a);
-int64_t state_array_width(const struct state_array *a, int dims);
-
 #ifdef __cplusplus
 }
 #endif
+
+/* The array A of S. */
+static inline double *state_array_data(const struct state_array *a, const struct swarm_state *s)
+{
+  return *(double *const *)((const char *)s + a->member);
+}
+
+/* The dataset's rank (1 or 2) and the elements of one row for DIMS dimensions. */
+static inline int state_array_rank(const struct state_array *a)
+{
+  return a->per_coordinate ? 2 : 1;
+}
+
+static inline int64_t state_array_width(const struct state_array *a, int dims)
+{
+  return a->per_coordinate ? dims : 1;
+}
 
 #endif
