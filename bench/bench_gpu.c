@@ -153,7 +153,7 @@ static int make_config(const struct workload *w, const struct variant *v, const 
            "[run]\nbackend = \"%s\"\nprecision = \"%s\"\nmax_iterations = %ld\noutput = \"\"\n"
            "[objective]\nname = \"%s\"\ndimensions = %d\n"
            "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\ntopology = \"%s\"\n"
-           "velocity_clamp = 0.5\n[output]\ncheckpoint = \"\"\n",
+           "velocity_clamp = 0.5\nframe = \"axes\"\n[output]\ncheckpoint = \"\"\n",
            backend, w->precision, w->iterations, w->objective, w->dims, w->particles, v->kernel,
            v->sync, topology_names[v->topology]);
   return config_load_text(text, w->name, 0, NULL, 1, cfg);
@@ -383,7 +383,7 @@ static int compare_user(const char *source, int reps)
   snprintf(text, sizeof text,
            "[run]\nprecision = \"float\"\noutput = \"\"\nmax_iterations = %ld\n[objective]\n"
            "name = \"rastrigin\"\ndimensions = %d\n[swarm]\nparticles = %d\ntopology = \"global\"\n"
-           "[output]\ncheckpoint = "
+           "frame = \"axes\"\n[output]\ncheckpoint = "
            "\"\"\n",
            w->iterations, w->dims, w->particles);
   IPSO_TRY(config_load_text(text, "builtin", 0, NULL, 1, &builtin));
@@ -392,7 +392,7 @@ static int compare_user(const char *source, int reps)
              "[run]\nprecision = \"float\"\noutput = \"\"\nmax_iterations = %ld\n[objective]\n"
              "name = \"user\"\nsource = \"%s\"\nfunction = \"rastrigin_user\"\nseparable = %s\n"
              "dimensions = %d\nlower = -5.12\nupper = 5.12\n[swarm]\nparticles = %d\n"
-             "topology = \"global\"\n[output]\n"
+             "topology = \"global\"\nframe = \"axes\"\n[output]\n"
              "checkpoint = \"\"\n",
              w->iterations, source, sep ? "true" : "false", w->dims, w->particles);
     IPSO_TRY(config_load_text(text, "user", 0, NULL, 1, &user[sep]));
@@ -442,7 +442,7 @@ static int cec_speed(const struct cudaDeviceProp *prop, int reps, FILE *csv)
                  "[run]\nbackend = \"gpu\"\nprecision = \"%s\"\nmax_iterations = %ld\n"
                  "output = \"\"\n[objective]\nname = \"cec2017\"\nnumber = %d\n"
                  "dimensions = %d\n[swarm]\nparticles = %ld\ntopology = \"global\"\n"
-                 "[output]\ncheckpoint = \"\"\n",
+                 "frame = \"axes\"\n[output]\ncheckpoint = \"\"\n",
                  fl ? "float" : "double", iterations, f, dims[di], particles);
         struct ipso_config cfg;
         double *data = NULL, med = 0, spread = 0, best = 0;

@@ -72,6 +72,7 @@ static int allocate(struct gpu_swarm *g)
    * candidates_kernel's (a particle per thread). */
   size_t cand = K * (size_t)g->plan.blocks;
   int ring = g->plan.ring, clpso = g->plan.clpso;
+  size_t DD = (size_t)g->D * (size_t)g->D, frames = g->plan.frame ? K : 0;
   const struct gpu_part p[] = {
       {&g->s.x, rows, 0},
       {&g->s.v, rows, 0},
@@ -80,6 +81,8 @@ static int allocate(struct gpu_swarm *g)
       {(void **)&g->s.lidx, ring ? parts * sizeof(long long) : 0, 0xff},
       {(void **)&g->s.pnew, ring ? parts : 0, 0},
       {(void **)&g->d_learn, clpso ? (size_t)g->N * sizeof(unsigned int) : 0, -1},
+      {&g->s.frame, frames * DD * es, -1},
+      {(void **)&g->d_frame_work, frames * (2 * DD + 2 * (size_t)g->D) * sizeof(double), -1},
       {&g->s.cost, parts * es, -1},
       {&g->s.pcost, parts * es, -1},
       {&g->s.gb, K * IPSO_GB_SLOTS * IPSO_GB_SLOT_BYTES, -1},
@@ -159,11 +162,25 @@ static int recompute_best(struct gpu_swarm *g, int from_init)
   return read_last_bests(g);
 }
 
+/* Every island's eigen frame set to the axes (identity; costs no sync: a
+ * pageable upload). */
+static int frames_to_axes(struct gpu_swarm *g)
+{
+  size_t DD = (size_t)g->D * (size_t)g->D, n = (size_t)g->count * DD;
+  double *id = malloc(n * sizeof *id);
+  if (!id) return IPSO_FAIL("memory", "cannot stage the eigen frames");
+  for (size_t e = 0; e < n; e++) id[e] = (double)(e % DD % ((size_t)g->D + 1) == 0);
+  int rc = gpu_stage_rows(g->s.frame, g->D, id, (size_t)g->count * (size_t)g->D, g->D, g->fl, 0);
+  free(id);
+  return rc;
+}
+
 /* Initialises every island (iteration 0) and reads their bests. */
 static int gpu_init(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   g->t = 0;
+  if (g->s.frame) IPSO_TRY(frames_to_axes(g));
   IPSO_CHECK_CUDA(ipso_launch_swarm(&g->k, g->k.init, (unsigned)g->plan.blocks, g->s));
   return recompute_best(g, 1);
 }
@@ -180,6 +197,8 @@ static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
     for (long long t = first; t <= last; t++) {
       if (p->ring) IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, p->pdl, g->s, g->N));
       if (p->clpso) IPSO_CHECK_CUDA(ipso_launch_exemplar(&g->k, p->pdl, g->s, g->N, t, g->d_learn));
+      if (p->frame && swarm_frame_due(t))
+        IPSO_CHECK_CUDA(ipso_launch_frame(&g->k, g->s, g->d_frame_work));
       IPSO_CHECK_CUDA(ipso_launch_step(&g->k, (unsigned)p->blocks, p->pdl, g->s, t, first));
       if (p->variant != GPU_QUEUE_LOCK)
         IPSO_CHECK_CUDA(ipso_launch_reduce(&g->k, p->pdl, g->s, p->blocks, t, first, 0));
@@ -282,6 +301,9 @@ static int stage_state(struct gpu_swarm *g, const struct swarm_state *st, int to
   for (int a = 0; a < 5; a++)
     IPSO_TRY(gpu_stage_rows(gpu_state_array(g, a), a < 3 ? g->plan.map.pitch : 1, host[a],
                             (size_t)g->N * (size_t)g->count, a < 3 ? g->D : 1, g->fl, to_host));
+  if (st->frame && g->s.frame)
+    IPSO_TRY(gpu_stage_rows(g->s.frame, g->D, st->frame, (size_t)g->count * (size_t)g->D, g->D,
+                            g->fl, to_host));
   return IPSO_OK;
 }
 
@@ -306,9 +328,9 @@ static void gpu_destroy(struct backend *b)
   if (!g) return;
   gpu_capture_free(g);
   /* s.hist is d_hist. */
-  void *dev[] = {g->s.x,     g->s.v,    g->s.p,         g->s.cost,     g->s.pcost,
-                 g->s.gb,    g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->d_tables,
-                 g->s.lbest, g->s.lidx, g->s.pnew,      g->d_learn,    g->d_hist};
+  void *dev[] = {g->s.x,    g->s.v,         g->s.p,        g->s.cost,   g->s.pcost,     g->s.gb,
+                 g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->d_tables, g->s.lbest,     g->s.lidx,
+                 g->s.pnew, g->d_learn,     g->d_hist,     g->s.frame,  g->d_frame_work};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   void *pinned[] = {g->h_pos, g->h_hist, g->h_slots};

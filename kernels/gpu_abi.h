@@ -51,6 +51,7 @@
     REAL *lbest;           /* ring: [n * IPSO_PITCH] each particle's attractor (NULL: global) */   \
     long long *lidx;       /* ring: [n] whose personal best row i of lbest holds (-1: none) */     \
     unsigned char *pnew;   /* ring: [n] 1: personal best changed since the last lbest pass */      \
+    REAL *frame;           /* eigen frame: [IPSO_D * IPSO_D] axes, column q axis q (NULL: none) */ \
     long long slot_stride; /* per-block candidate slots of one island */                           \
     long long hist_stride; /* history entries of one island: the iterations of the step */         \
   }
@@ -94,11 +95,11 @@
                   "global-best slot: fields");                                                     \
   IPSO_ABI_ASSERT(sizeof(T) == IPSO_GB_SLOT_BYTES, "global-best slot: size")
 
-/* Thirteen pointers, then the two strides: every field 8 bytes, so the
+/* Fourteen pointers, then the two strides: every field 8 bytes, so the
  * size alone rules out padding and the shared macro gives the order. */
 #define IPSO_ABI_CHECK_SWARM_PTRS(T)                                                               \
   IPSO_ABI_ASSERT(sizeof(void *) == IPSO_ABI_PTR && sizeof(long long) == 8, "64-bit fields");      \
-  IPSO_ABI_ASSERT(sizeof(T) == 15 * IPSO_ABI_PTR, "swarm pointers: size")
+  IPSO_ABI_ASSERT(sizeof(T) == 16 * IPSO_ABI_PTR, "swarm pointers: size")
 
 #ifdef __CUDACC_RTC__
 IPSO_ABI_CONSTS(ipso_consts, real);

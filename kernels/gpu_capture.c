@@ -10,16 +10,17 @@
 #include "check.h"
 #include "gpu_swarm.h"
 
-/* Offset and bytes of each of the five arrays (gpu_state_array) in a
- * capture, dense, for all K islands; the capture's size. */
-static size_t capture_layout(const struct gpu_swarm *g, size_t off[5], size_t bytes[5])
+/* Offset and bytes of each of the six arrays (gpu_state_array; the frames
+ * none where there are none) in a capture, dense, for all K islands; the
+ * capture's size. */
+static size_t capture_layout(const struct gpu_swarm *g, size_t off[6], size_t bytes[6])
 {
-  size_t n = (size_t)g->N * (size_t)g->count;
-  for (int a = 0; a < 5; a++) {
-    bytes[a] = n * (a < 3 ? (size_t)g->D : 1) * g->es;
+  size_t n = (size_t)g->N * (size_t)g->count, D = (size_t)g->D;
+  for (int a = 0; a < 6; a++) {
+    bytes[a] = (a < 3 ? n * D : a < 5 ? n : g->s.frame ? (size_t)g->count * D * D : 0) * g->es;
     off[a] = a == 0 ? 0 : off[a - 1] + bytes[a - 1];
   }
-  return off[4] + bytes[4];
+  return off[5] + bytes[5];
 }
 
 /* The capture's event, on first use. */
@@ -47,7 +48,7 @@ int gpu_capture(struct backend *b, int *captured)
 {
   struct gpu_swarm *g = b->impl;
   struct gpu_capture *c = &g->capture;
-  size_t off[5], bytes[5], n = (size_t)g->N * (size_t)g->count;
+  size_t off[6], bytes[6], n = (size_t)g->N * (size_t)g->count;
   size_t size = capture_layout(g, off, bytes);
   *captured = 0;
   if (g->capture_failed) return IPSO_OK;
@@ -69,15 +70,16 @@ int gpu_capture(struct backend *b, int *captured)
   for (int a = 0; a < 3; a++)
     IPSO_CHECK_CUDA(cudaMemcpy2DAsync(d + off[a], w, gpu_state_array(g, a), pitch, w, n,
                                       cudaMemcpyDeviceToDevice, g->stream));
-  for (int a = 3; a < 5; a++)
-    IPSO_CHECK_CUDA(cudaMemcpyAsync(d + off[a], gpu_state_array(g, a), bytes[a],
-                                    cudaMemcpyDeviceToDevice, g->stream));
+  for (int a = 3; a < 6; a++)
+    if (bytes[a])
+      IPSO_CHECK_CUDA(cudaMemcpyAsync(d + off[a], gpu_state_array(g, a), bytes[a],
+                                      cudaMemcpyDeviceToDevice, g->stream));
   IPSO_CHECK_CUDA(cudaEventRecord(c->taken, g->stream));
   return IPSO_OK;
 }
 
 /* Enqueues on STREAM the copy of elements FIRST .. FIRST + N - 1 of array
- * ARRAY (0-2 rows, 3-4 costs; dense order) to TO, in the device's type: from
+ * ARRAY (0-2 rows, 3-4 costs, 5 frames; dense order) to TO, in the device's type: from
  * C's buffer, or, held, from the swarms' pitched rows (any start and end). */
 static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c,
                          cudaStream_t stream, int array, size_t first, size_t n, void *to)
@@ -86,7 +88,7 @@ static int copy_elements(const struct gpu_swarm *g, const struct gpu_capture *c,
   char *dst = to;
   const char *base = gpu_state_array(g, array);
   if (!c->held || array >= 3) {
-    size_t off[5], bytes[5];
+    size_t off[6], bytes[6];
     capture_layout(g, off, bytes);
     const char *src = c->held ? base + first * es : (const char *)c->d + off[array] + first * es;
     IPSO_CHECK_CUDA(cudaMemcpyAsync(dst, src, n * es, cudaMemcpyDeviceToHost, stream));
@@ -122,9 +124,9 @@ int gpu_read_captured_piece(struct backend *b, int reader, int array, int64_t fi
 {
   struct gpu_swarm *g = b->impl;
   struct gpu_capture *c = &g->capture;
-  size_t off[5], bytes[5];
+  size_t off[6], bytes[6];
   capture_layout(g, off, bytes);
-  if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 5 || first < 0 ||
+  if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 6 || first < 0 ||
       n < 0 || n > STATE_PIECE_ELEMENTS || (size_t)(first + n) * g->es > bytes[array] ||
       (!c->d && !c->held))
     return IPSO_FAIL("gpu", "reading elements %lld..%lld of captured array %d: out of range",

@@ -26,6 +26,7 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   p->dims = cfg->objective.dimensions;
   p->particles = cfg->swarm.particles;
   p->relaxed = cfg->swarm.sync == IPSO_SYNC_RELAXED;
+  p->frame = cfg->swarm.frame != IPSO_FRAME_AXES;
   p->ring = cfg->swarm.topology == IPSO_SWARM_RING;
   p->neighbours = p->ring ? cfg->swarm.neighbours : 0;
   p->clpso = cfg->swarm.topology == IPSO_SWARM_CLPSO;
@@ -40,8 +41,8 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   /* The speculative kernel for strict queue-lock global islands whose
    * terms take one coordinate each: where asked, or for one large island. */
   const struct objective_info *info = objective_get(cfg->objective.id);
-  if (!p->relaxed && !p->ring && !p->clpso && p->variant == GPU_QUEUE_LOCK && o->spec >= 0 &&
-      cfg->objective.id != IPSO_OBJ_USER && cfg->objective.id != IPSO_OBJ_CEC2017 &&
+  if (!p->relaxed && !p->ring && !p->clpso && !p->frame && p->variant == GPU_QUEUE_LOCK &&
+      o->spec >= 0 && cfg->objective.id != IPSO_OBJ_USER && cfg->objective.id != IPSO_OBJ_CEC2017 &&
       !info->needs_next && p->particles * p->map.pitch <= SPEC_MAX_ELEMENTS &&
       (o->spec > 0 || (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES)))
     gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : GPU_PLAN_MAX_CLUSTER);
@@ -56,8 +57,8 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
  * boundary gives: one launch per iteration, as for several islands. */
 int gpu_plan_relaxed_possible(const struct gpu_plan *p)
 {
-  return p->relaxed && p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring &&
-         !p->clpso && p->islands == 1;
+  return p->relaxed && p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D &&
+         !p->frame && !p->ring && !p->clpso && p->islands == 1;
 }
 
 void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)

@@ -87,6 +87,7 @@ struct gpu_plan {
   int ring; /* swarm.topology = "ring": lbest_kernel before every step */
   int neighbours;
   int clpso; /* swarm.topology = "clpso": exemplar_kernel before every step */
+  int frame; /* swarm.frame not "axes": frame_kernel where swarm_frame_due, no resident kernel */
   int refresh;
   int blocks; /* grid of the per-iteration kernels */
   enum gpu_launch_mode mode;

@@ -50,6 +50,7 @@ struct gpu_kernels {
   cudaKernel_t step;     /* the plan's variant */
   cudaKernel_t lbest;    /* ring topology only */
   cudaKernel_t exemplar; /* clpso topology only */
+  cudaKernel_t frame;    /* eigen frames only */
   cudaKernel_t reduce, init, candidates, select, gather, migrate, emigrate, hist_out;
   cudaKernel_t res_relaxed; /* one relaxed island in one launch per segment */
   cudaKernel_t res_spec;    /* one cluster per island (map.spec_cb > 0) */
@@ -103,6 +104,13 @@ static inline cudaError_t ipso_launch_exemplar(const struct gpu_kernels *k, int 
   long long warps = k->block / 32;
   return ipso_launch(k, k->exemplar, (unsigned)((n + warps - 1) / warps), k->islands, k->block, pdl,
                      (void *[]){&s, &t, &d_learn});
+}
+
+/* frame_kernel: every island's eigen frame, a block each (WORK: its scratch). */
+static inline cudaError_t ipso_launch_frame(const struct gpu_kernels *k, struct swarm_ptrs s,
+                                            double *work)
+{
+  return ipso_launch(k, k->frame, k->islands, 1, 256, 0, (void *[]){&s, &work});
 }
 
 /* The global best of iteration T from NSLOTS block candidates (FRESH:
@@ -274,6 +282,7 @@ struct gpu_swarm {
   long long *d_pick;     /* [pick_blocks * 2 * mcap] the selection blocks' picks */
   void *d_pickcost;      /* [pick_blocks * 2 * mcap] their costs */
   unsigned int *d_learn; /* clpso: [N] swarm_clpso_threshold, the same for every island */
+  double *d_frame_work;  /* eigen frames: frame_kernel's scratch, [2 D^2 + 2 D] an island */
   void *h_pos;           /* pinned: the position gpu_best copies */
   int stale;             /* last_best needs reading (after migrants came in) */
   /* The migration on the device (gpu_migrate.c: migrate_out, migrate_in),
@@ -315,10 +324,11 @@ struct gpu_swarm {
   int capture_failed; /* no memory for one: captures are not offered */
 };
 
-/* Array A of the state: 0-2 the rows x, v, p; 3, 4 the costs cost, pcost. */
+/* Array A of the state: 0-2 the rows x, v, p; 3, 4 the costs cost, pcost;
+ * 5 the eigen frames (dense, D x D an island; NULL where none). */
 static inline void *gpu_state_array(const struct gpu_swarm *g, int a)
 {
-  void *const arr[5] = {g->s.x, g->s.v, g->s.p, g->s.cost, g->s.pcost};
+  void *const arr[6] = {g->s.x, g->s.v, g->s.p, g->s.cost, g->s.pcost, g->s.frame};
   return arr[a];
 }
 

@@ -86,6 +86,7 @@ IPSO_HD swarm_ptrs island_ptrs(swarm_ptrs s, unsigned int k)
   if (s.lbest) s.lbest += rows * IPSO_PITCH;
   if (s.lidx) s.lidx += rows;
   if (s.pnew) s.pnew += rows;
+  if (s.frame) s.frame += (size_t)k * IPSO_D * IPSO_D;
   return s;
 }
 
@@ -196,12 +197,10 @@ IPSO_HD real inertia_at(long long t)
 #endif
 }
 
-/* The PSO update of coordinate D with inertia W, random factors A = c1 u1,
- * B = c2 u2 and velocity limit VM (the CPU backend's operations). */
-IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, int d, real w,
-                             real vm)
+/* Coordinate D after velocity VN: VN clamped to VM, the position kept in
+ * the bounds (velocity zero where it stops at one); the CPU backend's move. */
+IPSO_HD void move_coord(real &x, real &v, real vn, int d, real vm)
 {
-  real vn = fma(w, v, fma(a, p - x, b * (g - x)));
   vn = vn > vm ? vm : (vn < -vm ? -vm : vn);
   real xn = x + vn;
   real lo = LO(d), hi = HI(d);
@@ -214,6 +213,14 @@ IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, i
   }
   x = xn;
   v = vn;
+}
+
+/* The PSO update of coordinate D with inertia W, random factors A = c1 u1,
+ * B = c2 u2 and velocity limit VM (the CPU backend's operations). */
+IPSO_HD void update_coord_ab(real &x, real &v, real p, real g, real a, real b, int d, real w,
+                             real vm)
+{
+  move_coord(x, v, fma(w, v, fma(a, p - x, b * (g - x))), d, vm);
 }
 
 /* The same from the two random words WA, WB, on island ISL. */
@@ -284,6 +291,105 @@ template <> struct vec<4> {
     }
   }
 };
+
+#if IPSO_FRAME
+/* Whether island ISL (global id) moves in its eigen frame: every island
+ * (IPSO_FRAME 1) or the odd ones (2), as swarm_frame_eigen. */
+IPSO_HD bool frame_on(unsigned int isl)
+{
+  return IPSO_FRAME == 1 || (isl & 1u) != 0;
+}
+
+/* The sum of A over the particle's threads, the same bits on each. */
+IPSO_HD double group_sum(double a)
+{
+#if IPSO_G > 1
+  for (int off = IPSO_G / 2; off > 0; off >>= 1) a += __shfl_xor_sync(0xffffffffu, a, off, IPSO_G);
+#endif
+  return a;
+}
+
+/* Moves this thread's coordinates of particle I of island ISL at iteration
+ * T in the island's eigen frame B (s.frame, column q axis q): velocity
+ * w v + B (a o B^T (p - x) + b o B^T (g - x)), a and b drawn per axis; the
+ * new positions into XS. The CPU backend's frame_pull, each sum in its
+ * order (with one thread a particle, the same bits). */
+IPSO_HD void frame_move(const swarm_ptrs &s, unsigned int isl, long long i, long long t,
+                        const real *g, int lane, bool active, real w, real (&xs)[IPSO_C][IPSO_V])
+{
+  const real *B = s.frame;
+  const size_t row = (size_t)i * IPSO_PITCH;
+  double ep[IPSO_C][IPSO_V], eg[IPSO_C][IPSO_V], u[IPSO_D];
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++) {
+    int base = (c * IPSO_G + lane) * IPSO_V;
+    real x[IPSO_V], p[IPSO_V];
+    if (base < IPSO_D) {
+      vec<IPSO_V>::load(s.x + row + base, x);
+      vec<IPSO_V>::load(s.p + row + base, p);
+    }
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) {
+      bool in = base + k < IPSO_D;
+      xs[c][k] = base < IPSO_D ? x[k] : (real)0;
+      ep[c][k] = in ? (double)(p[k] - x[k]) : 0.0;
+      eg[c][k] = in ? (double)(g[base + k] - x[k]) : 0.0;
+    }
+  }
+  /* u = a o B^T (p - x) + b o B^T (g - x), each axis's sums over the
+   * coordinates in order. */
+#pragma unroll 1
+  for (int q = 0; q < IPSO_D; q++) {
+    double yp = 0.0, yg = 0.0;
+#pragma unroll
+    for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+      for (int k = 0; k < IPSO_V; k++) {
+        int d = (c * IPSO_G + lane) * IPSO_V + k;
+        if (d >= IPSO_D) continue;
+        double bq = (double)B[(size_t)d * IPSO_D + q];
+        yp += bq * ep[c][k];
+        yg += bq * eg[c][k];
+      }
+    yp = group_sum(yp);
+    yg = group_sum(yg);
+    uint4 r = rng_block(isl, i, t, q / 2);
+    unsigned int wa = q & 1 ? r.z : r.x, wb = q & 1 ? r.w : r.y;
+    u[q] = (double)(K.c1 * u01(wa)) * yp + (double)(K.c2 * u01(wb)) * yg;
+  }
+  double dv[IPSO_C][IPSO_V];
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++) dv[c][k] = 0.0;
+#pragma unroll 1
+  for (int q = 0; q < IPSO_D; q++) {
+    double uq = u[q];
+#pragma unroll
+    for (int c = 0; c < IPSO_C; c++)
+#pragma unroll
+      for (int k = 0; k < IPSO_V; k++) {
+        int d = (c * IPSO_G + lane) * IPSO_V + k;
+        if (d < IPSO_D) dv[c][k] += (double)B[(size_t)d * IPSO_D + q] * uq;
+      }
+  }
+#pragma unroll
+  for (int c = 0; c < IPSO_C; c++) {
+    int base = (c * IPSO_G + lane) * IPSO_V;
+    if (base >= IPSO_D) continue;
+    real v[IPSO_V];
+    vec<IPSO_V>::load(s.v + row + base, v);
+#pragma unroll
+    for (int k = 0; k < IPSO_V; k++)
+      if (base + k < IPSO_D)
+        move_coord(xs[c][k], v[k], fma(w, v[k], (real)dv[c][k]), base + k, vmax_at(isl, base + k));
+    if (active) {
+      vec<IPSO_V>::store(s.x + row + base, xs[c]);
+      vec<IPSO_V>::store(s.v + row + base, v);
+    }
+  }
+}
+#endif
 
 /* Shared memory of a block, reused by the phases of a kernel. */
 struct block_shared {
@@ -381,30 +487,35 @@ IPSO_HD real particle_step(const swarm_ptrs &s, unsigned int isl, long long i, l
   real xs[IPSO_C][IPSO_V];
   size_t row = (size_t)i * IPSO_PITCH;
   const real w = inertia_at(t);
+#if IPSO_FRAME
+  if (frame_on(isl))
+    frame_move(s, isl, i, t, g, lane, active, w, xs);
+  else
+#endif
 #pragma unroll
-  for (int c = 0; c < IPSO_C; c++) {
-    int base = (c * IPSO_G + lane) * IPSO_V;
-    if (base >= IPSO_D) continue;
-    real x[IPSO_V], v[IPSO_V], p[IPSO_V], gg[IPSO_V];
-    vec<IPSO_V>::load(s.x + row + base, x);
-    vec<IPSO_V>::load(s.v + row + base, v);
-    vec<IPSO_V>::load(s.p + row + base, p);
+    for (int c = 0; c < IPSO_C; c++) {
+      int base = (c * IPSO_G + lane) * IPSO_V;
+      if (base >= IPSO_D) continue;
+      real x[IPSO_V], v[IPSO_V], p[IPSO_V], gg[IPSO_V];
+      vec<IPSO_V>::load(s.x + row + base, x);
+      vec<IPSO_V>::load(s.v + row + base, v);
+      vec<IPSO_V>::load(s.p + row + base, p);
 #pragma unroll
-    for (int k = 0; k < IPSO_V; k++) gg[k] = base + k < IPSO_D ? g[base + k] : (real)0;
+      for (int k = 0; k < IPSO_V; k++) gg[k] = base + k < IPSO_D ? g[base + k] : (real)0;
 #pragma unroll
-    for (int k = 0; k < IPSO_V; k += 2) {
-      uint4 r = rng_block(isl, i, t, (base + k) / 2);
-      if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k, w, isl);
-      if (IPSO_V > 1 && base + k + 1 < IPSO_D)
-        update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1, w, isl);
+      for (int k = 0; k < IPSO_V; k += 2) {
+        uint4 r = rng_block(isl, i, t, (base + k) / 2);
+        if (base + k < IPSO_D) update_coord(x[k], v[k], p[k], gg[k], r.x, r.y, base + k, w, isl);
+        if (IPSO_V > 1 && base + k + 1 < IPSO_D)
+          update_coord(x[k + 1], v[k + 1], p[k + 1], gg[k + 1], r.z, r.w, base + k + 1, w, isl);
+      }
+      if (active) {
+        vec<IPSO_V>::store(s.x + row + base, x);
+        vec<IPSO_V>::store(s.v + row + base, v);
+      }
+#pragma unroll
+      for (int k = 0; k < IPSO_V; k++) xs[c][k] = x[k];
     }
-    if (active) {
-      vec<IPSO_V>::store(s.x + row + base, x);
-      vec<IPSO_V>::store(s.v + row + base, v);
-    }
-#pragma unroll
-    for (int k = 0; k < IPSO_V; k++) xs[c][k] = x[k];
-  }
   /* Read before group_cost's shuffles (or barriers), which every thread
    * passes before lane 0 writes the new cost: read after, a lagging warp
    * could see it, take the particle for not improved and leave its part of

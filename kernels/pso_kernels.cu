@@ -215,9 +215,89 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 }
 #endif
 
+#if IPSO_FRAME
+/* Before iteration T where swarm_frame_due(T): the eigen frame of every
+ * island that has one (block k: island k), in the CPU backend's order
+ * (update_frame, cpu_frame_rotate): the scatter S of the personal bests
+ * about their mean, then B <- the orthonormalised columns of (S + mu I) B
+ * by classical Gram-Schmidt applied twice, rounded to real; B kept where S
+ * is zero. WORK:
+ * 2 D^2 + 2 D doubles per island. */
+extern "C" __global__ void __launch_bounds__(256) frame_kernel(swarm_ptrs s, double *work)
+{
+  const unsigned int k = blockIdx.x;
+  if (!frame_on(K.island + k)) return;
+  s = island_ptrs(s, k);
+  const int D = IPSO_D, tid = threadIdx.x, nt = blockDim.x;
+  const size_t DD = (size_t)D * D;
+  real *B = s.frame;
+  double *m = work + (size_t)k * (2 * DD + 2 * D), *S = m + D, *T = S + DD, *r = T + DD;
+  __shared__ double mu, norm;
+  __shared__ int ok;
+  for (int d = tid; d < D; d += nt) {
+    double acc = 0.0;
+    for (long long i = 0; i < K.n; i++) acc += (double)s.p[(size_t)i * IPSO_PITCH + d];
+    m[d] = acc / (double)K.n;
+  }
+  __syncthreads();
+  for (size_t e = tid; e < DD; e += nt) {
+    int a = (int)(e / D), b = (int)(e % D);
+    double acc = 0.0;
+    for (long long i = 0; i < K.n; i++) {
+      const real *pi = s.p + (size_t)i * IPSO_PITCH;
+      acc += ((double)pi[a] - m[a]) * ((double)pi[b] - m[b]);
+    }
+    S[e] = acc;
+  }
+  __syncthreads();
+  if (tid == 0) {
+    double trace = 0.0;
+    for (int a = 0; a < D; a++) trace += S[(size_t)a * D + a];
+    ok = trace > 0.0 && isfinite(trace);
+    mu = trace / (double)D * IPSO_FRAME_RIDGE;
+  }
+  __syncthreads();
+  if (!ok) return;
+  for (size_t e = tid; e < DD; e += nt) {
+    int a = (int)(e / D), b = (int)(e % D);
+    double acc = 0.0;
+    for (int q = 0; q < D; q++) acc += S[(size_t)a * D + q] * (double)B[(size_t)q * D + b];
+    T[e] = acc + mu * (double)B[e];
+  }
+  __syncthreads();
+  for (int j = 0; j < D; j++) {
+    for (int pass = 0; pass < 2; pass++) {
+      for (int q = tid; q < j; q += nt) {
+        double acc = 0.0;
+        for (int c = 0; c < D; c++) acc += T[(size_t)c * D + q] * T[(size_t)c * D + j];
+        r[q] = acc;
+      }
+      __syncthreads();
+      for (int c = tid; c < D; c += nt) {
+        double acc = T[(size_t)c * D + j];
+        for (int q = 0; q < j; q++) acc -= r[q] * T[(size_t)c * D + q];
+        T[(size_t)c * D + j] = acc;
+      }
+      __syncthreads();
+    }
+    if (tid == 0) {
+      double acc = 0.0;
+      for (int c = 0; c < D; c++) acc += T[(size_t)c * D + j] * T[(size_t)c * D + j];
+      norm = sqrt(acc);
+      if (!(norm > 0.0)) ok = 0;
+    }
+    __syncthreads();
+    if (!ok) return;
+    for (int c = tid; c < D; c += nt) T[(size_t)c * D + j] /= norm;
+    __syncthreads();
+  }
+  for (size_t e = tid; e < DD; e += nt) B[e] = (real)T[e];
+}
+#endif
+
 /* The best position in shared memory: rows up to IPSO_RESIDENT_MAX_D only;
- * a ring or clpso needs a kernel between the steps. */
-#if IPSO_RELAXED && IPSO_D <= IPSO_RESIDENT_MAX_D && !IPSO_RING && !IPSO_CLPSO
+ * a ring, clpso or an eigen frame needs a kernel between the steps. */
+#if IPSO_RELAXED && IPSO_D <= IPSO_RESIDENT_MAX_D && !IPSO_RING && !IPSO_CLPSO && !IPSO_FRAME
 /* Iterations FIRST..LAST of a relaxed swarm in one launch of resident
  * blocks looping over their tiles. No barrier: each iteration uses the live
  * best loaded during the previous one (latency hidden behind the update). */

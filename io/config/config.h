@@ -16,6 +16,9 @@ enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
 /* Whom a particle follows: the island's best, the best of particles i-k..i+k
  * mod N, or an exemplar built per dimension from the personal bests (CLPSO). */
 enum ipso_swarm_topology { IPSO_SWARM_GLOBAL, IPSO_SWARM_RING, IPSO_SWARM_CLPSO };
+/* The axes of the velocity update: the objective's, or each island's eigen
+ * frame of its personal bests (all islands, or the odd ones). */
+enum ipso_frame { IPSO_FRAME_AXES, IPSO_FRAME_EIGEN, IPSO_FRAME_MIXED };
 enum ipso_topology { IPSO_TOPOLOGY_RING, IPSO_TOPOLOGY_BIDIRECTIONAL_RING };
 /* Which particles an island sends, and which the migrants replace when better. */
 enum ipso_select { IPSO_SELECT_BEST, IPSO_SELECT_RANDOM };
@@ -72,8 +75,9 @@ struct ipso_swarm_config {
   enum ipso_kernel kernel;
   enum ipso_sync sync;
   enum ipso_swarm_topology topology;
-  int neighbours; /* topology ring: k particles on each side, 2k + 1 <= particles */
-  int refresh;    /* topology clpso: iterations an epoch of exemplars lasts */
+  int neighbours;        /* topology ring: k particles on each side, 2k + 1 <= particles */
+  int refresh;           /* topology clpso: iterations an epoch of exemplars lasts */
+  enum ipso_frame frame; /* the coordinates of the velocity update (src/model/swarm.h) */
 };
 
 struct ipso_migration_config {
@@ -143,6 +147,7 @@ const char *config_precision_name(enum ipso_precision p);
 const char *config_kernel_name(enum ipso_kernel k);
 const char *config_sync_name(enum ipso_sync s);
 const char *config_swarm_topology_name(enum ipso_swarm_topology t);
+const char *config_frame_name(enum ipso_frame f);
 const char *config_goal_name(enum ipso_goal g);
 const char *config_topology_name(enum ipso_topology t);
 const char *config_select_name(enum ipso_select s);

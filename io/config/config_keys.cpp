@@ -26,6 +26,7 @@ const char *const kPrecision[] = {"double", "float", nullptr};
 const char *const kKernel[] = {"queue_lock", "queue", "reduction", nullptr};
 const char *const kSync[] = {"strict", "relaxed", nullptr};
 const char *const kSwarmTopology[] = {"global", "ring", "clpso", nullptr};
+const char *const kFrame[] = {"axes", "eigen", "mixed", nullptr};
 const char *const kGoal[] = {"minimize", "maximize", nullptr};
 const char *const kTopology[] = {"ring", "bidirectional_ring", nullptr};
 const char *const kSelect[] = {"best", "random", nullptr};
@@ -93,6 +94,7 @@ const key kKeys[] = {
         WHEN(c.swarm.topology == IPSO_SWARM_RING)),
     INT("swarm", "refresh", 7, 1, INT_MAX, swarm.refresh,
         WHEN(c.swarm.topology == IPSO_SWARM_CLPSO)),
+    ENUM("swarm", "frame", IPSO_FRAME_MIXED, swarm.frame, kFrame),
     INT("migration", "interval", 100, 0, kNoMax, migration.interval),
     INT("migration", "migrants", 2, 1, INT_MAX, migration.migrants),
     ENUM("migration", "topology", IPSO_TOPOLOGY_RING, migration.topology, kTopology),
@@ -233,6 +235,7 @@ ENUM_NAME(config_precision_name, ipso_precision, kPrecision)
 ENUM_NAME(config_kernel_name, ipso_kernel, kKernel)
 ENUM_NAME(config_sync_name, ipso_sync, kSync)
 ENUM_NAME(config_swarm_topology_name, ipso_swarm_topology, kSwarmTopology)
+ENUM_NAME(config_frame_name, ipso_frame, kFrame)
 ENUM_NAME(config_goal_name, ipso_goal, kGoal)
 ENUM_NAME(config_topology_name, ipso_topology, kTopology)
 ENUM_NAME(config_select_name, ipso_select, kSelect)

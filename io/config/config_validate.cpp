@@ -560,6 +560,15 @@ private:
     if (get(s, "cognitive") != got::ok && clpso) w.cognitive = 0.0;
     if (get(s, "social") != got::ok && clpso) w.social = 1.49445;
     read_clamps(s);
+    /* Eigen frames by default from 2 to IPSO_FRAME_MAX_DIMENSIONS dimensions
+     * (one dimension has no other axes), and only there. */
+    got gf = get(s, "frame");
+    if (gf == got::absent && (dims < 2 || dims > IPSO_FRAME_MAX_DIMENSIONS))
+      w.frame = IPSO_FRAME_AXES;
+    else if (gf == got::ok && w.frame != IPSO_FRAME_AXES && dims > IPSO_FRAME_MAX_DIMENSIONS)
+      fail(s, "frame",
+           cat("an eigen frame takes at most ", IPSO_FRAME_MAX_DIMENSIONS,
+               " dimensions, objective.dimensions is ", dims));
     got gk = get(s, "kernel"), gs = get(s, "sync");
     if (gk != got::bad && gs == got::ok && w.sync == IPSO_SYNC_RELAXED &&
         w.kernel != IPSO_KERNEL_QUEUE_LOCK)

@@ -55,9 +55,9 @@ uint64_t checkpoint_piece_sum(const double *x, int64_t n)
 uint64_t checkpoint_island_checksum(const struct swarm_state *s, int pieces)
 {
   uint64_t h = FNV_OFFSET;
-  for (int a = 0; a < STATE_ARRAYS; a++) {
+  for (int a = 0; a < state_arrays_of(s); a++) {
     const double *x = state_array_data(&state_arrays[a], s);
-    const int64_t n = s->particles * state_array_width(&state_arrays[a], s->dims);
+    const int64_t n = state_array_island(&state_arrays[a], s->particles, s->dims);
     if (!pieces) h = fnv_words(h, x, n);
     for (int64_t at = 0; pieces && at < n; at += STATE_PIECE_ELEMENTS)
       h = checkpoint_fold_piece(h, checkpoint_piece_sum(x + at, state_piece_length(n, at)));
@@ -142,6 +142,7 @@ int checkpoint_write_identity(const struct h5u_file *f, const struct ipso_config
       {"kernel", H5T_C_S1, config_kernel_name(cfg->swarm.kernel)},
       {"sync", H5T_C_S1, config_sync_name(cfg->swarm.sync)},
       {"swarm_topology", H5T_C_S1, config_swarm_topology_name(cfg->swarm.topology)},
+      {"frame", H5T_C_S1, config_frame_name(cfg->swarm.frame)},
       {"topology", H5T_C_S1, config_topology_name(cfg->migration.topology)},
       {"select", H5T_C_S1, config_select_name(cfg->migration.select)},
       {"policy", H5T_C_S1, config_policy_name(cfg->migration.policy)},

@@ -44,7 +44,8 @@ struct checkpoint_writer {
   int rank, size, islands, K; /* K islands on this rank */
   int64_t N;                  /* particles per island */
   int dims;
-  int cores; /* online */
+  int arrays; /* of state_arrays written: the frames too where swarm.frame is not "axes" */
+  int cores;  /* online */
   char tmp[IPSO_PATH_MAX + 8], prev[IPSO_PATH_MAX + 8];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS (test builds): each piece's */
@@ -170,16 +171,15 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   w->K = w->islands / w->size;
   w->N = cfg->swarm.particles;
   w->dims = cfg->objective.dimensions;
+  w->arrays = cfg->swarm.frame != IPSO_FRAME_AXES ? STATE_ARRAYS : STATE_SWARM_ARRAYS;
 #ifdef IPSO_TEST_HOOKS
   const char *delay = getenv("IPSO_TEST_CHECKPOINT_DELAY_MS");
   if (delay) w->delay_ms = strtoll(delay, NULL, 10);
 #endif
   snprintf(w->tmp, sizeof w->tmp, "%s.tmp", cfg->output.checkpoint);
   snprintf(w->prev, sizeof w->prev, "%s.prev", cfg->output.checkpoint);
-  for (int a = 0; a < STATE_ARRAYS; a++) {
-    int64_t n = w->N * state_array_width(&state_arrays[a], w->dims);
-    w->pieces += state_pieces(n);
-  }
+  for (int a = 0; a < w->arrays; a++)
+    w->pieces += state_pieces(state_array_island(&state_arrays[a], w->N, w->dims));
   w->sums = malloc((size_t)w->K * sizeof *w->sums);
   w->all = malloc((size_t)w->islands * sizeof *w->all);
   w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums);
@@ -196,7 +196,10 @@ int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **b
   if (w->in_flight)
     return IPSO_FAIL("checkpoint", "'%s': the buffer of a checkpoint in flight was asked for",
                      w->cfg->output.checkpoint);
-  if (!w->buf.position) IPSO_TRY(swarm_state_alloc(&w->buf, (int64_t)w->K * w->N, w->dims));
+  if (!w->buf.position) {
+    IPSO_TRY(swarm_state_alloc(&w->buf, (int64_t)w->K * w->N, w->dims));
+    if (w->arrays > STATE_SWARM_ARRAYS) IPSO_TRY(swarm_state_alloc_frames(&w->buf, w->K));
+  }
   *buf = &w->buf;
   return IPSO_OK;
 }
@@ -259,9 +262,9 @@ static void *job_run(void *arg)
   const struct swarm_state *s = &w->buf;
   uint64_t piece = 0;
   int e;
-  for (int a = 0, first_piece = 0; a < STATE_ARRAYS; a++) {
+  for (int a = 0, first_piece = 0; a < w->arrays; a++) {
     const struct state_array *sa = &state_arrays[a];
-    const int64_t width = state_array_width(sa, w->dims), n = w->N * width;
+    const int64_t n = state_array_island(sa, w->N, w->dims);
     const uint64_t block = (uint64_t)n * sizeof(double);
     const char *data = (const char *)state_array_data(sa, s);
     const int pieces = (int)state_pieces(n);
@@ -361,9 +364,10 @@ static int create_file(struct checkpoint_writer *w, const struct checkpoint_info
     return IPSO_ERR_RUNTIME;
   }
   if (checkpoint_write_identity(&f, w->cfg, info) != IPSO_OK) goto done;
-  hsize_t rows[2] = {(hsize_t)w->islands * (hsize_t)w->N, (hsize_t)w->dims};
-  for (int a = 0; a < STATE_ARRAYS; a++) {
+  for (int a = 0; a < w->arrays; a++) {
     const struct state_array *sa = &state_arrays[a];
+    hsize_t rows[2] = {(hsize_t)w->islands * (hsize_t)(sa->frame ? w->dims : w->N),
+                       (hsize_t)w->dims};
     dsets[a] = h5u_create_dataset(&f, f.id, sa->name, H5T_IEEE_F64LE, state_array_rank(sa), rows, 0,
                                   sa->units, sa->description);
     if (dsets[a] < 0) goto done;
@@ -371,16 +375,18 @@ static int create_file(struct checkpoint_writer *w, const struct checkpoint_info
   hsize_t n[1] = {(hsize_t)w->islands};
   dsets[STATE_ARRAYS] = h5u_create_dataset(
       &f, f.id, "checksum", H5T_STD_U64LE, 1, n, 0, CHECKSUM_UNITS_PIECES,
-      "checksum of each island's rows of position, velocity, pbest_position, cost and "
-      "pbest_cost, in that order");
+      "checksum of each island's rows of position, velocity, pbest_position, cost, "
+      "pbest_cost and (where the file has it) frame, in that order");
   if (dsets[STATE_ARRAYS] < 0) goto done;
   w->file_end = 0;
   for (int a = 0; a < CK_DATASETS; a++) {
+    if (a >= w->arrays && a < STATE_ARRAYS) continue;
     if (h5u_dataset_offset(&f, dsets[a], &w->offset[a]) != IPSO_OK) goto done;
-    uint64_t bytes = a < STATE_ARRAYS ? (uint64_t)w->islands * (uint64_t)w->N *
-                                            (uint64_t)state_array_width(&state_arrays[a], w->dims) *
-                                            sizeof(double)
-                                      : (uint64_t)w->islands * sizeof(uint64_t);
+    uint64_t bytes = a < STATE_ARRAYS
+                         ? (uint64_t)w->islands *
+                               (uint64_t)state_array_island(&state_arrays[a], w->N, w->dims) *
+                               sizeof(double)
+                         : (uint64_t)w->islands * sizeof(uint64_t);
     if (w->offset[a] + bytes > w->file_end) w->file_end = w->offset[a] + bytes;
   }
   st = IPSO_OK;
@@ -397,8 +403,8 @@ done:
 /* Fills the buffer on the caller's thread, piece by piece. */
 static int fill_now(struct checkpoint_writer *w, const struct state_fill *fill)
 {
-  for (int a = 0; a < STATE_ARRAYS; a++) {
-    const int64_t n = (int64_t)w->K * w->N * state_array_width(&state_arrays[a], w->dims);
+  for (int a = 0; a < w->arrays; a++) {
+    const int64_t n = (int64_t)w->K * state_array_island(&state_arrays[a], w->N, w->dims);
     double *to = state_array_data(&state_arrays[a], &w->buf);
     for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS) {
       const int64_t count = state_piece_length(n, at);
@@ -517,6 +523,7 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
     ok = 0;
   }
   for (int a = 0; ok && a < CK_DATASETS; a++) {
+    if (a >= w->arrays && a < STATE_ARRAYS) continue;
     const char *name = a < STATE_ARRAYS ? state_arrays[a].name : "checksum";
     haddr_t at = HADDR_UNDEF;
     if ((dset = H5Dopen2(file, name, H5P_DEFAULT)) >= 0) at = H5Dget_offset(dset);

@@ -328,13 +328,19 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
        format_double(num[5], (double)mg->interval)},
       {"migration.migrants", "migrants", H5T_INTEGER, NULL, format_double(num[6], mg->migrants)},
   };
-  for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
-    const char *was = settings[i].then;
-    if (!was)
-      IPSO_TRY(need_text(f, settings[i].name, settings[i].cls, then, sizeof then, why, len));
-    if (f->rank == 0 && strcmp(was ? was : then, settings[i].now) != 0)
+  for (size_t i = 0; i <= sizeof settings / sizeof *settings; i++) {
+    const int frame = i == sizeof settings / sizeof *settings;
+    const char *was = frame ? NULL : settings[i].then;
+    const char *now = frame ? config_frame_name(sw->frame) : settings[i].now;
+    /* Checkpoints from before the eigen frames have no "frame": the axes. */
+    if (frame && H5Aexists(f->id, "frame") <= 0)
+      was = "axes";
+    else if (!was)
+      IPSO_TRY(need_text(f, frame ? "frame" : settings[i].name,
+                         frame ? H5T_STRING : settings[i].cls, then, sizeof then, why, len));
+    if (f->rank == 0 && strcmp(was ? was : then, now) != 0)
       log_warn("checkpoint '%s' was written with %s = %s; continuing with %s", f->path,
-               settings[i].key, was ? was : then, settings[i].now);
+               frame ? "frame" : settings[i].key, was ? was : then, now);
   }
   return IPSO_OK;
 }
@@ -457,15 +463,17 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
 }
 
 /* Opens the state datasets and the checksums, checking their shapes
- * (writers). */
+ * (writers); with FRAMES the frames too where the file has them. */
 static int open_state(const struct h5u_file *f, int islands, int64_t particles, int dims,
-                      hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
+                      int frames, hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
 {
-  hsize_t rows[2] = {(hsize_t)islands * (hsize_t)particles, (hsize_t)dims};
   hsize_t n[1] = {(hsize_t)islands};
-  for (int a = 0; a < STATE_ARRAYS; a++)
-    IPSO_TRY(need_dataset(f, state_arrays[a].name, state_array_rank(&state_arrays[a]), rows,
-                          H5T_FLOAT, &dsets[a], why, len));
+  for (int a = 0; a < STATE_ARRAYS; a++) {
+    const struct state_array *sa = &state_arrays[a];
+    hsize_t rows[2] = {(hsize_t)islands * (hsize_t)(sa->frame ? dims : particles), (hsize_t)dims};
+    if (sa->frame && (!frames || H5Lexists(f->id, sa->name, H5P_DEFAULT) <= 0)) continue;
+    IPSO_TRY(need_dataset(f, sa->name, state_array_rank(sa), rows, H5T_FLOAT, &dsets[a], why, len));
+  }
   return need_dataset(f, "checksum", 1, n, H5T_INTEGER, sums, why, len);
 }
 
@@ -562,8 +570,8 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
   IPSO_TRY(island_agree(f->comm, st));
   st = check_problem(f, cfg, info, clamp, why, len);
   if (st == IPSO_OK)
-    st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions, dsets, sums, why,
-                    len);
+    st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions,
+                    cfg->swarm.frame != IPSO_FRAME_AXES, dsets, sums, why, len);
   st = island_agree(f->comm, st);
   if (st != IPSO_OK) {
     h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS);
@@ -584,19 +592,26 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
 
 /* Reads the state of this rank's K islands (rows of islands r*K .. r*K + K
  * - 1, one block) into S and closes the file; *BAD is the first of them
- * whose checksum does not match what was read (INT_MAX: none). A runtime
- * failure leaves at once (h5util.h). */
-static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces,
+ * whose checksum does not match what was read (INT_MAX: none). With FRAMES
+ * S holds eigen frames: the file's, or where it has none the axes. A
+ * runtime failure leaves at once (h5util.h). */
+static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces, int frames,
                       hid_t dsets[STATE_ARRAYS], hid_t sums_dset, struct swarm_state *s, int *bad)
 {
-  const int islands = K * f->size;
+  const int islands = K * f->size, have = dsets[STATE_SWARM_ARRAYS] >= 0;
+  const size_t DD = (size_t)dims * (size_t)dims;
   uint64_t *sums = NULL;
   int st = IPSO_ERR_RUNTIME;
   IPSO_TRY(swarm_state_alloc(s, K * N, dims));
+  if (frames) IPSO_TRY(swarm_state_alloc_frames(s, K));
+  for (size_t e = 0; frames && !have && e < (size_t)K * DD; e++)
+    s->frame[e] = (double)(e % DD % ((size_t)dims + 1) == 0);
   if (!(sums = malloc((size_t)islands * sizeof *sums)))
     return IPSO_FAIL("checkpoint", "'%s': out of memory", f->path);
   for (int a = 0; a < STATE_ARRAYS; a++)
-    if (h5u_read_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
+    if (dsets[a] >= 0 &&
+        h5u_read_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE,
+                             state_arrays[a].frame ? (int64_t)K * dims : s->particles,
                              state_array_width(&state_arrays[a], s->dims),
                              state_array_data(&state_arrays[a], s)) != IPSO_OK)
       goto fail;
@@ -606,6 +621,7 @@ static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces
   *bad = INT_MAX;
   for (int k = K - 1; k >= 0; k--) {
     struct swarm_state v = swarm_state_island(s, N, k);
+    if (!have) v.frame = NULL; /* not in the file's sums */
     if (checkpoint_island_checksum(&v, pieces) != sums[f->rank * K + k]) *bad = f->rank * K + k;
   }
   free(sums);
@@ -634,7 +650,8 @@ int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *c
   const int64_t N = cfg->swarm.particles;
   st = open_checked(&f, cfg, info, &clamp, &pieces, dsets, &sums, why, sizeof why);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
-  st = read_state(&f, K, N, cfg->objective.dimensions, pieces, dsets, sums, s, &bad);
+  st = read_state(&f, K, N, cfg->objective.dimensions, pieces, cfg->swarm.frame != IPSO_FRAME_AXES,
+                  dsets, sums, s, &bad);
   /* The first island whose checksum fails, else the first whose state
    * breaks what every swarm holds to (ranked after every checksum), with
    * its reason from the rank that holds it. */

@@ -354,14 +354,14 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
                          double sign)
 {
   struct h5u_file *f = &h->f;
-  hid_t dsets[STATE_ARRAYS];
-  double *fitness[STATE_ARRAYS] = {NULL};
-  const double *data[STATE_ARRAYS];
+  hid_t dsets[STATE_SWARM_ARRAYS];
+  double *fitness[STATE_SWARM_ARRAYS] = {NULL};
+  const double *data[STATE_SWARM_ARRAYS];
   char gname[64], dname[128];
   int st = IPSO_ERR_RUNTIME;
-  for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
+  for (int a = 0; a < STATE_SWARM_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   /* The costs become fitness in the objective's units. */
-  for (int a = 0; a < STATE_ARRAYS; a++) {
+  for (int a = 0; a < STATE_SWARM_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     const double *x = state_array_data(sa, s);
     int64_t n = s->particles * state_array_width(sa, s->dims);
@@ -377,21 +377,21 @@ int h5out_write_snapshot(struct h5out *h, int64_t iteration, const struct swarm_
   hsize_t dims[2] = {(hsize_t)h->islands * (hsize_t)h->particles, (hsize_t)s->dims};
   snprintf(gname, sizeof gname, "snapshots/%" PRId64, iteration);
   if (h5out_group(f, gname, NULL, iteration) != IPSO_OK) goto done;
-  for (int a = 0; a < STATE_ARRAYS; a++) {
+  for (int a = 0; a < STATE_SWARM_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     snprintf(dname, sizeof dname, "%s/%s", gname, sa->snapshot_name);
     dsets[a] = h5u_create_dataset(f, f->id, dname, H5T_IEEE_F64LE, state_array_rank(sa), dims, 0,
                                   sa->units, sa->snapshot_description);
     if (dsets[a] < 0) goto done;
   }
-  for (int a = 0; a < STATE_ARRAYS; a++)
+  for (int a = 0; a < STATE_SWARM_ARRAYS; a++)
     if (h5u_write_island_rows(f, dsets[a], H5T_NATIVE_DOUBLE, s->particles,
                               state_array_width(&state_arrays[a], s->dims), data[a]) != IPSO_OK)
       goto done;
   st = IPSO_OK;
 done:
-  for (int a = 0; a < STATE_ARRAYS; a++) free(fitness[a]);
-  return h5u_close_ids(f, st, dsets, STATE_ARRAYS);
+  for (int a = 0; a < STATE_SWARM_ARRAYS; a++) free(fitness[a]);
+  return h5u_close_ids(f, st, dsets, STATE_SWARM_ARRAYS);
 }
 
 int h5out_write_result(struct h5out *h, const struct run_result *r)

@@ -18,10 +18,14 @@ struct state_array {
   const char *units;
   const char *description;          /* of the checkpoint dataset */
   const char *snapshot_description; /* of the snapshot dataset */
+  int frame;                        /* the eigen frames: D rows an island rather than N */
 };
 
-/* The five arrays, in the order of the checkpoints' checksums. */
-#define STATE_ARRAYS 5
+/* The six arrays, in the order of the checkpoints' checksums: the five of
+ * every swarm (the snapshots'), then the eigen frames, which a state holds
+ * only where swarm.frame is not "axes". */
+#define STATE_ARRAYS 6
+#define STATE_SWARM_ARRAYS 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +52,18 @@ static inline int state_array_rank(const struct state_array *a)
 static inline int64_t state_array_width(const struct state_array *a, int dims)
 {
   return a->per_coordinate ? dims : 1;
+}
+
+/* The elements of array A of one island of N particles in DIMS dimensions. */
+static inline int64_t state_array_island(const struct state_array *a, int64_t n, int dims)
+{
+  return (a->frame ? dims : n) * state_array_width(a, dims);
+}
+
+/* The arrays a state holds: the frames too where it has them. */
+static inline int state_arrays_of(const struct swarm_state *s)
+{
+  return s->frame ? STATE_ARRAYS : STATE_SWARM_ARRAYS;
 }
 
 #endif

@@ -19,6 +19,8 @@ enum ipso_status {
 #define IPSO_NAME_MAX 128
 #define IPSO_PATH_MAX 4096
 #define IPSO_MAX_DIMENSIONS 100000
+/* The most dimensions an eigen frame (swarm.frame) takes: its D x D axes per island. */
+#define IPSO_FRAME_MAX_DIMENSIONS 1000
 #define IPSO_MAX_PARTICLES (INT64_C(1) << 31)
 #define IPSO_MAX_ELEMENTS (INT64_C(1) << 32) /* particles * dimensions per island */
 #define IPSO_MAX_PARAMS 16

@@ -41,6 +41,8 @@ struct cpu_swarm {
   void *lo, *hi, *span, *vmax, *prm;     /* REAL [D] each, in the same block */
   double gcost;                          /* global best cost, exact */
   int64_t gidx;
+  void *frame;        /* eigen frame: REAL [D * D] axes (column q axis q), or NULL */
+  double *frame_work; /* its update's scratch: [2 D^2 + 2 D] */
 };
 
 /* The 4 random words of dimensions 2k and 2k+1 of one particle at iteration
@@ -75,6 +77,18 @@ struct cpu_backend {
   struct user_objective *user; /* a user objective, opened once */
   struct cpu_migration mig;
 };
+
+/* Island C's eigen frame (the axes, set to the objective's at init) and
+ * the scratch of its update. */
+static int cpu_frame_alloc(struct cpu_swarm *c, size_t es)
+{
+  size_t DD = (size_t)c->D * (size_t)c->D;
+  c->frame = malloc(DD * es);
+  c->frame_work = malloc((2 * DD + 2 * (size_t)c->D) * sizeof(double));
+  if (!c->frame || !c->frame_work)
+    return IPSO_FAIL("cpu", "cannot allocate the eigen frame of %d dimensions", c->D);
+  return IPSO_OK;
+}
 
 #define REAL double
 #define R(name) name##_d
@@ -312,6 +326,8 @@ static void cpu_destroy(struct backend *b)
     free(c->x);
     free(c->lbest);
     free(c->learn);
+    free(c->frame);
+    free(c->frame_work);
   }
   free(cb->isl);
   cpu_migration_free(&cb->mig);
@@ -411,7 +427,9 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     c->clpso = cfg->swarm.topology == IPSO_SWARM_CLPSO;
     c->eval_d = eval_d;
     c->eval_f = eval_f;
-    rc = DISPATCH(c, alloc, c, &k);
+    if (rc == IPSO_OK && swarm_frame_eigen(cfg, c->island))
+      rc = cpu_frame_alloc(c, cfg->run.precision == IPSO_FLOAT ? sizeof(float) : sizeof(double));
+    if (rc == IPSO_OK) rc = DISPATCH(c, alloc, c, &k);
   }
   swarm_consts_free(&k);
   if (rc != IPSO_OK) cpu_destroy(b);

@@ -201,7 +201,117 @@ static void R(init)(struct cpu_swarm *c)
     s.pcost[i] = cost;
     memcpy(s.p + (size_t)i * (size_t)D, x, (size_t)D * sizeof(REAL));
   }
+  for (size_t e = 0; c->frame && e < (size_t)D * (size_t)D; e++)
+    ((REAL *)c->frame)[e] = (REAL)(e % ((size_t)D + 1) == 0);
   R(update_global_best)(c);
+}
+
+/* B <- the orthonormalised columns of (S + mu I) B (rounded to REAL), S the scatter matrix
+ * [D * D] of the personal bests and mu a millionth of its mean eigenvalue:
+ * one step of subspace iteration towards S's eigenvectors, classical
+ * Gram-Schmidt applied twice; B kept where S is zero. T and R: scratch of
+ * D * D and D. kernels/pso_frame.cuh computes each element in this order. */
+static void R(frame_rotate)(int D, const double *S, REAL *B, double *T, double *r)
+{
+  double trace = 0;
+  for (int a = 0; a < D; a++) trace += S[(size_t)a * D + a];
+  if (!(trace > 0) || !isfinite(trace)) return;
+  double mu = trace / (double)D * IPSO_FRAME_RIDGE;
+  for (int a = 0; a < D; a++)
+    for (int b = 0; b < D; b++) {
+      double t = 0;
+      for (int k = 0; k < D; k++) t += S[(size_t)a * D + k] * (double)B[(size_t)k * D + b];
+      T[(size_t)a * D + b] = t + mu * (double)B[(size_t)a * D + b];
+    }
+  for (int j = 0; j < D; j++) {
+    for (int pass = 0; pass < 2; pass++) {
+      for (int q = 0; q < j; q++) {
+        double t = 0;
+        for (int k = 0; k < D; k++) t += T[(size_t)k * D + q] * T[(size_t)k * D + j];
+        r[q] = t;
+      }
+      for (int k = 0; k < D; k++) {
+        double t = T[(size_t)k * D + j];
+        for (int q = 0; q < j; q++) t -= r[q] * T[(size_t)k * D + q];
+        T[(size_t)k * D + j] = t;
+      }
+    }
+    double norm = 0;
+    for (int k = 0; k < D; k++) norm += T[(size_t)k * D + j] * T[(size_t)k * D + j];
+    norm = sqrt(norm);
+    if (!(norm > 0)) return;
+    for (int k = 0; k < D; k++) T[(size_t)k * D + j] /= norm;
+  }
+  for (size_t e = 0; e < (size_t)D * (size_t)D; e++) B[e] = (REAL)T[e];
+}
+
+/* Island C's eigen frame for the iterations from now on (frame_rotate),
+ * from the scatter of its personal bests about their mean. */
+static void R(update_frame)(struct cpu_swarm *c)
+{
+  const int D = c->D;
+  const size_t DD = (size_t)D * (size_t)D;
+  const REAL *p = (const REAL *)c->p;
+  double *m = c->frame_work, *S = m + D, *T = S + DD, *r = T + DD;
+  for (int d = 0; d < D; d++) {
+    double t = 0;
+    for (int64_t i = 0; i < c->N; i++) t += (double)p[(size_t)i * D + d];
+    m[d] = t / (double)c->N;
+  }
+  for (int a = 0; a < D; a++)
+    for (int b = 0; b < D; b++) {
+      double t = 0;
+      for (int64_t i = 0; i < c->N; i++)
+        t += ((double)p[(size_t)i * D + a] - m[a]) * ((double)p[(size_t)i * D + b] - m[b]);
+      S[(size_t)a * D + b] = t;
+    }
+  R(frame_rotate)(D, S, (REAL *)c->frame, T, r);
+}
+
+/* The attraction of a particle at X to P and G in the eigen frame B: the
+ * velocity change B (a o B^T (p - x) + b o B^T (g - x)), a and b drawn per
+ * axis from the words of iteration T, into DV [D]. U: scratch [D]. */
+static void R(frame_pull)(const struct cpu_swarm *c, const REAL *x, const REAL *p, const REAL *g,
+                          uint64_t sub, int64_t t, double *u, double *dv)
+{
+  const int D = c->D;
+  const REAL *B = (const REAL *)c->frame;
+  const REAL c1 = (REAL)c->cfg->swarm.cognitive, c2 = (REAL)c->cfg->swarm.social;
+  for (int k = 0; 2 * k < D; k++) {
+    uint32_t rw[4];
+    cpu_words(c->seed, sub, D, c->W, t, k, rw);
+    for (int j = 0; j < 2 && 2 * k + j < D; j++) {
+      int q = 2 * k + j;
+      double yp = 0, yg = 0;
+      for (int d = 0; d < D; d++) {
+        yp += (double)B[(size_t)d * D + q] * (double)(p[d] - x[d]);
+        yg += (double)B[(size_t)d * D + q] * (double)(g[d] - x[d]);
+      }
+      u[q] = (double)(c1 * U01(rw[2 * j])) * yp + (double)(c2 * U01(rw[2 * j + 1])) * yg;
+    }
+  }
+  for (int d = 0; d < D; d++) {
+    double acc = 0;
+    for (int q = 0; q < D; q++) acc += (double)B[(size_t)d * D + q] * u[q];
+    dv[d] = acc;
+  }
+}
+
+/* Coordinate D of a particle after velocity VN: VN clamped to vmax, the
+ * position kept in the bounds (with velocity zero where it stops at one). */
+static inline void R(move)(const struct R(view) * s, REAL *x, REAL *v, REAL vn, int d)
+{
+  vn = vn > s->vmax[d] ? s->vmax[d] : (vn < -s->vmax[d] ? -s->vmax[d] : vn);
+  REAL xn = x[d] + vn;
+  if (xn < s->lo[d]) {
+    xn = s->lo[d];
+    vn = (REAL)0;
+  } else if (xn > s->hi[d]) {
+    xn = s->hi[d];
+    vn = (REAL)0;
+  }
+  x[d] = xn;
+  v[d] = vn;
 }
 
 /* One iteration T of the swarm (strict: every particle sees the global best,
@@ -217,6 +327,7 @@ static void R(iterate)(struct cpu_swarm *c, int64_t t)
   const REAL c1 = (REAL)sw->cognitive, c2 = (REAL)sw->social;
   if (c->ring) R(update_ring_best)(c);
   if (c->clpso) R(update_exemplars)(c, t);
+  if (c->frame && swarm_frame_due(t)) R(update_frame)(c);
   const REAL *lbest = c->lbest;
 #pragma omp parallel for schedule(static) if (c->N * D >= CPU_PARALLEL_MIN)
   for (int64_t i = 0; i < c->N; i++) {
@@ -224,25 +335,20 @@ static void R(iterate)(struct cpu_swarm *c, int64_t t)
     REAL *p = s.p + (size_t)i * (size_t)D;
     const REAL *g = lbest ? lbest + (size_t)i * (size_t)D : s.gpos;
     uint64_t sub = swarm_subsequence(c->island, i);
-    for (int k = 0; 2 * k < D; k++) {
-      uint32_t rw[4];
-      cpu_words(c->seed, sub, D, c->W, t, k, rw);
-      for (int j = 0; j < 2 && 2 * k + j < D; j++) {
-        int d = 2 * k + j;
-        REAL a = c1 * U01(rw[2 * j]);
-        REAL b = c2 * U01(rw[2 * j + 1]);
-        REAL vn = IPSO_M_FMA(w, v[d], IPSO_M_FMA(a, p[d] - x[d], b * (g[d] - x[d])));
-        vn = vn > s.vmax[d] ? s.vmax[d] : (vn < -s.vmax[d] ? -s.vmax[d] : vn);
-        REAL xn = x[d] + vn;
-        if (xn < s.lo[d]) {
-          xn = s.lo[d];
-          vn = (REAL)0;
-        } else if (xn > s.hi[d]) {
-          xn = s.hi[d];
-          vn = (REAL)0;
+    if (c->frame) {
+      double u[IPSO_FRAME_MAX_DIMENSIONS], dv[IPSO_FRAME_MAX_DIMENSIONS];
+      R(frame_pull)(c, x, p, g, sub, t, u, dv);
+      for (int d = 0; d < D; d++) R(move)(&s, x, v, IPSO_M_FMA(w, v[d], (REAL)dv[d]), d);
+    } else {
+      for (int k = 0; 2 * k < D; k++) {
+        uint32_t rw[4];
+        cpu_words(c->seed, sub, D, c->W, t, k, rw);
+        for (int j = 0; j < 2 && 2 * k + j < D; j++) {
+          int d = 2 * k + j;
+          REAL a = c1 * U01(rw[2 * j]);
+          REAL b = c2 * U01(rw[2 * j + 1]);
+          R(move)(&s, x, v, IPSO_M_FMA(w, v[d], IPSO_M_FMA(a, p[d] - x[d], b * (g[d] - x[d]))), d);
         }
-        x[d] = xn;
-        v[d] = vn;
       }
     }
     REAL cost = R(cost_of)(c, x, s.prm);
@@ -331,5 +437,12 @@ static void R(transfer)(struct cpu_swarm *c, struct swarm_state *st, int load)
       else
         h[a][e] = (double)r[a][e];
     }
+  REAL *b = c->frame;
+  for (size_t e = 0; st->frame && e < (size_t)c->D * (size_t)c->D; e++) {
+    if (load && b)
+      b[e] = (REAL)st->frame[e];
+    else if (!load) /* an island along the axes: the identity */
+      st->frame[e] = b ? (double)b[e] : (double)(e % ((size_t)c->D + 1) == 0);
+  }
   if (load) R(update_global_best)(c);
 }

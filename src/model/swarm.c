@@ -27,6 +27,15 @@ int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims)
   return IPSO_OK;
 }
 
+int swarm_state_alloc_frames(struct swarm_state *s, int islands)
+{
+  size_t n = (size_t)islands * (size_t)s->dims * (size_t)s->dims;
+  if (!(s->frame = malloc(n * sizeof(double))))
+    return IPSO_FAIL("memory", "cannot allocate the eigen frames of %d islands of %d dimensions",
+                     islands, s->dims);
+  return IPSO_OK;
+}
+
 void swarm_state_free(struct swarm_state *s)
 {
   free(s->position);
@@ -34,6 +43,7 @@ void swarm_state_free(struct swarm_state *s)
   free(s->pbest_position);
   free(s->cost);
   free(s->pbest_cost);
+  free(s->frame);
   memset(s, 0, sizeof *s);
 }
 
@@ -81,6 +91,9 @@ double swarm_host_bytes(const struct ipso_config *cfg, int islands, int cpu, cha
   const double copy = n * (3 * d + 2) * sizeof(double);
   const double real = cfg->run.precision == IPSO_FLOAT ? sizeof(float) : sizeof(double);
   const int attractors = cfg->swarm.topology != IPSO_SWARM_GLOBAL;
+  /* Eigen frames: D x D an island in the checkpoints' buffer and the CPU's
+   * swarms (with their update's scratch). */
+  const double frames = cfg->swarm.frame != IPSO_FRAME_AXES ? islands * d * d : 0;
   const double gib = 1024.0 * 1024.0 * 1024.0;
   const struct {
     int counts;
@@ -88,9 +101,10 @@ double swarm_host_bytes(const struct ipso_config *cfg, int islands, int cpu, cha
     double bytes;
   } parts[] = {
       {1, "the host copy", copy},
-      {cfg->output.checkpoint[0] != '\0', "the checkpoints' buffer", copy},
+      {cfg->output.checkpoint[0] != '\0', "the checkpoints' buffer", copy + frames * 8},
       {cfg->run.output[0] && cfg->output.snapshot_interval > 0, "the snapshots' buffer", copy},
-      {cpu, "the CPU backend's swarms", n * ((3 + attractors) * d + 2) * real},
+      {cpu, "the CPU backend's swarms",
+       n * ((3 + attractors) * d + 2) * real + frames * (real + 16)},
   };
   double total = 0;
   size_t at = 0;

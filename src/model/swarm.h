@@ -19,6 +19,7 @@ struct swarm_state {
   double *pbest_position; /* [particles * dims] */
   double *cost;           /* [particles] cost at position */
   double *pbest_cost;     /* [particles] */
+  double *frame;          /* eigen frames (swarm_frame_islands): [islands * dims * dims], or NULL */
 };
 
 /* Per-dimension constants, computed once in double and rounded by each
@@ -33,6 +34,8 @@ struct swarm_consts {
 };
 
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
+/* S's eigen frames for ISLANDS islands (swarm_state_alloc leaves them NULL). */
+int swarm_state_alloc_frames(struct swarm_state *s, int islands);
 
 /* A checkpoint's state is read from a capture, summed and written in pieces of
  * this many elements of one array. */
@@ -64,6 +67,25 @@ void swarm_state_free(struct swarm_state *s);
  * the CPU backend's swarms); the parts in WHY (LEN bytes). */
 double swarm_host_bytes(const struct ipso_config *cfg, int islands, int cpu, char *why, size_t len);
 
+/* Iterations between updates of an eigen frame: one before iteration t
+ * where swarm_frame_due(t). */
+#define IPSO_FRAME_EVERY 10
+/* The frame's update adds this fraction of the mean variance to every
+ * direction, so that directions the personal bests do not span keep
+ * their axes. */
+#define IPSO_FRAME_RIDGE 1e-6
+static inline int swarm_frame_due(int64_t t)
+{
+  return (t - 1) % IPSO_FRAME_EVERY == 0;
+}
+
+/* Whether island ISLAND (global id) moves in an eigen frame. */
+static inline int swarm_frame_eigen(const struct ipso_config *cfg, int island)
+{
+  return cfg->swarm.frame == IPSO_FRAME_EIGEN ||
+         (cfg->swarm.frame == IPSO_FRAME_MIXED && island % 2 == 1);
+}
+
 /* Island K's rows of S (islands of PARTICLES each): a view, nothing copied. */
 static inline struct swarm_state swarm_state_island(const struct swarm_state *s, int64_t particles,
                                                     int k)
@@ -76,6 +98,7 @@ static inline struct swarm_state swarm_state_island(const struct swarm_state *s,
   v.pbest_position = s->pbest_position + coords;
   v.cost = s->cost + rows;
   v.pbest_cost = s->pbest_cost + rows;
+  if (s->frame) v.frame = s->frame + (size_t)k * (size_t)s->dims * (size_t)s->dims;
   return v;
 }
 

@@ -44,11 +44,15 @@ def fnv_words(words):
 
 def island_checksum(f, island):
     """ISLAND's checksum as checkpoints write it: each of its arrays' rows
-    in pieces of 2^20 values, each piece summed, the sums folded in order."""
-    n = int(f.attrs["particles"])
+    (the frames' where the file has them) in pieces of 2^20 values, each
+    piece summed, the sums folded in order."""
+    n, d = int(f.attrs["particles"]), int(f.attrs["dimensions"])
     h = FNV_OFFSET
-    for name in ("position", "velocity", "pbest_position", "cost", "pbest_cost"):
-        rows = np.ascontiguousarray(f[name][island * n:(island + 1) * n], dtype="<f8")
+    for name in ("position", "velocity", "pbest_position", "cost", "pbest_cost", "frame"):
+        if name not in f:  # the eigen frames (D rows an island) only where the run has them
+            continue
+        m = d if name == "frame" else n
+        rows = np.ascontiguousarray(f[name][island * m:(island + 1) * m], dtype="<f8")
         words = rows.reshape(-1).view("<u8")
         for at in range(0, len(words), PIECE):
             h = ((h ^ fnv_words(words[at:at + PIECE])) * FNV_PRIME) & MASK

@@ -15,7 +15,7 @@ export IPSO_CACHE_DIR=${IPSO_CACHE_DIR:-$work/cache}
 # write_config FILE OBJECTIVE DIMS PARTICLES PRECISION KERNEL SYNC ITERATIONS
 #   [SEED [SECTION.KEY=VALUE...]]: a GPU config (lib/config.sh's ipso_config),
 # seed SEED (default 5), watchdog 10 minutes, no output or checkpoints, the
-# global topology unless the extra keys name another
+# global topology and the axes (no eigen frames) unless the extra keys name others
 # (OBJECTIVE "user": configs/user/rastrigin.cu on [-5.12, 5.12]; "user_sep":
 # the same declared separable)
 write_config() {
@@ -30,5 +30,5 @@ write_config() {
   esac
   PREC=$prec ipso_config "$file" "$obj" "$dims" "$parts" "$its" "run.seed=$seed" 'run.backend="gpu"' \
     'run.watchdog="00:10:00"' "swarm.kernel=\"$kernel\"" "swarm.sync=\"$sync\"" \
-    'swarm.topology="global"' "${user[@]}" "$@"
+    'swarm.topology="global"' 'swarm.frame="axes"' "${user[@]}" "$@"
 }

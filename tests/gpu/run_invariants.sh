@@ -8,7 +8,7 @@
 # that are not multiples of the block size, the multi-warp mapping of long
 # rows, the next-coordinate term of rosenbrock and a user objective (whole
 # row, and split across threads as declared separable); the ring and the
-# clpso topology on every variant; and 4 islands in one backend (one launch
+# clpso topology and eigen frames on every variant; and 4 islands in one backend (one launch
 # per iteration for all of them) with migration every 5 iterations, global
 # and ring, every variant.
 . "$(dirname "$0")/gpu_common.sh"
@@ -66,6 +66,21 @@ for p in $clpso_problems; do
     write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 25 5 \
       'swarm.topology="clpso"' "swarm.refresh=$r"
     invariants "clpso refresh=$r $obj D=$dims N=$parts $prec $kernel $sync" "$cfg"
+  done
+done
+# Eigen frames (frame_kernel every 10 iterations, one launch per
+# iteration): every variant, one island and 4 with frames on the odd ones.
+frame_problems="rastrigin:30:1000:float:1 rosenbrock:20:333:double:1 sphere:7:100:double:4"
+for p in $frame_problems; do
+  IFS=: read -r obj dims parts prec islands <<<"$p"
+  frame=eigen
+  [ "$islands" -gt 1 ] && frame=mixed
+  for variant in $variants; do
+    IFS=: read -r kernel sync <<<"$variant"
+    cfg=$work/frame-$obj-$dims-$kernel-$sync.toml
+    write_config "$cfg" "$obj" "$dims" "$parts" "$prec" "$kernel" "$sync" 25 5 \
+      "swarm.frame=\"$frame\"" run.islands="$islands" migration.interval=5 migration.migrants=3
+    invariants "frame $frame $obj D=$dims N=$parts $prec $kernel $sync islands=$islands" "$cfg"
   done
 done
 # Several islands on one GPU (one rank): the islands run together, one

@@ -8,7 +8,7 @@
  * in one backend (one launch per iteration for all of them) give the bits
  * of K backends of one island each, migration and save/load included; so
  * do the random policies' operations on drawn particles (pack_chosen,
- * unpack_chosen). Exit 77 without a GPU. */
+ * unpack_chosen); eigen frames too. Exit 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +32,10 @@ struct problem {
   int dims;
   int particles;
   const char *precision;
-  int exact; /* CPU and GPU must agree bit for bit */
-  int ring;  /* 0: global topology; k > 0: ring of k neighbours on each side */
-  int clpso; /* r > 0: clpso topology with refresh r (ring 0) */
+  int exact;         /* CPU and GPU must agree bit for bit */
+  int ring;          /* 0: global topology; k > 0: ring of k neighbours on each side */
+  int clpso;         /* r > 0: clpso topology with refresh r (ring 0) */
+  const char *frame; /* swarm.frame (NULL: "axes") */
 };
 
 /* The topology in words, for the lines printed. */
@@ -58,8 +59,9 @@ static int make_config(const struct problem *p, const char *kernel, const char *
   snprintf(text, sizeof text,
            "[run]\nseed = %llu\nprecision = \"%s\"\nmax_iterations = 100\noutput = \"\"\n"
            "[objective]\nname = \"%s\"\ndimensions = %d\n"
-           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\n%s",
-           seed, p->precision, p->objective, p->dims, p->particles, kernel, sync, ring);
+           "[swarm]\nparticles = %d\nkernel = \"%s\"\nsync = \"%s\"\nframe = \"%s\"\n%s",
+           seed, p->precision, p->objective, p->dims, p->particles, kernel, sync,
+           p->frame ? p->frame : "axes", ring);
   return config_load_text(text, "test_gpu_backend", 0, NULL, 1, cfg);
 }
 
@@ -76,6 +78,7 @@ static int run(const struct ipso_config *cfg, const struct gpu_overrides *gpu, i
   rc = b.ops->init(&b);
   if (rc == IPSO_OK && iters > 0) rc = b.ops->step(&b, 1, iters, best);
   if (rc == IPSO_OK) rc = swarm_state_alloc(st, cfg->swarm.particles, cfg->objective.dimensions);
+  if (rc == IPSO_OK && cfg->swarm.frame != IPSO_FRAME_AXES) rc = swarm_state_alloc_frames(st, 1);
   if (rc == IPSO_OK) rc = b.ops->save_state(&b, st);
   b.ops->destroy(&b);
   return rc;
@@ -90,6 +93,9 @@ static int states_equal(const struct swarm_state *a, const struct swarm_state *b
   if (!same_bits(a->pbest_position, b->pbest_position, n, where)) return *what = "pbest", 0;
   if (!same_bits(a->cost, b->cost, m, where)) return *what = "cost", 0;
   if (!same_bits(a->pbest_cost, b->pbest_cost, m, where)) return *what = "pbest_cost", 0;
+  /* One island's frames (the states of one island that hold them). */
+  size_t f = (size_t)a->dims * (size_t)a->dims;
+  if (a->frame && b->frame && !same_bits(a->frame, b->frame, f, where)) return *what = "frame", 0;
   return 1;
 }
 
@@ -109,8 +115,9 @@ static void check_problem(const struct problem *p)
                             "reduction",
                             "queue_lock (plain paths)",
                             "queue_lock (speculative kernel where it runs)"};
-  const int iters = 3;
-  double best[16];
+  /* Eigen frames where exact: past three of their updates (every 10). */
+  const int iters = p->frame && p->exact ? 25 : 3;
+  double best[32];
   struct ipso_config cfg;
   struct swarm_state cpu, gpu[NV], again;
   if (make_config(p, "queue_lock", "strict", 7, &cfg) != IPSO_OK) {
@@ -120,8 +127,9 @@ static void check_problem(const struct problem *p)
   struct gpu_mapping m;
   gpu_mapping_choose(p->dims, cfg.run.precision == IPSO_FLOAT, 0, &m);
   char topo[32];
-  printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d %s\n", p->objective, p->dims, p->particles,
-         p->precision, m.group, m.vec, topology_of(p, topo, sizeof topo));
+  printf("%-16s D=%-4d N=%-5d %-6s G=%d V=%d %s%s%s\n", p->objective, p->dims, p->particles,
+         p->precision, m.group, m.vec, topology_of(p, topo, sizeof topo),
+         p->frame ? ", frame " : "", p->frame ? p->frame : "");
   CHECK(run(&cfg, NULL, iters, &cpu, best) == IPSO_OK, "cpu run");
   const struct gpu_overrides chosen = {0};
   config_free(&cfg);
@@ -170,10 +178,10 @@ static void check_problem(const struct problem *p)
  * and so do the iterations after it, with the best and worst particles and
  * with drawn ones (RING: ring of RING neighbours; CLPSO: clpso with refresh
  * CLPSO). */
-static void check_state_and_migrants(int ring, int clpso)
+static void check_state_and_migrants(int ring, int clpso, const char *frame)
 {
   enum { D = 2 }; /* one thread per particle: bit-identical to the CPU */
-  struct problem p = {"sphere", D, 300, "double", 1, ring, clpso};
+  struct problem p = {"sphere", D, 300, "double", 1, ring, clpso, frame};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 11, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
@@ -190,6 +198,8 @@ static void check_state_and_migrants(int ring, int clpso)
   swarm_state_alloc(&s20, p.particles, p.dims);
   swarm_state_alloc(&r20, p.particles, p.dims);
   swarm_state_alloc(&cs, p.particles, p.dims);
+  struct swarm_state *states[] = {&s10, &s20, &r20, &cs};
+  for (int i = 0; frame && i < 4; i++) swarm_state_alloc_frames(states[i], 1);
   g.ops->save_state(&g, &s10);
   g.ops->step(&g, 11, 20, best);
   g.ops->save_state(&g, &s20);
@@ -264,7 +274,7 @@ static void check_relaxed(int resident, int ring)
 {
   struct gpu_overrides o = {0};
   if (!resident) o.streaming = 1;
-  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0};
+  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0, NULL};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 3, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
@@ -298,7 +308,7 @@ static void check_relaxed(int resident, int ring)
  * RING neighbours, where all three are one launch per iteration). */
 static void check_segments(int ring)
 {
-  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0};
+  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0, NULL};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 9, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
@@ -556,6 +566,11 @@ static void check_captures(const struct problem *p, int K)
   struct swarm_state ref, got;
   swarm_state_alloc(&ref, rows, p->dims);
   swarm_state_alloc(&got, rows, p->dims);
+  const int arrays = p->frame ? 6 : 5; /* the frames: array 5 */
+  if (p->frame) {
+    swarm_state_alloc_frames(&ref, K);
+    swarm_state_alloc_frames(&got, K);
+  }
   g.ops->save_state(&g, &ref);
   for (int held = 0; held < 2; held++) {
     const char *how = held ? "held" : "captured";
@@ -566,9 +581,10 @@ static void check_captures(const struct problem *p, int K)
       CHECK(g.ops->device->capture_state(&g, &captured) == IPSO_OK && captured, "capture_state");
     /* In pieces of 997 elements (a prime: every offset in a row, rows
      * whole and split), by readers taken in turn. */
-    double *to[5] = {got.position, got.velocity, got.pbest_position, got.cost, got.pbest_cost};
-    for (int a = 0; a < 5; a++) {
-      const int64_t n = rows * (a < 3 ? dims : 1);
+    double *to[6] = {got.position, got.velocity,   got.pbest_position,
+                     got.cost,     got.pbest_cost, got.frame};
+    for (int a = 0; a < arrays; a++) {
+      const int64_t n = a < 5 ? rows * (a < 3 ? dims : 1) : K * dims * dims;
       for (int64_t at = 0, i = 0; at < n; at += 997, i++) {
         const int64_t len = n - at < 997 ? n - at : 997;
         const double *piece = NULL;
@@ -583,6 +599,9 @@ static void check_captures(const struct problem *p, int K)
     size_t where;
     CHECK(states_equal(&ref, &got, &what, &where),
           "%s %s %dD x %d islands: pieces differ (%s[%zu])", how, p->objective, p->dims, K, what,
+          where);
+    CHECK(!p->frame || same_bits(ref.frame, got.frame, (size_t)(K * dims * dims), &where),
+          "%s %s %dD x %d islands: frame pieces differ (frame[%zu])", how, p->objective, p->dims, K,
           where);
   }
   /* A capture after a held state copies again: the swarms go on. */
@@ -612,7 +631,7 @@ static void check_captures(const struct problem *p, int K)
 static void check_islands_relaxed(int ring)
 {
   enum { K = 3, T = 40 };
-  struct problem p = {"rastrigin", 30, 3000, "float", 0, ring, 0};
+  struct problem p = {"rastrigin", 30, 3000, "float", 0, ring, 0, NULL};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 5, &cfg);
   struct swarm_setup all = {&cfg, 0, K, 0, K};
@@ -654,45 +673,54 @@ int main(void)
    * to the CPU. Otherwise: equal to rounding. Particle counts that are not
    * multiples of the block size, and a single particle. */
   const struct problem problems[] = {
-      {"cubic", 1, 2048, "double", 1, 0, 0},
-      {"cubic", 1, 1000, "float", 1, 0, 0},
-      {"sphere", 2, 333, "double", 1, 0, 0},
-      {"cubic", 120, 1000, "double", 0, 0, 0},
-      {"rastrigin", 30, 777, "float", 0, 0, 0},
-      {"rastrigin", 30, 513, "double", 0, 0, 0},
-      {"rosenbrock", 30, 300, "double", 0, 0, 0},
-      {"griewank", 50, 200, "double", 0, 0, 0},
-      {"ackley", 30, 256, "float", 0, 0, 0},
-      {"schwefel", 10, 100, "double", 0, 0, 0},
-      {"target_distance", 7, 99, "double", 0, 0, 0},
-      {"sphere", 1500, 40, "double", 0, 0, 0},
-      {"sphere", 2, 1, "double", 1, 0, 0},
+      {"cubic", 1, 2048, "double", 1, 0, 0, NULL},
+      {"cubic", 1, 1000, "float", 1, 0, 0, NULL},
+      {"sphere", 2, 333, "double", 1, 0, 0, NULL},
+      {"cubic", 120, 1000, "double", 0, 0, 0, NULL},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, NULL},
+      {"rastrigin", 30, 513, "double", 0, 0, 0, NULL},
+      {"rosenbrock", 30, 300, "double", 0, 0, 0, NULL},
+      {"griewank", 50, 200, "double", 0, 0, 0, NULL},
+      {"ackley", 30, 256, "float", 0, 0, 0, NULL},
+      {"schwefel", 10, 100, "double", 0, 0, 0, NULL},
+      {"target_distance", 7, 99, "double", 0, 0, 0, NULL},
+      {"sphere", 1500, 40, "double", 0, 0, 0, NULL},
+      {"sphere", 2, 1, "double", 1, 0, 0, NULL},
       /* Ring topology: bit-identical to the CPU where the global topology
        * is, between variants always; a ring that covers the swarm. */
-      {"cubic", 1, 2048, "double", 1, 1, 0},
-      {"sphere", 2, 333, "double", 1, 2, 0},
-      {"cubic", 1, 1000, "float", 1, 3, 0},
-      {"rastrigin", 30, 777, "float", 0, 1, 0},
-      {"rosenbrock", 30, 300, "double", 0, 2, 0},
-      {"ackley", 30, 256, "float", 0, 5, 0},
-      {"sphere", 1500, 40, "double", 0, 2, 0},
-      {"sphere", 2, 7, "double", 1, 3, 0},
+      {"cubic", 1, 2048, "double", 1, 1, 0, NULL},
+      {"sphere", 2, 333, "double", 1, 2, 0, NULL},
+      {"cubic", 1, 1000, "float", 1, 3, 0, NULL},
+      {"rastrigin", 30, 777, "float", 0, 1, 0, NULL},
+      {"rosenbrock", 30, 300, "double", 0, 2, 0, NULL},
+      {"ackley", 30, 256, "float", 0, 5, 0, NULL},
+      {"sphere", 1500, 40, "double", 0, 2, 0, NULL},
+      {"sphere", 2, 7, "double", 1, 3, 0, NULL},
       /* clpso (exemplar rows, inertia 0.9 -> 0.4): as the ring; epochs of
        * 1 and 2 iterations, so the three iterations cross them; two
        * particles (each the other's only tournament). */
-      {"cubic", 1, 2048, "double", 1, 0, 1},
-      {"sphere", 2, 333, "double", 1, 0, 2},
-      {"cubic", 1, 1000, "float", 1, 0, 2},
-      {"rastrigin", 30, 777, "float", 0, 0, 1},
-      {"rastrigin", 30, 513, "double", 0, 0, 2},
-      {"ackley", 30, 256, "float", 0, 0, 2},
-      {"sphere", 1500, 40, "double", 0, 0, 1},
-      {"sphere", 2, 2, "double", 1, 0, 1},
+      {"cubic", 1, 2048, "double", 1, 0, 1, NULL},
+      {"sphere", 2, 333, "double", 1, 0, 2, NULL},
+      {"cubic", 1, 1000, "float", 1, 0, 2, NULL},
+      {"rastrigin", 30, 777, "float", 0, 0, 1, NULL},
+      {"rastrigin", 30, 513, "double", 0, 0, 2, NULL},
+      {"ackley", 30, 256, "float", 0, 0, 2, NULL},
+      {"sphere", 1500, 40, "double", 0, 0, 1, NULL},
+      {"sphere", 2, 2, "double", 1, 0, 1, NULL},
+      /* Eigen frames (frame_kernel every 10 iterations): bit-identical to the
+       * CPU with one thread a particle (25 iterations), to rounding otherwise. */
+      {"sphere", 2, 333, "double", 1, 0, 0, "eigen"},
+      {"sphere", 3, 100, "float", 1, 2, 0, "eigen"},
+      {"sphere", 2, 333, "double", 1, 0, 2, "eigen"},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, "eigen"},
+      {"rosenbrock", 30, 300, "double", 0, 2, 0, "eigen"},
   };
   for (size_t k = 0; k < sizeof problems / sizeof problems[0]; k++) check_problem(&problems[k]);
-  check_state_and_migrants(0, 0);
-  check_state_and_migrants(1, 0);
-  check_state_and_migrants(0, 3);
+  check_state_and_migrants(0, 0, NULL);
+  check_state_and_migrants(1, 0, NULL);
+  check_state_and_migrants(0, 3, NULL);
+  check_state_and_migrants(0, 0, "eigen");
+  check_state_and_migrants(2, 0, "eigen");
   check_segments(0);
   check_segments(2);
   check_relaxed(1, 0);
@@ -706,21 +734,23 @@ int main(void)
     const char *kernel;
     int streaming;
   } island_cases[] = {
-      {{"sphere", 2, 333, "double", 1, 0, 0}, "queue_lock", 0},
-      {{"sphere", 2, 333, "double", 1, 0, 0}, "queue_lock", 1},
-      {{"sphere", 2, 333, "double", 1, 0, 0}, "queue", 0},
-      {{"sphere", 2, 333, "double", 1, 0, 0}, "reduction", 0},
-      {{"cubic", 1, 1000, "float", 1, 0, 0}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 0, 0}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 0, 0}, "queue_lock", 1},
-      {{"rastrigin", 30, 777, "float", 0, 0, 0}, "reduction", 0},
-      {{"rosenbrock", 30, 300, "double", 0, 2, 0}, "queue_lock", 0},
-      {{"rosenbrock", 30, 300, "double", 0, 2, 0}, "queue", 0},
-      {{"cubic", 1, 2048, "double", 1, 3, 0}, "queue_lock", 0},
-      {{"sphere", 1500, 40, "double", 0, 0, 0}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 0, 2}, "queue_lock", 0},
-      {{"rastrigin", 30, 300, "double", 0, 0, 3}, "reduction", 0},
-      {{"sphere", 2, 333, "double", 1, 0, 1}, "queue", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0, NULL}, "queue_lock", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0, NULL}, "queue_lock", 1},
+      {{"sphere", 2, 333, "double", 1, 0, 0, NULL}, "queue", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0, NULL}, "reduction", 0},
+      {{"cubic", 1, 1000, "float", 1, 0, 0, NULL}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL}, "queue_lock", 1},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL}, "reduction", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2, 0, NULL}, "queue_lock", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2, 0, NULL}, "queue", 0},
+      {{"cubic", 1, 2048, "double", 1, 3, 0, NULL}, "queue_lock", 0},
+      {{"sphere", 1500, 40, "double", 0, 0, 0, NULL}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 2, NULL}, "queue_lock", 0},
+      {{"rastrigin", 30, 300, "double", 0, 0, 3, NULL}, "reduction", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 1, NULL}, "queue", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0, "mixed"}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 2, 0, "mixed"}, "queue_lock", 0},
   };
   for (size_t k = 0; k < sizeof island_cases / sizeof island_cases[0]; k++)
     check_islands(&island_cases[k].p, island_cases[k].kernel, island_cases[k].streaming);
@@ -729,10 +759,11 @@ int main(void)
   /* The checkpoint's reads: 120-D double rows (padded pitch), 30-D float
    * (converted), one dimension; one island and several. */
   const struct problem captures[] = {
-      {"cubic", 120, 300, "double", 0, 0, 0},
-      {"rastrigin", 30, 777, "float", 0, 0, 0},
-      {"cubic", 1, 2048, "double", 1, 0, 0},
-      {"sphere", 7, 333, "double", 1, 1, 0},
+      {"cubic", 120, 300, "double", 0, 0, 0, NULL},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, NULL},
+      {"cubic", 1, 2048, "double", 1, 0, 0, NULL},
+      {"sphere", 7, 333, "double", 1, 1, 0, NULL},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, "mixed"},
   };
   for (size_t k = 0; k < sizeof captures / sizeof captures[0]; k++) {
     check_captures(&captures[k], 1);

@@ -38,7 +38,7 @@ static int make_config(const struct problem *p, unsigned long long seed, struct 
            "[run]\nseed = %llu\nprecision = \"%s\"\nmax_iterations = 100\noutput = \"\"\n"
            "[objective]\nname = \"%s\"\ndimensions = %d\n"
            "[swarm]\nparticles = %d\nkernel = \"queue_lock\"\nsync = \"strict\"\n"
-           "topology = \"global\"\nvelocity_clamp = 0.5\n",
+           "topology = \"global\"\nvelocity_clamp = 0.5\nframe = \"axes\"\n",
            seed, p->precision, p->objective, p->dims, p->particles);
   return config_load_text(text, "test_gpu_spec", 0, NULL, 1, cfg);
 }

@@ -965,10 +965,10 @@ static int write_checkpoint(const struct ipso_config *c, const struct checkpoint
   struct swarm_state *buf = NULL;
   int st = checkpoint_writer_create(MPI_COMM_WORLD, c, &w);
   if (st == IPSO_OK) st = checkpoint_writer_buffer(w, &buf);
-  for (int a = 0; st == IPSO_OK && a < STATE_ARRAYS; a++) {
+  for (int a = 0; st == IPSO_OK && a < state_arrays_of(s); a++) {
     const struct state_array *sa = &state_arrays[a];
     memcpy(state_array_data(sa, buf), state_array_data(sa, s),
-           (size_t)(s->particles * state_array_width(sa, s->dims)) * sizeof(double));
+           (size_t)state_array_island(sa, s->particles, s->dims) * sizeof(double));
   }
   if (st == IPSO_OK) st = checkpoint_start(w, info, CHECKPOINT_WAIT, NULL);
   if (st == IPSO_OK) st = checkpoint_commit(w);

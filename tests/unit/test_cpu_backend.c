@@ -409,9 +409,60 @@ static void check_whole_migration(const char *precision)
   config_free(&cfg);
 }
 
+/* Eigen frames (swarm.frame = "mixed"): the even island keeps the axes, the
+ * odd one's frame is orthonormal and has left them; save/load continues
+ * exactly (the frame is state). */
+static void check_frames(void)
+{
+  struct ipso_config cfg;
+  load("rosenbrock", 7, 40, "double", &cfg);
+  CHECK(cfg.swarm.frame == IPSO_FRAME_MIXED, "the default frame is mixed");
+  struct swarm_setup setup = {&cfg, 0, 2, -1, 2};
+  struct backend b, r;
+  struct swarm_state a, c;
+  double best[2 * 60];
+  if (backend_cpu_create(&setup, &b) != IPSO_OK || backend_cpu_create(&setup, &r) != IPSO_OK)
+    exit(1);
+  b.ops->init(&b);
+  b.ops->step(&b, 1, 35, best);
+  swarm_state_alloc(&a, 80, 7);
+  swarm_state_alloc_frames(&a, 2);
+  const double *frames = a.frame;
+  b.ops->save_state(&b, &a);
+  double off = 0, moved = 0;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < 7; i++)
+      for (int j = 0; j < 7; j++) {
+        const double *B = frames + k * 49;
+        double dot = 0;
+        for (int d = 0; d < 7; d++) dot += B[d * 7 + i] * B[d * 7 + j];
+        off = fmax(off, fabs(dot - (i == j)));
+        if (k == 0) CHECK(B[i * 7 + j] == (i == j), "island 0 keeps the axes");
+        if (k == 1) moved = fmax(moved, fabs(B[i * 7 + j] - (i == j)));
+      }
+  CHECK(off < 1e-12, "frames orthonormal to %.3g", off);
+  CHECK(moved > 1e-3, "island 1's frame has left the axes (%.3g)", moved);
+  r.ops->init(&r);
+  r.ops->load_state(&r, &a);
+  b.ops->step(&b, 36, 60, best);
+  r.ops->step(&r, 36, 60, best);
+  swarm_state_alloc(&c, 80, 7);
+  swarm_state_alloc_frames(&c, 2);
+  b.ops->save_state(&b, &a);
+  r.ops->save_state(&r, &c);
+  CHECK(same_swarm(&a, &c) && !memcmp(a.frame, c.frame, 2 * 49 * sizeof(double)),
+        "load_state with frames does not continue exactly");
+  b.ops->destroy(&b);
+  r.ops->destroy(&r);
+  swarm_state_free(&a);
+  swarm_state_free(&c);
+  config_free(&cfg);
+}
+
 int main(void)
 {
   check_initial_swarm();
+  check_frames();
   check_threads("rastrigin", 30, "double");
   check_threads("rosenbrock", 7, "float");
   check_threads("cubic", 1, "double");

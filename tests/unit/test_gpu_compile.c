@@ -116,7 +116,7 @@ int main(void)
                           "ring k=20 rastrigin D=30 float strict", "lbest_kernel",
                           "resident_relaxed_kernel");
   fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n[swarm]\n"
-                          "topology = \"global\"\nsync = \"relaxed\"\n",
+                          "topology = \"global\"\nsync = \"relaxed\"\nframe = \"axes\"\n",
                           "sphere D=30 global relaxed", "resident_relaxed_kernel", "lbest_kernel");
   fail += compile_checked("[objective]\nname = \"sphere\"\ndimensions = 30\n[swarm]\n"
                           "topology = \"global\"\n",
@@ -147,7 +147,7 @@ int main(void)
                         "precision = \"float\"\n[objective]\nname = \"cubic\"\ndimensions = 1\n"
                         "[swarm]\nparticles = 300\n",
                         "precision = \"double\"\n[objective]\nname = \"sphere\"\ndimensions = 3\n"
-                        "[swarm]\nparticles = 333\n"};
+                        "[swarm]\nparticles = 333\nframe = \"axes\"\n"};
   for (size_t b = 0; b < sizeof spec / sizeof spec[0]; b++) {
     snprintf(toml, sizeof toml, "[run]\n%stopology = \"global\"\n", spec[b]);
     snprintf(what, sizeof what, "speculative cluster %zu", b);
@@ -209,6 +209,22 @@ int main(void)
                fl ? "float" : "double", D);
       snprintf(what, sizeof what, "cec2017 D=%d %s, global", D, fl ? "float" : "double");
       fail += compile_checked(toml, what, "evaluate_kernel", "speculative_cluster_kernel");
+    }
+  /* Eigen frames (frame_kernel): every island or the odd ones, rows on one
+   * thread and split over up to 32, the CEC suite's whole rows. */
+  const char *frames[] = {"name = \"rastrigin\"\ndimensions = 30\n[swarm]\nframe = \"eigen\"\n",
+                          "name = \"sphere\"\ndimensions = 1\n[swarm]\nframe = \"mixed\"\n"
+                          "topology = \"global\"\n",
+                          "name = \"rosenbrock\"\ndimensions = 512\n[swarm]\nparticles = 64\n"
+                          "frame = \"eigen\"\ntopology = \"clpso\"\n",
+                          "name = \"cec2017\"\nnumber = 12\ndimensions = 30\n[swarm]\n"
+                          "frame = \"mixed\"\n"};
+  for (size_t b = 0; b < sizeof frames / sizeof frames[0]; b++)
+    for (int fl = 0; fl < 2; fl++) {
+      snprintf(toml, sizeof toml, "[run]\nprecision = \"%s\"\n[objective]\n%s",
+               fl ? "float" : "double", frames[b]);
+      snprintf(what, sizeof what, "eigen frame %zu %s", b, fl ? "float" : "double");
+      fail += compile_checked(toml, what, "frame_kernel", "resident_relaxed_kernel");
     }
   remove(src);
   rmdir(dir);
