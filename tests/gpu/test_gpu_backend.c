@@ -184,7 +184,9 @@ static void check_state_and_migrants(int ring, int clpso, const char *frame)
   struct problem p = {"sphere", D, 300, "double", 1, ring, clpso, frame};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 11, &cfg);
-  struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
+  /* One island of two in all: a backend of the only island never migrates
+   * (no migration kernels); this one migrates on its own ring. */
+  struct swarm_setup setup = {&cfg, 0, 2, 0, 1};
   struct backend g, c;
   double best[64];
   CHECK(backend_gpu_create_with(&setup, &no_overrides, &g) == IPSO_OK, "gpu create");
@@ -456,6 +458,10 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   struct swarm_state sm, sc, s1, sh;
   swarm_state_alloc(&sm, (int64_t)K * N, D);
   swarm_state_alloc(&sc, (int64_t)K * N, D);
+  if (p->frame) { /* the frames are state: the load below needs them */
+    swarm_state_alloc_frames(&sm, K);
+    swarm_state_alloc_frames(&sc, K);
+  }
   swarm_state_alloc(&s1, N, D);
   swarm_state_alloc(&sh, (int64_t)K / 2 * N, D);
   double span = cfg.objective.upper[0] - cfg.objective.lower[0];
