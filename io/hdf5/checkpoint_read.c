@@ -463,15 +463,15 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
 }
 
 /* Opens the state datasets and the checksums, checking their shapes
- * (writers); with FRAMES the frames too where the file has them. */
+ * (writers); the frames where the file has them. */
 static int open_state(const struct h5u_file *f, int islands, int64_t particles, int dims,
-                      int frames, hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
+                      hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
 {
   hsize_t n[1] = {(hsize_t)islands};
   for (int a = 0; a < STATE_ARRAYS; a++) {
     const struct state_array *sa = &state_arrays[a];
     hsize_t rows[2] = {(hsize_t)islands * (hsize_t)(sa->frame ? dims : particles), (hsize_t)dims};
-    if (sa->frame && (!frames || H5Lexists(f->id, sa->name, H5P_DEFAULT) <= 0)) continue;
+    if (sa->frame && H5Lexists(f->id, sa->name, H5P_DEFAULT) <= 0) continue;
     IPSO_TRY(need_dataset(f, sa->name, state_array_rank(sa), rows, H5T_FLOAT, &dsets[a], why, len));
   }
   return need_dataset(f, "checksum", 1, n, H5T_INTEGER, sums, why, len);
@@ -570,8 +570,8 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
   IPSO_TRY(island_agree(f->comm, st));
   st = check_problem(f, cfg, info, clamp, why, len);
   if (st == IPSO_OK)
-    st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions,
-                    cfg->swarm.frame != IPSO_FRAME_AXES, dsets, sums, why, len);
+    st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions, dsets, sums, why,
+                    len);
   st = island_agree(f->comm, st);
   if (st != IPSO_OK) {
     h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS);
@@ -592,9 +592,9 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
 
 /* Reads the state of this rank's K islands (rows of islands r*K .. r*K + K
  * - 1, one block) into S and closes the file; *BAD is the first of them
- * whose checksum does not match what was read (INT_MAX: none). With FRAMES
- * S holds eigen frames: the file's, or where it has none the axes. A
- * runtime failure leaves at once (h5util.h). */
+ * whose checksum does not match what was read (INT_MAX: none). S holds
+ * the file's eigen frames where it has them (their checksums need them),
+ * else with FRAMES the axes. A runtime failure leaves at once (h5util.h). */
 static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces, int frames,
                       hid_t dsets[STATE_ARRAYS], hid_t sums_dset, struct swarm_state *s, int *bad)
 {
@@ -603,7 +603,7 @@ static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces
   uint64_t *sums = NULL;
   int st = IPSO_ERR_RUNTIME;
   IPSO_TRY(swarm_state_alloc(s, K * N, dims));
-  if (frames) IPSO_TRY(swarm_state_alloc_frames(s, K));
+  if (frames || have) IPSO_TRY(swarm_state_alloc_frames(s, K));
   for (size_t e = 0; frames && !have && e < (size_t)K * DD; e++)
     s->frame[e] = (double)(e % DD % ((size_t)dims + 1) == 0);
   if (!(sums = malloc((size_t)islands * sizeof *sums)))

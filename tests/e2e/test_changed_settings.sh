@@ -2,7 +2,7 @@
 # A restart whose config changes an algorithm setting continues with the new
 # one and says so, naming the setting, its value in the checkpoint and the
 # new value: the swarm's topology (ring with its neighbours, global, or clpso
-# with its refresh), the inertia and its schedule's end, and the migration
+# with its refresh), the inertia and its schedule's end, the frames, and the migration
 # policies (selection, replacement, probability per link). Unchanged
 # settings are not mentioned.
 . "$IPSO_TEST_DIR/lib/common.sh"
@@ -46,4 +46,10 @@ changed clpso.toml "clpso topology" \
   "written with swarm.topology = ring, 3 neighbours on each side; continuing with clpso, exemplars refreshed every 7 iterations"
 changed run.toml "inertia schedule" "written with inertia_end = 0.7213475204444817; continuing with 0.25" \
   --set swarm.inertia_end=0.25
+# The run has eigen frames on its odd islands (the default); along the axes
+# they are dropped, and a frame on every island starts from the axes where
+# the checkpoint kept none.
+changed run.toml "axes" "written with frame = mixed; continuing with axes" --set 'swarm.frame="axes"'
+changed run.toml "eigen frames" "written with frame = mixed; continuing with eigen" \
+  --set 'swarm.frame="eigen"'
 finish
