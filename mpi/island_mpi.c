@@ -73,12 +73,6 @@ int island_agree(MPI_Comm comm, int status)
   return worst;
 }
 
-int island_min(MPI_Comm comm, double *values, int n)
-{
-  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm));
-  return IPSO_OK;
-}
-
 int island_best_of_all(MPI_Comm comm, double *cost, int64_t *particle, double *position, int dims,
                        int *island)
 {

@@ -33,9 +33,8 @@ struct progress {
 /* The history rows not yet in the file. */
 struct history {
   int64_t n, written; /* rows buffered, rows already in the file */
-  int width;          /* island columns of a row: the rank's islands */
   int64_t *iteration, *evaluations;
-  double *island, *global, *wall; /* island: [rows, width] (solver_history_alloc) */
+  double *island, *global, *wall; /* island: [rows, the rank's islands] */
 };
 
 /* A rank's part of the run: its islands, their output and migration. */

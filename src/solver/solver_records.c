@@ -25,7 +25,7 @@ int solver_history_alloc(struct solver *s)
   const int64_t more = HISTORY_FLUSH_ROWS + s->plan.length / hi;
   const size_t cap = (size_t)(more < max / hi ? more : max / hi) + 2;
   /* One block: iteration, evaluations, global, wall, island. */
-  if (!(h->iteration = malloc(cap * (4 + (size_t)h->width) * sizeof(double))))
+  if (!(h->iteration = malloc(cap * (4 + (size_t)s->local) * sizeof(double))))
     return IPSO_FAIL("memory", "cannot allocate the history buffer");
   h->evaluations = h->iteration + cap;
   h->global = (double *)(h->evaluations + cap);
@@ -87,7 +87,8 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
     if (s->seg_min[k] <= target_cost) hit = (double)(first + k);
   s->row_cost[rows] = hit;
   for (int i = 0; i < nride; i++) s->row_cost[rows + 1 + i] = ride[i];
-  IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1 + nride));
+  IPSO_CHECK_MPI(
+      MPI_Allreduce(MPI_IN_PLACE, s->row_cost, rows + 1 + nride, MPI_DOUBLE, MPI_MIN, s->comm));
   for (int i = 0; i < nride; i++) ride[i] = s->row_cost[rows + 1 + i];
   *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
   if (rows == 0) return IPSO_OK;
