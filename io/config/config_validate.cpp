@@ -600,15 +600,13 @@ private:
                         cat("neighbours is for topology = \"ring\" (topology is \"",
                             config_swarm_topology_name(w.topology), "\")"));
     if (w.topology != IPSO_SWARM_RING || !particles_ok || 2 * k + 1 <= w.particles) return;
-    if (gt == got::absent && gk == got::absent) {
+    if (gt == got::absent && gk == got::absent)
       w.topology = IPSO_SWARM_GLOBAL;
-      return;
-    }
-    const char *key = gk == got::ok ? "neighbours" : "topology";
-    fail(s, key,
-         cat("a ring of ", k, k == 1 ? " neighbour" : " neighbours", " on each side needs 2 * ", k,
-             " + 1 = ", 2 * k + 1, " particles, the swarm has ", w.particles,
-             " (swarm.particles)"));
+    else
+      fail(s, gk == got::ok ? "neighbours" : "topology",
+           cat("a ring of ", k, k == 1 ? " neighbour" : " neighbours", " on each side needs 2 * ",
+               k, " + 1 = ", 2 * k + 1, " particles, the swarm has ", w.particles,
+               " (swarm.particles)"));
   }
 
   /* [migration]: at most half an island may be replaced at a migration. */

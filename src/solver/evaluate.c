@@ -70,17 +70,16 @@ int evaluate_points(const struct ipso_config *config, const char *path)
   /* "auto" decided here, the backend's messages to stderr: stdout has the values alone. */
   log_info_to_stderr();
   struct ipso_config c = *config;
-  const struct ipso_config *cfg = &c;
   if (c.run.backend == IPSO_BACKEND_AUTO)
     c.run.backend = backend_gpu_count() > 0 ? IPSO_BACKEND_GPU : IPSO_BACKEND_CPU;
-  int D = cfg->objective.dimensions;
+  int D = c.objective.dimensions;
   double *x = NULL, *f = NULL, *data;
   int64_t n, nd;
   int rc = read_points(path, D, &x, &n);
-  if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_CEC2017 &&
-      (rc = cec2017_data_for(cfg, 0, &data, &nd)) == IPSO_OK)
+  if (rc == IPSO_OK && c.objective.id == IPSO_OBJ_CEC2017 &&
+      (rc = cec2017_data_for(&c, 0, &data, &nd)) == IPSO_OK)
     problem_data_set(data, nd);
-  struct swarm_setup setup = {cfg, 0, 1, 0, 1};
+  struct swarm_setup setup = {&c, 0, 1, 0, 1};
   struct backend b = {0};
   if (rc == IPSO_OK) rc = backend_create(&setup, 1, &b);
   if (rc == IPSO_OK && !(f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f)))

@@ -3,20 +3,14 @@
 #include "solver.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backends.h"
 #include "cec2017_data.h"
 #include "check.h"
 #include "checkpoint.h"
-#include "h5out.h"
-#include "invariants.h"
-#include "island_mpi.h"
-#include "lock.h"
 #include "log.h"
 #include "migration.h"
 #include "objective.h"

@@ -99,12 +99,6 @@ static inline int64_t evaluations_at(const struct solver *s, int64_t t)
   return s->N * (int64_t)s->islands * (t + 1);
 }
 
-/* Island K's rows of the host copy. */
-static inline struct swarm_state island_state(struct solver *s, int k)
-{
-  return swarm_state_island(&s->state, s->N, k);
-}
-
 /* solver_loop.c: the segments until the end, the target or a stop (IPSO_STOPPED, checkpointed). */
 int solver_iterate(struct solver *s);
 /* Iteration 0 of a fresh run: its history row, snapshot and checks. */
