@@ -14,7 +14,6 @@
 #include "log.h"
 #include "migration.h"
 #include "objective.h"
-#include "paths.h"
 #include "problem.h"
 #include "run_files.h"
 #include "runtime.h"

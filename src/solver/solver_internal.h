@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "files.h"
 #include "h5out.h"
 #include "invariants.h"
 #include "island_mpi.h"
-#include "lock.h"
 #include "schedule.h"
 #include "solver.h"
 #include "swarm.h"
