@@ -1,5 +1,5 @@
 /* The backend factory: the only file that names both backends. */
-#include "backends.h"
+#include "solver.h"
 
 #include <string.h>
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends.h"
 #include "cec2017_data.h"
 #include "check.h"
 #include "log.h"

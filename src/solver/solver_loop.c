@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backends.h"
 #include "check.h"
 #include "checkpoint.h"
 #include "log.h"
