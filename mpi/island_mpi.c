@@ -42,10 +42,8 @@ int island_mpi_init(int *argc, char ***argv, int *rank, int *size)
 {
   int provided;
   singleton_defaults();
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-    log_fail("mpi", __FILE__, __LINE__, "MPI_Init_thread failed");
-    return IPSO_ERR_RUNTIME;
-  }
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    return IPSO_FAIL("mpi", "MPI_Init_thread failed");
   IPSO_CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   IPSO_CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, rank));
   IPSO_CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, size));
@@ -71,12 +69,6 @@ int island_agree(MPI_Comm comm, int status)
   int rc = MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm);
   if (rc != MPI_SUCCESS) return ipso_mpi_fail("MPI_Allreduce(status)", rc, __FILE__, __LINE__);
   return worst;
-}
-
-int island_min(MPI_Comm comm, double *values, int n)
-{
-  IPSO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm));
-  return IPSO_OK;
 }
 
 int island_best_of_all(MPI_Comm comm, double *cost, int64_t *particle, double *position, int dims,

@@ -1,4 +1,4 @@
-/* MPI for the islands: start-up with errors returned, rank -> GPU binding,
+/* MPI for the islands: start-up with errors returned, the node's ranks,
  * agreement, the global best, the ring migration's exchange. No CUDA. */
 #ifndef IPSO_ISLAND_MPI_H
 #define IPSO_ISLAND_MPI_H
@@ -38,17 +38,8 @@ int island_mpi_init(int *argc, char ***argv, int *rank, int *size);
 /* This rank's index and the number of ranks on its node. */
 int island_local_rank(MPI_Comm comm, int *local_rank, int *local_size);
 
-/* The GPU a rank drives: local rank modulo the visible devices. */
-static inline int island_device_for(int local_rank, int devices)
-{
-  return devices > 0 ? local_rank % devices : -1;
-}
-
 /* The worst (largest) STATUS of all ranks; IPSO_ERR_RUNTIME where MPI fails. */
 int island_agree(MPI_Comm comm, int status);
-
-/* Elementwise minimum of N doubles over all ranks, in place. */
-int island_min(MPI_Comm comm, double *values, int n);
 
 /* The best of all islands from each rank's best (COST, PARTICLE, POSITION
  * [dims], global id *ISLAND): the lowest cost, ties to the lower island; in

@@ -107,10 +107,7 @@ void apply_override(toml::table &root, const std::string &text, diagnostics &dia
   size_t eq = text.find('=');
   std::string keypath(eq == std::string::npos ? "" : trim(std::string_view(text).substr(0, eq)));
   std::vector<std::string> parts = override_key_parts(keypath);
-  if (parts.empty()) {
-    diag.override_error(source, "expected section.key=value");
-    return;
-  }
+  if (parts.empty()) return diag.override_error(source, "expected section.key=value");
   std::string value = text.substr(eq + 1);
   diag.add_override(source);
 
@@ -127,8 +124,7 @@ void apply_override(toml::table &root, const std::string &text, diagnostics &dia
       doc = toml::parse(std::string_view(keypath + " = " + toml_string(bare) + "\n"),
                         std::string_view(source));
     } catch (const toml::parse_error &e) {
-      diag.override_error(source, keypath + ": " + std::string(e.description()));
-      return;
+      return diag.override_error(source, keypath + ": " + std::string(e.description()));
     }
   }
   merge_override(root, doc, 0, parts.size() - 1, source, keypath, diag);

@@ -78,10 +78,11 @@ private:
     return got::bad;
   }
 
-  /* Reports MESSAGE about KEY of S at its value (which is given). */
+  /* Reports MESSAGE about KEY of S at its value, or at S where KEY is absent. */
   got fail(const section &s, std::string_view key, const std::string &message)
   {
-    return fail(s.node(key)->source(), s.qualified(key), message);
+    const toml::node *n = s.node(key);
+    return fail(n ? n->source() : s.region, s.qualified(key), message);
   }
 
   /* The table NAME of ROOT, reporting it if it is not a table. */
@@ -142,7 +143,7 @@ private:
   /* Reports that the required KEY is missing from S. */
   void require(const section &s, std::string_view key, std::string_view why = {})
   {
-    fail(s.region, s.qualified(key), why.empty() ? "is required" : cat("is required (", why, ")"));
+    fail(s, key, why.empty() ? "is required" : cat("is required (", why, ")"));
   }
 
   /* Reports that node N of KEY has the wrong type. */
@@ -543,12 +544,10 @@ private:
     ipso_swarm_config &w = cfg_.swarm;
     bool particles_ok = get(s, "particles") != got::bad;
     int64_t dims = cfg_.objective.dimensions;
-    if (particles_ok && dims > 0 && w.particles * dims > IPSO_MAX_ELEMENTS) {
-      const toml::node *n = s.node("particles");
-      fail(n ? n->source() : s.region, "swarm.particles",
+    if (particles_ok && dims > 0 && w.particles * dims > IPSO_MAX_ELEMENTS)
+      fail(s, "particles",
            cat("particles * objective.dimensions = ", w.particles, " * ", dims, " = ",
                w.particles * dims, " exceeds the limit of ", IPSO_MAX_ELEMENTS, " per island"));
-    }
     /* The topology first: clpso (Liang et al., IEEE TEC 2006) has its own
      * defaults: social 1.49445 (the exemplar), cognitive 0, inertia 0.9 to 0.4. */
     read_topology(s, particles_ok);
@@ -601,15 +600,13 @@ private:
                         cat("neighbours is for topology = \"ring\" (topology is \"",
                             config_swarm_topology_name(w.topology), "\")"));
     if (w.topology != IPSO_SWARM_RING || !particles_ok || 2 * k + 1 <= w.particles) return;
-    if (gt == got::absent && gk == got::absent) {
+    if (gt == got::absent && gk == got::absent)
       w.topology = IPSO_SWARM_GLOBAL;
-      return;
-    }
-    const char *key = gk == got::ok ? "neighbours" : "topology";
-    fail(s, key,
-         cat("a ring of ", k, k == 1 ? " neighbour" : " neighbours", " on each side needs 2 * ", k,
-             " + 1 = ", 2 * k + 1, " particles, the swarm has ", w.particles,
-             " (swarm.particles)"));
+    else
+      fail(s, gk == got::ok ? "neighbours" : "topology",
+           cat("a ring of ", k, k == 1 ? " neighbour" : " neighbours", " on each side needs 2 * ",
+               k, " + 1 = ", 2 * k + 1, " particles, the swarm has ", w.particles,
+               " (swarm.particles)"));
   }
 
   /* [migration]: at most half an island may be replaced at a migration. */
@@ -625,8 +622,7 @@ private:
     int64_t neighbours = m.topology == IPSO_TOPOLOGY_BIDIRECTIONAL_RING && islands > 2 ? 2 : 1;
     int64_t migrants = m.migrants, particles = cfg_.swarm.particles;
     if (migrants * neighbours <= particles / 2) return;
-    const toml::node *n = s.node("migrants");
-    fail(n ? n->source() : s.region, "migration.migrants",
+    fail(s, "migrants",
          cat(migrants, migrants == 1 ? " migrant" : " migrants", " from each of ", neighbours,
              neighbours == 1 ? " neighbour" : " neighbours", " (", config_topology_name(m.topology),
              ") would replace ", migrants * neighbours, " of the ", particles,
@@ -657,7 +653,7 @@ private:
       base.resize(base.size() - 3);
     base += ".ckpt.h5";
     if (g == got::absent && base.size() > IPSO_PATH_MAX - 1)
-      fail(s.region, "output.checkpoint",
+      fail(s, "checkpoint",
            "the default derived from run.output is too long; set output.checkpoint");
     else if (g == got::absent)
       std::memcpy(o.checkpoint, base.c_str(), base.size() + 1);

@@ -11,9 +11,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lock.h"
+#include "files.h"
 #include "log.h"
-#include "paths.h"
 
 /* Prints a usage error and yields IPSO_ERR_USAGE. */
 #define USAGE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)

@@ -1,7 +1,6 @@
 /* The backend factory: the only file that names both backends. */
-#include "backends.h"
+#include "solver.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "backend_cpu.h"

@@ -8,21 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends.h"
 #include "cec2017_data.h"
 #include "check.h"
 #include "log.h"
 #include "problem.h"
+
+/* Prints a usage error and yields IPSO_ERR_USAGE. */
+#define USAGE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
 
 /* The points of PATH, D numbers a line ('#' and blank lines skipped), into *X
  * (NULL on entry) and *N; IPSO_ERR_USAGE naming PATH:line otherwise. */
 static int read_points(const char *path, int D, double **x, int64_t *n)
 {
   FILE *f = fopen(path, "r");
-  if (!f) {
-    log_user_error("islandpso: error: cannot read the points '%s': %s", path, strerror(errno));
-    return IPSO_ERR_USAGE;
-  }
+  if (!f) return USAGE("islandpso: error: cannot read the points '%s': %s", path, strerror(errno));
   char *line = NULL;
   size_t cap = 0;
   int64_t have = 0, room = 0, lineno = 0;
@@ -46,17 +45,14 @@ static int read_points(const char *path, int D, double **x, int64_t *n)
       errno = 0;
       double v = strtod(tok, &end);
       if (*end || end == tok || errno == ERANGE || !isfinite(v)) {
-        log_user_error("%s:%lld: error: '%s' is not a finite number", path, (long long)lineno, tok);
-        rc = IPSO_ERR_USAGE;
+        rc = USAGE("%s:%lld: error: '%s' is not a finite number", path, (long long)lineno, tok);
         break;
       }
       if (count < D) (*x)[have * D + count] = v;
     }
-    if (rc == IPSO_OK && count != D) {
-      log_user_error("%s:%lld: error: %d number%s on the line, the objective has %d dimension%s",
-                     path, (long long)lineno, count, count == 1 ? "" : "s", D, D == 1 ? "" : "s");
-      rc = IPSO_ERR_USAGE;
-    }
+    if (rc == IPSO_OK && count != D)
+      rc = USAGE("%s:%lld: error: %d number%s on the line, the objective has %d dimension%s", path,
+                 (long long)lineno, count, count == 1 ? "" : "s", D, D == 1 ? "" : "s");
     have++;
   }
   free(line);
@@ -70,17 +66,16 @@ int evaluate_points(const struct ipso_config *config, const char *path)
   /* "auto" decided here, the backend's messages to stderr: stdout has the values alone. */
   log_info_to_stderr();
   struct ipso_config c = *config;
-  const struct ipso_config *cfg = &c;
   if (c.run.backend == IPSO_BACKEND_AUTO)
     c.run.backend = backend_gpu_count() > 0 ? IPSO_BACKEND_GPU : IPSO_BACKEND_CPU;
-  int D = cfg->objective.dimensions;
+  int D = c.objective.dimensions;
   double *x = NULL, *f = NULL, *data;
   int64_t n, nd;
   int rc = read_points(path, D, &x, &n);
-  if (rc == IPSO_OK && cfg->objective.id == IPSO_OBJ_CEC2017 &&
-      (rc = cec2017_data_for(cfg, 0, &data, &nd)) == IPSO_OK)
+  if (rc == IPSO_OK && c.objective.id == IPSO_OBJ_CEC2017 &&
+      (rc = cec2017_data_for(&c, 0, &data, &nd)) == IPSO_OK)
     problem_data_set(data, nd);
-  struct swarm_setup setup = {cfg, 0, 1, 0, 1};
+  struct swarm_setup setup = {&c, 0, 1, 0, 1};
   struct backend b = {0};
   if (rc == IPSO_OK) rc = backend_create(&setup, 1, &b);
   if (rc == IPSO_OK && !(f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f)))

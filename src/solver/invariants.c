@@ -92,6 +92,12 @@ static int costs_agree(const struct invariants *iv, double a, double b)
   return fabs(a - b) <= tol * (1 + fabs(b)) * sqrt((double)iv->D);
 }
 
+/* A violation by particle I after iteration T (FMT goes on after the
+ * particle's number): IPSO_ERR_RUNTIME. */
+#define PARTICLE_FAIL(fmt, ...)                                                                    \
+  IPSO_FAIL("invariant", "iteration %lld: particle %lld" fmt, (long long)t, (long long)i,          \
+            __VA_ARGS__)
+
 /* Positions and velocities of particle I within the bounds. */
 static int check_bounds(const struct invariants *iv, int64_t t, int64_t i, const double *x,
                         const double *v)
@@ -105,15 +111,9 @@ static int check_bounds(const struct invariants *iv, int64_t t, int64_t i, const
     double vmax = config_clamp(cfg, iv->island) * span;
     if (fl) vmax = (float)vmax;
     if (!(x[d] >= lo && x[d] <= hi))
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld dimension %d: position %.17g "
-                       "outside [%.17g, %.17g]",
-                       (long long)t, (long long)i, d, x[d], lo, hi);
+      return PARTICLE_FAIL(" dimension %d: position %.17g outside [%.17g, %.17g]", d, x[d], lo, hi);
     if (!(fabs(v[d]) <= vmax))
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld dimension %d: velocity %.17g "
-                       "beyond the clamp %.17g",
-                       (long long)t, (long long)i, d, v[d], vmax);
+      return PARTICLE_FAIL(" dimension %d: velocity %.17g beyond the clamp %.17g", d, v[d], vmax);
   }
   return IPSO_OK;
 }
@@ -128,25 +128,17 @@ int invariants_check(struct invariants *iv, int64_t t, const struct swarm_state 
     IPSO_TRY(check_bounds(iv, t, i, x, v));
     double c = reference_cost(iv, x), pc = reference_cost(iv, st->pbest_position + (size_t)i * D);
     if (!costs_agree(iv, st->cost[i], c))
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld: cost %.17g but the objective "
-                       "at its position is %.17g",
-                       (long long)t, (long long)i, st->cost[i], c);
+      return PARTICLE_FAIL(": cost %.17g but the objective at its position is %.17g", st->cost[i],
+                           c);
     if (!costs_agree(iv, st->pbest_cost[i], pc))
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld: personal best %.17g but the "
-                       "objective at its position is %.17g",
-                       (long long)t, (long long)i, st->pbest_cost[i], pc);
+      return PARTICLE_FAIL(": personal best %.17g but the objective at its position is %.17g",
+                           st->pbest_cost[i], pc);
     if (st->pbest_cost[i] > st->cost[i])
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld: personal best %.17g worse than "
-                       "its current cost %.17g",
-                       (long long)t, (long long)i, st->pbest_cost[i], st->cost[i]);
+      return PARTICLE_FAIL(": personal best %.17g worse than its current cost %.17g",
+                           st->pbest_cost[i], st->cost[i]);
     if (iv->prev_pbest[i] < st->pbest_cost[i])
-      return IPSO_FAIL("invariant",
-                       "iteration %lld: particle %lld: personal best got worse "
-                       "(%.17g -> %.17g)",
-                       (long long)t, (long long)i, iv->prev_pbest[i], st->pbest_cost[i]);
+      return PARTICLE_FAIL(": personal best got worse (%.17g -> %.17g)", iv->prev_pbest[i],
+                           st->pbest_cost[i]);
     iv->prev_pbest[i] = st->pbest_cost[i];
     if (st->pbest_cost[i] < st->pbest_cost[arg]) arg = i;
   }

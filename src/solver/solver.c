@@ -3,24 +3,16 @@
 #include "solver.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "backends.h"
 #include "cec2017_data.h"
 #include "check.h"
 #include "checkpoint.h"
-#include "h5out.h"
-#include "invariants.h"
-#include "island_mpi.h"
-#include "lock.h"
 #include "log.h"
 #include "migration.h"
 #include "objective.h"
-#include "paths.h"
 #include "problem.h"
 #include "run_files.h"
 #include "runtime.h"
@@ -113,7 +105,8 @@ static int start(struct solver *s, const char *restart, struct checkpoint_info *
   watchdog_beat("creating the backend", 0);
   int devices = cfg->run.backend == IPSO_BACKEND_CPU ? 0 : backend_gpu_count();
   if (devices) timings_mark("GPU driver (cuInit, device count)");
-  struct swarm_setup setup = {cfg, s->first, s->islands, island_device_for(local_rank, devices),
+  /* The GPU a rank drives: its index on the node modulo the visible devices. */
+  struct swarm_setup setup = {cfg, s->first, s->islands, devices > 0 ? local_rank % devices : -1,
                               s->local};
   /* Rank 0 compiles a user objective first: an error once, the others load the cache. */
   int first = cfg->objective.id == IPSO_OBJ_USER && s->rank == 0;
@@ -220,7 +213,6 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
   s.islands = config_islands(cfg, s.size);
   s.local = islands_per_rank(s.islands, s.size);
   s.first = island_first(s.islands, s.size, s.rank);
-  s.hist.width = s.local;
 
   const char *restart = opt->restart;
   char resume_from[IPSO_PATH_MAX + 8];

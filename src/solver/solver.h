@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include "backend.h"
 #include "config.h"
 
 struct solver_options {
@@ -28,5 +29,18 @@ int solver_run(MPI_Comm comm, const struct ipso_config *cfg, const struct solver
  * significant digits, one a line, computed by CFG's backend; writes no
  * file. IPSO_ERR_USAGE naming PATH:line for a line that is not D numbers. */
 int evaluate_points(const struct ipso_config *cfg, const char *path);
+
+/* The backend factory (backends.c, the only file naming both backends):
+ * creates the backend the config asks for (cpu, gpu, or auto: gpu when one is
+ * usable, else cpu with a notice); EVALUATE: for --evaluate alone (the GPU
+ * compiles that kernel alone). */
+int backend_create(const struct swarm_setup *setup, int evaluate, struct backend *b);
+/* Destroys B (if not yet) and hands its device back (the GPU's: cudaDeviceReset,
+ * else the process's exit's last work), once nothing reads B. */
+void backend_end(struct backend *b);
+/* Number of usable GPUs (0 without CUDA or without a device). */
+int backend_gpu_count(void);
+/* Shares the node's cores between the ranks on it (CPU backend). */
+void backend_share_cores(int ranks_on_node);
 
 #endif

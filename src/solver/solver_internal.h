@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "files.h"
 #include "h5out.h"
 #include "invariants.h"
 #include "island_mpi.h"
-#include "lock.h"
 #include "schedule.h"
 #include "solver.h"
 #include "swarm.h"
@@ -33,9 +33,8 @@ struct progress {
 /* The history rows not yet in the file. */
 struct history {
   int64_t n, written; /* rows buffered, rows already in the file */
-  int width;          /* island columns of a row: the rank's islands */
   int64_t *iteration, *evaluations;
-  double *island, *global, *wall; /* island: [rows, width] (solver_history_alloc) */
+  double *island, *global, *wall; /* island: [rows, the rank's islands] */
 };
 
 /* A rank's part of the run: its islands, their output and migration. */
@@ -98,12 +97,6 @@ static inline double fitness_of(const struct solver *s, double cost)
 static inline int64_t evaluations_at(const struct solver *s, int64_t t)
 {
   return s->N * (int64_t)s->islands * (t + 1);
-}
-
-/* Island K's rows of the host copy. */
-static inline struct swarm_state island_state(struct solver *s, int k)
-{
-  return swarm_state_island(&s->state, s->N, k);
 }
 
 /* solver_loop.c: the segments until the end, the target or a stop (IPSO_STOPPED, checkpointed). */

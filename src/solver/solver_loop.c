@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backends.h"
 #include "check.h"
 #include "checkpoint.h"
 #include "log.h"
@@ -38,13 +37,6 @@ static void progress_init(struct progress *p, enum ipso_progress mode, int rank,
                          .start = -1};
 }
 
-/* Formats SECONDS as H:MM:SS. */
-static void hms(char *buf, size_t n, double seconds)
-{
-  long s = seconds < 0 ? 0 : (long)(seconds + 0.5);
-  snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-}
-
 /* Reports iteration IT, best BEST and evaluations EVALS at NOW, when due. */
 static void progress_update(struct progress *p, int64_t it, double best, int64_t evals, double now)
 {
@@ -59,14 +51,14 @@ static void progress_update(struct progress *p, int64_t it, double best, int64_t
   if (now - p->last_print < interval) return;
   double rate = (double)(it - p->last_iteration) / (now - p->last_print);
   double evals_rate = (double)(evals - p->evals0) / (now - p->start);
-  char eta[32];
-  hms(eta, sizeof eta, rate > 0 ? (double)(p->last - it) / rate : 0);
+  long eta = rate > 0 ? (long)((double)(p->last - it) / rate + 0.5) : 0; /* seconds */
   double pct =
       p->last > p->first ? 100.0 * (double)(it - p->first) / (double)(p->last - p->first) : 100.0;
   char line[256];
   snprintf(line, sizeof line,
-           "iteration %lld/%lld (%.0f%%)  best %.10g  %.3g evaluations/s  ETA %s", (long long)it,
-           (long long)p->last, pct, best, evals_rate, eta);
+           "iteration %lld/%lld (%.0f%%)  best %.10g  %.3g evaluations/s  ETA %ld:%02ld:%02ld",
+           (long long)it, (long long)p->last, pct, best, evals_rate, eta / 3600, eta / 60 % 60,
+           eta % 60);
   if (p->mode == 1) {
     printf("\r%-100s", line);
     p->dirty = 1;
@@ -86,12 +78,6 @@ static void progress_finish(struct progress *p)
     fflush(stdout);
   }
   p->dirty = 0;
-}
-
-/* The run time so far, earlier invocations included. */
-static double elapsed(const struct solver *s)
-{
-  return s->elapsed0 + (wall_seconds() - s->t0);
 }
 
 /* Copies the rank's swarms to the host, into DST (the rank's islands). */
@@ -171,7 +157,7 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
   watchdog_beat("writing a checkpoint", s->t);
   struct checkpoint_info info = {.iteration = s->t,
                                  .evaluations = evaluations_at(s, s->t),
-                                 .elapsed_seconds = elapsed(s),
+                                 .elapsed_seconds = s->elapsed0 + (wall_seconds() - s->t0),
                                  .target_iteration = s->target_iteration,
                                  .history_rows = s->hist.written,
                                  .migration_rows = s->out ? h5out_migration_rows(s->out) : 0,
@@ -215,7 +201,7 @@ static int check_invariants(struct solver *s)
 {
   IPSO_TRY(fetch_state_into(s, &s->state));
   for (int k = 0; k < s->local; k++) {
-    struct swarm_state v = island_state(s, k);
+    struct swarm_state v = swarm_state_island(&s->state, s->N, k);
     IPSO_TRY(s->b.ops->best(&s->b, k, &s->best));
     IPSO_TRY(invariants_check(s->inv[k], s->t, &v, &s->best));
   }

@@ -25,7 +25,7 @@ int solver_history_alloc(struct solver *s)
   const int64_t more = HISTORY_FLUSH_ROWS + s->plan.length / hi;
   const size_t cap = (size_t)(more < max / hi ? more : max / hi) + 2;
   /* One block: iteration, evaluations, global, wall, island. */
-  if (!(h->iteration = malloc(cap * (4 + (size_t)h->width) * sizeof(double))))
+  if (!(h->iteration = malloc(cap * (4 + (size_t)s->local) * sizeof(double))))
     return IPSO_FAIL("memory", "cannot allocate the history buffer");
   h->evaluations = h->iteration + cap;
   h->global = (double *)(h->evaluations + cap);
@@ -77,32 +77,31 @@ int solver_record_segment(struct solver *s, int64_t first, int64_t last, double 
       if (cost_better(s->step_best[i * n + k], m)) m = s->step_best[i * n + k];
     s->seg_min[k] = m;
   }
-  /* The rows: multiples of history_interval, and the run's last iteration. */
-  for (int64_t t = first; t <= last; t++)
-    if (hi > 0 && (t % hi == 0 || (final && t == last)))
-      s->row_cost[rows++] = s->seg_min[t - first];
-  /* The first iteration reaching the target rides along as a double. */
-  double hit = INFINITY, target_cost = s->sign * cfg->run.target_fitness;
-  for (int64_t k = 0; cfg->run.has_target && isinf(hit) && k < n; k++)
-    if (s->seg_min[k] <= target_cost) hit = (double)(first + k);
-  s->row_cost[rows] = hit;
-  for (int i = 0; i < nride; i++) s->row_cost[rows + 1 + i] = ride[i];
-  IPSO_TRY(island_min(s->comm, s->row_cost, rows + 1 + nride));
-  for (int i = 0; i < nride; i++) ride[i] = s->row_cost[rows + 1 + i];
-  *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
-  if (rows == 0) return IPSO_OK;
-  int r = 0;
+  /* The rows: multiples of history_interval, and the run's last iteration;
+   * their global best once the ranks' minimum is known. */
+  const int64_t row0 = s->hist.n;
   for (int64_t t = first; t <= last; t++) {
     if (!(hi > 0 && (t % hi == 0 || (final && t == last)))) continue;
     int64_t j = s->hist.n++;
     s->hist.iteration[j] = t;
     for (int i = 0; i < s->local; i++)
       s->hist.island[j * s->local + i] = fitness_of(s, s->step_best[i * n + (t - first)]);
-    s->hist.global[j] = fitness_of(s, s->row_cost[r++]);
     s->hist.evaluations[j] = evaluations_at(s, t);
     s->hist.wall[j] = s->elapsed0 + (seg_start - s->t0) +
                       (seg_stop - seg_start) * (double)(t - first + 1) / (double)n;
+    s->row_cost[rows++] = s->seg_min[t - first];
   }
+  /* The first iteration reaching the target rides along as a double. */
+  double hit = INFINITY, target_cost = s->sign * cfg->run.target_fitness;
+  for (int64_t k = 0; cfg->run.has_target && isinf(hit) && k < n; k++)
+    if (s->seg_min[k] <= target_cost) hit = (double)(first + k);
+  s->row_cost[rows] = hit;
+  for (int i = 0; i < nride; i++) s->row_cost[rows + 1 + i] = ride[i];
+  IPSO_CHECK_MPI(
+      MPI_Allreduce(MPI_IN_PLACE, s->row_cost, rows + 1 + nride, MPI_DOUBLE, MPI_MIN, s->comm));
+  for (int i = 0; i < nride; i++) ride[i] = s->row_cost[rows + 1 + i];
+  *target_hit = isinf(s->row_cost[rows]) ? -1 : (int64_t)s->row_cost[rows];
+  for (int r = 0; r < rows; r++) s->hist.global[row0 + r] = fitness_of(s, s->row_cost[r]);
   if (s->hist.n >= HISTORY_FLUSH_ROWS) return solver_flush_records(s);
   return IPSO_OK;
 }

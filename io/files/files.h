@@ -1,0 +1,39 @@
+/* The run's files, compared by identity rather than spelling (./out.h5,
+ * sub/../out.h5, an absolute path, a symbolic or hard link are one file),
+ * and locked: an fcntl write lock on <path>.lock (links and .. resolved)
+ * held by rank 0, so a second run on the same output or checkpoint is
+ * refused, naming the holder. The kernel releases a lock however its
+ * process ends, so a dead run's lock file is taken over; a file there that
+ * islandpso did not write is refused, never overwritten or removed. */
+#ifndef IPSO_FILES_H
+#define IPSO_FILES_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Checks the files a run uses before anything is written: the config, the
+ * output, the checkpoint and the names derived from them, RESTART (or NULL).
+ * Two roles on one file, a special file to write, and a path beyond PATH_MAX
+ * (with the working directory) are refused with IPSO_ERR_USAGE. */
+int paths_check(const char *config, const char *output, const char *checkpoint,
+                const char *restart);
+
+struct run_lock {
+  int fd;          /* -1: not held */
+  char path[4200]; /* <path>.lock */
+};
+
+/* Takes the lock of PATH for ROLE ("output file", "checkpoint"). A live
+ * holder, or a file there that is no lock file: IPSO_ERR_USAGE. Where no lock
+ * file can be made: a warning, and IPSO_OK without a lock. */
+int run_lock_take(struct run_lock *l, const char *role, const char *path);
+
+/* Releases the lock, removing its file if the path still names it. */
+void run_lock_release(struct run_lock *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
