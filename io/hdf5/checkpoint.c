@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,11 +262,11 @@ static int checkpoint_path_free(const char *path, int overwrite)
   const char *files[2] = {path, prev};
   struct stat st;
   snprintf(prev, sizeof prev, "%s.prev", path);
-  int have_last = lstat(path, &st) == 0;
   for (int k = 0; k < 2; k++) {
     if (lstat(files[k], &st) != 0) continue;
-    /* The last checkpoint lost: only the one kept before it is left. */
-    if (!overwrite && k == 1 && !have_last)
+    /* The last checkpoint lost (else refused as k = 0): only the one kept
+     * before it is left. */
+    if (!overwrite && k == 1)
       return H5U_REFUSE("islandpso: error: checkpoint '%s' exists from an earlier run, but its "
                         "successor '%s' does not: continue from it with --restart %s, or start "
                         "over with --overwrite",

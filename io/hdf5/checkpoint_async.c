@@ -73,16 +73,6 @@ struct checkpoint_writer {
   char what[256]; /* the failed step */
 };
 
-/* Reports (IPSO_ERR_RUNTIME) a directory of PATH that is not writable. */
-static int directory_writable(const char *path)
-{
-  char dir[IPSO_PATH_MAX];
-  int e = h5u_directory_error(path, dir, sizeof dir);
-  if (!e) return IPSO_OK;
-  log_fail("checkpoint", __FILE__, __LINE__, "'%s': directory '%s': %s", path, dir, strerror(e));
-  return IPSO_ERR_RUNTIME;
-}
-
 /* Whether a failed link(2) means the file system has no hard links. */
 static int links_unsupported(int e)
 {
@@ -421,7 +411,8 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
 {
   const int wait = mode == CHECKPOINT_WAIT;
   const char *path = w->cfg->output.checkpoint;
-  int st = IPSO_OK, rc;
+  char dir[IPSO_PATH_MAX];
+  int st = IPSO_OK, rc, e;
   if (w->in_flight) return IPSO_FAIL("checkpoint", "'%s': a checkpoint is already in flight", path);
   if (!w->buf.position) return IPSO_FAIL("checkpoint", "'%s': nothing to write", path);
   memset(&w->fill, 0, sizeof w->fill);
@@ -429,7 +420,8 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   /* Filled now where the caller waits anyway (one thread fills, then any
    * number write). */
   if (fill && wait) IPSO_TRY(fill_now(w, fill));
-  if (w->rank == 0) st = directory_writable(path);
+  if (w->rank == 0 && (e = h5u_directory_error(path, dir, sizeof dir)) != 0)
+    st = IPSO_FAIL("checkpoint", "'%s': directory '%s': %s", path, dir, strerror(e));
   st = island_agree(w->comm, st);
   if (st != IPSO_OK) return st;
   st = create_file(w, info);
@@ -483,22 +475,6 @@ int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   w->in_flight = 1;
   return IPSO_OK;
-}
-
-/* Joins the thread and closes its file; this rank's outcome, reported. */
-static int join(struct checkpoint_writer *w)
-{
-  const char *path = w->cfg->output.checkpoint;
-  int st = IPSO_OK;
-  for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
-  w->started = 0;
-  if (w->err) {
-    log_fail("checkpoint", __FILE__, __LINE__,
-             "'%s': the new checkpoint '%s': %s failed: %s; the previous checkpoint is kept", path,
-             w->tmp, w->what, strerror(w->err));
-    st = IPSO_ERR_RUNTIME;
-  }
-  return st;
 }
 
 /* Rank 0, once every thread has written: the file's structure must read
@@ -562,9 +538,15 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
 
 int checkpoint_join(struct checkpoint_writer *w)
 {
+  int st = IPSO_OK;
   if (!w || !w->in_flight || w->joined) return IPSO_OK;
-  int st = join(w);
+  for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
+  w->started = 0;
   w->joined = 1;
+  if (w->err)
+    st = IPSO_FAIL("checkpoint",
+                   "'%s': the new checkpoint '%s': %s failed: %s; the previous checkpoint is kept",
+                   w->cfg->output.checkpoint, w->tmp, w->what, strerror(w->err));
   if (w->rank != 0) st = close_file(w, st);
   st = island_agree(w->comm, st);
   if (st != IPSO_OK) {

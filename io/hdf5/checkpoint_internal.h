@@ -1,6 +1,6 @@
 /* Private to the checkpoints: what the writers (checkpoint.c,
  * checkpoint_async.c) and the readers (checkpoint_read.c,
- * checkpoint_output.c) of the file format must agree on. */
+ * h5out_reopen.c) of the file format must agree on. */
 #ifndef IPSO_CHECKPOINT_INTERNAL_H
 #define IPSO_CHECKPOINT_INTERNAL_H
 

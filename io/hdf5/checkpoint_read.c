@@ -176,12 +176,8 @@ static int read_vector(const struct h5u_file *f, const char *name, int64_t n, do
   *out = NULL;
   if (st != IPSO_OK) return st;
   *out = malloc((size_t)(n > 0 ? n : 1) * sizeof **out);
-  if (!*out) {
-    log_fail("checkpoint", __FILE__, __LINE__, "'%s': out of memory", f->path);
-    st = IPSO_ERR_RUNTIME;
-  } else {
-    st = h5u_read(f, dset, H5T_NATIVE_DOUBLE, start, count, *out);
-  }
+  st = *out ? h5u_read(f, dset, H5T_NATIVE_DOUBLE, start, count, *out)
+            : IPSO_FAIL("checkpoint", "'%s': out of memory", f->path);
   return H5U_CLOSE(f, st, dset);
 }
 
@@ -327,20 +323,17 @@ static int check_settings(const struct h5u_file *f, const struct ipso_config *cf
       {"migration.interval", "migration_interval", H5T_INTEGER, NULL,
        format_double(num[5], (double)mg->interval)},
       {"migration.migrants", "migrants", H5T_INTEGER, NULL, format_double(num[6], mg->migrants)},
+      /* Checkpoints from before the eigen frames have no "frame": the axes. */
+      {"frame", "frame", H5T_STRING, H5Aexists(f->id, "frame") > 0 ? NULL : "axes",
+       config_frame_name(sw->frame)},
   };
-  for (size_t i = 0; i <= sizeof settings / sizeof *settings; i++) {
-    const int frame = i == sizeof settings / sizeof *settings;
-    const char *was = frame ? NULL : settings[i].then;
-    const char *now = frame ? config_frame_name(sw->frame) : settings[i].now;
-    /* Checkpoints from before the eigen frames have no "frame": the axes. */
-    if (frame && H5Aexists(f->id, "frame") <= 0)
-      was = "axes";
-    else if (!was)
-      IPSO_TRY(need_text(f, frame ? "frame" : settings[i].name,
-                         frame ? H5T_STRING : settings[i].cls, then, sizeof then, why, len));
-    if (f->rank == 0 && strcmp(was ? was : then, now) != 0)
+  for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+    const char *was = settings[i].then;
+    if (!was)
+      IPSO_TRY(need_text(f, settings[i].name, settings[i].cls, then, sizeof then, why, len));
+    if (f->rank == 0 && strcmp(was ? was : then, settings[i].now) != 0)
       log_warn("checkpoint '%s' was written with %s = %s; continuing with %s", f->path,
-               frame ? "frame" : settings[i].key, was ? was : then, now);
+               settings[i].key, was ? was : then, settings[i].now);
   }
   return IPSO_OK;
 }
@@ -462,10 +455,10 @@ static int check_problem(const struct h5u_file *f, const struct ipso_config *cfg
   return check_counts(f, cfg, info, why, len);
 }
 
-/* Opens the state datasets and the checksums, checking their shapes
- * (writers); the frames where the file has them. */
+/* Opens the state datasets and then the checksums into DSETS, checking
+ * their shapes (writers); the frames where the file has them. */
 static int open_state(const struct h5u_file *f, int islands, int64_t particles, int dims,
-                      hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
+                      hid_t dsets[STATE_ARRAYS + 1], char *why, size_t len)
 {
   hsize_t n[1] = {(hsize_t)islands};
   for (int a = 0; a < STATE_ARRAYS; a++) {
@@ -474,7 +467,7 @@ static int open_state(const struct h5u_file *f, int islands, int64_t particles, 
     if (sa->frame && H5Lexists(f->id, sa->name, H5P_DEFAULT) <= 0) continue;
     IPSO_TRY(need_dataset(f, sa->name, state_array_rank(sa), rows, H5T_FLOAT, &dsets[a], why, len));
   }
-  return need_dataset(f, "checksum", 1, n, H5T_INTEGER, sums, why, len);
+  return need_dataset(f, "checksum", 1, n, H5T_INTEGER, &dsets[STATE_ARRAYS], why, len);
 }
 
 /* Whether X (a coordinate of the run's precision, held as a double) lies
@@ -552,11 +545,11 @@ static int refuse(int rank, const char *path, const char *why)
 
 /* Opens checkpoint F and reaches every verdict on it short of its state,
  * agreed by every rank: reads INFO, the writing run's CLAMP and the
- * checksums' kind (PIECES), and opens the state datasets DSETS and the checksums
- * SUMS. On a verdict, the file is closed again. */
+ * checksums' kind (PIECES), and opens the state datasets and the checksums
+ * (DSETS, open_state). On a verdict, the file is closed again. */
 static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
                         struct checkpoint_info *info, struct clamps *clamp, int *pieces,
-                        hid_t dsets[STATE_ARRAYS], hid_t *sums, char *why, size_t len)
+                        hid_t dsets[STATE_ARRAYS + 1], char *why, size_t len)
 {
   const int islands = config_islands(cfg, f->size);
   char hdf5[512];
@@ -570,18 +563,16 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
   IPSO_TRY(island_agree(f->comm, st));
   st = check_problem(f, cfg, info, clamp, why, len);
   if (st == IPSO_OK)
-    st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions, dsets, sums, why,
-                    len);
+    st = open_state(f, islands, cfg->swarm.particles, cfg->objective.dimensions, dsets, why, len);
   st = island_agree(f->comm, st);
   if (st != IPSO_OK) {
-    h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS);
-    H5U_CLOSE(f, IPSO_OK, *sums);
+    h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS + 1);
     h5u_close(f);
     return st;
   }
   /* The checksums' algorithm, by the units of the dataset: in pieces, or
    * (older files) over all the words. Byte-wise sums came before format 2. */
-  char *units = h5u_read_attr_string(*sums, "units");
+  char *units = h5u_read_attr_string(dsets[STATE_ARRAYS], "units");
   *pieces = units && !strcmp(units, CHECKSUM_UNITS_PIECES);
   free(units);
   IPSO_CHECK_MPI(MPI_Bcast(pieces, 1, MPI_INT, 0, f->comm));
@@ -596,7 +587,7 @@ static int open_checked(struct h5u_file *f, const struct ipso_config *cfg,
  * the file's eigen frames where it has them (their checksums need them),
  * else with FRAMES the axes. A runtime failure leaves at once (h5util.h). */
 static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces, int frames,
-                      hid_t dsets[STATE_ARRAYS], hid_t sums_dset, struct swarm_state *s, int *bad)
+                      hid_t dsets[STATE_ARRAYS + 1], struct swarm_state *s, int *bad)
 {
   const int islands = K * f->size, have = dsets[STATE_SWARM_ARRAYS] >= 0;
   const size_t DD = (size_t)dims * (size_t)dims;
@@ -614,44 +605,42 @@ static int read_state(struct h5u_file *f, int K, int64_t N, int dims, int pieces
                              state_arrays[a].frame ? (int64_t)K * dims : s->particles,
                              state_array_width(&state_arrays[a], s->dims),
                              state_array_data(&state_arrays[a], s)) != IPSO_OK)
-      goto fail;
+      goto done;
   hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)islands, 0};
-  if (h5u_read(f, sums_dset, H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto fail;
-  IPSO_CHECK_MPI_GOTO(MPI_Bcast(sums, islands, MPI_UINT64_T, 0, f->comm), st, fail);
+  if (h5u_read(f, dsets[STATE_ARRAYS], H5T_NATIVE_UINT64, start, count, sums) != IPSO_OK) goto done;
+  IPSO_CHECK_MPI_GOTO(MPI_Bcast(sums, islands, MPI_UINT64_T, 0, f->comm), st, done);
   *bad = INT_MAX;
   for (int k = K - 1; k >= 0; k--) {
     struct swarm_state v = swarm_state_island(s, N, k);
     if (!have) v.frame = NULL; /* not in the file's sums */
     if (checkpoint_island_checksum(&v, pieces) != sums[f->rank * K + k]) *bad = f->rank * K + k;
   }
+  st = h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS + 1);
+  if (h5u_close(f) != IPSO_OK) st = IPSO_ERR_RUNTIME;
+done:
   free(sums);
-  st = h5u_close_ids(f, IPSO_OK, dsets, STATE_ARRAYS);
-  st = H5U_CLOSE(f, st, sums_dset);
-  return h5u_close(f) != IPSO_OK ? IPSO_ERR_RUNTIME : st;
-fail:
-  free(sums);
-  return IPSO_ERR_RUNTIME;
+  return st;
 }
 
 int checkpoint_read(MPI_Comm comm, const char *path, const struct ipso_config *cfg,
                     struct checkpoint_info *info, struct swarm_state *s)
 {
   struct h5u_file f;
-  hid_t dsets[STATE_ARRAYS], sums = H5I_INVALID_HID;
+  hid_t dsets[STATE_ARRAYS + 1]; /* the state's, then the checksums' */
   char why[1024] = "";
   struct clamps clamp;
   int pieces, bad = INT_MAX, st;
   memset(s, 0, sizeof *s);
   memset(info, 0, sizeof *info);
-  for (int a = 0; a < STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
+  for (int a = 0; a <= STATE_ARRAYS; a++) dsets[a] = H5I_INVALID_HID;
   h5u_init(&f, comm, path);
   /* The islands are a multiple of the ranks (config_validate). */
   const int islands = config_islands(cfg, f.size), K = islands / f.size;
   const int64_t N = cfg->swarm.particles;
-  st = open_checked(&f, cfg, info, &clamp, &pieces, dsets, &sums, why, sizeof why);
+  st = open_checked(&f, cfg, info, &clamp, &pieces, dsets, why, sizeof why);
   if (st != IPSO_OK) return st == IPSO_ERR_USAGE ? refuse(f.rank, path, why) : st;
   st = read_state(&f, K, N, cfg->objective.dimensions, pieces, cfg->swarm.frame != IPSO_FRAME_AXES,
-                  dsets, sums, s, &bad);
+                  dsets, s, &bad);
   /* The first island whose checksum fails, else the first whose state
    * breaks what every swarm holds to (ranked after every checksum), with
    * its reason from the rank that holds it. */

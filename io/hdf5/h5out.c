@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "h5out_internal.h"
@@ -76,16 +75,36 @@ int h5out_close_file(struct h5out *h)
   return st;
 }
 
-void h5out_discard(struct h5out *h)
-{
-  h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
-  H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_type);
-  free(h);
-}
-
 void h5out_abandon(struct h5out *h)
 {
   free(h);
+}
+
+/* Records which file H's path names now (rank 0), the one just opened. */
+static void h5out_identity_take(struct h5out *h)
+{
+  struct stat st;
+  h->identity_known = 0;
+  if (h->f.rank != 0 || stat(h->f.path, &st) != 0) return;
+  h->dev = (uint64_t)st.st_dev;
+  h->ino = (uint64_t)st.st_ino;
+  h->identity_known = 1;
+}
+
+int h5out_finish(struct h5out *h, int st, struct h5out **out)
+{
+  if (st != IPSO_OK) {
+    /* A refusal is agreed, its file closed: every rank frees the
+     * communicator. A runtime failure leaves at once (h5util.h). */
+    if (st == IPSO_ERR_USAGE) MPI_Comm_free(&h->comm);
+    h5u_close_ids(&h->f, IPSO_OK, h->history, HIST_COLUMNS);
+    H5U_CLOSE(&h->f, IPSO_OK, h->migrations, h->migration_type);
+    free(h);
+    return st;
+  }
+  h5out_identity_take(h);
+  *out = h;
+  return IPSO_OK;
 }
 
 hid_t h5out_migration_type(const struct h5u_file *f)
@@ -157,8 +176,7 @@ static int output_creatable(const char *path, int overwrite)
 
 /* Creates the file and its root attributes, groups, histories and
  * migration table (writers). */
-static int h5out_create_file(struct h5out *h, const struct ipso_config *cfg, int overwrite,
-                             const char *started)
+static int h5out_create_file(struct h5out *h, const struct ipso_config *cfg, int overwrite)
 {
   struct h5u_file *f = &h->f;
   hsize_t dims[2] = {0, (hsize_t)h->islands};
@@ -171,7 +189,7 @@ static int h5out_create_file(struct h5out *h, const struct ipso_config *cfg, int
       h5u_write_attr_string(f, f->id, "config", cfg->text) != IPSO_OK ||
       h5u_write_attr(f, f->id, "seed", H5T_NATIVE_UINT64, &cfg->run.seed) != IPSO_OK ||
       h5u_write_attr(f, f->id, "islands", H5T_NATIVE_INT, &h->islands) != IPSO_OK ||
-      h5u_write_attr_string(f, f->id, "started", started) != IPSO_OK)
+      h5u_write_attr_string(f, f->id, "started", h->started) != IPSO_OK)
     return IPSO_ERR_RUNTIME;
   if (h5out_group(f, "history", "convergence history: one row per recorded iteration", 0) !=
           IPSO_OK ||
@@ -198,7 +216,6 @@ static int h5out_create_file(struct h5out *h, const struct ipso_config *cfg, int
 int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, struct h5out **out)
 {
   struct h5out *h;
-  char started[32];
   int rank, st = IPSO_OK;
   *out = NULL;
   MPI_Comm_rank(comm, &rank);
@@ -207,16 +224,9 @@ int h5out_create(MPI_Comm comm, const struct ipso_config *cfg, int overwrite, st
   if (st != IPSO_OK) return st;
   h = h5out_new(comm, cfg);
   if (!h) return IPSO_ERR_RUNTIME;
-  st = run_clock(h->comm, started);
-  snprintf(h->started, sizeof h->started, "%s", started);
-  if (st == IPSO_OK) st = h5out_create_file(h, cfg, overwrite, started);
-  if (st != IPSO_OK) {
-    h5out_discard(h);
-    return st;
-  }
-  h5out_identity_take(h);
-  *out = h;
-  return IPSO_OK;
+  st = run_clock(h->comm, h->started);
+  if (st == IPSO_OK) st = h5out_create_file(h, cfg, overwrite);
+  return h5out_finish(h, st, out);
 }
 
 const char *h5out_started(const struct h5out *h)
@@ -451,4 +461,33 @@ int h5out_close(struct h5out *h, int finished)
   MPI_Comm_free(&h->comm);
   free(h);
   return st != IPSO_OK ? st : closed;
+}
+
+int h5out_identity_lost(const struct h5out *h, char *why, size_t len)
+{
+  struct stat st;
+  if (!h || h->f.rank != 0 || !h->identity_known) return 0;
+  if (stat(h->f.path, &st) != 0) {
+    snprintf(why, len,
+             "'%s' is gone (%s): it was deleted or moved away while the run wrote it; the rows "
+             "written so far are in the file the run opened, wherever it is now",
+             h->f.path, strerror(errno));
+    return 1;
+  }
+  if ((uint64_t)st.st_dev == h->dev && (uint64_t)st.st_ino == h->ino) return 0;
+  snprintf(why, len,
+           "'%s' is no longer the file this run writes: another file was put at its path while "
+           "the run wrote it; the rows written so far are in the file the run opened, wherever "
+           "it is now (put it back at '%s' to continue)",
+           h->f.path, h->f.path);
+  return 1;
+}
+
+int h5out_check_identity(const struct h5out *h)
+{
+  char why[3 * 4096];
+  int st = IPSO_OK;
+  if (!h) return IPSO_OK;
+  if (h5out_identity_lost(h, why, sizeof why)) st = IPSO_FAIL("output", "%s", why);
+  return island_agree(h->comm, st);
 }

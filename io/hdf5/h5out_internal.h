@@ -43,12 +43,9 @@ struct h5out {
   int64_t history_extent; /* rows the history datasets hold */
   int64_t migration_rows;
   char started[32];  /* the root attribute 'started': when the run began */
-  uint64_t dev, ino; /* the file the run opened (rank 0; h5out_identity.c) */
+  uint64_t dev, ino; /* the file the run opened (rank 0) */
   int identity_known;
 };
-
-/* Records which file H's path names now (rank 0), the one just opened. */
-void h5out_identity_take(struct h5out *h);
 
 /* Sets the extent of every history dataset to ROWS. */
 int h5out_set_history_extent(struct h5out *h, int64_t rows);
@@ -59,10 +56,10 @@ struct h5out *h5out_new(MPI_Comm comm, const struct ipso_config *cfg);
 /* Closes H's objects and file (collective); returns the first failure. */
 int h5out_close_file(struct h5out *h);
 
-/* Frees H after a runtime failure on this rank, closing only what is local:
- * closing the file and the communicator is collective, and the other ranks
- * may be elsewhere (h5util.h). */
-void h5out_discard(struct h5out *h);
+/* Hands H out through OUT (its file's identity taken) where ST is IPSO_OK;
+ * otherwise frees it, closing only what is local (closing the file is
+ * collective and the other ranks may be elsewhere, h5util.h), and returns ST. */
+int h5out_finish(struct h5out *h, int st, struct h5out **out);
 
 /* The compound type of a migration record, struct migration_record: packed
  * (24 bytes) and little-endian, in memory and in the file. */
