@@ -218,7 +218,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
 #if IPSO_FRAME
 /* Before iteration T where swarm_frame_due(T): the eigen frame of every
  * island that has one (block k: island k), in the CPU backend's order
- * (update_frame, cpu_frame_rotate): the scatter S of the personal bests
+ * (update_frame, frame_rotate): the scatter S of the personal bests
  * about their mean, then B <- the orthonormalised columns of (S + mu I) B
  * by classical Gram-Schmidt applied twice, rounded to real; B kept where S
  * is zero. WORK:

@@ -210,7 +210,7 @@ static void R(init)(struct cpu_swarm *c)
  * [D * D] of the personal bests and mu a millionth of its mean eigenvalue:
  * one step of subspace iteration towards S's eigenvectors, classical
  * Gram-Schmidt applied twice; B kept where S is zero. T and R: scratch of
- * D * D and D. kernels/pso_frame.cuh computes each element in this order. */
+ * D * D and D. frame_kernel (kernels/pso_kernels.cu) computes each element in this order. */
 static void R(frame_rotate)(int D, const double *S, REAL *B, double *T, double *r)
 {
   double trace = 0;
