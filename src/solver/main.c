@@ -251,6 +251,15 @@ static int check_memory(const struct ipso_config *cfg, int rank, int size)
 /* The command line's answer, or the run on every rank; the exit status. */
 int main(int argc, char **argv)
 {
+#if IPSO_FMA
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("fma")) {
+    log_fail("cpu", __FILE__, __LINE__,
+             "this islandpso was built for processors with FMA and this one has none; "
+             "build it again with -DIPSO_FMA=OFF");
+    return IPSO_ERR_RUNTIME;
+  }
+#endif
   timings_begin();
   /* From the start, so a stop signal during start-up is honoured at the first
    * segment end; again after MPI_Init in case MPI installed its own. */
