@@ -277,20 +277,40 @@ static void R(frame_pull)(const struct cpu_swarm *c, const REAL *x, const REAL *
   const int D = c->D;
   const REAL *B = (const REAL *)c->frame;
   const REAL c1 = (REAL)c->cfg->swarm.cognitive, c2 = (REAL)c->cfg->swarm.social;
+  double ep[IPSO_FRAME_MAX_DIMENSIONS], eg[IPSO_FRAME_MAX_DIMENSIONS];
+  for (int d = 0; d < D; d++) {
+    ep[d] = (double)(p[d] - x[d]);
+    eg[d] = (double)(g[d] - x[d]);
+  }
+  /* Axes 2k and 2k + 1 together (the same sums in the same order, four
+   * at once). */
   for (int k = 0; 2 * k < D; k++) {
     uint32_t rw[4];
     cpu_words(c->seed, sub, D, c->W, t, k, rw);
-    for (int j = 0; j < 2 && 2 * k + j < D; j++) {
-      int q = 2 * k + j;
-      double yp = 0, yg = 0;
-      for (int d = 0; d < D; d++) {
-        yp += (double)B[(size_t)d * D + q] * (double)(p[d] - x[d]);
-        yg += (double)B[(size_t)d * D + q] * (double)(g[d] - x[d]);
-      }
-      u[q] = (double)(c1 * U01(rw[2 * j])) * yp + (double)(c2 * U01(rw[2 * j + 1])) * yg;
+    int q = 2 * k, two = q + 1 < D;
+    double yp0 = 0, yg0 = 0, yp1 = 0, yg1 = 0;
+    for (int d = 0; d < D; d++) {
+      const REAL *bd = B + (size_t)d * D + q;
+      double b0 = (double)bd[0], b1 = two ? (double)bd[1] : 0.0;
+      yp0 += b0 * ep[d];
+      yg0 += b0 * eg[d];
+      yp1 += b1 * ep[d];
+      yg1 += b1 * eg[d];
     }
+    u[q] = (double)(c1 * U01(rw[0])) * yp0 + (double)(c2 * U01(rw[1])) * yg0;
+    if (two) u[q + 1] = (double)(c1 * U01(rw[2])) * yp1 + (double)(c2 * U01(rw[3])) * yg1;
   }
-  for (int d = 0; d < D; d++) {
+  int d = 0;
+  for (; d + 2 <= D; d += 2) {
+    const REAL *b0 = B + (size_t)d * D, *b1 = b0 + D;
+    double a0 = 0, a1 = 0;
+    for (int q = 0; q < D; q++) {
+      a0 += (double)b0[q] * u[q];
+      a1 += (double)b1[q] * u[q];
+    }
+    dv[d] = a0, dv[d + 1] = a1;
+  }
+  for (; d < D; d++) {
     double acc = 0;
     for (int q = 0; q < D; q++) acc += (double)B[(size_t)d * D + q] * u[q];
     dv[d] = acc;
