@@ -77,7 +77,7 @@ static int allocate(struct gpu_swarm *g)
       {&g->s.x, rows, 0},
       {&g->s.v, rows, 0},
       {&g->s.p, rows, 0},
-      {&g->s.lbest, ring || clpso ? rows : 0, 0},
+      {&g->s.lbest, ring || clpso || g->plan.mean ? rows : 0, 0},
       {(void **)&g->s.lidx, ring ? parts * sizeof(long long) : 0, 0xff},
       {(void **)&g->s.pnew, ring ? parts : 0, 0},
       {(void **)&g->d_learn, clpso ? (size_t)g->N * sizeof(unsigned int) : 0, -1},
@@ -196,6 +196,7 @@ static int enqueue_iterations(struct gpu_swarm *g, int64_t first, int64_t last)
   else
     for (long long t = first; t <= last; t++) {
       if (p->ring) IPSO_CHECK_CUDA(ipso_launch_lbest(&g->k, p->pdl, g->s, g->N));
+      if (p->mean) IPSO_CHECK_CUDA(ipso_launch_mean(&g->k, g->s));
       if (p->clpso) IPSO_CHECK_CUDA(ipso_launch_exemplar(&g->k, p->pdl, g->s, g->N, t, g->d_learn));
       if (p->frame && swarm_frame_due(t))
         IPSO_CHECK_CUDA(ipso_launch_frame(&g->k, g->s, g->d_frame_work));
@@ -547,6 +548,8 @@ int backend_gpu_create_with(const struct swarm_setup *setup, const struct gpu_ov
     char bus[32] = "?", ring[48] = "", mode[96];
     cudaDeviceGetPCIBusId(bus, sizeof bus, g->device);
     if (g->plan.ring) snprintf(ring, sizeof ring, " ring k=%d", g->plan.neighbours);
+    if (g->plan.mean == 2) snprintf(ring, sizeof ring, " ring k=%d/mean", g->plan.neighbours);
+    if (g->plan.mean == 1) snprintf(ring, sizeof ring, " mean");
     if (g->plan.clpso) snprintf(ring, sizeof ring, " clpso refresh=%d", g->plan.refresh);
     snprintf(b->description, sizeof b->description, "gpu %d (%.96s, %s, %.0f GiB), %s %s%s, %s",
              g->device, prop.name, bus, (double)prop.totalGlobalMem / (1 << 30),

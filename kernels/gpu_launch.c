@@ -9,7 +9,8 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
   static const char *step_names[] = {"step_queue_lock_kernel", "step_queue_kernel",
                                      "step_reduction_kernel"};
   /* Whether the program has resident_relaxed_kernel (as in pso_kernels.cu). */
-  int resident = p->relaxed && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring && !p->clpso && !p->frame;
+  int resident = p->relaxed && p->dims <= IPSO_RESIDENT_MAX_D && !p->ring && !p->clpso &&
+                 !p->mean && !p->frame;
   struct {
     const char *name;
     int wanted;
@@ -18,6 +19,7 @@ cudaError_t ipso_kernels_load(cudaLibrary_t library, const struct gpu_plan *p, i
                {"lbest_kernel", p->ring, &k->lbest},
                {"exemplar_kernel", p->clpso, &k->exemplar},
                {"frame_kernel", p->frame, &k->frame},
+               {"mean_kernel", p->mean, &k->mean},
                {"reduce_kernel", 1, &k->reduce},
                {"init_kernel", 1, &k->init},
                {"candidates_kernel", 1, &k->candidates},

@@ -79,14 +79,14 @@ char *gpu_kernel_defines(const struct ipso_config *cfg, const struct gpu_plan *p
       "#define IPSO_SPEC_THREADS %d\n#define IPSO_SPEC_PPT %d\n#define IPSO_SPEC_WIN %d\n"
       "#define IPSO_CEC2017 %d\n#define IPSO_VARIANT %d\n#define IPSO_EVALUATE %d\n"
       "#define IPSO_NCLAMP %d\n#define IPSO_MIGRATES %d\n#define IPSO_FRAME %d\n"
-      "#define IPSO_FRAME_RIDGE %a\n",
+      "#define IPSO_FRAME_RIDGE %a\n#define IPSO_MEAN %d\n#define IPSO_MEAN_MAX_PARTICLES %d\n",
       cfg->run.precision == IPSO_FLOAT ? "float" : "double", D, m->pitch, m->group, m->vec,
       m->block, cfg->objective.goal == IPSO_MAXIMIZE ? -1 : 1, user ? "user" : info->name,
       user ? 0 : info->acc1, user ? 0 : info->needs_next, user, user && cfg->objective.separable,
       p->relaxed, uniform, p->ring, p->neighbours, p->clpso, p->clpso ? p->refresh : 1,
       cfg->swarm.has_inertia_end, m->deal, m->spec_cb, m->spec_threads, m->spec_ppt, m->spec_win,
       cfg->objective.id == IPSO_OBJ_CEC2017, (int)p->variant, m->evaluate, k->nclamps, m->migrates,
-      (int)cfg->swarm.frame, IPSO_FRAME_RIDGE);
+      (int)cfg->swarm.frame, IPSO_FRAME_RIDGE, p->mean, IPSO_MEAN_MAX_PARTICLES);
   /* The inertia schedule's ends and uniform bounds as exact hexadecimal
    * literals (the kernel computes and rounds as the host does). */
   if (cfg->swarm.has_inertia_end)

@@ -27,7 +27,10 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   p->particles = cfg->swarm.particles;
   p->relaxed = cfg->swarm.sync == IPSO_SYNC_RELAXED;
   p->frame = cfg->swarm.frame != IPSO_FRAME_AXES;
-  p->ring = cfg->swarm.topology == IPSO_SWARM_RING;
+  p->ring = cfg->swarm.topology == IPSO_SWARM_RING || cfg->swarm.topology == IPSO_SWARM_MIXED;
+  p->mean = cfg->swarm.topology == IPSO_SWARM_MEAN    ? 1
+            : cfg->swarm.topology == IPSO_SWARM_MIXED ? 2
+                                                      : 0;
   p->neighbours = p->ring ? cfg->swarm.neighbours : 0;
   p->clpso = cfg->swarm.topology == IPSO_SWARM_CLPSO;
   p->refresh = p->clpso ? cfg->swarm.refresh : 0;
@@ -41,14 +44,15 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
   /* The speculative kernel for strict queue-lock global islands whose
    * terms take one coordinate each: where asked, or for one large island. */
   const struct objective_info *info = objective_get(cfg->objective.id);
-  if (!p->relaxed && !p->ring && !p->clpso && !p->frame && p->variant == GPU_QUEUE_LOCK &&
-      o->spec >= 0 && cfg->objective.id != IPSO_OBJ_USER && cfg->objective.id != IPSO_OBJ_CEC2017 &&
-      !info->needs_next && p->particles * p->map.pitch <= SPEC_MAX_ELEMENTS &&
+  if (!p->relaxed && !p->ring && !p->clpso && !p->mean && !p->frame &&
+      p->variant == GPU_QUEUE_LOCK && o->spec >= 0 && cfg->objective.id != IPSO_OBJ_USER &&
+      cfg->objective.id != IPSO_OBJ_CEC2017 && !info->needs_next &&
+      p->particles * p->map.pitch <= SPEC_MAX_ELEMENTS &&
       (o->spec > 0 || (p->islands == 1 && p->particles >= SPEC_MIN_PARTICLES)))
     gpu_mapping_spec(&p->map, p->dims, p->particles, o->spec > 0 ? o->spec : GPU_PLAN_MAX_CLUSTER);
   if (p->map.spec_cb > 0) p->map.spec_win = SPEC_WINDOW;
   /* Dealing the blocks out helps global islands, not a ring's (BENCHMARKS.md). */
-  p->map.deal = p->islands > 1 && !p->ring && !p->clpso;
+  p->map.deal = p->islands > 1 && !p->ring && !p->clpso && !p->mean;
   long long ppb = gpu_mapping_ppb(&p->map);
   p->blocks = (int)((p->particles + ppb - 1) / ppb);
 }
@@ -58,7 +62,7 @@ void gpu_plan_mapping(const struct ipso_config *cfg, const struct gpu_overrides 
 int gpu_plan_relaxed_possible(const struct gpu_plan *p)
 {
   return p->relaxed && p->variant == GPU_QUEUE_LOCK && p->dims <= IPSO_RESIDENT_MAX_D &&
-         !p->frame && !p->ring && !p->clpso && p->islands == 1;
+         !p->frame && !p->ring && !p->clpso && !p->mean && p->islands == 1;
 }
 
 void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
@@ -84,8 +88,8 @@ void gpu_plan_launch(struct gpu_plan *p, const struct gpu_device_facts *dev)
    * dependent launch only where the step's grid is more than one wave of the
    * GPU: with fewer blocks it was slower (BENCHMARKS.md). The cases not
    * measured keep it: ring, clpso, relaxed, queue and reduction. */
-  if (p->islands >= 2 && !p->ring && !p->clpso && !p->relaxed && p->variant == GPU_QUEUE_LOCK &&
-      dev->per_sm_step >= 1 &&
+  if (p->islands >= 2 && !p->ring && !p->clpso && !p->mean && !p->relaxed &&
+      p->variant == GPU_QUEUE_LOCK && dev->per_sm_step >= 1 &&
       (long long)p->blocks * p->islands <= (long long)dev->per_sm_step * dev->multiprocessors)
     p->pdl = 0;
 }
@@ -94,6 +98,7 @@ const char *gpu_plan_mode_name(const struct gpu_plan *p)
 {
   static const char *names[] = {"one launch per iteration", "grid-resident, relaxed",
                                 "cluster-speculative"};
+  if (p->mean) return "one launch per iteration with the mean kernel";
   if (p->ring) return "one launch per iteration with the lbest kernel";
   if (p->clpso) return "one launch per iteration with the exemplar kernel";
   return names[p->mode];

@@ -84,7 +84,8 @@ struct gpu_plan {
   long long particles; /* of one island */
   int islands;         /* K: the backend's islands, all in every per-iteration launch */
   int relaxed;
-  int ring; /* swarm.topology = "ring": lbest_kernel before every step */
+  int ring; /* swarm.topology = "ring" or "mixed": lbest_kernel before every step */
+  int mean; /* 1: "mean", 2: "mixed" (swarm_mean_on): mean_kernel before every step */
   int neighbours;
   int clpso; /* swarm.topology = "clpso": exemplar_kernel before every step */
   int frame; /* swarm.frame not "axes": frame_kernel where swarm_frame_due, no resident kernel */

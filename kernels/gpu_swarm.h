@@ -51,6 +51,7 @@ struct gpu_kernels {
   cudaKernel_t lbest;    /* ring topology only */
   cudaKernel_t exemplar; /* clpso topology only */
   cudaKernel_t frame;    /* eigen frames only */
+  cudaKernel_t mean;     /* mean and mixed topologies only */
   cudaKernel_t reduce, init, candidates, select, gather, migrate, emigrate, hist_out;
   cudaKernel_t res_relaxed; /* one relaxed island in one launch per segment */
   cudaKernel_t res_spec;    /* one cluster per island (map.spec_cb > 0) */
@@ -111,6 +112,12 @@ static inline cudaError_t ipso_launch_frame(const struct gpu_kernels *k, struct 
                                             double *work)
 {
   return ipso_launch(k, k->frame, k->islands, 1, 256, 0, (void *[]){&s, &work});
+}
+
+/* mean_kernel: the mean attractor of every island that follows one, a block each. */
+static inline cudaError_t ipso_launch_mean(const struct gpu_kernels *k, struct swarm_ptrs s)
+{
+  return ipso_launch(k, k->mean, k->islands, 1, 256, 0, (void *[]){&s});
 }
 
 /* The global best of iteration T from NSLOTS block candidates (FRESH:

@@ -292,6 +292,13 @@ template <> struct vec<4> {
   }
 };
 
+/* Whether island ISL (global id) follows its mean: every island (IPSO_MEAN
+ * 1) or islands 6 and 7 of every 8 (2), as swarm_mean_on. */
+IPSO_HD bool mean_on(unsigned int isl)
+{
+  return IPSO_MEAN == 1 || (IPSO_MEAN == 2 && isl % 8u >= 6u);
+}
+
 #if IPSO_FRAME
 /* Whether island ISL (global id) moves in its eigen frame: every island
  * (IPSO_FRAME 1) or the odd ones (2), as swarm_frame_eigen. */

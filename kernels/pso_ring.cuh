@@ -58,6 +58,7 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK) lbest_kernel(swarm_ptrs
 {
   __shared__ unsigned char rows[IPSO_BLOCK]; /* per warp: the lanes whose row is copied */
   pdl_start();
+  if (IPSO_MEAN && mean_on(K.island + blockIdx.y)) return; /* mean_kernel's */
   s = island_ptrs(s, blockIdx.y);
   const long long n = K.n, k = IPSO_RING_K;
   int lane = threadIdx.x & 31;

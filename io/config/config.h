@@ -15,7 +15,13 @@ enum ipso_kernel { IPSO_KERNEL_QUEUE_LOCK, IPSO_KERNEL_QUEUE, IPSO_KERNEL_REDUCT
 enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
 /* Whom a particle follows: the island's best, the best of particles i-k..i+k
  * mod N, or an exemplar built per dimension from the personal bests (CLPSO). */
-enum ipso_swarm_topology { IPSO_SWARM_GLOBAL, IPSO_SWARM_RING, IPSO_SWARM_CLPSO };
+enum ipso_swarm_topology {
+  IPSO_SWARM_GLOBAL,
+  IPSO_SWARM_RING,
+  IPSO_SWARM_CLPSO,
+  IPSO_SWARM_MEAN,
+  IPSO_SWARM_MIXED
+};
 /* The axes of the velocity update: the objective's, or each island's eigen
  * frame of its personal bests (all islands, or the odd ones). */
 enum ipso_frame { IPSO_FRAME_AXES, IPSO_FRAME_EIGEN, IPSO_FRAME_MIXED };

@@ -25,7 +25,7 @@ const char *const kBackend[] = {"auto", "gpu", "cpu", nullptr};
 const char *const kPrecision[] = {"double", "float", nullptr};
 const char *const kKernel[] = {"queue_lock", "queue", "reduction", nullptr};
 const char *const kSync[] = {"strict", "relaxed", nullptr};
-const char *const kSwarmTopology[] = {"global", "ring", "clpso", nullptr};
+const char *const kSwarmTopology[] = {"global", "ring", "clpso", "mean", "mixed", nullptr};
 const char *const kFrame[] = {"axes", "eigen", "mixed", nullptr};
 const char *const kGoal[] = {"minimize", "maximize", nullptr};
 const char *const kTopology[] = {"ring", "bidirectional_ring", nullptr};
@@ -89,9 +89,9 @@ const key kKeys[] = {
     OF("swarm", "velocity_clamp", kind::clamps, 0, swarm.velocity_clamp),
     ENUM("swarm", "kernel", IPSO_KERNEL_QUEUE_LOCK, swarm.kernel, kKernel),
     ENUM("swarm", "sync", IPSO_SYNC_STRICT, swarm.sync, kSync),
-    ENUM("swarm", "topology", IPSO_SWARM_RING, swarm.topology, kSwarmTopology),
+    ENUM("swarm", "topology", IPSO_SWARM_MIXED, swarm.topology, kSwarmTopology),
     INT("swarm", "neighbours", 4, 1, INT_MAX, swarm.neighbours,
-        WHEN(c.swarm.topology == IPSO_SWARM_RING)),
+        WHEN(c.swarm.topology == IPSO_SWARM_RING || c.swarm.topology == IPSO_SWARM_MIXED)),
     INT("swarm", "refresh", 7, 1, INT_MAX, swarm.refresh,
         WHEN(c.swarm.topology == IPSO_SWARM_CLPSO)),
     ENUM("swarm", "frame", IPSO_FRAME_MIXED, swarm.frame, kFrame),

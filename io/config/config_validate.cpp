@@ -595,11 +595,24 @@ private:
     got gt = get(s, "topology"), gk = get(s, "neighbours");
     int64_t k = w.neighbours;
     if (gt == got::bad || gk == got::bad) return;
-    if (gk == got::ok && w.topology != IPSO_SWARM_RING)
+    bool ring = w.topology == IPSO_SWARM_RING || w.topology == IPSO_SWARM_MIXED;
+    if (gk == got::ok && !ring)
       return (void)fail(s, "neighbours",
-                        cat("neighbours is for topology = \"ring\" (topology is \"",
+                        cat("neighbours is for topology = \"ring\" or \"mixed\" (topology is \"",
                             config_swarm_topology_name(w.topology), "\")"));
-    if (w.topology != IPSO_SWARM_RING || !particles_ok || 2 * k + 1 <= w.particles) return;
+    bool mean = w.topology == IPSO_SWARM_MEAN || w.topology == IPSO_SWARM_MIXED;
+    if (mean && particles_ok && w.particles > IPSO_MEAN_MAX_PARTICLES) {
+      if (gt == got::absent) {
+        w.topology = IPSO_SWARM_RING;
+      } else {
+        return (void)fail(s, "topology",
+                          cat("topology = \"", config_swarm_topology_name(w.topology),
+                              "\" takes at most ", IPSO_MEAN_MAX_PARTICLES,
+                              " particles an island, the swarm has ", w.particles,
+                              " (swarm.particles)"));
+      }
+    }
+    if (!ring || !particles_ok || 2 * k + 1 <= w.particles) return;
     if (gt == got::absent && gk == got::absent)
       w.topology = IPSO_SWARM_GLOBAL;
     else

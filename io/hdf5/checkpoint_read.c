@@ -264,12 +264,12 @@ static char *format_clamps(char *buf, size_t len, int n, const double *v)
   return buf;
 }
 
-/* "global", "ring, K neighbours on each side" or "clpso, exemplars
- * refreshed every R iterations". */
+/* "global", "mean", "ring, K neighbours on each side", "mixed, ..." or
+ * "clpso, exemplars refreshed every R iterations". */
 static char *describe_topology(char *buf, size_t len, const char *topology, int k, int r)
 {
-  if (strcmp(topology, "ring") == 0)
-    snprintf(buf, len, "ring, %d neighbours on each side", k);
+  if (strcmp(topology, "ring") == 0 || strcmp(topology, "mixed") == 0)
+    snprintf(buf, len, "%s, %d neighbours on each side", topology, k);
   else if (strcmp(topology, "clpso") == 0)
     snprintf(buf, len, "clpso, exemplars refreshed every %d iterations", r);
   else

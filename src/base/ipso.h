@@ -21,6 +21,8 @@ enum ipso_status {
 #define IPSO_MAX_DIMENSIONS 100000
 /* The most dimensions an eigen frame (swarm.frame) takes: its D x D axes per island. */
 #define IPSO_FRAME_MAX_DIMENSIONS 1000
+/* The most particles an island of the mean topology takes (the GPU ranks them in shared memory). */
+#define IPSO_MEAN_MAX_PARTICLES 4096
 #define IPSO_MAX_PARTICLES (INT64_C(1) << 31)
 #define IPSO_MAX_ELEMENTS (INT64_C(1) << 32) /* particles * dimensions per island */
 #define IPSO_MAX_PARAMS 16

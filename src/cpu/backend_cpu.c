@@ -34,9 +34,10 @@ struct cpu_swarm {
   uint64_t seed, W;
   objective_fn_d eval_d;
   objective_fn_f eval_f;
-  int ring, clpso;                       /* the topology: follow lbest rows */
+  int ring, clpso, mean;                 /* the topology: follow lbest rows (mean: row 0) */
   uint32_t *learn;                       /* clpso: [N] swarm_clpso_threshold */
-  void *lbest;                           /* ring, clpso: REAL [N * D] attractors */
+  void *lbest;                           /* ring, clpso, mean: REAL [N * D] attractors */
+  int64_t *order;                        /* mean: [N] particles by (personal-best cost, index) */
   void *x, *v, *p, *cost, *pcost, *gpos; /* REAL arrays, in one block from x */
   void *lo, *hi, *span, *vmax, *prm;     /* REAL [D] each, in the same block */
   double gcost;                          /* global best cost, exact */
@@ -325,6 +326,7 @@ static void cpu_destroy(struct backend *b)
     struct cpu_swarm *c = &cb->isl[k];
     free(c->x);
     free(c->lbest);
+    free(c->order);
     free(c->learn);
     free(c->frame);
     free(c->frame_work);
@@ -423,7 +425,9 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
     c->N = cfg->swarm.particles;
     c->seed = cfg->run.seed;
     c->W = swarm_words_per_iteration(c->D);
-    c->ring = cfg->swarm.topology == IPSO_SWARM_RING;
+    c->mean = swarm_mean_on(cfg, c->island);
+    c->ring = !c->mean &&
+              (cfg->swarm.topology == IPSO_SWARM_RING || cfg->swarm.topology == IPSO_SWARM_MIXED);
     c->clpso = cfg->swarm.topology == IPSO_SWARM_CLPSO;
     c->eval_d = eval_d;
     c->eval_f = eval_f;

@@ -61,9 +61,11 @@ static int R(alloc)(struct cpu_swarm *c, const struct swarm_consts *k)
     return IPSO_FAIL("cpu", "cannot allocate a swarm of %lld particles x %d dimensions",
                      (long long)c->N, c->D);
   for (int i = 0; i < 11; t += len[i++]) *part[i] = t;
-  if (c->ring || c->clpso) {
-    c->lbest = malloc(n * sizeof(REAL));
-    if (!c->lbest)
+  if (c->ring || c->clpso || c->mean) {
+    c->lbest = malloc((c->mean ? D : n) * sizeof(REAL));
+    c->order = c->mean ? malloc((size_t)c->N * sizeof *c->order) : NULL;
+    for (int64_t i = 0; c->order && i < c->N; i++) c->order[i] = i;
+    if (!c->lbest || (c->mean && !c->order))
       return IPSO_FAIL("cpu", "cannot allocate the attractors of %lld particles x %d dimensions",
                        (long long)c->N, c->D);
   }
@@ -127,6 +129,39 @@ static void R(update_ring_best)(struct cpu_swarm *c)
   for (int64_t i = 0; i < c->N; i++) {
     int64_t j = R(ring_best)(s.pcost, c->N, c->cfg->swarm.neighbours, i);
     memcpy(l + (size_t)i * D, s.p + (size_t)j * D, D * sizeof(REAL));
+  }
+}
+
+/* Whether particle J comes before K by (personal-best cost, index). */
+static int R(before)(const REAL *pc, int64_t j, int64_t k)
+{
+  return pc[j] < pc[k] || (pc[j] == pc[k] && j < k);
+}
+
+/* Mean topology: every particle's attractor (lbest row 0) is the mean of the
+ * swarm_mean_count best personal bests, rank r weighing (count - r)^2, summed
+ * in double in rank order (mean_kernel, kernels/pso_kernels.cu, in this order). */
+static void R(update_mean)(struct cpu_swarm *c)
+{
+  struct R(view) s = R(view_of)(c);
+  const size_t D = (size_t)c->D;
+  const int64_t n = c->N, mu = swarm_mean_count(n);
+  int64_t *o = c->order;
+  /* Insertion sort of the last order (a permutation): it changes little. */
+  for (int64_t i = 1; i < n; i++) {
+    int64_t v = o[i], j = i;
+    for (; j > 0 && R(before)(s.pcost, v, o[j - 1]); j--) o[j] = o[j - 1];
+    o[j] = v;
+  }
+  const double m = (double)mu, scale = m * (m + 1) * (2 * m + 1) / 6;
+  REAL *l = c->lbest;
+  for (size_t d = 0; d < D; d++) {
+    double acc = 0.0;
+    for (int64_t r = 0; r < mu; r++) {
+      const double w = (double)(mu - r);
+      acc += w * w * (double)s.p[(size_t)o[r] * D + d];
+    }
+    l[d] = (REAL)(acc / scale);
   }
 }
 
@@ -346,6 +381,7 @@ static void R(iterate)(struct cpu_swarm *c, int64_t t)
                                         c->cfg->run.max_iterations);
   const REAL c1 = (REAL)sw->cognitive, c2 = (REAL)sw->social;
   if (c->ring) R(update_ring_best)(c);
+  if (c->mean) R(update_mean)(c);
   if (c->clpso) R(update_exemplars)(c, t);
   if (c->frame && swarm_frame_due(t)) R(update_frame)(c);
   const REAL *lbest = c->lbest;
@@ -353,7 +389,7 @@ static void R(iterate)(struct cpu_swarm *c, int64_t t)
   for (int64_t i = 0; i < c->N; i++) {
     REAL *x = s.x + (size_t)i * (size_t)D, *v = s.v + (size_t)i * (size_t)D;
     REAL *p = s.p + (size_t)i * (size_t)D;
-    const REAL *g = lbest ? lbest + (size_t)i * (size_t)D : s.gpos;
+    const REAL *g = c->mean ? lbest : lbest ? lbest + (size_t)i * (size_t)D : s.gpos;
     uint64_t sub = swarm_subsequence(c->island, i);
     if (c->frame) {
       double u[IPSO_FRAME_MAX_DIMENSIONS], dv[IPSO_FRAME_MAX_DIMENSIONS];

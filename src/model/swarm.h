@@ -86,6 +86,21 @@ static inline int swarm_frame_eigen(const struct ipso_config *cfg, int island)
          (cfg->swarm.frame == IPSO_FRAME_MIXED && island % 2 == 1);
 }
 
+/* The mean topology's attractor: the weighted mean of an island's
+ * swarm_mean_count best personal bests, rank r weighing (count - r)^2. */
+static inline int64_t swarm_mean_count(int64_t particles)
+{
+  return particles / 4 > 0 ? particles / 4 : 1;
+}
+
+/* Whether island ISLAND (global id) follows its mean (topology "mean", or
+ * "mixed" on islands 6 and 7 of every 8; the others a ring). */
+static inline int swarm_mean_on(const struct ipso_config *cfg, int island)
+{
+  return cfg->swarm.topology == IPSO_SWARM_MEAN ||
+         (cfg->swarm.topology == IPSO_SWARM_MIXED && island % 8 >= 6);
+}
+
 /* Island K's rows of S (islands of PARTICLES each): a view, nothing copied. */
 static inline struct swarm_state swarm_state_island(const struct swarm_state *s, int64_t particles,
                                                     int k)

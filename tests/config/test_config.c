@@ -380,7 +380,7 @@ static void test_defaults(void)
   CHECK_DBL(config_clamp(&c, 5), 1);
   CHECK_INT(c.swarm.kernel, IPSO_KERNEL_QUEUE_LOCK);
   CHECK_INT(c.swarm.sync, IPSO_SYNC_STRICT);
-  CHECK_INT(c.swarm.topology, IPSO_SWARM_RING);
+  CHECK_INT(c.swarm.topology, IPSO_SWARM_MIXED);
   CHECK_INT(c.swarm.neighbours, 4);
   CHECK_INT(c.migration.interval, 100);
   CHECK_INT(c.migration.migrants, 2);

@@ -36,12 +36,15 @@ struct problem {
   int ring;          /* 0: global topology; k > 0: ring of k neighbours on each side */
   int clpso;         /* r > 0: clpso topology with refresh r (ring 0) */
   const char *frame; /* swarm.frame (NULL: "axes") */
+  int mean;          /* 1: mean topology; 2: mixed (the ring of k = ring neighbours) */
 };
 
 /* The topology in words, for the lines printed. */
 static const char *topology_of(const struct problem *p, char *buf, size_t n)
 {
-  if (p->clpso)
+  if (p->mean)
+    snprintf(buf, n, p->mean == 1 ? "mean" : "mixed k=%d", p->ring);
+  else if (p->clpso)
     snprintf(buf, n, "clpso refresh=%d", p->clpso);
   else if (p->ring)
     snprintf(buf, n, "ring k=%d", p->ring);
@@ -56,6 +59,8 @@ static int make_config(const struct problem *p, const char *kernel, const char *
   char text[1024], ring[64] = "topology = \"global\"\n";
   if (p->ring) snprintf(ring, sizeof ring, "topology = \"ring\"\nneighbours = %d\n", p->ring);
   if (p->clpso) snprintf(ring, sizeof ring, "topology = \"clpso\"\nrefresh = %d\n", p->clpso);
+  if (p->mean == 1) snprintf(ring, sizeof ring, "topology = \"mean\"\n");
+  if (p->mean == 2) snprintf(ring, sizeof ring, "topology = \"mixed\"\nneighbours = %d\n", p->ring);
   snprintf(text, sizeof text,
            "[run]\nseed = %llu\nprecision = \"%s\"\nmax_iterations = 100\noutput = \"\"\n"
            "[objective]\nname = \"%s\"\ndimensions = %d\n"
@@ -177,11 +182,11 @@ static void check_problem(const struct problem *p)
 /* save_state / load_state continue exactly; a migration matches the CPU's,
  * and so do the iterations after it, with the best and worst particles and
  * with drawn ones (RING: ring of RING neighbours; CLPSO: clpso with refresh
- * CLPSO). */
-static void check_state_and_migrants(int ring, int clpso, const char *frame)
+ * CLPSO; MEAN: the mean topology). */
+static void check_state_and_migrants(int ring, int clpso, const char *frame, int mean)
 {
   enum { D = 2 }; /* one thread per particle: bit-identical to the CPU */
-  struct problem p = {"sphere", D, 300, "double", 1, ring, clpso, frame};
+  struct problem p = {"sphere", D, 300, "double", 1, ring, clpso, frame, mean};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 11, &cfg);
   /* One island of two in all: a backend of the only island never migrates
@@ -276,7 +281,7 @@ static void check_relaxed(int resident, int ring)
 {
   struct gpu_overrides o = {0};
   if (!resident) o.streaming = 1;
-  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0, NULL};
+  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0, NULL, 0};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 3, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
@@ -310,7 +315,7 @@ static void check_relaxed(int resident, int ring)
  * RING neighbours, where all three are one launch per iteration). */
 static void check_segments(int ring)
 {
-  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0, NULL};
+  struct problem p = {"rastrigin", 30, 5000, "float", 0, ring, 0, NULL, 0};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "strict", 9, &cfg);
   struct swarm_setup setup = {&cfg, 0, 1, 0, 1};
@@ -637,7 +642,7 @@ static void check_captures(const struct problem *p, int K)
 static void check_islands_relaxed(int ring)
 {
   enum { K = 3, T = 40 };
-  struct problem p = {"rastrigin", 30, 3000, "float", 0, ring, 0, NULL};
+  struct problem p = {"rastrigin", 30, 3000, "float", 0, ring, 0, NULL, 0};
   struct ipso_config cfg;
   make_config(&p, "queue_lock", "relaxed", 5, &cfg);
   struct swarm_setup all = {&cfg, 0, K, 0, K};
@@ -679,54 +684,64 @@ int main(void)
    * to the CPU. Otherwise: equal to rounding. Particle counts that are not
    * multiples of the block size, and a single particle. */
   const struct problem problems[] = {
-      {"cubic", 1, 2048, "double", 1, 0, 0, NULL},
-      {"cubic", 1, 1000, "float", 1, 0, 0, NULL},
-      {"sphere", 2, 333, "double", 1, 0, 0, NULL},
-      {"cubic", 120, 1000, "double", 0, 0, 0, NULL},
-      {"rastrigin", 30, 777, "float", 0, 0, 0, NULL},
-      {"rastrigin", 30, 513, "double", 0, 0, 0, NULL},
-      {"rosenbrock", 30, 300, "double", 0, 0, 0, NULL},
-      {"griewank", 50, 200, "double", 0, 0, 0, NULL},
-      {"ackley", 30, 256, "float", 0, 0, 0, NULL},
-      {"schwefel", 10, 100, "double", 0, 0, 0, NULL},
-      {"target_distance", 7, 99, "double", 0, 0, 0, NULL},
-      {"sphere", 1500, 40, "double", 0, 0, 0, NULL},
-      {"sphere", 2, 1, "double", 1, 0, 0, NULL},
+      {"cubic", 1, 2048, "double", 1, 0, 0, NULL, 0},
+      {"cubic", 1, 1000, "float", 1, 0, 0, NULL, 0},
+      {"sphere", 2, 333, "double", 1, 0, 0, NULL, 0},
+      {"cubic", 120, 1000, "double", 0, 0, 0, NULL, 0},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, NULL, 0},
+      {"rastrigin", 30, 513, "double", 0, 0, 0, NULL, 0},
+      {"rosenbrock", 30, 300, "double", 0, 0, 0, NULL, 0},
+      {"griewank", 50, 200, "double", 0, 0, 0, NULL, 0},
+      {"ackley", 30, 256, "float", 0, 0, 0, NULL, 0},
+      {"schwefel", 10, 100, "double", 0, 0, 0, NULL, 0},
+      {"target_distance", 7, 99, "double", 0, 0, 0, NULL, 0},
+      {"sphere", 1500, 40, "double", 0, 0, 0, NULL, 0},
+      {"sphere", 2, 1, "double", 1, 0, 0, NULL, 0},
       /* Ring topology: bit-identical to the CPU where the global topology
        * is, between variants always; a ring that covers the swarm. */
-      {"cubic", 1, 2048, "double", 1, 1, 0, NULL},
-      {"sphere", 2, 333, "double", 1, 2, 0, NULL},
-      {"cubic", 1, 1000, "float", 1, 3, 0, NULL},
-      {"rastrigin", 30, 777, "float", 0, 1, 0, NULL},
-      {"rosenbrock", 30, 300, "double", 0, 2, 0, NULL},
-      {"ackley", 30, 256, "float", 0, 5, 0, NULL},
-      {"sphere", 1500, 40, "double", 0, 2, 0, NULL},
-      {"sphere", 2, 7, "double", 1, 3, 0, NULL},
+      {"cubic", 1, 2048, "double", 1, 1, 0, NULL, 0},
+      {"sphere", 2, 333, "double", 1, 2, 0, NULL, 0},
+      {"cubic", 1, 1000, "float", 1, 3, 0, NULL, 0},
+      {"rastrigin", 30, 777, "float", 0, 1, 0, NULL, 0},
+      {"rosenbrock", 30, 300, "double", 0, 2, 0, NULL, 0},
+      {"ackley", 30, 256, "float", 0, 5, 0, NULL, 0},
+      {"sphere", 1500, 40, "double", 0, 2, 0, NULL, 0},
+      {"sphere", 2, 7, "double", 1, 3, 0, NULL, 0},
       /* clpso (exemplar rows, inertia 0.9 -> 0.4): as the ring; epochs of
        * 1 and 2 iterations, so the three iterations cross them; two
        * particles (each the other's only tournament). */
-      {"cubic", 1, 2048, "double", 1, 0, 1, NULL},
-      {"sphere", 2, 333, "double", 1, 0, 2, NULL},
-      {"cubic", 1, 1000, "float", 1, 0, 2, NULL},
-      {"rastrigin", 30, 777, "float", 0, 0, 1, NULL},
-      {"rastrigin", 30, 513, "double", 0, 0, 2, NULL},
-      {"ackley", 30, 256, "float", 0, 0, 2, NULL},
-      {"sphere", 1500, 40, "double", 0, 0, 1, NULL},
-      {"sphere", 2, 2, "double", 1, 0, 1, NULL},
+      {"cubic", 1, 2048, "double", 1, 0, 1, NULL, 0},
+      {"sphere", 2, 333, "double", 1, 0, 2, NULL, 0},
+      {"cubic", 1, 1000, "float", 1, 0, 2, NULL, 0},
+      {"rastrigin", 30, 777, "float", 0, 0, 1, NULL, 0},
+      {"rastrigin", 30, 513, "double", 0, 0, 2, NULL, 0},
+      {"ackley", 30, 256, "float", 0, 0, 2, NULL, 0},
+      {"sphere", 1500, 40, "double", 0, 0, 1, NULL, 0},
+      {"sphere", 2, 2, "double", 1, 0, 1, NULL, 0},
       /* Eigen frames (frame_kernel every 10 iterations): bit-identical to the
        * CPU with one thread a particle (25 iterations), to rounding otherwise. */
-      {"sphere", 2, 333, "double", 1, 0, 0, "eigen"},
-      {"sphere", 3, 100, "float", 1, 2, 0, "eigen"},
-      {"sphere", 2, 333, "double", 1, 0, 2, "eigen"},
-      {"rastrigin", 30, 777, "float", 0, 0, 0, "eigen"},
-      {"rosenbrock", 30, 300, "double", 0, 2, 0, "eigen"},
+      {"sphere", 2, 333, "double", 1, 0, 0, "eigen", 0},
+      {"sphere", 3, 100, "float", 1, 2, 0, "eigen", 0},
+      {"sphere", 2, 333, "double", 1, 0, 2, "eigen", 0},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, "eigen", 0},
+      {"rosenbrock", 30, 300, "double", 0, 2, 0, "eigen", 0},
+      /* The mean topology (mean_kernel): as the ring; fewer than 4 particles
+       * (the best alone), the largest island it takes. */
+      {"cubic", 1, 2048, "double", 1, 0, 0, NULL, 1},
+      {"sphere", 2, 333, "double", 1, 0, 0, NULL, 1},
+      {"cubic", 1, 1000, "float", 1, 0, 0, NULL, 1},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, NULL, 1},
+      {"rosenbrock", 30, 4096, "double", 0, 0, 0, NULL, 1},
+      {"sphere", 2, 3, "double", 1, 0, 0, NULL, 1},
+      {"sphere", 2, 333, "double", 1, 0, 0, "eigen", 1},
   };
   for (size_t k = 0; k < sizeof problems / sizeof problems[0]; k++) check_problem(&problems[k]);
-  check_state_and_migrants(0, 0, NULL);
-  check_state_and_migrants(1, 0, NULL);
-  check_state_and_migrants(0, 3, NULL);
-  check_state_and_migrants(0, 0, "eigen");
-  check_state_and_migrants(2, 0, "eigen");
+  check_state_and_migrants(0, 0, NULL, 0);
+  check_state_and_migrants(1, 0, NULL, 0);
+  check_state_and_migrants(0, 3, NULL, 0);
+  check_state_and_migrants(0, 0, "eigen", 0);
+  check_state_and_migrants(2, 0, "eigen", 0);
+  check_state_and_migrants(0, 0, NULL, 1);
   check_segments(0);
   check_segments(2);
   check_relaxed(1, 0);
@@ -740,23 +755,26 @@ int main(void)
     const char *kernel;
     int streaming;
   } island_cases[] = {
-      {{"sphere", 2, 333, "double", 1, 0, 0, NULL}, "queue_lock", 0},
-      {{"sphere", 2, 333, "double", 1, 0, 0, NULL}, "queue_lock", 1},
-      {{"sphere", 2, 333, "double", 1, 0, 0, NULL}, "queue", 0},
-      {{"sphere", 2, 333, "double", 1, 0, 0, NULL}, "reduction", 0},
-      {{"cubic", 1, 1000, "float", 1, 0, 0, NULL}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL}, "queue_lock", 1},
-      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL}, "reduction", 0},
-      {{"rosenbrock", 30, 300, "double", 0, 2, 0, NULL}, "queue_lock", 0},
-      {{"rosenbrock", 30, 300, "double", 0, 2, 0, NULL}, "queue", 0},
-      {{"cubic", 1, 2048, "double", 1, 3, 0, NULL}, "queue_lock", 0},
-      {{"sphere", 1500, 40, "double", 0, 0, 0, NULL}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 0, 2, NULL}, "queue_lock", 0},
-      {{"rastrigin", 30, 300, "double", 0, 0, 3, NULL}, "reduction", 0},
-      {{"sphere", 2, 333, "double", 1, 0, 1, NULL}, "queue", 0},
-      {{"sphere", 2, 333, "double", 1, 0, 0, "mixed"}, "queue_lock", 0},
-      {{"rastrigin", 30, 777, "float", 0, 2, 0, "mixed"}, "queue_lock", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0, NULL, 0}, "queue_lock", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0, NULL, 0}, "queue_lock", 1},
+      {{"sphere", 2, 333, "double", 1, 0, 0, NULL, 0}, "queue", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0, NULL, 0}, "reduction", 0},
+      {{"cubic", 1, 1000, "float", 1, 0, 0, NULL, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL, 0}, "queue_lock", 1},
+      {{"rastrigin", 30, 777, "float", 0, 0, 0, NULL, 0}, "reduction", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2, 0, NULL, 0}, "queue_lock", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 2, 0, NULL, 0}, "queue", 0},
+      {{"cubic", 1, 2048, "double", 1, 3, 0, NULL, 0}, "queue_lock", 0},
+      {{"sphere", 1500, 40, "double", 0, 0, 0, NULL, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 0, 2, NULL, 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 300, "double", 0, 0, 3, NULL, 0}, "reduction", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 1, NULL, 0}, "queue", 0},
+      {{"sphere", 2, 333, "double", 1, 0, 0, "mixed", 0}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 2, 0, "mixed", 0}, "queue_lock", 0},
+      {{"sphere", 2, 333, "double", 1, 2, 0, "mixed", 2}, "queue_lock", 0},
+      {{"rastrigin", 30, 777, "float", 0, 3, 0, "mixed", 2}, "reduction", 0},
+      {{"rosenbrock", 30, 300, "double", 0, 0, 0, NULL, 1}, "queue_lock", 0},
   };
   for (size_t k = 0; k < sizeof island_cases / sizeof island_cases[0]; k++)
     check_islands(&island_cases[k].p, island_cases[k].kernel, island_cases[k].streaming);
@@ -765,11 +783,11 @@ int main(void)
   /* The checkpoint's reads: 120-D double rows (padded pitch), 30-D float
    * (converted), one dimension; one island and several. */
   const struct problem captures[] = {
-      {"cubic", 120, 300, "double", 0, 0, 0, NULL},
-      {"rastrigin", 30, 777, "float", 0, 0, 0, NULL},
-      {"cubic", 1, 2048, "double", 1, 0, 0, NULL},
-      {"sphere", 7, 333, "double", 1, 1, 0, NULL},
-      {"rastrigin", 30, 777, "float", 0, 0, 0, "mixed"},
+      {"cubic", 120, 300, "double", 0, 0, 0, NULL, 0},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, NULL, 0},
+      {"cubic", 1, 2048, "double", 1, 0, 0, NULL, 0},
+      {"sphere", 7, 333, "double", 1, 1, 0, NULL, 0},
+      {"rastrigin", 30, 777, "float", 0, 0, 0, "mixed", 0},
   };
   for (size_t k = 0; k < sizeof captures / sizeof captures[0]; k++) {
     check_captures(&captures[k], 1);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Exact restart of strict 4-rank CPU runs: stopped at a checkpoint and continued, the file ends as the uninterrupted run's.
 #
-# Usage: e2e_restart.sh iterations|signal|clpso
+# Usage: e2e_restart.sh iterations|signal|clpso|mixed
 #
 # Every run has its own directory with the same relative names (run.toml,
 # run.h5, run.ckpt.h5), so the config text stored in the files is the same.
@@ -43,8 +43,10 @@
 #   continued with --restart in a copy of the finished run, on 4 ranks and
 #   on 2: the output and the final checkpoint must be identical to the
 #   uninterrupted run's, and so must the printed results.
+# mixed  the same with the default topology "mixed" on 8 islands (islands 6
+#   and 7 follow their mean, the others a ring).
 . "$IPSO_TEST_DIR/lib/common.sh"
-mode=${1:?usage: e2e_restart.sh iterations|signal|clpso}
+mode=${1:?usage: e2e_restart.sh iterations|signal|clpso|mixed}
 nranks=4 islands=()
 compare_py=$IPSO_TEST_DIR/lib/h5compare.py
 if ! "$IPSO_PYTHON" -c 'import h5py' 2>/dev/null; then
@@ -268,9 +270,13 @@ PY
     same_summary ref/log "$d/log2" "$d"
   done
   ;;
-clpso)
+clpso | mixed)
   mkdir ref
-  write_cfg ref/run.toml 120 1 20 60 10 8 32 'swarm.topology="clpso"' run.islands=4
+  if [ "$mode" = clpso ]; then
+    write_cfg ref/run.toml 120 1 20 60 10 8 32 'swarm.topology="clpso"' run.islands=4
+  else
+    write_cfg ref/run.toml 120 1 20 60 10 8 32 'swarm.topology="mixed"' run.islands=8
+  fi
   run_in ref log
   [ "$(attr ref/run.ckpt.h5.prev iteration)" = 60 ] && pass "ref: checkpoint of iteration 60 kept" ||
     fail "ref: the previous checkpoint is of iteration $(attr ref/run.ckpt.h5.prev iteration)"
@@ -282,7 +288,7 @@ clpso)
     else
       fail "$d: --restart on $ranks ranks: exit $?"; tail -20 "$d/log2"; finish
     fi
-    same "$d: clpso continued from iteration 60: every dataset and attribute but the times identical" \
+    same "$d: $mode continued from iteration 60: every dataset and attribute but the times identical" \
       ref/run.h5 "$d/run.h5"
     same "$d: final checkpoint identical to the uninterrupted run's" ref/run.ckpt.h5 "$d/run.ckpt.h5"
     same_summary ref/log "$d/log2" "$d"

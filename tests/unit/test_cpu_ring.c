@@ -153,12 +153,14 @@ static void check_threads(void)
   config_free(&cfg);
 }
 
-/* The default topology is a ring of 4 neighbours; on a swarm it would cover
- * (2k + 1 > particles) it is the global topology, as written in the
- * resolved config. */
+/* The default topology is mixed (a ring of 4 neighbours and the mean); on a
+ * swarm the ring would cover (2k + 1 > particles) it is the global topology,
+ * above IPSO_MEAN_MAX_PARTICLES the ring, as written in the resolved config. */
 static void check_default_topology(void)
 {
-  for (int n = 8; n <= 9; n++) {
+  const int sizes[] = {8, 9, IPSO_MEAN_MAX_PARTICLES, IPSO_MEAN_MAX_PARTICLES + 1};
+  for (int s = 0; s < 4; s++) {
+    int n = sizes[s];
     char text[256];
     snprintf(text, sizeof text,
              "[run]\noutput = \"\"\n[objective]\nname = \"sphere\"\ndimensions = 3\n"
@@ -166,13 +168,15 @@ static void check_default_topology(void)
              n);
     struct ipso_config cfg;
     if (config_load_text(text, "test", 0, NULL, 1, &cfg) != IPSO_OK) exit(1);
-    int ring = n == 9;
-    CHECK(cfg.swarm.topology == (ring ? IPSO_SWARM_RING : IPSO_SWARM_GLOBAL),
-          "%d particles: default topology %s", n, config_swarm_topology_name(cfg.swarm.topology));
+    const enum ipso_swarm_topology want[] = {IPSO_SWARM_GLOBAL, IPSO_SWARM_MIXED, IPSO_SWARM_MIXED,
+                                             IPSO_SWARM_RING};
+    const char *text_want[] = {"topology = \"global\"\n", "topology = \"mixed\"\nneighbours = 4\n",
+                               "topology = \"mixed\"\nneighbours = 4\n",
+                               "topology = \"ring\"\nneighbours = 4\n"};
+    CHECK(cfg.swarm.topology == want[s], "%d particles: default topology %s", n,
+          config_swarm_topology_name(cfg.swarm.topology));
     CHECK(cfg.swarm.neighbours == 4, "default neighbours %d", cfg.swarm.neighbours);
-    CHECK(strstr(cfg.text,
-                 ring ? "topology = \"ring\"\nneighbours = 4\n" : "topology = \"global\"\n") &&
-              (ring || !strstr(cfg.text, "neighbours")),
+    CHECK(strstr(cfg.text, text_want[s]) && (s > 0 || !strstr(cfg.text, "neighbours")),
           "%d particles: resolved config\n%s", n, cfg.text);
     config_free(&cfg);
   }

@@ -4,6 +4,7 @@
  * kernel), the speculative cluster kernel where it may run, the ring
  * topology (with its lbest kernel and without the resident kernel), the
  * clpso topology (with its exemplar kernel, without the resident kernel),
+ * the mean and mixed topologies (with the mean kernel),
  * an inertia schedule, and a user objective, whole-row and separable. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +226,19 @@ int main(void)
                fl ? "float" : "double", frames[b]);
       snprintf(what, sizeof what, "eigen frame %zu %s", b, fl ? "float" : "double");
       fail += compile_checked(toml, what, "frame_kernel", "resident_relaxed_kernel");
+    }
+  /* The mean topology (mean_kernel) on every island, and mixed with the
+   * ring (lbest_kernel too), the largest island it takes, both precisions. */
+  const char *means[] = {"name = \"rastrigin\"\ndimensions = 30\n[swarm]\ntopology = \"mean\"\n",
+                         "name = \"cec2017\"\nnumber = 5\ndimensions = 100\n[swarm]\n"
+                         "particles = 4096\ntopology = \"mixed\"\n"};
+  for (size_t b = 0; b < sizeof means / sizeof means[0]; b++)
+    for (int fl = 0; fl < 2; fl++) {
+      snprintf(toml, sizeof toml, "[run]\nprecision = \"%s\"\n[objective]\n%s",
+               fl ? "float" : "double", means[b]);
+      snprintf(what, sizeof what, "mean topology %zu %s", b, fl ? "float" : "double");
+      fail += compile_checked(toml, what, "mean_kernel",
+                              b ? "resident_relaxed_kernel" : "lbest_kernel");
     }
   remove(src);
   rmdir(dir);
