@@ -4,9 +4,7 @@
 #define IPSO_ISLAND_MPI_H
 
 #include <mpi.h>
-#include <stdint.h>
 
-#include "ipso.h"
 #include "check.h"
 
 /* Returns (or, _GOTO, jumps to LABEL with RC) the failure of an MPI call. */

@@ -3,9 +3,6 @@
 #ifndef IPSO_CONFIG_H
 #define IPSO_CONFIG_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 #include "ipso.h"
 #include "objective.h"
 

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "config_internal.hpp"
-#include "objective.h"
 
 namespace config_impl
 {

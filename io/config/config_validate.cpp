@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 
 #include "config_internal.hpp"
-#include "objective.h"
 
 namespace config_impl
 {

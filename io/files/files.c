@@ -12,7 +12,6 @@
 
 #include "check.h"
 #include "files.h"
-#include "log.h"
 
 /* Prints a usage error and yields IPSO_ERR_USAGE. */
 #define USAGE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)

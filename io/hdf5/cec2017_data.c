@@ -5,7 +5,6 @@
  * that each shuffle is a permutation. */
 #include "cec2017_data.h"
 
-#include <hdf5.h>
 #include <limits.h>
 #include <unistd.h>
 #include <math.h>
@@ -14,11 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "config.h"
 #include "h5util.h"
-#include "ipso.h"
-#include "log.h"
 
 #define IPSO_REAL double
 #define IPSO_FN(name) cec2017_data_##name

@@ -12,7 +12,6 @@
  * (i+1)*N - 1 wherever it ran. */
 #include "checkpoint.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,8 +23,6 @@
 #include "checkpoint_internal.h"
 #include "h5util.h"
 #include "state_arrays.h"
-#include "check.h"
-#include "log.h"
 
 /* Continues the 64-bit FNV-1a hash H over the N bytes of the little-endian
  * form of V (the file's order), so the sum is the same on any host. */

@@ -6,11 +6,8 @@
 #define IPSO_CHECKPOINT_H
 
 #include <mpi.h>
-#include <stddef.h>
-#include <stdint.h>
 
 #include "swarm.h"
-#include "config.h"
 
 struct checkpoint_info {
   int64_t iteration;        /* last completed iteration */

@@ -10,7 +10,6 @@
  * commit rank 0 reads back only the metadata HDF5 wrote through MPI-IO,
  * writes the checksums and renames the file over the checkpoint. */
 #define _GNU_SOURCE /* sync_file_range */
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -24,11 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
 #include "checkpoint.h"
 #include "checkpoint_internal.h"
 #include "h5util.h"
-#include "log.h"
 #include "state_arrays.h"
 
 /* I/O threads of a checkpoint that the caller waits for (a stop's, the

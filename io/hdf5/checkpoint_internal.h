@@ -5,7 +5,6 @@
 #define IPSO_CHECKPOINT_INTERNAL_H
 
 #include <mpi.h>
-#include <stdint.h>
 
 #include "swarm.h"
 

@@ -3,11 +3,9 @@
  * it read. The layout is in checkpoint.c. */
 #include "checkpoint.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +15,6 @@
 #include "checkpoint_internal.h"
 #include "h5util.h"
 #include "state_arrays.h"
-#include "check.h"
-#include "log.h"
 
 /* Rank 0's first look at checkpoint PATH: a readable regular HDF5 file.
  * Otherwise IPSO_ERR_USAGE with the reason in WHY. */

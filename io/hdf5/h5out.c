@@ -4,10 +4,8 @@
  * its own units. */
 #include "h5out.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +13,8 @@
 #include <unistd.h>
 
 #include "h5out_internal.h"
-#include "h5util.h"
 #include "run_files.h"
 #include "state_arrays.h"
-#include "check.h"
-#include "log.h"
 
 const struct history_spec history_specs[HIST_COLUMNS] = {
     {"history/iteration", 0, 1, "iterations", "iteration after which the row was recorded"},

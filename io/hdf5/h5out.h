@@ -5,10 +5,8 @@
 #define IPSO_H5OUT_H
 
 #include <mpi.h>
-#include <stdint.h>
 
 #include "swarm.h"
-#include "config.h"
 
 struct h5out;
 

@@ -3,10 +3,6 @@
 #ifndef IPSO_H5OUT_INTERNAL_H
 #define IPSO_H5OUT_INTERNAL_H
 
-#include <hdf5.h>
-#include <mpi.h>
-#include <stdint.h>
-
 #include "h5out.h"
 #include "h5util.h"
 

@@ -5,9 +5,7 @@
  * h5out_reopen judges the file read-only and removes what was written after
  * the checkpoint's iteration (history rows, migration rows, snapshots, the
  * result and 'finished'). */
-#include <errno.h>
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +15,6 @@
 #include "checkpoint.h"
 #include "checkpoint_internal.h"
 #include "h5out_internal.h"
-#include "check.h"
-#include "log.h"
 
 /* Migration rows a restart examines at a time (24 bytes each). */
 #define H5OUT_MIGRATION_PIECE (INT64_C(1) << 20)

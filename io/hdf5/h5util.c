@@ -2,20 +2,14 @@
  * message, attributes, datasets and transfers of the rows ranks own. */
 #include "h5util.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-
-#include "check.h"
-#include "log.h"
 
 /* H5Pset_file_locking exists from HDF5 1.10.7 in the 1.10 series and 1.12.1. */
 #if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)

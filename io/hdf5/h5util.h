@@ -20,14 +20,9 @@
 
 #include <errno.h>
 #include <hdf5.h>
-#include <mpi.h>
 #include <stddef.h>
-#include <stdint.h>
 
-#include "check.h"
-#include "ipso.h"
 #include "island_mpi.h"
-#include "log.h"
 
 #ifndef H5_HAVE_PARALLEL
 #error "islandpso needs an HDF5 built with parallel (MPI-IO) support"

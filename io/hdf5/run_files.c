@@ -1,7 +1,6 @@
 /* Reading an output's identity without touching it; the objective's hash. */
 #include "run_files.h"
 
-#include <hdf5.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +8,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "check.h"
 #include "h5util.h"
 #include "user_objective.h"
 

@@ -4,9 +4,6 @@
 #ifndef IPSO_STATE_ARRAYS_H
 #define IPSO_STATE_ARRAYS_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 #include "swarm.h"
 
 struct state_array {

@@ -4,8 +4,6 @@
 #ifndef IPSO_CHECK_H
 #define IPSO_CHECK_H
 
-#include <errno.h>
-
 #include "log.h"
 
 /* Reports a runtime failure in COMPONENT and evaluates to IPSO_ERR_RUNTIME. */

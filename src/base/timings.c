@@ -2,7 +2,6 @@
  * the loading before main()), the phases with CLOCK_MONOTONIC. */
 #include "timings.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

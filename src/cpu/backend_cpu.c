@@ -1,7 +1,6 @@
 /* The CPU reference backend: the swarms of the backend's islands in host
  * memory, structure of arrays, OpenMP over particles (or over islands, when
  * the islands are small), the GPU's random stream (src/philox.h). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -11,9 +10,7 @@
 
 #include "backend_cpu.h"
 #include "check.h"
-#include "log.h"
 #include "migration.h"
-#include "objective.h"
 #include "philox.h"
 #include "user_objective.h"
 

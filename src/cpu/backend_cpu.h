@@ -3,8 +3,6 @@
 #ifndef IPSO_BACKEND_CPU_H
 #define IPSO_BACKEND_CPU_H
 
-#include <stdint.h>
-
 #include "backend.h"
 
 #ifdef __cplusplus

@@ -8,9 +8,7 @@
 #define IPSO_BACKEND_H
 
 #include <math.h>
-#include <stdint.h>
 
-#include "config.h"
 #include "swarm.h"
 
 /* Whether cost A beats cost B (NaN counts as +infinity). */

@@ -5,8 +5,6 @@
 #ifndef IPSO_MIGRATION_H
 #define IPSO_MIGRATION_H
 
-#include <stdint.h>
-
 #include "config.h"
 
 /* RANKS ranks hold ISLANDS islands (a multiple of RANKS): rank r the islands

@@ -3,10 +3,7 @@
 #ifndef IPSO_PROBLEM_H
 #define IPSO_PROBLEM_H
 
-#include <stdint.h>
-
 #include "config.h"
-#include "objective.h"
 
 /* The known optimum of the configured problem (bounds and goal respected):
  * returns 1 and sets *value if it is known, 0 otherwise. */

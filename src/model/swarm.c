@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "check.h"
-#include "objective.h"
 #include "problem.h"
 
 int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims)

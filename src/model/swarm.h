@@ -5,7 +5,6 @@
 #define IPSO_SWARM_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "config.h"
 

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "log.h"
 
 /* Why PATH may not hold or be code this process runs, in WHY (LEN bytes); 0
  * when it may: a regular file (FILE) or a directory, this user's alone (OWN),

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -17,7 +16,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "log.h"
 
 extern char **environ;
 

@@ -7,10 +7,8 @@
 #define IPSO_USER_OBJECTIVE_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "config.h"
-#include "objective.h"
 
 struct user_objective;
 

@@ -5,7 +5,6 @@
 
 #include "backend_cpu.h"
 #include "check.h"
-#include "log.h"
 #ifdef IPSO_HAVE_CUDA
 #include "backend_gpu.h"
 #endif

@@ -3,14 +3,12 @@
 #include "solver.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cec2017_data.h"
 #include "check.h"
-#include "log.h"
 #include "problem.h"
 
 /* Prints a usage error and yields IPSO_ERR_USAGE. */

@@ -1,13 +1,10 @@
 /* The swarm invariants. */
 #include "invariants.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check.h"
 #include "island_mpi.h"
-#include "objective.h"
 #include "problem.h"
 #include "user_objective.h"
 

@@ -7,11 +7,8 @@
 #define IPSO_INVARIANTS_H
 
 #include <mpi.h>
-#include <stdint.h>
 
 #include "backend.h"
-#include "config.h"
-#include "swarm.h"
 
 struct invariants;
 

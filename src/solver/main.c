@@ -4,18 +4,13 @@
  * runtime failure turn into MPI_Abort. */
 #include <errno.h>
 #include <getopt.h>
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "island_mpi.h"
-#include "check.h"
-#include "log.h"
 #include "runtime.h"
 #include "solver.h"
-#include "swarm.h"
 #include "timings.h"
 
 #define MAX_OVERRIDES 256

@@ -5,8 +5,6 @@
 #ifndef IPSO_SCHEDULE_H
 #define IPSO_SCHEDULE_H
 
-#include <stdint.h>
-
 #include "config.h"
 
 /* Segments are at most this long: signals, progress and the target are noticed promptly. */

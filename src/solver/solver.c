@@ -2,17 +2,13 @@
  * from a checkpoint), the segments (solver_loop.c), the end. */
 #include "solver.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cec2017_data.h"
-#include "check.h"
 #include "checkpoint.h"
-#include "log.h"
 #include "migration.h"
-#include "objective.h"
 #include "problem.h"
 #include "run_files.h"
 #include "runtime.h"

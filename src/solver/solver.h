@@ -6,7 +6,6 @@
 #include <mpi.h>
 
 #include "backend.h"
-#include "config.h"
 
 struct solver_options {
   int overwrite;               /* replace an existing output file */

@@ -3,18 +3,12 @@
 #ifndef IPSO_SOLVER_INTERNAL_H
 #define IPSO_SOLVER_INTERNAL_H
 
-#include <math.h>
-#include <mpi.h>
-#include <stdint.h>
-
-#include "backend.h"
 #include "files.h"
 #include "h5out.h"
 #include "invariants.h"
 #include "island_mpi.h"
 #include "schedule.h"
 #include "solver.h"
-#include "swarm.h"
 
 struct checkpoint_writer;
 

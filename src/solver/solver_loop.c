@@ -5,9 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
 #include "checkpoint.h"
-#include "log.h"
 #include "runtime.h"
 #include "solver_internal.h"
 #include "timings.h"

@@ -1,15 +1,11 @@
 /* What the island loop records and exchanges at segment ends: the history
  * rows (appended in blocks), the migration and its log, the device lines
  * and the final summary. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "log.h"
 #include "migration.h"
-#include "objective.h"
 #include "problem.h"
 #include "runtime.h"
 #include "solver_internal.h"
