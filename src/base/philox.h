@@ -60,11 +60,4 @@ static inline float philox_uniform_float(uint32_t w)
   return (float)w * 0x1p-32f + 0x1p-33f;
 }
 
-/* curand_uniform2_double() of two words (x, y): (x ^ y << 21) 2^-53 + 2^-54. */
-static inline double philox_uniform2_double(uint32_t x, uint32_t y)
-{
-  uint64_t z = (uint64_t)x ^ ((uint64_t)y << 21);
-  return (double)z * 0x1p-53 + 0x1p-54;
-}
-
 #endif

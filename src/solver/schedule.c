@@ -35,7 +35,6 @@ unsigned schedule_events(const struct schedule *p, int64_t t)
   if (p->migration > 0 && t % p->migration == 0) ev |= SCHEDULE_MIGRATE;
   if (p->snapshot > 0 && t % p->snapshot == 0) ev |= SCHEDULE_SNAPSHOT;
   if (p->checkpoint > 0 && t % p->checkpoint == 0) ev |= SCHEDULE_CHECKPOINT;
-  if (t == p->max_iterations) ev |= SCHEDULE_END;
   return ev;
 }
 

@@ -12,10 +12,9 @@
 
 /* What falls on an iteration (bits of schedule_events). */
 enum schedule_event {
-  SCHEDULE_MIGRATE = 1,    /* a migration after it */
-  SCHEDULE_SNAPSHOT = 2,   /* a snapshot of it */
-  SCHEDULE_CHECKPOINT = 4, /* a checkpoint of it (checkpoint_interval) */
-  SCHEDULE_END = 8         /* the run's last iteration */
+  SCHEDULE_MIGRATE = 1,   /* a migration after it */
+  SCHEDULE_SNAPSHOT = 2,  /* a snapshot of it */
+  SCHEDULE_CHECKPOINT = 4 /* a checkpoint of it (checkpoint_interval) */
 };
 
 struct schedule {
