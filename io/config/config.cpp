@@ -35,9 +35,6 @@ namespace
 
 constexpr size_t kMaxFileBytes = size_t{16} << 20; /* larger files are refused unread */
 
-/* Prints a usage or config error and yields IPSO_ERR_USAGE. */
-#define USAGE(...) (log_user_error(__VA_ARGS__), static_cast<int>(IPSO_ERR_USAGE))
-
 /* S without the spaces and tabs at either end. */
 std::string_view trim(std::string_view s)
 {
@@ -136,8 +133,8 @@ int load(std::string_view text, const char *source_name, int noverrides, char *c
 {
   std::memset(cfg, 0, sizeof *cfg);
   if (std::strlen(source_name) > IPSO_PATH_MAX - 1)
-    return USAGE("islandpso: error: config path '%s' is too long (at most %d characters)",
-                 source_name, IPSO_PATH_MAX - 1);
+    return IPSO_USAGE("islandpso: error: config path '%s' is too long (at most %d characters)",
+                      source_name, IPSO_PATH_MAX - 1);
   diagnostics diag(source_name);
   toml::table root;
   bool parsed = true;
@@ -174,15 +171,15 @@ int read_config_file(const char *path, std::string &text)
 {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
-    return USAGE("islandpso: error: cannot read config '%s': %s", path, std::strerror(errno));
+    return IPSO_USAGE("islandpso: error: cannot read config '%s': %s", path, std::strerror(errno));
   struct stat st;
   int err = 0;
   if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
     close(fd);
-    return USAGE("islandpso: error: config '%s' is %s, not a file: islandpso reads its config "
-                 "from a regular file (a pipe may have no writer, and the run would wait for "
-                 "one); write the config to a file first",
-                 path, S_ISFIFO(st.st_mode) ? "a FIFO (a named pipe, or <(...))" : "a socket");
+    return IPSO_USAGE("islandpso: error: config '%s' is %s, not a file: islandpso reads its config "
+                      "from a regular file (a pipe may have no writer, and the run would wait for "
+                      "one); write the config to a file first",
+                      path, S_ISFIFO(st.st_mode) ? "a FIFO (a named pipe, or <(...))" : "a socket");
   }
   if (S_ISDIR(st.st_mode)) err = EISDIR;
   char chunk[65536];
@@ -196,13 +193,14 @@ int read_config_file(const char *path, std::string &text)
   }
   close(fd);
   if (err == EAGAIN || err == EWOULDBLOCK)
-    return USAGE("islandpso: error: config '%s' has nothing to read without waiting (a "
-                 "terminal or another device): give a regular file",
-                 path);
-  if (err) return USAGE("islandpso: error: cannot read config '%s': %s", path, std::strerror(err));
+    return IPSO_USAGE("islandpso: error: config '%s' has nothing to read without waiting (a "
+                      "terminal or another device): give a regular file",
+                      path);
+  if (err)
+    return IPSO_USAGE("islandpso: error: cannot read config '%s': %s", path, std::strerror(err));
   if (text.size() > kMaxFileBytes)
-    return USAGE("islandpso: error: config '%s' is too large (more than %zu MiB)", path,
-                 kMaxFileBytes >> 20);
+    return IPSO_USAGE("islandpso: error: config '%s' is too large (more than %zu MiB)", path,
+                      kMaxFileBytes >> 20);
   return IPSO_OK;
 }
 
@@ -225,7 +223,7 @@ extern "C" int config_load(const char *path, int noverrides, char *const *overri
 {
   return guarded([&] {
     std::memset(cfg, 0, sizeof *cfg);
-    if (!path) return USAGE("islandpso: error: no config file given");
+    if (!path) return IPSO_USAGE("islandpso: error: no config file given");
     std::string text;
     IPSO_TRY(read_config_file(path, text));
     return load(text, path, noverrides, overrides, ranks, cfg);

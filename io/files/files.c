@@ -13,9 +13,6 @@
 #include "check.h"
 #include "files.h"
 
-/* Prints a usage error and yields IPSO_ERR_USAGE. */
-#define USAGE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
-
 /* The real path of PATH's directory and its last component in OUT (N bytes):
  * 0, or -1 when the directory cannot be resolved. */
 static int path_canonical(const char *path, char *out, size_t n)
@@ -51,13 +48,13 @@ static int check_writable_kind(const char *role, const char *path)
   /* (A directory is reported elsewhere.) */
   if (!path || !*path || stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
     return IPSO_OK;
-  return USAGE("islandpso: error: the %s '%s' exists and is not a regular file (%s): "
-               "islandpso writes it through a temporary file and a rename",
-               role, path,
-               S_ISCHR(st.st_mode)    ? "a character device"
-               : S_ISBLK(st.st_mode)  ? "a block device"
-               : S_ISFIFO(st.st_mode) ? "a FIFO"
-                                      : "a socket or other special file");
+  return IPSO_USAGE("islandpso: error: the %s '%s' exists and is not a regular file (%s): "
+                    "islandpso writes it through a temporary file and a rename",
+                    role, path,
+                    S_ISCHR(st.st_mode)    ? "a character device"
+                    : S_ISBLK(st.st_mode)  ? "a block device"
+                    : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                           : "a socket or other special file");
 }
 
 /* Whether PATH of ROLE, absolute, with SUFFIX (its longest derived name) fits
@@ -67,19 +64,19 @@ static int check_length(const char *role, const char *path, const char *suffix)
   char cwd[PATH_MAX];
   size_t n = strlen(path) + strlen(suffix);
   if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
-    return USAGE("islandpso: error: the %s '%s' is relative, and the working directory %s: "
-                 "run islandpso from a shorter path, or give absolute paths of fewer than "
-                 "%d bytes",
-                 role, path,
-                 errno == ERANGE || errno == ENAMETOOLONG
-                     ? "is longer than the system's limit on a path (PATH_MAX)"
-                     : "cannot be found",
-                 PATH_MAX);
+    return IPSO_USAGE("islandpso: error: the %s '%s' is relative, and the working directory %s: "
+                      "run islandpso from a shorter path, or give absolute paths of fewer than "
+                      "%d bytes",
+                      role, path,
+                      errno == ERANGE || errno == ENAMETOOLONG
+                          ? "is longer than the system's limit on a path (PATH_MAX)"
+                          : "cannot be found",
+                      PATH_MAX);
   if (path[0] != '/') n += strlen(cwd) + 1;
   if (n < PATH_MAX) return IPSO_OK;
-  return USAGE("islandpso: error: the %s '%s' is too long: with the working directory and "
-               "'%s' its path has %zu bytes, the system's limit (PATH_MAX) is %d",
-               role, path, suffix, n, PATH_MAX - 1);
+  return IPSO_USAGE("islandpso: error: the %s '%s' is too long: with the working directory and "
+                    "'%s' its path has %zu bytes, the system's limit (PATH_MAX) is %d",
+                    role, path, suffix, n, PATH_MAX - 1);
 }
 
 /* PATH's lock file in OUT (N bytes): its real path (every spelling finds one
@@ -139,9 +136,9 @@ int paths_check(const char *config, const char *output, const char *checkpoint, 
       if (a == CKPT && b == PREV) continue;
       if (!path[a] || !*path[a] || !path[b] || !*path[b]) continue;
       if (path_same(path[a], path[b]))
-        return USAGE("islandpso: error: the %s '%s' and the %s '%s' are the same file; give "
-                     "each its own path",
-                     roles[a].role, path[a], roles[b].role, path[b]);
+        return IPSO_USAGE("islandpso: error: the %s '%s' and the %s '%s' are the same file; give "
+                          "each its own path",
+                          roles[a].role, path[a], roles[b].role, path[b]);
     }
   /* (Lock files: run_lock_take says what is wrong with one.) */
   for (int r = OUTPUT; r < ROLES; r++)
@@ -228,9 +225,9 @@ static int unprotected(const struct run_lock *l, const char *role, const char *p
 static int refuse_foreign(const struct run_lock *l, const char *role, const char *path,
                           const char *what)
 {
-  return USAGE("islandpso: error: '%s', the lock file of the %s '%s', %s: islandpso neither "
-               "overwrites nor removes it; move it away, or give this run another path",
-               l->path, role, path, what);
+  return IPSO_USAGE("islandpso: error: '%s', the lock file of the %s '%s', %s: islandpso neither "
+                    "overwrites nor removes it; move it away, or give this run another path",
+                    l->path, role, path, what);
 }
 
 /* Closes FD and removes NAME, keeping errno: -1. */
@@ -301,9 +298,9 @@ int run_lock_take(struct run_lock *l, const char *role, const char *path)
     struct stat st;
     if (fd < 0 && lstat(l->path, &st) != 0) return unprotected(l, role, path, errno);
     if (fd < 0)
-      return USAGE("islandpso: error: cannot open the lock file '%s' of the %s '%s': %s; remove "
-                   "it if no run uses that %s",
-                   l->path, role, path, strerror(errno), role);
+      return IPSO_USAGE("islandpso: error: cannot open the lock file '%s' of the %s '%s': %s; "
+                        "remove it if no run uses that %s",
+                        l->path, role, path, strerror(errno), role);
     char found[LOCK_TEXT_MAX];
     ssize_t k = -1;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) k = pread(fd, found, sizeof found, 0);
@@ -316,9 +313,9 @@ int run_lock_take(struct run_lock *l, const char *role, const char *path)
     if (e == EACCES || e == EAGAIN) {
       found[strcspn(found, "\n")] = '\0';
       close(fd);
-      return USAGE("islandpso: error: the %s '%s' is in use by another run (%s; lock file "
-                   "'%s'): wait for it to end or give this run other paths",
-                   role, path, found, l->path);
+      return IPSO_USAGE("islandpso: error: the %s '%s' is in use by another run (%s; lock file "
+                        "'%s'): wait for it to end or give this run other paths",
+                        role, path, found, l->path);
     }
     if (e) {
       close(fd);

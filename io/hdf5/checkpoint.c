@@ -242,7 +242,7 @@ static int checkpoint_names_ours(const char *path, int all)
     struct stat st;
     snprintf(name, sizeof name, "%s%s", path, suffix[k]);
     if (lstat(name, &st) != 0 || S_ISDIR(st.st_mode) || hdf5_or_empty(name)) continue;
-    return H5U_REFUSE("islandpso: error: %s '%s': not an HDF5 file, and islandpso would replace "
+    return IPSO_USAGE("islandpso: error: %s '%s': not an HDF5 file, and islandpso would replace "
                       "or remove it, so it leaves it alone; move it away, or give "
                       "output.checkpoint another path",
                       role[k], name);
@@ -264,16 +264,16 @@ static int checkpoint_path_free(const char *path, int overwrite)
     /* The last checkpoint lost (else refused as k = 0): only the one kept
      * before it is left. */
     if (!overwrite && k == 1)
-      return H5U_REFUSE("islandpso: error: checkpoint '%s' exists from an earlier run, but its "
+      return IPSO_USAGE("islandpso: error: checkpoint '%s' exists from an earlier run, but its "
                         "successor '%s' does not: continue from it with --restart %s, or start "
                         "over with --overwrite",
                         files[k], path, files[k]);
     if (!overwrite)
-      return H5U_REFUSE("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
+      return IPSO_USAGE("islandpso: error: checkpoint '%s' exists from an earlier run; continue it "
                         "with --resume (or --restart %s), or start over with --overwrite",
                         files[k], files[k]);
     if (!S_ISREG(st.st_mode) || !hdf5_or_empty(files[k]))
-      return H5U_REFUSE("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
+      return IPSO_USAGE("islandpso: error: checkpoint '%s' is %s; --overwrite replaces only "
                         "checkpoint files",
                         files[k],
                         S_ISDIR(st.st_mode)    ? "a directory"
@@ -294,7 +294,7 @@ int checkpoint_check_path(MPI_Comm comm, const struct ipso_config *cfg, int fres
     int e = h5u_directory_error(path, dir, sizeof dir);
     if (e)
       status =
-          H5U_REFUSE("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
+          IPSO_USAGE("islandpso: error: output.checkpoint '%s': directory '%s' is not writable: %s",
                      path, dir, strerror(e));
     if (status == IPSO_OK) status = checkpoint_names_ours(path, !fresh);
     if (status == IPSO_OK && fresh) status = checkpoint_path_free(path, overwrite);

@@ -150,21 +150,21 @@ static int output_creatable(const char *path, int overwrite)
   char dir[IPSO_PATH_MAX];
   struct stat sb;
   int e;
-  if (path[0] == '\0') return H5U_REFUSE("islandpso: error: no output file given ([run] output)");
+  if (path[0] == '\0') return IPSO_USAGE("islandpso: error: no output file given ([run] output)");
   e = h5u_directory_error(path, dir, sizeof dir);
   if (e)
-    return H5U_REFUSE("islandpso: error: output '%s': directory '%s': %s", path, dir, strerror(e));
+    return IPSO_USAGE("islandpso: error: output '%s': directory '%s': %s", path, dir, strerror(e));
   if (lstat(path, &sb) != 0)
     return errno == ENOENT ? IPSO_OK
-                           : H5U_REFUSE("islandpso: error: output '%s': %s", path, strerror(errno));
+                           : IPSO_USAGE("islandpso: error: output '%s': %s", path, strerror(errno));
   if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-    return H5U_REFUSE("islandpso: error: output '%s' is a directory", path);
+    return IPSO_USAGE("islandpso: error: output '%s' is a directory", path);
   if (!overwrite)
-    return H5U_REFUSE("islandpso: error: output '%s' exists; use --overwrite to replace it, or "
+    return IPSO_USAGE("islandpso: error: output '%s' exists; use --overwrite to replace it, or "
                       "--restart to continue it",
                       path);
   if (access(path, W_OK) != 0 && errno != ENOENT)
-    return H5U_REFUSE("islandpso: error: output '%s' cannot be replaced: %s", path,
+    return IPSO_USAGE("islandpso: error: output '%s' cannot be replaced: %s", path,
                       strerror(errno));
   return IPSO_OK;
 }

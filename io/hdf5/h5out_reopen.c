@@ -31,7 +31,7 @@ static int output_continuable(const char *path)
     why = "not a regular file";
   else if (access(path, R_OK | W_OK) != 0)
     why = strerror(errno);
-  return why ? H5U_REFUSE("islandpso: error: output '%s' cannot be continued: %s", path, why)
+  return why ? IPSO_USAGE("islandpso: error: output '%s' cannot be continued: %s", path, why)
              : IPSO_OK;
 }
 

@@ -75,8 +75,7 @@ enum h5u_mode {
 
 /* Prints a verdict on the user's input (from rank 0, where RANK is the
  * caller's); evaluates to IPSO_ERR_USAGE. */
-#define H5U_REFUSE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
-#define H5U_USER_ERROR(rank, ...) ((rank) == 0 ? H5U_REFUSE(__VA_ARGS__) : IPSO_ERR_USAGE)
+#define H5U_USER_ERROR(rank, ...) ((rank) == 0 ? IPSO_USAGE(__VA_ARGS__) : IPSO_ERR_USAGE)
 
 #ifdef __cplusplus
 extern "C" {

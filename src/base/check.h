@@ -10,6 +10,9 @@
 #define IPSO_FAIL(component, ...)                                                                  \
   (log_fail(component, __FILE__, __LINE__, __VA_ARGS__), IPSO_ERR_RUNTIME)
 
+/* Prints a problem with the user's input (log_user_error); evaluates to IPSO_ERR_USAGE. */
+#define IPSO_USAGE(...) (log_user_error(__VA_ARGS__), (int)IPSO_ERR_USAGE)
+
 /* Returns the status of CALL from the calling function if it is not IPSO_OK. */
 #define IPSO_TRY(call)                                                                             \
   do {                                                                                             \

@@ -19,8 +19,6 @@
 
 extern char **environ;
 
-#define USAGE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
-
 #ifndef IPSO_C_COMPILER
 #define IPSO_C_COMPILER "cc"
 #endif
@@ -189,9 +187,9 @@ static int includes_regular(const struct ipso_config *cfg, const char *text)
   uint64_t h = 0;
   walk_includes(text, &h, irregular);
   if (!irregular[0]) return IPSO_OK;
-  return USAGE("islandpso: error: objective.source '%s' includes '%s', which is not a regular "
-               "file (a FIFO, a device or a socket): the compiler would wait on it",
-               cfg->objective.source, irregular);
+  return IPSO_USAGE("islandpso: error: objective.source '%s' includes '%s', which is not a regular "
+                    "file (a FIFO, a device or a socket): the compiler would wait on it",
+                    cfg->objective.source, irregular);
 }
 
 char *user_objective_wrapper(const struct ipso_config *cfg)
@@ -437,9 +435,9 @@ static int compile_cached(const struct ipso_config *cfg, const char *dir,
   if (lstat(so, &sb) == 0) {
     char why[IPSO_PATH_MAX + 128];
     if (!user_cache_file_untrusted(so, why, sizeof why)) return IPSO_OK;
-    return USAGE("islandpso: error: the cached objective %s: islandpso does not run code that "
-                 "another user could have written; remove it and run again",
-                 why);
+    return IPSO_USAGE("islandpso: error: the cached objective %s: islandpso does not run code that "
+                      "another user could have written; remove it and run again",
+                      why);
   }
   char tmp[IPSO_PATH_MAX + 128];
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", so, (int)getpid());
@@ -458,18 +456,18 @@ int user_objective_open_cpu(const struct ipso_config *cfg, struct user_objective
   const struct ipso_objective_config *o = &cfg->objective;
   *out = NULL;
   if (strpbrk(o->source, "\"\n\r"))
-    return USAGE("islandpso: error: objective.source '%s': a path with a double quote or a line "
-                 "break cannot be named in an #include; rename the file or its directory",
-                 o->source);
+    return IPSO_USAGE("islandpso: error: objective.source '%s': a path with a double quote or a "
+                      "line break cannot be named in an #include; rename the file or its directory",
+                      o->source);
   char *user = ipso_read_file(o->source, NULL);
   if (!user)
-    return USAGE("islandpso: error: cannot read objective.source '%s': %s", o->source,
-                 strerror(errno));
+    return IPSO_USAGE("islandpso: error: cannot read objective.source '%s': %s", o->source,
+                      strerror(errno));
   int found = defines_function(user, o->function);
   free(user);
   if (!found)
-    return USAGE("islandpso: error: objective.function '%s' is not defined in '%s'", o->function,
-                 o->source);
+    return IPSO_USAGE("islandpso: error: objective.function '%s' is not defined in '%s'",
+                      o->function, o->source);
   char dir[IPSO_PATH_MAX], so[IPSO_PATH_MAX + 64];
   IPSO_TRY(user_cache_dir_trusted(dir, sizeof dir));
   char *wrap = user_objective_wrapper(cfg);

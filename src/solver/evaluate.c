@@ -11,15 +11,13 @@
 #include "check.h"
 #include "problem.h"
 
-/* Prints a usage error and yields IPSO_ERR_USAGE. */
-#define USAGE(...) (log_user_error(__VA_ARGS__), IPSO_ERR_USAGE)
-
 /* The points of PATH, D numbers a line ('#' and blank lines skipped), into *X
  * (NULL on entry) and *N; IPSO_ERR_USAGE naming PATH:line otherwise. */
 static int read_points(const char *path, int D, double **x, int64_t *n)
 {
   FILE *f = fopen(path, "r");
-  if (!f) return USAGE("islandpso: error: cannot read the points '%s': %s", path, strerror(errno));
+  if (!f)
+    return IPSO_USAGE("islandpso: error: cannot read the points '%s': %s", path, strerror(errno));
   char *line = NULL;
   size_t cap = 0;
   int64_t have = 0, room = 0, lineno = 0;
@@ -43,14 +41,15 @@ static int read_points(const char *path, int D, double **x, int64_t *n)
       errno = 0;
       double v = strtod(tok, &end);
       if (*end || end == tok || errno == ERANGE || !isfinite(v)) {
-        rc = USAGE("%s:%lld: error: '%s' is not a finite number", path, (long long)lineno, tok);
+        rc =
+            IPSO_USAGE("%s:%lld: error: '%s' is not a finite number", path, (long long)lineno, tok);
         break;
       }
       if (count < D) (*x)[have * D + count] = v;
     }
     if (rc == IPSO_OK && count != D)
-      rc = USAGE("%s:%lld: error: %d number%s on the line, the objective has %d dimension%s", path,
-                 (long long)lineno, count, count == 1 ? "" : "s", D, D == 1 ? "" : "s");
+      rc = IPSO_USAGE("%s:%lld: error: %d number%s on the line, the objective has %d dimension%s",
+                      path, (long long)lineno, count, count == 1 ? "" : "s", D, D == 1 ? "" : "s");
     have++;
   }
   free(line);
