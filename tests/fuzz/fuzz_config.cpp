@@ -96,11 +96,15 @@ void check_ranges(const ipso_config &c)
   require(w.sync == IPSO_SYNC_STRICT || w.kernel == IPSO_KERNEL_QUEUE_LOCK,
           "relaxed only with queue_lock");
   require(w.topology == IPSO_SWARM_GLOBAL || w.topology == IPSO_SWARM_RING ||
-              w.topology == IPSO_SWARM_CLPSO,
+              w.topology == IPSO_SWARM_CLPSO || w.topology == IPSO_SWARM_MEAN ||
+              w.topology == IPSO_SWARM_MIXED,
           "swarm.topology");
-  require(w.topology != IPSO_SWARM_RING ||
+  require((w.topology != IPSO_SWARM_RING && w.topology != IPSO_SWARM_MIXED) ||
               (w.neighbours >= 1 && 2 * static_cast<int64_t>(w.neighbours) + 1 <= w.particles),
           "swarm.neighbours: 2k + 1 <= particles on a ring");
+  require((w.topology != IPSO_SWARM_MEAN && w.topology != IPSO_SWARM_MIXED) ||
+              w.particles <= IPSO_MEAN_MAX_PARTICLES,
+          "swarm.particles: the mean takes at most IPSO_MEAN_MAX_PARTICLES");
   require(w.topology != IPSO_SWARM_CLPSO || (w.refresh >= 1 && w.particles >= 2),
           "swarm.refresh >= 1 and at least 2 particles with clpso");
   require(!w.has_inertia_end || (w.inertia_end >= 0 && w.inertia_end <= 1), "swarm.inertia_end");
