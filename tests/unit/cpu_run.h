@@ -3,6 +3,7 @@
 #ifndef IPSO_CPU_RUN_H
 #define IPSO_CPU_RUN_H
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -11,6 +12,7 @@
 
 #include "backend_cpu.h"
 #include "config.h"
+#include "philox.h"
 #include "state_compare.h"
 #include "swarm.h"
 
@@ -68,6 +70,34 @@ static inline int run_around(const struct ipso_config *cfg, int64_t T, int migra
   b.ops->save_state(&b, c);
   b.ops->destroy(&b);
   free(best);
+  return ok;
+}
+
+/* Whether particle I of B is particle I of A moved by iteration T of the
+ * documented update towards G[dims] with inertia W (island 0: the config's
+ * seed and coefficients, the first clamp of K, its bounds). */
+static inline int cpu_follows(const struct ipso_config *cfg, const struct swarm_consts *k, double w,
+                              int64_t t, const struct swarm_state *a, const struct swarm_state *b,
+                              int64_t i, const double *g)
+{
+  const int D = a->dims;
+  const double c1 = cfg->swarm.cognitive, c2 = cfg->swarm.social;
+  const uint64_t W = swarm_words_per_iteration(D), sub = swarm_subsequence(0, i);
+  const double *x = a->position + i * D, *v = a->velocity + i * D, *p = a->pbest_position + i * D;
+  int ok = 1;
+  for (int d = 0; d < D; d++) {
+    uint64_t at = (uint64_t)t * W + 2u * (unsigned)d;
+    double r1 = philox_uniform_double(philox_word(cfg->run.seed, sub, at));
+    double r2 = philox_uniform_double(philox_word(cfg->run.seed, sub, at + 1));
+    double vn = fma(w, v[d], fma(c1 * r1, p[d] - x[d], (c2 * r2) * (g[d] - x[d])));
+    vn = vn > k->vmax[d] ? k->vmax[d] : (vn < -k->vmax[d] ? -k->vmax[d] : vn);
+    double xn = x[d] + vn;
+    if (xn < k->lower[d] || xn > k->upper[d]) {
+      xn = xn < k->lower[d] ? k->lower[d] : k->upper[d];
+      vn = 0;
+    }
+    ok &= b->position[i * D + d] == xn && b->velocity[i * D + d] == vn;
+  }
   return ok;
 }
 

@@ -97,35 +97,19 @@ static int check_iteration(const struct ipso_config *cfg, int64_t t, const struc
   const int D = a->dims;
   const double w = cfg->swarm.inertia + (cfg->swarm.inertia_end - cfg->swarm.inertia) *
                                             ((double)t / (double)MAX_ITERATIONS);
-  const double c1 = cfg->swarm.cognitive, c2 = cfg->swarm.social;
-  uint64_t W = swarm_words_per_iteration(D);
   struct swarm_consts k;
   if (swarm_consts_build(cfg, &k) != IPSO_OK) exit(1);
+  double *g = malloc(sizeof(double) * (size_t)D);
   int bad = 0;
   for (int64_t i = 0; i < a->particles; i++) {
-    uint64_t sub = (uint64_t)i;
-    const double *x = a->position + i * D, *v = a->velocity + i * D;
-    const double *p = a->pbest_position + i * D;
-    int ok = 1;
-    for (int d = 0; d < D; d++) {
-      double g = a->pbest_position[src[i * D + d] * D + d];
-      double r1 = philox_uniform_double(philox_word(SEED, sub, (uint64_t)t * W + 2u * (unsigned)d));
-      double r2 =
-          philox_uniform_double(philox_word(SEED, sub, (uint64_t)t * W + 2u * (unsigned)d + 1));
-      double vn = fma(w, v[d], fma(c1 * r1, p[d] - x[d], (c2 * r2) * (g - x[d])));
-      vn = vn > k.vmax[d] ? k.vmax[d] : (vn < -k.vmax[d] ? -k.vmax[d] : vn);
-      double xn = x[d] + vn;
-      if (xn < k.lower[d] || xn > k.upper[d]) {
-        xn = xn < k.lower[d] ? k.lower[d] : k.upper[d];
-        vn = 0;
-      }
-      ok &= b->position[i * D + d] == xn && b->velocity[i * D + d] == vn;
-    }
+    for (int d = 0; d < D; d++) g[d] = a->pbest_position[src[i * D + d] * D + d];
+    int ok = cpu_follows(cfg, &k, w, t, a, b, i, g);
     bad += !ok;
     if (report)
       CHECK(ok, "iteration %lld, particle %lld does not follow its exemplar", (long long)t,
             (long long)i);
   }
+  free(g);
   swarm_consts_free(&k);
   return bad;
 }

@@ -66,29 +66,11 @@ static void mean_of(const struct swarm_state *a, double *g)
 static int check_iteration(const struct ipso_config *cfg, int64_t t, const struct swarm_state *a,
                            const struct swarm_state *b, const double *g, int report)
 {
-  const int D = a->dims;
-  const double w = cfg->swarm.inertia, c1 = cfg->swarm.cognitive, c2 = cfg->swarm.social;
-  uint64_t W = swarm_words_per_iteration(D);
   struct swarm_consts k;
   if (swarm_consts_build(cfg, &k) != IPSO_OK) exit(1);
   int bad = 0;
   for (int64_t i = 0; i < a->particles; i++) {
-    const double *x = a->position + i * D, *v = a->velocity + i * D;
-    const double *p = a->pbest_position + i * D;
-    int ok = 1;
-    for (int d = 0; d < D; d++) {
-      uint64_t at = (uint64_t)t * W + 2u * (unsigned)d;
-      double r1 = philox_uniform_double(philox_word(SEED, (uint64_t)i, at));
-      double r2 = philox_uniform_double(philox_word(SEED, (uint64_t)i, at + 1));
-      double vn = fma(w, v[d], fma(c1 * r1, p[d] - x[d], (c2 * r2) * (g[d] - x[d])));
-      vn = vn > k.vmax[d] ? k.vmax[d] : (vn < -k.vmax[d] ? -k.vmax[d] : vn);
-      double xn = x[d] + vn;
-      if (xn < k.lower[d] || xn > k.upper[d]) {
-        xn = xn < k.lower[d] ? k.lower[d] : k.upper[d];
-        vn = 0;
-      }
-      ok &= b->position[i * D + d] == xn && b->velocity[i * D + d] == vn;
-    }
+    int ok = cpu_follows(cfg, &k, cfg->swarm.inertia, t, a, b, i, g);
     bad += !ok;
     if (report)
       CHECK(ok, "iteration %lld, particle %lld does not follow the mean", (long long)t,
