@@ -33,7 +33,7 @@ struct cpu_swarm {
   objective_fn_f eval_f;
   int ring, clpso, mean;                 /* the topology: follow lbest rows (mean: row 0) */
   uint32_t *learn;                       /* clpso: [N] swarm_clpso_threshold */
-  void *lbest;                           /* ring, clpso, mean: REAL [N * D] attractors */
+  void *lbest;                           /* ring, clpso: REAL [N * D] attractors; mean: [D] */
   int64_t *order;                        /* mean: [N] particles by (personal-best cost, index) */
   void *x, *v, *p, *cost, *pcost, *gpos; /* REAL arrays, in one block from x */
   void *lo, *hi, *span, *vmax, *prm;     /* REAL [D] each, in the same block */

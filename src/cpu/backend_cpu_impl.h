@@ -168,7 +168,7 @@ static void R(update_mean)(struct cpu_swarm *c)
 /* Of particles J and K, the one with the lower (personal-best cost, index). */
 static int64_t R(tournament)(const REAL *pc, int64_t j, int64_t k)
 {
-  return pc[k] < pc[j] || (pc[k] == pc[j] && k < j) ? k : j;
+  return R(before)(pc, k, j) ? k : j;
 }
 
 /* clpso topology: each particle's attractor (lbest row i) is its exemplar
