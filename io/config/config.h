@@ -10,8 +10,7 @@ enum ipso_backend_kind { IPSO_BACKEND_AUTO, IPSO_BACKEND_GPU, IPSO_BACKEND_CPU }
 enum ipso_precision { IPSO_DOUBLE, IPSO_FLOAT };
 enum ipso_kernel { IPSO_KERNEL_QUEUE_LOCK, IPSO_KERNEL_QUEUE, IPSO_KERNEL_REDUCTION };
 enum ipso_sync { IPSO_SYNC_STRICT, IPSO_SYNC_RELAXED };
-/* Whom a particle follows: the island's best, the best of particles i-k..i+k
- * mod N, or an exemplar built per dimension from the personal bests (CLPSO). */
+/* swarm.topology: whom a particle follows (docs/algorithm.md). */
 enum ipso_swarm_topology {
   IPSO_SWARM_GLOBAL,
   IPSO_SWARM_RING,
@@ -19,8 +18,7 @@ enum ipso_swarm_topology {
   IPSO_SWARM_MEAN,
   IPSO_SWARM_MIXED
 };
-/* The axes of the velocity update: the objective's, or each island's eigen
- * frame of its personal bests (all islands, or the odd ones). */
+/* swarm.frame: the axes of the velocity update (docs/algorithm.md). */
 enum ipso_frame { IPSO_FRAME_AXES, IPSO_FRAME_EIGEN, IPSO_FRAME_MIXED };
 enum ipso_topology { IPSO_TOPOLOGY_RING, IPSO_TOPOLOGY_BIDIRECTIONAL_RING };
 /* Which particles an island sends, and which the migrants replace when better. */
@@ -52,7 +50,7 @@ struct ipso_run_config {
 
 struct ipso_objective_config {
   char name[IPSO_NAME_MAX];
-  int id; /* enum ipso_objective_id (src/objective.h) */
+  int id; /* enum ipso_objective_id (objective.h) */
   int dimensions;
   double *lower; /* [dimensions] */
   double *upper; /* [dimensions] */
@@ -115,11 +113,10 @@ struct ipso_config {
 extern "C" {
 #endif
 
-/* Reads, validates and resolves the config file PATH with overrides
- * ("section.key=value", TOML value syntax, a bare word a string) for RANKS
- * MPI ranks. Each problem goes to stderr as "file:line:column: error: ..."
- * (or "--set key=value: error: ...") and yields IPSO_ERR_USAGE; on success
- * CFG owns its memory (config_free). */
+/* Reads, validates and resolves config PATH with OVERRIDES ("section.key=value",
+ * a TOML value or a bare word) for RANKS ranks. Each problem goes to stderr as
+ * "file:line:column: error: ..." (or "--set ...: error: ...") and yields
+ * IPSO_ERR_USAGE; on success CFG owns its memory (config_free). */
 int config_load(const char *path, int noverrides, char *const *overrides, int ranks,
                 struct ipso_config *cfg);
 

@@ -547,8 +547,7 @@ private:
       fail(s, "particles",
            cat("particles * objective.dimensions = ", w.particles, " * ", dims, " = ",
                w.particles * dims, " exceeds the limit of ", IPSO_MAX_ELEMENTS, " per island"));
-    /* The topology first: clpso (Liang et al., IEEE TEC 2006) has its own
-     * defaults: social 1.49445 (the exemplar), cognitive 0, inertia 0.9 to 0.4. */
+    /* The topology first: clpso (Liang et al., IEEE TEC 2006) has defaults of its own. */
     read_topology(s, particles_ok);
     bool clpso = w.topology == IPSO_SWARM_CLPSO;
     if (get(s, "inertia") != got::ok && clpso) w.inertia = 0.9;
@@ -647,7 +646,6 @@ private:
   {
     ipso_output_config &o = cfg_.output;
     for (const char *key : {"history_interval", "snapshot_interval"}) get(s, key);
-    /* checkpoint_interval: iterations (an integer) or wall time ("HH:MM:SS"). */
     o.checkpoint_seconds = 15 * 60;
     const toml::node *n = s.node("checkpoint_interval");
     if (n && n->is_integer()) o.checkpoint_seconds = 0;

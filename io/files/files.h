@@ -1,10 +1,6 @@
-/* The run's files, compared by identity rather than spelling (./out.h5,
- * sub/../out.h5, an absolute path, a symbolic or hard link are one file),
- * and locked: an fcntl write lock on <path>.lock (links and .. resolved)
- * held by rank 0, so a second run on the same output or checkpoint is
- * refused, naming the holder. The kernel releases a lock however its
- * process ends, so a dead run's lock file is taken over; a file there that
- * islandpso did not write is refused, never overwritten or removed. */
+/* The run's files, compared by identity rather than spelling, and locked by
+ * rank 0 with fcntl on <path>.lock, which the kernel releases however the
+ * process ends (docs/reliability.md, "One run per output and checkpoint"). */
 #ifndef IPSO_FILES_H
 #define IPSO_FILES_H
 

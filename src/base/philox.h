@@ -30,7 +30,7 @@ static inline void philox4x32_10(const uint32_t ctr[4], uint32_t k0, uint32_t k1
   out[3] = c3;
 }
 
-/* The block of stream (SEED, SUBSEQUENCE) that holds word OFFSET - OFFSET % 4. */
+/* Block BLOCK of stream (SEED, SUBSEQUENCE): its words 4 BLOCK .. 4 BLOCK + 3. */
 static inline void philox_block(uint64_t seed, uint64_t subsequence, uint64_t block,
                                 uint32_t out[4])
 {

@@ -1,6 +1,5 @@
-/* The process's run-time guards: stop signals (a checkpoint and exit 3; a
- * second SIGINT stops at once), a watchdog that ends a rank without
- * progress, a guard that turns an exit() from inside the run into a failure. */
+/* The process's run-time guards: stop signals, the watchdog, and a guard that
+ * turns an exit() from inside the run into a failure (docs/reliability.md). */
 #ifndef IPSO_RUNTIME_H
 #define IPSO_RUNTIME_H
 

@@ -1,6 +1,6 @@
 /* The CPU reference backend: the swarms of the backend's islands in host
  * memory, structure of arrays, OpenMP over particles (or over islands, when
- * the islands are small), the GPU's random stream (src/philox.h). */
+ * the islands are small), the GPU's random stream (philox.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -56,8 +56,7 @@ static inline void cpu_words(uint64_t seed, uint64_t sub, int D, uint64_t W, int
   }
 }
 
-/* The migration's buffers (cpu_migrate_out, cpu_migrate_in), for
- * messages of up to cap migrants. */
+/* The migration's buffers, for messages of up to CAP migrants. */
 struct cpu_migration {
   int cap;
   double *msg;               /* [(count + 2) * message]: every island's, then the other ranks' */
@@ -76,8 +75,7 @@ struct cpu_backend {
   struct cpu_migration mig;
 };
 
-/* Island C's eigen frame (the axes, set to the objective's at init) and
- * the scratch of its update. */
+/* Island C's eigen frame and the scratch of its update. */
 static int cpu_frame_alloc(struct cpu_swarm *c, size_t es)
 {
   size_t DD = (size_t)c->D * (size_t)c->D;
@@ -214,10 +212,8 @@ static int cpu_reserve_migration(struct cpu_backend *cb, int count)
   return IPSO_OK;
 }
 
-/* The migration where the swarms are (backend.h), on the host: every
- * island's message packed, then island by island the messages of its links
- * that carry merged (migration_merge) and unpacked over its worst or drawn
- * particles. */
+/* Packs every island's message, the edge islands' also into EDGE (backend.h);
+ * cpu_migrate_in merges the carried ones over each island's worst or drawn particles. */
 static int cpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,
                            double *const edge[2])
 {
@@ -382,7 +378,7 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b)
   b->ops = &cpu_ops;
   b->setup = *setup;
   b->impl = cb;
-  b->segment_updates = 0x1p25; /* about 0.1 s on one core */
+  b->segment_updates = 0x1p25; /* a fraction of a second of one core's work */
   b->exact = 1;
   cb->count = swarm_setup_count(setup);
   if (!(cb->isl = calloc((size_t)cb->count, sizeof *cb->isl))) {

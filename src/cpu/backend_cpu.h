@@ -14,14 +14,12 @@ int backend_cpu_create(const struct swarm_setup *setup, struct backend *b);
  * is set): each CPU island gets cores / RANKS_ON_NODE OpenMP threads. */
 void backend_cpu_threads(int ranks_on_node);
 
-/* The per-island operations that the CPU backend's migrate_out and
- * migrate_in compose (and its tests check one by one). pack_migrants:
- * island K's COUNT best personal bests (best first; positions
- * [count*dims], costs [count]) and their particle indices. unpack_migrants:
- * the i-th migrant (best first) replaces the i-th worst particle where it
- * is better (position and personal best the migrant, velocity zero);
- * REPLACED[i] is the index replaced, or -1. pack_chosen and unpack_chosen:
- * the same for the particles INDEX[0..count) drawn by the solver. */
+/* The per-island steps of migrate_out and migrate_in, public for the tests.
+ * pack_migrants: island K's COUNT best personal bests, best first (positions
+ * [count*dims], costs [count]), and their particle indices. unpack_migrants:
+ * the i-th migrant replaces the i-th worst particle where it is better
+ * (docs/algorithm.md, "Migration"); REPLACED[i] is the index replaced, or -1.
+ * pack_chosen, unpack_chosen: the same for the particles INDEX[0..count) the solver drew. */
 int cpu_pack_migrants(struct backend *b, int k, int count, double *pos, double *cost,
                       int64_t *index);
 int cpu_unpack_migrants(struct backend *b, int k, int count, const double *pos, const double *cost,

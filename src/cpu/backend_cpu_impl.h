@@ -1,11 +1,9 @@
-/* The CPU reference swarm in one precision. Included by backend_cpu.c with
+/* The CPU reference swarm in one precision, included by backend_cpu.c with
  * REAL (float or double), R(name) (name mangling) and U01 (the cuRAND
- * conversion of one random word to (0, 1]) defined.
- *
- * Arithmetic is written operation by operation, every fused multiply-add as
- * an explicit fma(), and the file is compiled without contraction, so the
- * GPU kernels (compiled the same way) produce the same bits for the
- * objectives without transcendental functions. */
+ * conversion of one random word to (0, 1]) defined. Arithmetic is written
+ * operation by operation, every fused multiply-add an explicit fma(), and
+ * compiled without contraction, so the GPU kernels (compiled the same way)
+ * produce the same bits for the objectives without transcendental functions. */
 
 /* A REAL view of the swarm arrays. */
 struct R(view) {
@@ -117,9 +115,8 @@ static int64_t R(ring_best)(const REAL *pc, int64_t n, int64_t k, int64_t i)
   return arg;
 }
 
-/* Ring topology: each particle's attractor (lbest row i = the personal best
- * of its neighbourhood's best), from the state as it is now, before an
- * iteration moves anything: a pure function of the previous iteration. */
+/* Ring topology: lbest row i is the personal best of particle i's ring_best,
+ * taken before the iteration moves anything (a function of iteration t-1). */
 static void R(update_ring_best)(struct cpu_swarm *c)
 {
   struct R(view) s = R(view_of)(c);
@@ -171,14 +168,9 @@ static int64_t R(tournament)(const REAL *pc, int64_t j, int64_t k)
   return R(before)(pc, k, j) ? k : j;
 }
 
-/* clpso topology: each particle's attractor (lbest row i) is its exemplar
- * for iteration T: dimension d from the personal best of the winner of a
- * tournament between two other particles where the dimension's learning
- * word is below the particle's threshold, else from its own personal best;
- * where no dimension learns from another particle, the particle's random
- * dimension does. The draws belong to the epoch T / refresh (src/swarm.h),
- * the winners to the personal bests as they are now, before the iteration
- * moves anything. */
+/* clpso topology: lbest row i is particle i's exemplar for iteration T
+ * (docs/algorithm.md, "The clpso topology"): the draws of epoch T / refresh,
+ * the tournaments' winners by the personal bests before the iteration. */
 static void R(update_exemplars)(struct cpu_swarm *c, int64_t t)
 {
   struct R(view) s = R(view_of)(c);
@@ -241,11 +233,10 @@ static void R(init)(struct cpu_swarm *c)
   R(update_global_best)(c);
 }
 
-/* B <- the orthonormalised columns of (S + mu I) B (rounded to REAL), S the scatter matrix
- * [D * D] of the personal bests and mu a millionth of its mean eigenvalue:
- * one step of subspace iteration towards S's eigenvectors, classical
- * Gram-Schmidt applied twice; B kept where S is zero. T and R: scratch of
- * D * D and D. frame_kernel (kernels/pso_kernels.cu) computes each element in this order. */
+/* B <- the columns of (S + mu I) B orthonormalised by classical Gram-Schmidt
+ * twice, rounded to REAL; S is the personal bests' scatter matrix [D * D]
+ * (docs/algorithm.md, "The eigen frame"), B kept where S is zero; T, R: scratch
+ * [D * D], [D]. frame_kernel (kernels/pso_kernels.cu) computes each element in this order. */
 static void R(frame_rotate)(int D, const double *S, REAL *B, double *T, double *r)
 {
   double trace = 0;
@@ -317,8 +308,7 @@ static void R(frame_pull)(const struct cpu_swarm *c, const REAL *x, const REAL *
     ep[d] = (double)(p[d] - x[d]);
     eg[d] = (double)(g[d] - x[d]);
   }
-  /* Axes 2k and 2k + 1 together (the same sums in the same order, four
-   * at once). */
+  /* Axes 2k and 2k + 1 together (the same sums in the same order, four at once). */
   for (int k = 0; 2 * k < D; k++) {
     uint32_t rw[4];
     cpu_words(c->seed, sub, D, c->W, t, k, rw);
@@ -369,9 +359,7 @@ static inline void R(move)(const struct R(view) * s, REAL *x, REAL *v, REAL vn, 
   v[d] = vn;
 }
 
-/* One iteration T of the swarm (strict: every particle sees the global best,
- * with a ring its neighbourhood's best, with clpso its exemplar, of
- * iteration T - 1). */
+/* One iteration T of the swarm: every attractor is of iteration T - 1 (strict). */
 static void R(iterate)(struct cpu_swarm *c, int64_t t)
 {
   struct R(view) s = R(view_of)(c);

@@ -22,10 +22,9 @@
 
 #include "cec2017_table.h" /* and IPSO_HD by default */
 
-/* The math of either precision, defined once for both inclusions. */
+/* The math of either precision, as in objectives.h; defined once for both inclusions. */
 #ifndef CEC17_COS
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-/* CUDA's math overloads pick the precision from the argument type. */
 #define CEC17_COS(x) cos(x)
 #define CEC17_SIN(x) sin(x)
 #define CEC17_SQRT(x) sqrt(x)
@@ -40,7 +39,6 @@
 #define CEC17_FMA(a, b, c) fma(a, b, c)
 #else
 #include <math.h>
-/* C11 _Generic picks the float or double function from the argument. */
 #define CEC17_COS(x) _Generic((x), float : cosf, default : cos)(x)
 #define CEC17_SIN(x) _Generic((x), float : sinf, default : sin)(x)
 #define CEC17_SQRT(x) _Generic((x), float : sqrtf, default : sqrt)(x)

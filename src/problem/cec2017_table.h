@@ -1,7 +1,5 @@
 /* The facts of the CEC 2017 functions that do not depend on the working
- * precision (src/problem/cec2017.h has the functions): their numbers,
- * kinds, parts and components, the basic functions' rates, the hybrids'
- * part sizes. Includable by a C compiler and NVRTC. */
+ * precision, for a C compiler and NVRTC; cec2017.h has the functions. */
 #ifndef IPSO_CEC2017_TABLE_H
 #define IPSO_CEC2017_TABLE_H
 
@@ -46,7 +44,6 @@
 #define CEC2017_KIND_HYBRID 2
 #define CEC2017_KIND_COMPOSITION 3
 
-/* The facts of one function. */
 struct cec2017_info {
   int kind;               /* CEC2017_KIND_*; NONE for 0 and 2 */
   int nshift;             /* rows of D in shift */
@@ -67,8 +64,7 @@ struct cec2017_info {
 #define CEC2017_TABLE_SPACE static
 #endif
 
-/* Indexed by the function's number, 0..30: a function a row, as the
- * report lists them. */
+/* A row per function number, 0..30, as the report lists them. */
 // clang-format off
 CEC2017_TABLE_SPACE const struct cec2017_info cec2017_table[31] = {
     /* 0 */ {CEC2017_KIND_NONE, 0, 0, 0, 0, {0}, {0}, {0}, {0}, {0}},

@@ -3,7 +3,6 @@
 #ifndef IPSO_OBJECTIVE_H
 #define IPSO_OBJECTIVE_H
 
-/* Whether the objective is minimized or maximized. */
 enum ipso_goal { IPSO_MINIMIZE, IPSO_MAXIMIZE };
 
 enum ipso_objective_id {
