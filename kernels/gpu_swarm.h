@@ -117,7 +117,7 @@ static inline cudaError_t ipso_launch_frame(const struct gpu_kernels *k, struct 
 /* mean_kernel: the mean attractor of every island that follows one, a block each. */
 static inline cudaError_t ipso_launch_mean(const struct gpu_kernels *k, struct swarm_ptrs s)
 {
-  return ipso_launch(k, k->mean, k->islands, 1, 256, 0, (void *[]){&s});
+  return ipso_launch(k, k->mean, k->islands, 1, 1024, 0, (void *[]){&s});
 }
 
 /* The global best of iteration T from NSLOTS block candidates (FRESH:

@@ -182,27 +182,28 @@ extern "C" __global__ void __launch_bounds__(IPSO_BLOCK)
  * swarm_mean_count best personal bests by (cost, index), rank r weighing
  * (count - r)^2, summed in double in rank order. The ranks by counting, the
  * costs in shared memory (IPSO_MEAN_MAX_PARTICLES at most). */
-extern "C" __global__ void __launch_bounds__(256) mean_kernel(swarm_ptrs s)
+extern "C" __global__ void __launch_bounds__(1024) mean_kernel(swarm_ptrs s)
 {
   __shared__ real pc[IPSO_MEAN_MAX_PARTICLES];
   __shared__ int order[IPSO_MEAN_MAX_PARTICLES / 4];
   const unsigned int k = blockIdx.x;
   if (!mean_on(K.island + k)) return;
   s = island_ptrs(s, k);
-  const long long n = K.n, mu = n / 4 > 0 ? n / 4 : 1;
-  for (long long i = threadIdx.x; i < n; i += blockDim.x) pc[i] = s.pcost[i];
+  const int n = (int)K.n, mu = n / 4 > 0 ? n / 4 : 1;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) pc[i] = s.pcost[i];
   __syncthreads();
-  for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
     const real c = pc[i];
-    long long r = 0;
-    for (long long j = 0; j < n; j++) r += lex_less(pc[j], j, c, i);
-    if (r < mu) order[r] = (int)i;
+    int r = 0;
+    for (int j = 0; j < n; j++) r += pc[j] < c || (pc[j] == c && j < i);
+    if (r < mu) order[r] = i;
   }
   __syncthreads();
   const double m = (double)mu, scale = m * (m + 1) * (2 * m + 1) / 6;
   for (int d = threadIdx.x; d < IPSO_D; d += blockDim.x) {
     double acc = 0.0;
-    for (long long r = 0; r < mu; r++) {
+#pragma unroll 8
+    for (int r = 0; r < mu; r++) {
       const double w = (double)(mu - r);
       acc += w * w * (double)s.p[(size_t)order[r] * IPSO_PITCH + d];
     }
