@@ -327,7 +327,6 @@ static void gpu_destroy(struct backend *b)
 {
   struct gpu_swarm *g = b->impl;
   if (!g) return;
-  gpu_capture_free(g);
   /* s.hist is d_hist. */
   void *dev[] = {g->s.x,    g->s.v,         g->s.p,        g->s.cost,   g->s.pcost,     g->s.gb,
                  g->s.gpos, g->s.slot_cost, g->s.slot_idx, g->d_tables, g->s.lbest,     g->s.lidx,
@@ -356,9 +355,6 @@ static void gpu_end(struct backend *b)
 }
 
 static const struct backend_device gpu_device = {
-    .capture_state = gpu_capture,
-    .read_captured_piece = gpu_read_captured_piece,
-    .hold_state = gpu_hold,
     .end = gpu_end,
 };
 

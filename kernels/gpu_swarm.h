@@ -1,7 +1,6 @@
 /* The CUDA backend's internal header, host code only: the kernels'
  * compilation and launchers, the staging between host and device, and the
- * backend's state, shared by backend_gpu.c, gpu_migrate.c and
- * gpu_capture.c. */
+ * backend's state, shared by backend_gpu.c and gpu_migrate.c. */
 #ifndef IPSO_GPU_SWARM_H
 #define IPSO_GPU_SWARM_H
 
@@ -315,20 +314,6 @@ struct gpu_swarm {
   int64_t hist_cap;
   double *d_hist, *h_hist, *dh_hist;
   cudaEvent_t start, stop; /* around the last step's launches (bench_gpu's kernel time) */
-  /* The state captured for the checkpoint's I/O threads (gpu_capture.c): a dense
-   * device copy of x, v, p, cost, pcost (or, held, the swarms themselves), read in
-   * pieces by threads each with a stream and pinned buffers of its own. */
-  struct gpu_capture {
-    void *d;
-    int held; /* gpu_hold: the pieces come from the swarms themselves, not d */
-    cudaEvent_t taken;
-    struct gpu_capture_reader {
-      cudaStream_t stream;
-      double *out; /* [STATE_PIECE_ELEMENTS] pinned */
-      void *raw;   /* [STATE_PIECE_ELEMENTS] floats, pinned (float swarms) */
-    } reader[STATE_PIECE_READERS];
-  } capture;
-  int capture_failed; /* no memory for one: captures are not offered */
 };
 
 /* Array A of the state: 0-2 the rows x, v, p; 3, 4 the costs cost, pcost;
@@ -350,13 +335,6 @@ struct gpu_part {
 /* Allocates the N arrays of P on G's device; WHAT names them in the error. */
 int gpu_alloc_parts(const struct gpu_swarm *g, const struct gpu_part *p, size_t n,
                     const char *what);
-
-/* The backend's state capture (gpu_capture.c), and its release. */
-int gpu_capture(struct backend *b, int *captured);
-int gpu_hold(struct backend *b);
-int gpu_read_captured_piece(struct backend *b, int reader, int array, int64_t first, int64_t n,
-                            const double **data);
-void gpu_capture_free(struct gpu_swarm *g);
 
 /* The backend's migration (gpu_migrate.c), and the release of its buffers. */
 int gpu_migrate_out(struct backend *b, int count, const int64_t *select, int victims,

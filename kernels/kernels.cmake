@@ -15,7 +15,7 @@ add_custom_command(
   COMMENT "Embedding the kernel sources" VERBATIM)
 
 list(GET CUDAToolkit_INCLUDE_DIRS 0 IPSO_CUDA_INCLUDE)
-ipso_layer(gpu kernels SOURCES backend_gpu.c gpu_capture.c gpu_compile.c gpu_migrate.c
+ipso_layer(gpu kernels SOURCES backend_gpu.c gpu_compile.c gpu_migrate.c
            gpu_launch.c gpu_mapping.c gpu_plan.c gpu_stage.c
            LINKS ipso_model CUDA::cudart_static ${CMAKE_DL_LIBS})
 target_sources(ipso_gpu PRIVATE ${IPSO_EMBEDDED})

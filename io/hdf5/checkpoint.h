@@ -1,6 +1,6 @@
 /* Checkpoints: the full state of every island in an HDF5 file of its own,
- * written in the background to a temporary name, flushed and renamed, the
- * previous one kept as <path>.prev. Each island's arrays carry a checksum,
+ * written to a temporary name, flushed and renamed, the previous one kept
+ * as <path>.prev. Each island's arrays carry a checksum,
  * so a truncated or altered file is refused on reading. */
 #ifndef IPSO_CHECKPOINT_H
 #define IPSO_CHECKPOINT_H
@@ -25,63 +25,27 @@ struct checkpoint_info {
 extern "C" {
 #endif
 
-/* Asynchronous checkpoints (checkpoint_async.c says how): at most one is in
- * flight; only the main thread calls HDF5 and MPI. */
+/* The writer of a run's checkpoints (checkpoint_write.c). */
 struct checkpoint_writer;
 
 /* A writer for the checkpoints cfg->output.checkpoint of this rank's
  * islands of the run on COMM. */
 int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
                              struct checkpoint_writer **w);
-
-/* Ends the writer; a thread still writing is stopped and joined, its
- * temporary file removed. */
 void checkpoint_writer_free(struct checkpoint_writer *w);
 
-/* The host buffer to copy the rank's islands into before checkpoint_start
- * (allocated on the first call); untouchable while a checkpoint is in flight. */
+/* The host buffer to copy the rank's islands into before checkpoint_write
+ * (allocated on the first call). */
 int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **buf);
 
-/* How the caller of checkpoint_start goes on. */
-enum checkpoint_mode {
-  CHECKPOINT_BACKGROUND, /* the run goes on: one I/O thread, so the run keeps its cores */
-  CHECKPOINT_WAIT,       /* the caller commits at once (a stop): the buffer filled
-                            first, several threads */
-  CHECKPOINT_LAST        /* the run's end: several threads; the caller may end the
-                            backend once checkpoint_wait_read returns */
-};
-
-/* Starts writing a checkpoint of the buffer with INFO (collective); FILL,
- * when not NULL, lets the I/O threads read the state through FILL->piece
- * instead (with CHECKPOINT_WAIT the buffer is filled at once). On failure
- * IPSO_ERR_RUNTIME with the path and the reason, the previous checkpoint
- * in place. */
-int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info,
-                     enum checkpoint_mode mode, const struct state_fill *fill);
-
-/* Returns once this rank's I/O threads have read and written every piece
- * (or failed): FILL is not called any more. */
-void checkpoint_wait_read(struct checkpoint_writer *w);
-
-/* Whether a checkpoint was started and not yet committed (the same on every
- * rank). */
-int checkpoint_in_flight(const struct checkpoint_writer *w);
-
-/* Whether this rank's I/O thread is still writing (does not block). */
-int checkpoint_writing(const struct checkpoint_writer *w);
-
-/* Waits for this rank's I/O threads and agrees with every rank on their
- * outcome (collective): a failed write is reported, the temporary file
- * removed and nothing left in flight. What must be on disk before the
- * checkpoint is renamed into place (the output) is flushed between this
- * and checkpoint_commit. */
-int checkpoint_join(struct checkpoint_writer *w);
-
-/* checkpoint_join if not yet, then commits the checkpoint (collective). A
- * failed write on any rank (short write, ENOSPC, EROFS, EIO, fsync) is
- * reported by that rank with the path and errno's text and returns
- * IPSO_ERR_RUNTIME on every rank, the previous checkpoint in place. */
-int checkpoint_commit(struct checkpoint_writer *w);
+/* Writes the buffer with INFO as the checkpoint (collective): a temporary
+ * file, flushed, renamed over the checkpoint, the previous one kept. What
+ * must be on disk before the rename (the output's rows INFO counts) the
+ * caller flushes first. A failed step on any rank (short write, ENOSPC,
+ * EROFS, EIO, fsync) is reported by that rank with the path and errno's
+ * text and returns IPSO_ERR_RUNTIME on every rank, the temporary file
+ * removed and the previous checkpoint in place. */
+int checkpoint_write(struct checkpoint_writer *w, const struct checkpoint_info *info);
 
 /* Reads checkpoint PATH into this rank's islands S (allocated here, one
  * after the other) and INFO, on any number of ranks that divides the island

@@ -1,5 +1,5 @@
 /* Private to the checkpoints: what the writers (checkpoint.c,
- * checkpoint_async.c) and the readers (checkpoint_read.c,
+ * checkpoint_write.c) and the readers (checkpoint_read.c,
  * h5out_reopen.c) of the file format must agree on. */
 #ifndef IPSO_CHECKPOINT_INTERNAL_H
 #define IPSO_CHECKPOINT_INTERNAL_H
@@ -18,7 +18,7 @@
  * units say: each of an island's arrays in pieces of STATE_PIECE_ELEMENTS
  * doubles, each piece summed on its own (64-bit FNV-1a over each double's
  * 64 bits as one word), the island's checksum the same hash over its
- * pieces' sums in file order, so that several threads can sum one island.
+ * pieces' sums in file order (the format of files written in pieces).
  * Other units: one FNV-1a over all the island's words in file order (as
  * before the pieces). Any host gives the same sums. */
 #define CHECKSUM_UNITS_PIECES "FNV-1a over 64-bit words, per 2^20-word piece, then over the pieces"

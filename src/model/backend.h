@@ -42,18 +42,8 @@ static inline int swarm_setup_count(const struct swarm_setup *setup)
 
 struct backend;
 
-/* What a device backend (the GPU's) offers beyond the core: its state for a
- * checkpoint's I/O threads without a wait for a copy, and the device's hand-back. */
+/* What a device backend (the GPU's) offers beyond the core. */
 struct backend_device {
-  /* Captures all K swarms now without waiting for a copy; *CAPTURED 0: use
-   * save_state. Other threads read it once, in pieces, while the run goes on. */
-  int (*capture_state)(struct backend *b, int *captured);
-  /* A piece of the capture for thread READER: state_fill.piece's contract. */
-  int (*read_captured_piece)(struct backend *b, int reader, int array, int64_t first, int64_t n,
-                             const double **data);
-  /* A capture of a state that nothing changes before its readers are done
-   * (the last checkpoint): the readers read the swarms themselves. */
-  int (*hold_state)(struct backend *b);
   /* Destroys B and hands its device back to the driver (the run's end). */
   void (*end)(struct backend *b);
 };

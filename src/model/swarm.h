@@ -36,29 +36,14 @@ int swarm_state_alloc(struct swarm_state *s, int64_t particles, int dims);
 /* S's eigen frames for ISLANDS islands (swarm_state_alloc leaves them NULL). */
 int swarm_state_alloc_frames(struct swarm_state *s, int islands);
 
-/* A checkpoint's state is read from a capture, summed and written in pieces of
- * this many elements of one array. */
+/* A checkpoint's arrays are summed and written in pieces of this many
+ * elements of one array. */
 #define STATE_PIECE_ELEMENTS ((int64_t)1 << 20)
-/* The pieces of N elements, and the length of the one that starts at AT. */
-static inline int64_t state_pieces(int64_t n)
-{
-  return (n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS;
-}
+/* The length of the piece of N elements that starts at AT. */
 static inline int64_t state_piece_length(int64_t n, int64_t at)
 {
   return n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
 }
-/* Threads that may read pieces at once (state_fill.piece's READER). */
-#define STATE_PIECE_READERS 4
-
-/* The state read by a checkpoint's I/O threads without a host copy (the
- * GPU's capture): PIECE points *DATA to elements FIRST .. FIRST + N - 1
- * (N <= STATE_PIECE_ELEMENTS) of state array ARRAY (state_arrays' order),
- * as doubles, in a buffer that thread READER owns until its next call. */
-struct state_fill {
-  void *ctx;
-  int (*piece)(void *ctx, int reader, int array, int64_t first, int64_t n, const double **data);
-};
 void swarm_state_free(struct swarm_state *s);
 
 /* The host memory in bytes ISLANDS islands of CFG take on one rank (the

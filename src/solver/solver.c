@@ -163,9 +163,8 @@ static int finish(struct solver *s)
                          s->t,
                          evaluations_at(s, s->t),
                          s->elapsed0 + (wall_seconds() - s->t0)};
-  /* The last checkpoint: the one in flight if of this iteration, else one now. */
-  int rc = solver_commit_checkpoint(s);
-  if (rc == IPSO_OK && s->ckpt_iteration != s->t) rc = solver_write_checkpoint(s, 1);
+  /* The last checkpoint, unless one of this iteration was written. */
+  int rc = s->ckpt_iteration != s->t ? solver_write_checkpoint(s, 1) : IPSO_OK;
   if (rc == IPSO_OK && s->out) rc = h5out_write_result(s->out, &r);
   if (rc == IPSO_OK && s->out) rc = h5out_check_identity(s->out);
   if (rc == IPSO_OK)

@@ -69,10 +69,9 @@ struct solver {
   /* Earlier invocations' run time, this one's start of iterating, when to stop (0: never),
    * the last checkpoint's start, a slice's and a checkpoint's cost (the limit's margin). */
   double elapsed0, t0, deadline, last_checkpoint, slice_cost, checkpoint_cost;
-  struct checkpoint_writer *ckw;       /* the asynchronous checkpoints; NULL when they are off */
-  int64_t ckpt_iteration;              /* of the checkpoint in flight or last written, or -1 */
-  int ckpt_pending;                    /* one found the writer busy: at the next segment end */
-  int64_t ckpt_written, ckpt_deferred; /* this invocation's; those due while the writer was busy */
+  struct checkpoint_writer *ckw;       /* the checkpoints; NULL when they are off */
+  int64_t ckpt_iteration;              /* of the last checkpoint written, or -1 */
+  int64_t ckpt_written;                /* this invocation's */
   double stop_cause;                   /* minus a stop signal, the ranks' minimum */
   int stop_time;                       /* the time limit stopped the run */
   struct invariants **inv;             /* [local] --check-invariants */
@@ -99,11 +98,9 @@ int solver_iterate(struct solver *s);
 int solver_record_start(struct solver *s);
 /* The run's best of all islands now, into s->result (collective). */
 int solver_take_result(struct solver *s);
-/* A checkpoint of iteration s->t, written before returning (the one in flight
- * committed first); LAST: the run's end, the backend ended beside it. */
+/* The checkpoint of iteration s->t (collective); LAST: the run's end, the
+ * backend ended beside its write. */
 int solver_write_checkpoint(struct solver *s, int last);
-/* Commits the checkpoint in flight, if any (collective). */
-int solver_commit_checkpoint(struct solver *s);
 
 /* solver_records.c: the history buffer, for the schedule s->plan. */
 int solver_history_alloc(struct solver *s);

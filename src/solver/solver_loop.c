@@ -1,5 +1,6 @@
 /* The island loop's executor: the segments in slices bounded by time, and
  * what falls on their ends. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,8 @@
 #include "solver_internal.h"
 #include "timings.h"
 
-/* Stop reasons and checkpoint states agreed at a slice's end (bits). */
-enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4, CHECKPOINT_WRITING = 8, FLAG_BITS = 4 };
+/* Stop reasons and a due checkpoint agreed at a slice's end (bits). */
+enum { STOP_SIGNAL = 1, STOP_TIME = 2, CHECKPOINT_DUE = 4, FLAG_BITS = 3 };
 
 /* Whether stdout takes an updating line: a terminal, not under a launcher
  * (mpirun and srun give ranks a pseudo-terminal even when output goes to a file). */
@@ -104,54 +105,27 @@ int solver_take_result(struct solver *s)
   return IPSO_OK;
 }
 
-int solver_commit_checkpoint(struct solver *s)
+/* The backend ended on a thread of its own (the GPU's teardown beside the
+ * last checkpoint's write). */
+static void *end_backend(void *b)
 {
-  if (!checkpoint_in_flight(s->ckw)) return IPSO_OK;
-  watchdog_beat("finishing a checkpoint", s->t);
-  double t = wall_seconds();
-  /* The history rows the checkpoint counts are on disk before its rename. */
-  IPSO_TRY(checkpoint_join(s->ckw));
-  if (s->out) IPSO_TRY(h5out_flush(s->out));
-  IPSO_TRY(checkpoint_commit(s->ckw));
-  s->ckpt_written++;
-  /* What one costs when waited for (the time limit's margin). */
-  s->checkpoint_cost = (t - s->last_checkpoint) + (wall_seconds() - t);
-  return IPSO_OK;
+  backend_end(b);
+  return NULL;
 }
 
-/* A piece of the backend's capture for the checkpoint's I/O threads. */
-static int read_captured_piece(void *ctx, int reader, int array, int64_t first, int64_t n,
-                               const double **data)
-{
-  struct solver *s = ctx;
-  return s->b.ops->device->read_captured_piece(&s->b, reader, array, first, n, data);
-}
-
-/* Starts the checkpoint of iteration s->t (collective; none in flight): records
- * written, state captured or copied, file created; I/O threads write it on. */
-static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
+int solver_write_checkpoint(struct solver *s, int last)
 {
   IPSO_TRY(solver_flush_records(s));
-  if (!s->ckw) { /* checkpoints switched off: a stop's output flushed */
-    if (s->out) IPSO_TRY(h5out_flush(s->out));
-    return IPSO_OK;
-  }
+  /* The history rows the checkpoint counts are on disk before its rename
+   * (a stop's output flushed also where checkpoints are off). */
+  if (s->out) IPSO_TRY(h5out_flush(s->out));
+  if (!s->ckw) return IPSO_OK;
   double t = wall_seconds();
   struct swarm_state *buf;
   IPSO_TRY(checkpoint_writer_buffer(s->ckw, &buf));
-  /* A device backend's state is captured without a host copy where the
-   * checkpoint is not waited for; the last reads the swarms (unchanged until the end). */
-  const struct backend_device *dev = s->b.ops->device;
-  int captured = 0;
-  if (dev && mode == CHECKPOINT_LAST) {
-    IPSO_TRY(dev->hold_state(&s->b));
-    captured = 1;
-  } else if (dev && mode != CHECKPOINT_WAIT) {
-    watchdog_beat("capturing the swarm", s->t);
-    IPSO_TRY(dev->capture_state(&s->b, &captured));
-  }
-  if (!captured) IPSO_TRY(fetch_state_into(s, buf));
-  struct state_fill fill = {s, read_captured_piece};
+  IPSO_TRY(fetch_state_into(s, buf));
+  pthread_t ender;
+  const int ending = last && pthread_create(&ender, NULL, end_backend, &s->b) == 0;
   watchdog_beat("writing a checkpoint", s->t);
   struct checkpoint_info info = {.iteration = s->t,
                                  .evaluations = evaluations_at(s, s->t),
@@ -162,28 +136,15 @@ static int start_checkpoint(struct solver *s, enum checkpoint_mode mode)
                                  .migration_rows_known = s->out != NULL};
   snprintf(info.run_started, sizeof info.run_started, "%s", s->run_started);
   snprintf(info.objective_hash, sizeof info.objective_hash, "%s", s->objective_hash);
-  IPSO_TRY(checkpoint_start(s->ckw, &info, mode, captured ? &fill : NULL));
+  int rc = checkpoint_write(s->ckw, &info);
+  if (ending) pthread_join(ender, NULL);
+  IPSO_TRY(rc);
   s->ckpt_iteration = s->t;
-  s->ckpt_pending = 0;
+  s->ckpt_written++;
   s->last_checkpoint = t;
+  /* What one costs (the time limit's margin). */
+  s->checkpoint_cost = wall_seconds() - t;
   return IPSO_OK;
-}
-
-int solver_write_checkpoint(struct solver *s, int last)
-{
-  IPSO_TRY(solver_commit_checkpoint(s));
-  IPSO_TRY(start_checkpoint(s, last ? CHECKPOINT_LAST : CHECKPOINT_WAIT));
-  if (!last) return solver_commit_checkpoint(s);
-  timings_mark("final checkpoint: file created");
-  if (s->ckw) {
-    checkpoint_wait_read(s->ckw);
-    timings_mark("final checkpoint: read and written");
-    backend_end(&s->b);
-    timings_mark("final checkpoint: backend ended");
-  }
-  int rc = solver_commit_checkpoint(s);
-  timings_mark("final checkpoint: flushed, renamed");
-  return rc;
 }
 
 /* The snapshot of iteration s->t (collective). */
@@ -224,7 +185,6 @@ static int local_flags(struct solver *s)
   int flags = 0;
   double now = wall_seconds();
   if (signals_pending()) flags |= STOP_SIGNAL;
-  if (checkpoint_writing(s->ckw)) flags |= CHECKPOINT_WRITING;
   if (s->deadline > 0) {
     double margin = 2 * s->slice_cost + 2 * s->checkpoint_cost + 0.5;
     if (now + margin >= s->deadline) flags |= STOP_TIME;
@@ -233,21 +193,6 @@ static int local_flags(struct solver *s)
       now - s->last_checkpoint >= s->cfg->output.checkpoint_seconds)
     flags |= CHECKPOINT_DUE;
   return flags;
-}
-
-/* A slice's end's checkpoints by the ranks' FLAGS: the one in flight committed once
- * every rank's writer is done; a due one started, or deferred while the writer is busy. */
-static int periodic_checkpoint(struct solver *s, int flags, int segment_end)
-{
-  if (checkpoint_in_flight(s->ckw) && !(flags & CHECKPOINT_WRITING))
-    IPSO_TRY(solver_commit_checkpoint(s));
-  int periodic = segment_end && schedule_events(&s->plan, s->t) & SCHEDULE_CHECKPOINT;
-  if (!(flags & CHECKPOINT_DUE) && !periodic && !(s->ckpt_pending && segment_end)) return IPSO_OK;
-  if (!checkpoint_in_flight(s->ckw)) return start_checkpoint(s, CHECKPOINT_BACKGROUND);
-  /* One deferred checkpoint stands for all that fall due meanwhile. */
-  if (!s->ckpt_pending || periodic) s->ckpt_deferred++;
-  s->ckpt_pending = 1;
-  return IPSO_OK;
 }
 
 int solver_iterate(struct solver *s)
@@ -313,10 +258,8 @@ int solver_iterate(struct solver *s)
       IPSO_TRY(solver_record_segment(s, s->t, s->t, b, b, 1, &hit, NULL, 0));
     }
     const int stop = flags & (STOP_SIGNAL | STOP_TIME);
-    if (stop)
+    if (stop || flags & CHECKPOINT_DUE || (segment_end && ev & SCHEDULE_CHECKPOINT))
       IPSO_TRY(solver_write_checkpoint(s, 0));
-    else
-      IPSO_TRY(periodic_checkpoint(s, flags, segment_end));
     timings_lap(TIMINGS_OUTPUT);
     progress_update(&s->prog, s->t, fitness_of(s, rank_best), evaluations_at(s, s->t), b);
     if (stop) {

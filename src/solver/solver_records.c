@@ -254,7 +254,6 @@ void solver_print_summary(struct solver *s, const struct run_result *r, int reac
   if (s->out && h5out_migration_rows(s->out) > 0)
     log_info("  migration log     %lld records", (long long)h5out_migration_rows(s->out));
   if (cfg->output.checkpoint[0])
-    log_info("  checkpoints       %lld written, %lld deferred (the writer was busy)",
-             (long long)s->ckpt_written, (long long)s->ckpt_deferred);
+    log_info("  checkpoints       %lld written", (long long)s->ckpt_written);
   if (cfg->run.output[0]) log_info("  output            %s", cfg->run.output);
 }

@@ -557,86 +557,6 @@ static void check_islands(const struct problem *p, const char *kernel, int strea
   config_free(&cfg);
 }
 
-/* The state as a checkpoint's I/O threads read it, in pieces that start
- * and end anywhere in a row: from a capture (a copy on the device, the
- * swarms going on) and held (the swarms themselves, the run's last
- * checkpoint), in pieces, the bits of save_state. K islands, a
- * row pitch wider than the dimensions where the mapping pads. */
-static void check_captures(const struct problem *p, int K)
-{
-  enum { T = 7 };
-  struct ipso_config cfg;
-  make_config(p, "queue_lock", "strict", 13, &cfg);
-  struct swarm_setup all = {&cfg, 0, K, 0, K};
-  struct backend g;
-  double best[16 * T];
-  CHECK(backend_gpu_create_with(&all, &no_overrides, &g) == IPSO_OK, "gpu create (captures)");
-  g.ops->init(&g);
-  g.ops->step(&g, 1, T, best);
-  const int64_t rows = (int64_t)K * p->particles, dims = p->dims;
-  struct swarm_state ref, got;
-  swarm_state_alloc(&ref, rows, p->dims);
-  swarm_state_alloc(&got, rows, p->dims);
-  const int arrays = p->frame ? 6 : 5; /* the frames: array 5 */
-  if (p->frame) {
-    swarm_state_alloc_frames(&ref, K);
-    swarm_state_alloc_frames(&got, K);
-  }
-  g.ops->save_state(&g, &ref);
-  for (int held = 0; held < 2; held++) {
-    const char *how = held ? "held" : "captured";
-    int captured = 1;
-    if (held)
-      CHECK(g.ops->device->hold_state(&g) == IPSO_OK, "hold_state");
-    else
-      CHECK(g.ops->device->capture_state(&g, &captured) == IPSO_OK && captured, "capture_state");
-    /* In pieces of 997 elements (a prime: every offset in a row, rows
-     * whole and split), by readers taken in turn. */
-    double *to[6] = {got.position, got.velocity,   got.pbest_position,
-                     got.cost,     got.pbest_cost, got.frame};
-    for (int a = 0; a < arrays; a++) {
-      const int64_t n = a < 5 ? rows * (a < 3 ? dims : 1) : K * dims * dims;
-      for (int64_t at = 0, i = 0; at < n; at += 997, i++) {
-        const int64_t len = n - at < 997 ? n - at : 997;
-        const double *piece = NULL;
-        int rc = g.ops->device->read_captured_piece(&g, (int)(i % STATE_PIECE_READERS), a, at, len,
-                                                    &piece);
-        CHECK(rc == IPSO_OK && piece, "%s piece %lld of array %d", how, (long long)at, a);
-        if (rc != IPSO_OK || !piece) break;
-        memcpy(to[a] + at, piece, (size_t)len * sizeof(double));
-      }
-    }
-    const char *what;
-    size_t where;
-    CHECK(states_equal(&ref, &got, &what, &where),
-          "%s %s %dD x %d islands: pieces differ (%s[%zu])", how, p->objective, p->dims, K, what,
-          where);
-    CHECK(!p->frame || same_bits(ref.frame, got.frame, (size_t)(K * dims * dims), &where),
-          "%s %s %dD x %d islands: frame pieces differ (frame[%zu])", how, p->objective, p->dims, K,
-          where);
-  }
-  /* A capture after a held state copies again: the swarms go on. */
-  int captured = 0;
-  g.ops->device->capture_state(&g, &captured);
-  g.ops->step(&g, T + 1, T + 2, best);
-  memset(got.position, 0, (size_t)(rows * dims) * sizeof(double));
-  const int64_t n = rows * dims;
-  size_t where = 0;
-  for (int64_t at = 0; captured && at < n; at += STATE_PIECE_ELEMENTS) {
-    const int64_t len = state_piece_length(n, at);
-    const double *piece = NULL;
-    CHECK(g.ops->device->read_captured_piece(&g, 0, 0, at, len, &piece) == IPSO_OK && piece,
-          "capture after hold: piece %lld", (long long)at);
-    if (piece) memcpy(got.position + at, piece, (size_t)len * sizeof(double));
-  }
-  CHECK(captured && same_bits(ref.position, got.position, (size_t)n, &where),
-        "the capture after hold is not of the iteration it was taken at (position[%zu])", where);
-  swarm_state_free(&ref);
-  swarm_state_free(&got);
-  g.ops->destroy(&g);
-  config_free(&cfg);
-}
-
 /* Relaxed mode with K islands in one launch: each island's global best is
  * its lowest personal best, and its history never gets worse. */
 static void check_islands_relaxed(int ring)
@@ -780,19 +700,6 @@ int main(void)
     check_islands(&island_cases[k].p, island_cases[k].kernel, island_cases[k].streaming);
   check_islands_relaxed(0);
   check_islands_relaxed(1);
-  /* The checkpoint's reads: 120-D double rows (padded pitch), 30-D float
-   * (converted), one dimension; one island and several. */
-  const struct problem captures[] = {
-      {"cubic", 120, 300, "double", 0, 0, 0, NULL, 0},
-      {"rastrigin", 30, 777, "float", 0, 0, 0, NULL, 0},
-      {"cubic", 1, 2048, "double", 1, 0, 0, NULL, 0},
-      {"sphere", 7, 333, "double", 1, 1, 0, NULL, 0},
-      {"rastrigin", 30, 777, "float", 0, 0, 0, "mixed", 0},
-  };
-  for (size_t k = 0; k < sizeof captures / sizeof captures[0]; k++) {
-    check_captures(&captures[k], 1);
-    check_captures(&captures[k], 3);
-  }
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   return failures ? 1 : 0;
 }

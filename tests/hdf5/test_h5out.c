@@ -769,30 +769,6 @@ static void expect_read(MPI_Comm comm, const char *path, const struct ipso_confi
   if (st == IPSO_OK) swarm_state_free(&s);
 }
 
-/* A checkpoint's pieces read by several threads at once (state_fill.piece),
- * as the GPU's capture is read: each reader copies into a buffer of its
- * own and the writer sums and writes from there. */
-struct piece_source {
-  const struct swarm_state *s;
-  double *scratch[STATE_PIECE_READERS];
-  int calls[STATE_PIECE_READERS];
-};
-
-static int read_piece(void *ctx, int reader, int array, int64_t first, int64_t n,
-                      const double **data)
-{
-  struct piece_source *src = ctx;
-  const double *from[5] = {src->s->position, src->s->velocity, src->s->pbest_position, src->s->cost,
-                           src->s->pbest_cost};
-  if (reader < 0 || reader >= STATE_PIECE_READERS || array < 0 || array >= 5 || n < 1 ||
-      n > STATE_PIECE_ELEMENTS)
-    return IPSO_ERR_RUNTIME;
-  memcpy(src->scratch[reader], from[array] + first, (size_t)n * sizeof(double));
-  src->calls[reader]++;
-  *data = src->scratch[reader];
-  return IPSO_OK;
-}
-
 /* 64-bit FNV-1a over N doubles taken as 64-bit words (written out here
  * again, apart from the writer's, from the format's description). */
 static uint64_t fnv_words(uint64_t h, const double *x, int64_t n)
@@ -877,10 +853,29 @@ static uint64_t stored_checksum(const char *path, char *units, size_t len)
   return sum;
 }
 
-/* A checkpoint of several pieces per array, written by the run's last
- * checkpoint's threads from a piece reader: it reads back bit for bit; its
- * checksums are the format's (recomputed here); a checkpoint summed the
- * older way (over all the words) is still read, and a wrong sum refused. */
+/* Writes S as the checkpoint of C with INFO through a writer of its own,
+ * as the solver does: copied into the buffer, written. */
+static int write_checkpoint(const struct ipso_config *c, const struct checkpoint_info *info,
+                            const struct swarm_state *s)
+{
+  struct checkpoint_writer *w = NULL;
+  struct swarm_state *buf = NULL;
+  int st = checkpoint_writer_create(MPI_COMM_WORLD, c, &w);
+  if (st == IPSO_OK) st = checkpoint_writer_buffer(w, &buf);
+  for (int a = 0; st == IPSO_OK && a < state_arrays_of(s); a++) {
+    const struct state_array *sa = &state_arrays[a];
+    memcpy(state_array_data(sa, buf), state_array_data(sa, s),
+           (size_t)state_array_island(sa, s->particles, s->dims) * sizeof(double));
+  }
+  if (st == IPSO_OK) st = checkpoint_write(w, info);
+  checkpoint_writer_free(w);
+  return st;
+}
+
+/* A checkpoint of several pieces per array: it reads back bit for bit;
+ * its checksums are the format's (recomputed here); a checkpoint summed
+ * the older way (over all the words) is still read, and a wrong sum
+ * refused; the next one keeps it as .prev. */
 static void test_checkpoint_pieces(const struct ipso_config *cfg)
 {
   struct ipso_config c = *cfg;
@@ -890,33 +885,12 @@ static void test_checkpoint_pieces(const struct ipso_config *cfg)
                                  0,  0},
                          got;
   info.evaluations = (int64_t)size * c.swarm.particles * 78;
-  struct swarm_state s, back, *buf;
-  struct checkpoint_writer *w = NULL;
-  struct piece_source src = {&s, {NULL}, {0}};
+  struct swarm_state s, back;
   const char *path = c.output.checkpoint;
-  char units[128] = "";
+  char units[128] = "", prev[IPSO_PATH_MAX + 8];
   CHECK(swarm_state_alloc(&s, c.swarm.particles, DIMS) == IPSO_OK, "allocating a swarm");
   fill_swarm(&s, rank, 77);
-  for (int r = 0; r < STATE_PIECE_READERS; r++)
-    src.scratch[r] = malloc((size_t)STATE_PIECE_ELEMENTS * sizeof(double));
-  expect_status(checkpoint_writer_create(MPI_COMM_WORLD, &c, &w), IPSO_OK, "writer");
-  if (!w) return;
-  expect_status(checkpoint_writer_buffer(w, &buf), IPSO_OK, "writer's buffer");
-  struct state_fill fill = {&src, read_piece};
-  expect_status(checkpoint_start(w, &info, CHECKPOINT_LAST, &fill), IPSO_OK, "start, pieces");
-  checkpoint_wait_read(w);
-  expect_status(checkpoint_commit(w), IPSO_OK, "commit, pieces");
-  int readers = 0, calls = 0;
-  for (int r = 0; r < STATE_PIECE_READERS; r++) {
-    readers += src.calls[r] > 0;
-    calls += src.calls[r];
-  }
-  /* 3 x 2 + 2 pieces, each read once, by every I/O thread (one per core,
-   * up to STATE_PIECE_READERS). */
-  CHECK(calls == 8, "%d pieces read, want 8", calls);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int threads = cores < STATE_PIECE_READERS ? (int)cores : STATE_PIECE_READERS;
-  CHECK(readers == threads, "%d readers for %ld cores, want %d", readers, cores, threads);
+  expect_status(write_checkpoint(&c, &info, &s), IPSO_OK, "writing a checkpoint of pieces");
   int st = checkpoint_read(MPI_COMM_WORLD, path, &c, &got, &back);
   expect_status(st, IPSO_OK, "reading a checkpoint of pieces");
   if (st == IPSO_OK) {
@@ -936,44 +910,21 @@ static void test_checkpoint_pieces(const struct ipso_config *cfg)
   MPI_Barrier(MPI_COMM_WORLD);
   rewrite_checksum(path, island_sum(&s, 1), "FNV-1a over 64-bit words");
   expect_read(MPI_COMM_WORLD, path, &c, IPSO_ERR_USAGE, "a sum of the wrong kind");
-  /* A periodic checkpoint reads each piece as it writes it (one thread). */
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* The next checkpoint replaces it and keeps it as .prev. */
   fill_swarm(&s, rank, 78);
   info.iteration = 78;
   info.evaluations = (int64_t)size * c.swarm.particles * 79;
-  memset(src.calls, 0, sizeof src.calls);
-  expect_status(checkpoint_start(w, &info, CHECKPOINT_BACKGROUND, &fill), IPSO_OK,
-                "start, pieces in the background");
-  expect_status(checkpoint_commit(w), IPSO_OK, "commit, pieces in the background");
-  CHECK(src.calls[0] == 8, "%d pieces read in the background, want 8", src.calls[0]);
+  expect_status(write_checkpoint(&c, &info, &s), IPSO_OK, "writing the next checkpoint");
   st = checkpoint_read(MPI_COMM_WORLD, path, &c, &got, &back);
-  expect_status(st, IPSO_OK, "reading a periodic checkpoint of pieces");
+  expect_status(st, IPSO_OK, "reading the next checkpoint");
   if (st == IPSO_OK) {
-    CHECK(got.iteration == 78 && same_state(&s, &back), "the periodic pieces read back differ");
+    CHECK(got.iteration == 78 && same_state(&s, &back), "the next checkpoint reads back differ");
     swarm_state_free(&back);
   }
-  checkpoint_writer_free(w);
-  for (int r = 0; r < STATE_PIECE_READERS; r++) free(src.scratch[r]);
+  snprintf(prev, sizeof prev, "%s.prev", path);
+  expect_read(MPI_COMM_WORLD, prev, &c, IPSO_ERR_USAGE, "the .prev with the wrong kind of sum");
   swarm_state_free(&s);
-}
-
-/* Writes S as the checkpoint of C with INFO through a writer of its own,
- * as the solver does for a stop: copied into the buffer, written, committed. */
-static int write_checkpoint(const struct ipso_config *c, const struct checkpoint_info *info,
-                            const struct swarm_state *s)
-{
-  struct checkpoint_writer *w = NULL;
-  struct swarm_state *buf = NULL;
-  int st = checkpoint_writer_create(MPI_COMM_WORLD, c, &w);
-  if (st == IPSO_OK) st = checkpoint_writer_buffer(w, &buf);
-  for (int a = 0; st == IPSO_OK && a < state_arrays_of(s); a++) {
-    const struct state_array *sa = &state_arrays[a];
-    memcpy(state_array_data(sa, buf), state_array_data(sa, s),
-           (size_t)state_array_island(sa, s->particles, s->dims) * sizeof(double));
-  }
-  if (st == IPSO_OK) st = checkpoint_start(w, info, CHECKPOINT_WAIT, NULL);
-  if (st == IPSO_OK) st = checkpoint_commit(w);
-  checkpoint_writer_free(w);
-  return st;
 }
 
 /* Checkpoints: round trip, .prev, and every refusal. */

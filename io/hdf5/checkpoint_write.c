@@ -1,21 +1,18 @@
-/* Asynchronous checkpoints (checkpoint.h). checkpoint_start creates the
+/* Writing a checkpoint (checkpoint.h): checkpoint_write creates the
  * temporary file with HDF5, every attribute written and every dataset
- * allocated (contiguous, never filled); the rank's I/O threads write its
- * rows with pwrite() at the datasets' offsets in pieces of
- * STATE_PIECE_ELEMENTS (thread i of n takes every n-th), each read from the
- * buffer or the backend's capture and summed as it is written, while the
- * run goes on; the last thread flushes the file. The threads call neither
- * HDF5 (not thread-safe here) nor MPI (MPI_THREAD_FUNNELED). Every pwrite(),
- * fsync() and close() is checked, so no full read-back is needed: at the
- * commit rank 0 reads back only the metadata HDF5 wrote through MPI-IO,
- * writes the checksums and renames the file over the checkpoint. */
+ * allocated (contiguous, never filled); each rank's threads write its rows
+ * with pwrite() at the datasets' offsets in pieces of STATE_PIECE_ELEMENTS,
+ * each summed as it is written, and the rank flushes them. Every pwrite(), fsync() and
+ * close() is checked, so no full read-back is needed: rank 0 reads back
+ * only the metadata HDF5 wrote through MPI-IO, writes the checksums and
+ * renames the file over the checkpoint. The run waits: at the default
+ * interval of 15 minutes a write of hundreds of MB costs well under 1% of
+ * the run (BENCHMARKS.md, Checkpoints). */
 #define _GNU_SOURCE /* sync_file_range */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +25,12 @@
 #include "h5util.h"
 #include "state_arrays.h"
 
-/* I/O threads of a checkpoint that the caller waits for (a stop's, the
- * run's last): they share its pieces. One otherwise. */
-#define IO_THREADS STATE_PIECE_READERS
-
-/* The datasets whose bytes the threads write, then the checksums. */
+/* The datasets whose bytes the ranks write, then the checksums. */
 #define CK_DATASETS (STATE_ARRAYS + 1)
+/* Threads that write a rank's pieces at once: one per PIECES_PER_WRITER
+ * pieces (32 MiB), at most WRITERS and one per core. */
+#define WRITERS 4
+#define PIECES_PER_WRITER 4
 
 struct checkpoint_writer {
   MPI_Comm comm;
@@ -42,21 +39,10 @@ struct checkpoint_writer {
   int64_t N;                  /* particles per island */
   int dims;
   int arrays; /* of state_arrays written: the frames too where swarm.frame is not "axes" */
-  int cores;  /* online */
   char tmp[IPSO_PATH_MAX + 8], prev[IPSO_PATH_MAX + 8];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS (test builds): each piece's */
-
-  /* The checkpoint in flight. */
-  struct state_fill fill;          /* fills the buffer in the thread (fn NULL: filled) */
-  int in_flight, threads, started; /* threads sharing the pieces; started */
-  int64_t iteration;
-  struct job_thread {
-    struct checkpoint_writer *w;
-    int index;
-    pthread_t id;
-  } thread[IO_THREADS];
-  pthread_mutex_t lock; /* err and what */
+  int64_t iteration;      /* of the checkpoint being written */
   int fd;
   uint64_t offset[CK_DATASETS]; /* of each dataset's data in the file */
   uint64_t file_end;            /* the end of the last dataset's data */
@@ -64,10 +50,6 @@ struct checkpoint_writer {
   uint64_t *all;                /* [islands] every island's, gathered on rank 0 */
   int64_t pieces;               /* of one island, all arrays */
   uint64_t *piece_sums;         /* [K * pieces] their sums, in file order */
-  int joined;                   /* checkpoint_join returned: only the commit is left */
-  atomic_int done, cancel, failed, finished, read;
-  int err;        /* errno of the failed step, or 0 */
-  char what[256]; /* the failed step */
 };
 
 /* Whether a failed link(2) means the file system has no hard links. */
@@ -130,7 +112,7 @@ static int commit_file(const char *path, const char *tmp, const char *prev)
   return flush_file(path, dir, 1);
 }
 
-/* Closes the thread's file; STATUS, or the failure of the close. */
+/* Closes the rank's file; STATUS, or the failure of the close. */
 static int close_file(struct checkpoint_writer *w, int status)
 {
   int rc = w->fd >= 0 ? close(w->fd) : 0;
@@ -149,9 +131,6 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
   w->comm = comm;
   w->cfg = cfg;
   w->fd = -1;
-  pthread_mutex_init(&w->lock, NULL);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  w->cores = cores > 0 ? (int)cores : 1;
   MPI_Comm_rank(comm, &w->rank);
   MPI_Comm_size(comm, &w->size);
   w->islands = config_islands(cfg, w->size);
@@ -165,8 +144,10 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
 #endif
   snprintf(w->tmp, sizeof w->tmp, "%s.tmp", cfg->output.checkpoint);
   snprintf(w->prev, sizeof w->prev, "%s.prev", cfg->output.checkpoint);
-  for (int a = 0; a < w->arrays; a++)
-    w->pieces += state_pieces(state_array_island(&state_arrays[a], w->N, w->dims));
+  for (int a = 0; a < w->arrays; a++) {
+    const int64_t n = state_array_island(&state_arrays[a], w->N, w->dims);
+    w->pieces += (n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS;
+  }
   w->sums = malloc((size_t)w->K * sizeof *w->sums);
   w->all = malloc((size_t)w->islands * sizeof *w->all);
   w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums);
@@ -180,25 +161,12 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
 
 int checkpoint_writer_buffer(struct checkpoint_writer *w, struct swarm_state **buf)
 {
-  if (w->in_flight)
-    return IPSO_FAIL("checkpoint", "'%s': the buffer of a checkpoint in flight was asked for",
-                     w->cfg->output.checkpoint);
   if (!w->buf.position) {
     IPSO_TRY(swarm_state_alloc(&w->buf, (int64_t)w->K * w->N, w->dims));
     if (w->arrays > STATE_SWARM_ARRAYS) IPSO_TRY(swarm_state_alloc_frames(&w->buf, w->K));
   }
   *buf = &w->buf;
   return IPSO_OK;
-}
-
-int checkpoint_in_flight(const struct checkpoint_writer *w)
-{
-  return w && w->in_flight;
-}
-
-int checkpoint_writing(const struct checkpoint_writer *w)
-{
-  return w && w->in_flight && !atomic_load_explicit(&w->done, memory_order_acquire);
 }
 
 /* Writes LEN bytes of BUF at offset AT of FD through short writes and EINTR;
@@ -220,70 +188,44 @@ static int pwrite_all(int fd, const void *buf, uint64_t len, uint64_t at)
   return 0;
 }
 
-/* Records the failed step of a thread (the first one). */
-static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void job_fail(struct checkpoint_writer *w, int e, const char *fmt, ...)
-{
-  va_list ap;
-  pthread_mutex_lock(&w->lock);
-  if (!w->err) {
-    w->err = e ? e : EIO;
-    va_start(ap, fmt);
-    vsnprintf(w->what, sizeof w->what, fmt, ap);
-    va_end(ap);
-  }
-  pthread_mutex_unlock(&w->lock);
-  atomic_store(&w->failed, 1);
-}
+/* A writing thread's share of this rank's pieces: every n-th of n. */
+struct share {
+  struct checkpoint_writer *w;
+  int index, n;
+  int err;        /* errno of its failed write, or 0 */
+  char what[160]; /* the failed write */
+  pthread_t id;
+};
 
-/* An I/O thread: its share of this rank's rows of each array (island by
- * island, in pieces: every n-th piece of n threads), each piece read (from
- * the capture, or the buffer once filled), summed and written; the last
- * thread to finish folds the pieces' sums into the islands' and flushes
- * the file to disk. */
-static void *job_run(void *arg)
+/* Writes a share of this rank's rows of each array at their offsets
+ * (island by island, in pieces), each piece summed into w->piece_sums. */
+static void *write_share(void *arg)
 {
-  const struct job_thread *me = arg;
+  struct share *me = arg;
   struct checkpoint_writer *w = me->w;
-  const struct swarm_state *s = &w->buf;
   uint64_t piece = 0;
-  int e;
-  for (int a = 0, first_piece = 0; a < w->arrays; a++) {
+  for (int a = 0, first = 0; a < w->arrays; a++) {
     const struct state_array *sa = &state_arrays[a];
     const int64_t n = state_array_island(sa, w->N, w->dims);
     const uint64_t block = (uint64_t)n * sizeof(double);
-    const char *data = (const char *)state_array_data(sa, s);
-    const int pieces = (int)state_pieces(n);
+    const char *data = (const char *)state_array_data(sa, &w->buf);
+    const int pieces = (int)((n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS);
     for (int k = 0; k < w->K; k++) {
       const uint64_t island = (uint64_t)w->rank * (uint64_t)w->K + (uint64_t)k;
       const uint64_t base = w->offset[a] + island * block;
       for (int p = 0; p < pieces; p++) {
-        const int64_t at = (int64_t)p * STATE_PIECE_ELEMENTS;
-        const int64_t count = state_piece_length(n, at);
+        if (piece++ % (uint64_t)me->n != (uint64_t)me->index) continue;
+        const int64_t at = (int64_t)p * STATE_PIECE_ELEMENTS, count = state_piece_length(n, at);
         const uint64_t off = (uint64_t)at * sizeof(double), len = (uint64_t)count * sizeof(double);
         const double *src = (const double *)(data + (uint64_t)k * block + off);
-        if (piece++ % (uint64_t)w->threads != (uint64_t)me->index) continue;
-        if (atomic_load(&w->failed)) goto out;
-        if (atomic_load_explicit(&w->cancel, memory_order_relaxed)) {
-          job_fail(w, ECANCELED, "stopped");
-          goto out;
-        }
-        if (w->fill.piece) {
-          const int64_t first = (int64_t)k * n + at;
-          if (w->fill.piece(w->fill.ctx, me->index, a, first, count, &src) != IPSO_OK) {
-            job_fail(w, EIO, "copying %s to the host", sa->name);
-            goto out;
-          }
-        }
-        w->piece_sums[(int64_t)k * w->pieces + first_piece + p] = checkpoint_piece_sum(src, count);
-        if ((e = pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
-          job_fail(w, e, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")", sa->name, base + off,
-                   base + off + len);
-          goto out;
+        w->piece_sums[(int64_t)k * w->pieces + first + p] = checkpoint_piece_sum(src, count);
+        if ((me->err = pwrite_all(w->fd, (const char *)src, len, base + off)) != 0) {
+          snprintf(me->what, sizeof me->what, "writing %s (bytes %" PRIu64 "..%" PRIu64 ")",
+                   sa->name, base + off, base + off + len);
+          return NULL;
         }
 #ifdef SYNC_FILE_RANGE_WRITE
-        /* Start the write-back now, so that the fsync below waits less
+        /* The write-back started now, so that the fsync waits less
          * (advisory: fsync reports what fails). */
         sync_file_range(w->fd, (off_t)(base + off), (off_t)len, SYNC_FILE_RANGE_WRITE);
 #endif
@@ -293,38 +235,52 @@ static void *job_run(void *arg)
         }
       }
     }
-    first_piece += pieces;
+    first += pieces;
   }
-out:
-  atomic_fetch_add_explicit(&w->read, 1, memory_order_release);
-  if (atomic_fetch_add(&w->finished, 1) + 1 < w->threads) return NULL;
-  struct stat sb;
-  if (!atomic_load(&w->failed)) {
-    for (int k = 0; k < w->K; k++) {
-      w->sums[k] = FNV_OFFSET;
-      for (int64_t p = 0; p < w->pieces; p++)
-        w->sums[k] = checkpoint_fold_piece(w->sums[k], w->piece_sums[(int64_t)k * w->pieces + p]);
-    }
-    int synced = fsync(w->fd) == 0 ? 0 : errno;
-    if (synced)
-      job_fail(w, synced, "flushing to disk");
-    else if (fstat(w->fd, &sb) != 0)
-      job_fail(w, errno, "examining");
-    else if ((uint64_t)sb.st_size < w->file_end)
-      job_fail(w, EIO, "the file is %lld bytes long, its data end at %" PRIu64,
-               (long long)sb.st_size, w->file_end);
-  }
-  atomic_store_explicit(&w->done, 1, memory_order_release);
   return NULL;
 }
 
-void checkpoint_wait_read(struct checkpoint_writer *w)
+/* Writes this rank's rows by several threads where they are large (the
+ * page-cache copies and sums side by side), folds the pieces' sums into the
+ * islands' and flushes the file to disk. */
+static int write_rows(struct checkpoint_writer *w)
 {
-  if (!w || !w->in_flight) return;
-  while (atomic_load_explicit(&w->read, memory_order_acquire) < w->threads) {
-    struct timespec ts = {0, 20000};
-    nanosleep(&ts, NULL);
+  const char *path = w->cfg->output.checkpoint;
+  struct share share[WRITERS];
+  struct stat sb;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const int64_t want = (w->K * w->pieces + PIECES_PER_WRITER - 1) / PIECES_PER_WRITER;
+  int n = want < WRITERS ? (int)want : WRITERS;
+  if (cores > 0 && cores < n) n = (int)cores;
+  for (int j = 0; j < n; j++) share[j] = (struct share){.w = w, .index = j, .n = n};
+  /* Signals stay with the main thread (the stop flags are its business). */
+  sigset_t all, old;
+  int started = 1;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  while (started < n && pthread_create(&share[started].id, NULL, write_share, &share[started]) == 0)
+    started++;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  /* This thread's share, and those of threads that did not start. */
+  write_share(&share[0]);
+  for (int j = started; j < n; j++) write_share(&share[j]);
+  for (int j = 1; j < started; j++) pthread_join(share[j].id, NULL);
+  for (int j = 0; j < n; j++)
+    if (share[j].err)
+      return IPSO_FAIL("checkpoint",
+                       "'%s': the new checkpoint '%s': %s failed: %s; the previous checkpoint is "
+                       "kept",
+                       path, w->tmp, share[j].what, strerror(share[j].err));
+  for (int k = 0; k < w->K; k++) {
+    w->sums[k] = FNV_OFFSET;
+    for (int64_t p = 0; p < w->pieces; p++)
+      w->sums[k] = checkpoint_fold_piece(w->sums[k], w->piece_sums[(int64_t)k * w->pieces + p]);
   }
+  if (fsync(w->fd) != 0) return commit_fail(path, "cannot flush to disk", w->tmp, errno);
+  if (fstat(w->fd, &sb) != 0) return commit_fail(path, "cannot examine", w->tmp, errno);
+  if ((uint64_t)sb.st_size < w->file_end)
+    return commit_fail(path, "the file is shorter than its data:", w->tmp, EIO);
+  return IPSO_OK;
 }
 
 /* Creates the temporary file with HDF5 (writers, collective with parallel
@@ -387,94 +343,7 @@ done:
   return st;
 }
 
-/* Fills the buffer on the caller's thread, piece by piece. */
-static int fill_now(struct checkpoint_writer *w, const struct state_fill *fill)
-{
-  for (int a = 0; a < w->arrays; a++) {
-    const int64_t n = (int64_t)w->K * state_array_island(&state_arrays[a], w->N, w->dims);
-    double *to = state_array_data(&state_arrays[a], &w->buf);
-    for (int64_t at = 0; at < n; at += STATE_PIECE_ELEMENTS) {
-      const int64_t count = state_piece_length(n, at);
-      const double *from;
-      IPSO_TRY(fill->piece(fill->ctx, 0, a, at, count, &from));
-      memcpy(to + at, from, (size_t)count * sizeof(double));
-    }
-  }
-  return IPSO_OK;
-}
-
-int checkpoint_start(struct checkpoint_writer *w, const struct checkpoint_info *info,
-                     enum checkpoint_mode mode, const struct state_fill *fill)
-{
-  const int wait = mode == CHECKPOINT_WAIT;
-  const char *path = w->cfg->output.checkpoint;
-  char dir[IPSO_PATH_MAX];
-  int st = IPSO_OK, rc, e;
-  if (w->in_flight) return IPSO_FAIL("checkpoint", "'%s': a checkpoint is already in flight", path);
-  if (!w->buf.position) return IPSO_FAIL("checkpoint", "'%s': nothing to write", path);
-  memset(&w->fill, 0, sizeof w->fill);
-  if (fill && !fill->piece) fill = NULL;
-  /* Filled now where the caller waits anyway (one thread fills, then any
-   * number write). */
-  if (fill && wait) IPSO_TRY(fill_now(w, fill));
-  if (w->rank == 0 && (e = h5u_directory_error(path, dir, sizeof dir)) != 0)
-    st = IPSO_FAIL("checkpoint", "'%s': directory '%s': %s", path, dir, strerror(e));
-  st = island_agree(w->comm, st);
-  if (st != IPSO_OK) return st;
-  st = create_file(w, info);
-  if (st != IPSO_OK) {
-    /* Runtime failure: leave at once (h5util.h); the previous checkpoint
-     * was not touched. */
-    if (w->rank == 0) unlink(w->tmp);
-    return st;
-  }
-  /* Every rank has the same offsets (collective metadata); rank 0's count. */
-  IPSO_CHECK_MPI(MPI_Bcast(w->offset, CK_DATASETS, MPI_UINT64_T, 0, w->comm));
-  IPSO_CHECK_MPI(MPI_Bcast(&w->file_end, 1, MPI_UINT64_T, 0, w->comm));
-  w->fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
-  if (w->fd < 0) st = commit_fail(path, "cannot open", w->tmp, errno);
-  st = island_agree(w->comm, st);
-  if (st != IPSO_OK) {
-    close_file(w, IPSO_OK);
-    if (w->rank == 0) unlink(w->tmp);
-    return st;
-  }
-  w->err = 0;
-  w->what[0] = '\0';
-  atomic_store(&w->done, 0);
-  atomic_store(&w->cancel, 0);
-  atomic_store(&w->failed, 0);
-  atomic_store(&w->finished, 0);
-  atomic_store(&w->read, 0);
-  w->iteration = info->iteration;
-  if (fill && !wait) w->fill = *fill;
-  int want = mode == CHECKPOINT_BACKGROUND ? 1 : w->cores < IO_THREADS ? w->cores : IO_THREADS;
-  /* Signals stay with the main thread (the stop flags are its business). */
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
-  w->threads = want;
-  w->started = 0;
-  for (int j = 0; j < want; j++) {
-    w->thread[j].w = w;
-    w->thread[j].index = j;
-    rc = pthread_create(&w->thread[j].id, NULL, job_run, &w->thread[j]);
-    if (rc != 0) {
-      /* The missing threads count as finished, and failed. */
-      job_fail(w, rc, "starting I/O thread %d", j);
-      atomic_fetch_add(&w->read, want - j);
-      if (atomic_fetch_add(&w->finished, want - j) + (want - j) == want)
-        atomic_store_explicit(&w->done, 1, memory_order_release);
-      break;
-    }
-    w->started++;
-  }
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  w->in_flight = 1;
-  return IPSO_OK;
-}
-
-/* Rank 0, once every thread has written: the file's structure must read
+/* Rank 0, once every rank has written: the file's structure must read
  * back as created (MPI-IO once reported failed collective writes as done),
  * then the checksums are written and the file flushed again. */
 static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
@@ -533,38 +402,37 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
   return IPSO_OK;
 }
 
-int checkpoint_join(struct checkpoint_writer *w)
+int checkpoint_write(struct checkpoint_writer *w, const struct checkpoint_info *info)
 {
-  int st = IPSO_OK;
-  if (!w || !w->in_flight || w->joined) return IPSO_OK;
-  for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
-  w->started = 0;
-  w->joined = 1;
-  if (w->err)
-    st = IPSO_FAIL("checkpoint",
-                   "'%s': the new checkpoint '%s': %s failed: %s; the previous checkpoint is kept",
-                   w->cfg->output.checkpoint, w->tmp, w->what, strerror(w->err));
+  const char *path = w->cfg->output.checkpoint;
+  char dir[IPSO_PATH_MAX];
+  int st = IPSO_OK, rc, e;
+  if (!w->buf.position) return IPSO_FAIL("checkpoint", "'%s': nothing to write", path);
+  if (w->rank == 0 && (e = h5u_directory_error(path, dir, sizeof dir)) != 0)
+    st = IPSO_FAIL("checkpoint", "'%s': directory '%s': %s", path, dir, strerror(e));
+  IPSO_TRY(island_agree(w->comm, st));
+  w->iteration = info->iteration;
+  st = create_file(w, info);
+  if (st != IPSO_OK) {
+    /* Runtime failure: leave at once (h5util.h); the previous checkpoint
+     * was not touched. */
+    if (w->rank == 0) unlink(w->tmp);
+    return st;
+  }
+  /* Every rank has the same offsets (collective metadata); rank 0's count. */
+  IPSO_CHECK_MPI(MPI_Bcast(w->offset, CK_DATASETS, MPI_UINT64_T, 0, w->comm));
+  IPSO_CHECK_MPI(MPI_Bcast(&w->file_end, 1, MPI_UINT64_T, 0, w->comm));
+  w->fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
+  st = w->fd < 0 ? commit_fail(path, "cannot open", w->tmp, errno) : write_rows(w);
   if (w->rank != 0) st = close_file(w, st);
   st = island_agree(w->comm, st);
-  if (st != IPSO_OK) {
-    w->in_flight = w->joined = 0;
-    close_file(w, IPSO_OK);
-    if (w->rank == 0) unlink(w->tmp);
+  if (st == IPSO_OK) {
+    rc = MPI_Gather(w->sums, w->K, MPI_UINT64_T, w->all, w->K, MPI_UINT64_T, 0, w->comm);
+    if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
   }
-  return st;
-}
-
-int checkpoint_commit(struct checkpoint_writer *w)
-{
-  int st = IPSO_OK, rc;
-  if (!w || !w->in_flight) return IPSO_OK;
-  IPSO_TRY(checkpoint_join(w));
-  w->in_flight = w->joined = 0;
-  rc = MPI_Gather(w->sums, w->K, MPI_UINT64_T, w->all, w->K, MPI_UINT64_T, 0, w->comm);
-  if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
   if (st == IPSO_OK && w->rank == 0) {
     st = close_file(w, finish_file(w, w->all));
-    if (st == IPSO_OK) st = commit_file(w->cfg->output.checkpoint, w->tmp, w->prev);
+    if (st == IPSO_OK) st = commit_file(path, w->tmp, w->prev);
   }
   close_file(w, IPSO_OK);
   st = island_agree(w->comm, st);
@@ -575,14 +443,8 @@ int checkpoint_commit(struct checkpoint_writer *w)
 void checkpoint_writer_free(struct checkpoint_writer *w)
 {
   if (!w) return;
-  atomic_store(&w->cancel, 1);
-  for (int j = 0; j < w->started; j++) pthread_join(w->thread[j].id, NULL);
   if (w->fd >= 0) close(w->fd);
-  /* A checkpoint abandoned in flight (the run failed elsewhere): its
-   * unfinished file goes; the previous checkpoint was never touched. */
-  if (w->in_flight && w->rank == 0) unlink(w->tmp);
   swarm_state_free(&w->buf);
-  pthread_mutex_destroy(&w->lock);
   free(w->sums);
   free(w->all);
   free(w->piece_sums);
