@@ -105,9 +105,8 @@ for policy in best random; do
   launch=()
 done
 export IPSO_GPU_TEST_SHORT=1
-# Snapshots and checkpoints written in the background (the state captured
-# on the device in both slots, read back by the writers' threads), and the
-# random migration policies: memcheck.
+# Snapshots and periodic checkpoints (the state copied to the host), and
+# the random migration policies: memcheck.
 cfg=$work/capture.toml
 write_config "$cfg" rastrigin 30 333 double queue_lock strict 40 5 run.islands=4 \
   migration.interval=5 migration.migrants=2 'migration.select="random"' \

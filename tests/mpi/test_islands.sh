@@ -114,9 +114,7 @@ for n in 2 8; do
   same "checkpoint of 4 ranks continued on $n: final checkpoint identical to the uninterrupted run's" \
     r4/run.ckpt.h5 "cut$n/run.ckpt.h5"
 done
-# The periodic checkpoint of iteration 40, kept as .prev, was written in
-# the background while the run went on (on the GPU, the state captured on
-# the device and copied to the host by the I/O thread): it continues
+# The periodic checkpoint of iteration 40, kept as .prev, continues
 # exactly too.
 mkdir cutp && cp cut/run.h5 cut/run.ckpt.h5.prev cutp/
 iteration=$(cd cutp && h5get run.ckpt.h5.prev @iteration 2>&1)
