@@ -2,12 +2,12 @@
  * temporary file with HDF5, every attribute written and every dataset
  * allocated (contiguous, never filled); each rank's threads write its rows
  * with pwrite() at the datasets' offsets in pieces of STATE_PIECE_ELEMENTS,
- * each summed as it is written, and the rank flushes them. Every pwrite(), fsync() and
- * close() is checked, so no full read-back is needed: rank 0 reads back
- * only the metadata HDF5 wrote through MPI-IO, writes the checksums and
- * renames the file over the checkpoint. The run waits: at the default
- * interval of 15 minutes a write of hundreds of MB costs well under 1% of
- * the run (BENCHMARKS.md, Checkpoints). */
+ * each summed as it is written, and the rank flushes them. Every pwrite(),
+ * fsync() and close() is checked, so no full read-back is needed: rank 0
+ * reads back only the metadata HDF5 wrote through MPI-IO, writes the
+ * checksums and renames the file over the checkpoint. The run waits: at
+ * the default interval of 15 minutes a write of hundreds of MB costs well
+ * under 1% of the run (BENCHMARKS.md, Checkpoints). */
 #define _GNU_SOURCE /* sync_file_range */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -42,7 +42,6 @@ struct checkpoint_writer {
   char tmp[IPSO_PATH_MAX + 8], prev[IPSO_PATH_MAX + 8];
   struct swarm_state buf; /* the rank's islands, as copied for the checkpoint */
   int64_t delay_ms;       /* IPSO_TEST_CHECKPOINT_DELAY_MS (test builds): each piece's */
-  int64_t iteration;      /* of the checkpoint being written */
   int fd;
   uint64_t offset[CK_DATASETS]; /* of each dataset's data in the file */
   uint64_t file_end;            /* the end of the last dataset's data */
@@ -144,10 +143,8 @@ int checkpoint_writer_create(MPI_Comm comm, const struct ipso_config *cfg,
 #endif
   snprintf(w->tmp, sizeof w->tmp, "%s.tmp", cfg->output.checkpoint);
   snprintf(w->prev, sizeof w->prev, "%s.prev", cfg->output.checkpoint);
-  for (int a = 0; a < w->arrays; a++) {
-    const int64_t n = state_array_island(&state_arrays[a], w->N, w->dims);
-    w->pieces += (n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS;
-  }
+  for (int a = 0; a < w->arrays; a++)
+    w->pieces += state_pieces(state_array_island(&state_arrays[a], w->N, w->dims));
   w->sums = malloc((size_t)w->K * sizeof *w->sums);
   w->all = malloc((size_t)w->islands * sizeof *w->all);
   w->piece_sums = malloc((size_t)w->K * (size_t)w->pieces * sizeof *w->piece_sums);
@@ -209,7 +206,7 @@ static void *write_share(void *arg)
     const int64_t n = state_array_island(sa, w->N, w->dims);
     const uint64_t block = (uint64_t)n * sizeof(double);
     const char *data = (const char *)state_array_data(sa, &w->buf);
-    const int pieces = (int)((n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS);
+    const int pieces = (int)state_pieces(n);
     for (int k = 0; k < w->K; k++) {
       const uint64_t island = (uint64_t)w->rank * (uint64_t)w->K + (uint64_t)k;
       const uint64_t base = w->offset[a] + island * block;
@@ -343,15 +340,16 @@ done:
   return st;
 }
 
-/* Rank 0, once every rank has written: the file's structure must read
- * back as created (MPI-IO once reported failed collective writes as done),
- * then the checksums are written and the file flushed again. */
-static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
+/* Rank 0, once every rank has written the checkpoint of ITERATION: the
+ * file's structure must read back as created (MPI-IO once reported failed
+ * collective writes as done), then the gathered checksums are written and
+ * the file flushed again. */
+static int finish_file(struct checkpoint_writer *w, int64_t iteration)
 {
   const char *path = w->cfg->output.checkpoint;
   hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
   char why[1024] = "", hdf5[512];
-  int64_t iteration = -1;
+  int64_t stored = -1;
   int e, ok = 1;
   errno = 0;
   if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_sec2(fapl) < 0 ||
@@ -376,8 +374,8 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
     if (dset >= 0) H5Dclose(dset);
     dset = H5I_INVALID_HID;
   }
-  if (ok && (h5u_read_attr(file, "iteration", H5T_NATIVE_INT64, 1, &iteration) < 0 ||
-             iteration != w->iteration)) {
+  if (ok &&
+      (h5u_read_attr(file, "iteration", H5T_NATIVE_INT64, 1, &stored) < 0 || stored != iteration)) {
     snprintf(why, sizeof why, "attribute 'iteration' is missing or wrong");
     ok = 0;
   }
@@ -392,7 +390,7 @@ static int finish_file(struct checkpoint_writer *w, const uint64_t *sums)
     return IPSO_ERR_RUNTIME;
   }
   struct stat sb;
-  if ((e = pwrite_all(w->fd, (const char *)sums, (uint64_t)w->islands * sizeof *sums,
+  if ((e = pwrite_all(w->fd, (const char *)w->all, (uint64_t)w->islands * sizeof *w->all,
                       w->offset[STATE_ARRAYS])) != 0)
     return commit_fail(path, "cannot write the checksums of", w->tmp, e);
   if (fsync(w->fd) != 0) return commit_fail(path, "cannot flush to disk", w->tmp, errno);
@@ -411,7 +409,6 @@ int checkpoint_write(struct checkpoint_writer *w, const struct checkpoint_info *
   if (w->rank == 0 && (e = h5u_directory_error(path, dir, sizeof dir)) != 0)
     st = IPSO_FAIL("checkpoint", "'%s': directory '%s': %s", path, dir, strerror(e));
   IPSO_TRY(island_agree(w->comm, st));
-  w->iteration = info->iteration;
   st = create_file(w, info);
   if (st != IPSO_OK) {
     /* Runtime failure: leave at once (h5util.h); the previous checkpoint
@@ -431,7 +428,7 @@ int checkpoint_write(struct checkpoint_writer *w, const struct checkpoint_info *
     if (rc != MPI_SUCCESS) st = ipso_mpi_fail("MPI_Gather", rc, __FILE__, __LINE__);
   }
   if (st == IPSO_OK && w->rank == 0) {
-    st = close_file(w, finish_file(w, w->all));
+    st = close_file(w, finish_file(w, info->iteration));
     if (st == IPSO_OK) st = commit_file(path, w->tmp, w->prev);
   }
   close_file(w, IPSO_OK);

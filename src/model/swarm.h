@@ -39,7 +39,11 @@ int swarm_state_alloc_frames(struct swarm_state *s, int islands);
 /* A checkpoint's arrays are summed and written in pieces of this many
  * elements of one array. */
 #define STATE_PIECE_ELEMENTS ((int64_t)1 << 20)
-/* The length of the piece of N elements that starts at AT. */
+/* The pieces of N elements, and the length of the one that starts at AT. */
+static inline int64_t state_pieces(int64_t n)
+{
+  return (n + STATE_PIECE_ELEMENTS - 1) / STATE_PIECE_ELEMENTS;
+}
 static inline int64_t state_piece_length(int64_t n, int64_t at)
 {
   return n - at < STATE_PIECE_ELEMENTS ? n - at : STATE_PIECE_ELEMENTS;
